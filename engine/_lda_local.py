@@ -1,0 +1,218 @@
+"""The local step of LDA, vectorised over a whole minibatch.
+
+For each document d of the minibatch this finds the variational parameters
+that maximise the ELBO with the topics held fixed (Hoffman et al. 2013, the
+local loop of the algorithm box "Stochastic variational inference for LDA"):
+
+    phi_dn^k  ∝  exp{E[log theta_dk] + E[log beta_k,w_dn]}
+    gamma_d   =  alpha + sum_n phi_dn
+
+iterated until the mean absolute change of gamma_d is below ``tol``.  The
+optimal phi is never stored: with theta~_dk = exp E[log theta_dk] and
+beta~_kw = exp E[log beta_kw], phi_dwk = theta~_dk beta~_kw / norm_dw where
+norm_dw = sum_k theta~_dk beta~_kw, so
+
+    gamma_dk = alpha + theta~_dk sum_w (c_dw / norm_dw) beta~_kw,
+
+and the topic statistics sum_d c_dw phi_dwk = beta~_kw sum_d theta~_dk c_dw / norm_dw
+(Hoffman, Blei & Bach 2010).  Words are handled per distinct type with their
+counts c_dw, never per token.
+
+Speed comes from grouping the minibatch's documents by length into padded
+blocks, gathering each block's topic columns once into a (docs, words, topics)
+array and running both sums as batched matrix products; documents that have
+converged are frozen and dropped from the block as it shrinks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import logsumexp, psi
+
+__all__ = ["LocalFit", "fit_documents"]
+
+_BLOCK_ELEMENTS = 1 << 20  # entries of one (docs, words, topics) block: 8 MB in float64
+_MAX_BLOCK_DOCS = 64
+_COMPACT_WHEN_FROZEN = 0.25  # drop frozen documents once they are a quarter of a block
+
+
+@dataclass(frozen=True)
+class LocalFit:
+    """Result of the local step for a minibatch.
+
+    Attributes
+    ----------
+    doc_topic : ndarray of shape (n_docs, n_topics)
+        The paper's gamma_d for every document.
+    topic_word : ndarray of shape (n_topics, n_columns)
+        sum_d sum_n phi_dn^k w_dn restricted to the minibatch's columns.
+    n_iter : ndarray of shape (n_docs,)
+        Local iterations each document took.
+    """
+
+    doc_topic: np.ndarray
+    topic_word: np.ndarray
+    n_iter: np.ndarray
+
+
+def _tiny(dtype: np.dtype) -> float:
+    # below this a normaliser sum_k theta~ beta~ is treated as underflowed and the
+    # word's phi is computed in log space instead (tiny alpha or eta)
+    return float(np.finfo(dtype).tiny) ** 0.8
+
+
+def _exp_shifted(elog: np.ndarray) -> np.ndarray:
+    return np.exp(elog - elog.max(axis=-1, keepdims=True))
+
+
+def _elog_theta(doc_topic: np.ndarray) -> np.ndarray:
+    # E[log theta_dk] = psi(gamma_dk) - psi(sum_j gamma_dj)
+    return psi(doc_topic) - psi(doc_topic.sum(axis=1, keepdims=True))
+
+
+class _Rescue:
+    """Exact log-space phi for the few (document, word) pairs whose normaliser underflowed."""
+
+    def __init__(self, elog_beta_t: np.ndarray):
+        self.elog_beta_t = elog_beta_t  # (n_columns, n_topics)
+
+    def weighted_phi(self, elog_theta_rows, words, counts):
+        logits = elog_theta_rows + self.elog_beta_t[words]
+        logits -= logsumexp(logits, axis=1, keepdims=True)
+        return counts[:, None] * np.exp(logits)
+
+
+def _block_layout(counts: sp.csr_matrix, docs: np.ndarray, width: int):
+    """Padded (docs, width) arrays of word columns, counts and data positions for a block."""
+    lengths = np.diff(counts.indptr)[docs]
+    offsets = np.arange(width)
+    valid = offsets[None, :] < lengths[:, None]
+    positions = np.where(valid, counts.indptr[docs][:, None] + offsets[None, :], 0)
+    words = counts.indices[positions]
+    word_counts = np.where(valid, counts.data[positions], 0).astype(counts.dtype, copy=False)
+    return valid, positions, words, word_counts
+
+
+def _fit_block(E, word_counts, valid, words, gamma, alpha, tol, max_iter, rescue, tiny):
+    """Iterate gamma for one padded block; returns gamma, exp E[log theta], n_iter, norms."""
+    n_block = gamma.shape[0]
+    n_iter = np.zeros(n_block, dtype=np.int64)
+    final_gamma = gamma.copy()
+    live = np.arange(n_block)  # block rows still in the working arrays
+    frozen = np.zeros(n_block, dtype=bool)
+    E_live, c_live, w_live = E, word_counts, words
+    g = gamma.copy()
+    elog_theta = _elog_theta(g)
+    theta = _exp_shifted(elog_theta)
+    for _ in range(max_iter):
+        norm = np.matmul(E_live, theta[:, :, None])[:, :, 0]
+        ratio = np.divide(c_live, norm, out=np.zeros_like(norm), where=norm > tiny)
+        new_g = alpha + theta * np.matmul(ratio[:, None, :], E_live)[:, 0, :]
+        lost = (norm <= tiny) & (c_live > 0)
+        if lost.any():
+            rows, cols = np.nonzero(lost)
+            phi = rescue.weighted_phi(elog_theta[rows], w_live[rows, cols], c_live[rows, cols])
+            np.add.at(new_g, rows, phi)
+        active = ~frozen[live]
+        change = np.abs(new_g - g).mean(axis=1)
+        n_iter[live[active]] += 1
+        g = np.where(active[:, None], new_g, g)
+        elog_theta = _elog_theta(g)
+        theta = _exp_shifted(elog_theta)
+        done = active & (change < tol)
+        if done.any():
+            frozen[live[done]] = True
+            final_gamma[live[done]] = g[done]
+        keep = ~frozen[live]
+        if not keep.any():
+            break
+        if 1.0 - keep.mean() >= _COMPACT_WHEN_FROZEN:
+            live = live[keep]
+            E_live, c_live, w_live = E_live[keep], c_live[keep], w_live[keep]
+            g, elog_theta, theta = g[keep], elog_theta[keep], theta[keep]
+    else:
+        still = ~frozen[live]
+        final_gamma[live[still]] = g[still]
+    return final_gamma, n_iter
+
+
+def fit_documents(
+    counts: sp.csr_matrix,
+    exp_elog_beta: np.ndarray,
+    elog_beta: np.ndarray,
+    alpha: float,
+    doc_topic_init: np.ndarray,
+    tol: float,
+    max_iter: int,
+) -> LocalFit:
+    """Run the LDA local step on every document of ``counts``.
+
+    Parameters
+    ----------
+    counts : csr_matrix of shape (n_docs, n_columns)
+        Word counts, columns restricted to the minibatch's vocabulary.
+    exp_elog_beta : ndarray of shape (n_topics, n_columns)
+        exp E[log beta_kw] for those columns, each column rescaled to max 1
+        (the rescaling cancels in phi).
+    elog_beta : ndarray of shape (n_topics, n_columns)
+        E[log beta_kw] itself, used only where the normaliser underflows.
+    alpha : float
+        Dirichlet prior on topic proportions.
+    doc_topic_init : ndarray of shape (n_docs, n_topics)
+        Initial gamma (ones in the paper's box, or random Gamma(100, 1/100)).
+    tol, max_iter : float, int
+        Stop a document when the mean absolute change of gamma_d is below tol.
+    """
+    dtype = exp_elog_beta.dtype
+    n_docs = counts.shape[0]
+    n_topics = exp_elog_beta.shape[0]
+    tiny = _tiny(dtype)
+    beta_t = np.ascontiguousarray(exp_elog_beta.T)  # (n_columns, n_topics): one row per word
+    rescue = _Rescue(np.ascontiguousarray(elog_beta.T))
+    counts = counts.astype(dtype, copy=False)
+
+    doc_topic = np.array(doc_topic_init, dtype=dtype, copy=True)
+    n_iter = np.zeros(n_docs, dtype=np.int64)
+    ratio_data = np.zeros(counts.nnz, dtype=dtype)  # c_dw / norm_dw in CSR data order
+    exp_theta = np.zeros((n_docs, n_topics), dtype=dtype)
+    rescued = []
+
+    lengths = np.diff(counts.indptr)
+    order = np.argsort(lengths, kind="stable")
+    order = order[lengths[order] > 0]
+    doc_topic[lengths == 0] = alpha
+    end = order.size
+    while end > 0:
+        width = int(lengths[order[end - 1]])
+        size = int(np.clip(_BLOCK_ELEMENTS // (width * n_topics), 1, _MAX_BLOCK_DOCS))
+        docs = order[max(0, end - size):end]
+        end -= docs.size
+        valid, positions, words, word_counts = _block_layout(counts, docs, width)
+        E = beta_t[words]  # (docs, width, topics)
+        gamma, iters = _fit_block(
+            E, word_counts, valid, words, doc_topic[docs], alpha, tol, max_iter, rescue, tiny
+        )
+        doc_topic[docs] = gamma
+        n_iter[docs] = iters
+        # phi is optimal for the final gamma: recompute the normalisers once more
+        elog_theta = _elog_theta(gamma)
+        theta = _exp_shifted(elog_theta)
+        norm = np.matmul(E, theta[:, :, None])[:, :, 0]
+        ratio = np.divide(word_counts, norm, out=np.zeros_like(norm), where=norm > tiny)
+        ratio_data[positions[valid]] = ratio[valid]
+        exp_theta[docs] = theta
+        lost = (norm <= tiny) & (word_counts > 0)
+        if lost.any():
+            rows, cols = np.nonzero(lost)
+            phi = rescue.weighted_phi(elog_theta[rows], words[rows, cols], word_counts[rows, cols])
+            rescued.append((words[rows, cols], phi))
+
+    ratios = sp.csr_matrix((ratio_data, counts.indices, counts.indptr), shape=counts.shape)
+    # sum_d c_dw phi_dwk = beta~_kw * sum_d theta~_dk c_dw / norm_dw
+    word_topic = np.asarray(ratios.T @ exp_theta) * beta_t
+    for words, phi in rescued:
+        np.add.at(word_topic, words, phi)
+    return LocalFit(doc_topic=doc_topic, topic_word=np.ascontiguousarray(word_topic.T), n_iter=n_iter)

@@ -1,0 +1,65 @@
+"""Exceptions raised by the engine.
+
+Every engine error subclasses :class:`EngineError` *and* the builtin exception it
+specialises, so callers can catch either ``EngineError`` (anything the engine
+rejected) or the familiar builtin (``ValueError``, ``OSError``...).  Messages say
+what was wrong and what to do about it; the explorer shows them verbatim.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CorpusFormatError",
+    "DivergedError",
+    "EmptyCorpusError",
+    "EmptyVocabularyError",
+    "EngineError",
+    "FileDecodingError",
+    "MissingColumnError",
+    "ModelFileError",
+    "UnsafeArchiveError",
+    "VocabularyMismatchError",
+]
+
+
+class EngineError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+class EmptyCorpusError(EngineError, ValueError):
+    """The input holds no documents (or no document with any text)."""
+
+
+class EmptyVocabularyError(EngineError, ValueError):
+    """No word survived tokenisation and the frequency filters."""
+
+
+class FileDecodingError(EngineError, ValueError):
+    """A file is binary or in an encoding that could not be detected."""
+
+
+class MissingColumnError(EngineError, KeyError):
+    """A table has no column of the requested name."""
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class UnsafeArchiveError(EngineError, ValueError):
+    """A zip archive has an absolute or ``..`` entry, or is too large once expanded."""
+
+
+class CorpusFormatError(EngineError, ValueError):
+    """A bag-of-words or corpus file is malformed."""
+
+
+class VocabularyMismatchError(EngineError, ValueError):
+    """Documents and model disagree on the number of words in the vocabulary."""
+
+
+class ModelFileError(EngineError, ValueError):
+    """A model or checkpoint file is malformed, foreign, or from an unknown version."""
+
+
+class DivergedError(EngineError, FloatingPointError):
+    """The global parameters became non-finite after an update."""

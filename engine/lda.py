@@ -1,0 +1,271 @@
+"""Latent Dirichlet allocation fitted by stochastic or batch variational inference."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln, logsumexp
+
+from engine._dirichlet import dirichlet_expectation, dirichlet_expectation_columns
+from engine._global_step import blend_topics
+from engine._lda_local import fit_documents
+from engine._validation import as_counts, check_int, check_positive
+
+__all__ = ["LDA", "LDAStats"]
+
+_GAMMA_INITS = ("ones", "random")
+_DTYPES = ("float64", "float32")
+
+
+@dataclass(frozen=True)
+class LDAStats:
+    """Sufficient statistics of one local step (what the global step needs).
+
+    Attributes
+    ----------
+    doc_topic : ndarray of shape (n_docs, n_topics)
+        The paper's gamma_d of each document in the minibatch.
+    topic_word : ndarray of shape (n_topics, n_columns)
+        sum_d sum_n phi_dn^k w_dn on the minibatch's columns.
+    columns : ndarray of shape (n_columns,)
+        Vocabulary indices of those columns (sorted).
+    n_iter : ndarray of shape (n_docs,)
+        Local iterations per document.
+    """
+
+    doc_topic: np.ndarray
+    topic_word: np.ndarray
+    columns: np.ndarray
+    n_iter: np.ndarray
+
+    @property
+    def n_docs(self) -> int:
+        return self.doc_topic.shape[0]
+
+
+def restrict_columns(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Re-index a minibatch to the columns it uses; returns (counts, columns)."""
+    columns = np.unique(counts.indices)
+    local = sp.csr_matrix(
+        (counts.data, np.searchsorted(columns, counts.indices), counts.indptr),
+        shape=(counts.shape[0], columns.size),
+    )
+    return local, columns
+
+
+class LDA:
+    """Latent Dirichlet allocation with a mean-field variational posterior.
+
+    Implements the model and updates of Hoffman, Blei, Wang & Paisley,
+    "Stochastic Variational Inference" (JMLR 2013), section on LDA, which
+    extend online LDA (Hoffman, Blei & Bach 2010).  The object holds the global
+    variational parameters ``lambda_`` (topics); the trainers
+    :class:`engine.SVI` and :class:`engine.BatchVI` drive its local and global
+    steps.
+
+    Parameters
+    ----------
+    n_topics : int
+        Number of topics K (>= 2).
+    n_words : int
+        Vocabulary size V.
+    alpha : float, optional
+        Symmetric Dirichlet prior on per-document topic proportions; 1/K if None.
+    eta : float
+        Symmetric Dirichlet prior on topics.
+    seed : int
+        Seed of the random initialisation of lambda and of random gamma starts.
+    local_tol : float
+        A document's local step stops when the mean absolute change of gamma_d
+        falls below this.
+    local_max_iter : int
+        Cap on local iterations per document.
+    gamma_init : {"ones", "random"}
+        Start of gamma_d: all ones as in the paper's algorithm box, or
+        Gamma(100, 1/100) draws as in Hoffman's online LDA and scikit-learn.
+    dtype : {"float64", "float32"}
+        Precision of lambda and of the local step.
+    """
+
+    def __init__(
+        self,
+        n_topics: int,
+        n_words: int,
+        alpha: float | None = None,
+        eta: float = 0.01,
+        seed: int = 0,
+        local_tol: float = 1e-3,
+        local_max_iter: int = 100,
+        gamma_init: str = "ones",
+        dtype: str = "float64",
+    ):
+        self.n_topics = check_int("n_topics", n_topics, 2)
+        self.n_words = check_int("n_words", n_words, 1)
+        self.alpha = 1.0 / self.n_topics if alpha is None else check_positive("alpha", alpha)
+        self.eta = check_positive("eta", eta)
+        self.seed = check_int("seed", seed, 0)
+        self.local_tol = check_positive("local_tol", local_tol)
+        self.local_max_iter = check_int("local_max_iter", local_max_iter, 1)
+        if gamma_init not in _GAMMA_INITS:
+            raise ValueError(f"gamma_init must be one of {_GAMMA_INITS}, got {gamma_init!r}")
+        self.gamma_init = gamma_init
+        if str(np.dtype(dtype)) not in _DTYPES:
+            raise ValueError(f"dtype must be one of {_DTYPES}, got {dtype!r}")
+        self.dtype = str(np.dtype(dtype))
+        self._lambda: np.ndarray | None = None
+
+    # ----------------------------------------------------------------- state
+    @property
+    def lambda_(self) -> np.ndarray | None:
+        """Topic Dirichlet parameters, ndarray of shape (n_topics, n_words)."""
+        return self._lambda
+
+    @lambda_.setter
+    def lambda_(self, value) -> None:
+        value = np.array(value, dtype=self.dtype, copy=True)
+        if value.shape != (self.n_topics, self.n_words):
+            raise ValueError(
+                f"lambda_ must have shape (n_topics, n_words) = {(self.n_topics, self.n_words)}, got {value.shape}"
+            )
+        if not np.all(np.isfinite(value)) or value.min() <= 0:
+            raise ValueError("lambda_ must be finite and > 0 everywhere")
+        self._lambda = value
+
+    def get_params(self) -> dict:
+        """Constructor arguments, as a dict (JSON-able)."""
+        return {
+            "n_topics": self.n_topics,
+            "n_words": self.n_words,
+            "alpha": self.alpha,
+            "eta": self.eta,
+            "seed": self.seed,
+            "local_tol": self.local_tol,
+            "local_max_iter": self.local_max_iter,
+            "gamma_init": self.gamma_init,
+            "dtype": self.dtype,
+        }
+
+    def copy(self) -> LDA:
+        """An independent copy (parameters and state)."""
+        return copy.deepcopy(self)
+
+    def initialize(self, n_docs: int) -> None:
+        """Random topics as in the paper's footnote: lambda_kv - eta ~ Exponential(mean D*100/(K*V))."""
+        n_docs = check_int("n_docs", n_docs, 1)
+        rng = np.random.default_rng(self.seed)
+        mean = n_docs * 100.0 / (self.n_topics * self.n_words)
+        self._lambda = (self.eta + rng.exponential(mean, size=(self.n_topics, self.n_words))).astype(self.dtype)
+
+    def _require_fitted(self) -> np.ndarray:
+        if self._lambda is None:
+            raise RuntimeError("the model has no topics yet: train it or call initialize(n_docs) first")
+        return self._lambda
+
+    # ---------------------------------------------------------- inference
+    def _initial_doc_topic(self, n_docs: int, rng: np.random.Generator | None) -> np.ndarray:
+        if self.gamma_init == "ones":
+            return np.ones((n_docs, self.n_topics), dtype=self.dtype)
+        rng = np.random.default_rng(self.seed) if rng is None else rng
+        return rng.gamma(100.0, 1.0 / 100.0, size=(n_docs, self.n_topics)).astype(self.dtype)
+
+    def local_step(self, X, rng: np.random.Generator | None = None, warm_start: LDAStats | None = None) -> LDAStats:
+        """Fit gamma and (implicitly) phi of every document in ``X`` against the current topics.
+
+        Returns the sufficient statistics sum_d sum_n phi_dn w_dn on the
+        columns the documents use; the model is not modified.  ``warm_start``
+        (the statistics of an earlier local step on the same documents) starts
+        gamma where that step ended, as classical coordinate ascent does.
+        """
+        lambda_ = self._require_fitted()
+        counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
+        # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky), on the minibatch's columns only
+        row_totals = lambda_.sum(axis=1, keepdims=True)
+        elog_beta = dirichlet_expectation_columns(lambda_[:, columns], row_totals)
+        exp_elog_beta = np.exp(elog_beta - elog_beta.max(axis=0, keepdims=True))
+        if warm_start is not None:
+            start = warm_start.doc_topic
+        else:
+            start = self._initial_doc_topic(counts.shape[0], rng)
+        fit = fit_documents(
+            counts, exp_elog_beta, elog_beta, self.alpha, start, self.local_tol, self.local_max_iter
+        )
+        return LDAStats(fit.doc_topic, fit.topic_word, columns, fit.n_iter)
+
+    def global_step(self, stats: LDAStats, scale: float, rho: float) -> None:
+        """lambda <- (1 - rho) lambda + rho (eta + scale * sum_d sum_n phi_dn w_dn)."""
+        self._lambda = blend_topics(self._require_fitted(), stats.topic_word, stats.columns, self.eta, scale, rho)
+
+    def batch_update(self, stats: LDAStats) -> None:
+        """The classical coordinate-ascent update lambda = eta + sum_d sum_n phi_dn w_dn."""
+        self.global_step(stats, scale=1.0, rho=1.0)
+
+    def transform(self, X) -> np.ndarray:
+        """Expected topic proportions E[theta_d] = gamma_d / sum_k gamma_dk of any documents.
+
+        Returns ndarray of shape (n_docs, n_topics), rows summing to 1.
+        """
+        gamma = self.local_step(X, rng=np.random.default_rng(self.seed)).doc_topic
+        return gamma / gamma.sum(axis=1, keepdims=True)
+
+    # ------------------------------------------------------------ display
+    def expected_topics(self) -> np.ndarray:
+        """E[beta_k] = lambda_k / sum_v lambda_kv, ndarray of shape (n_topics, n_words)."""
+        lambda_ = self._require_fitted()
+        return lambda_ / lambda_.sum(axis=1, keepdims=True)
+
+    def topic_weights(self) -> np.ndarray:
+        """Share of the corpus's words each topic explains: (lambda_k - eta) summed, normalised."""
+        mass = (self._require_fitted() - self.eta).sum(axis=1)
+        return mass / mass.sum()
+
+    def top_words(self, n: int = 10, vocabulary=None) -> list[list]:
+        """The n most probable words of each topic, as indices or as words of ``vocabulary``."""
+        n = check_int("n", n, 1)
+        topics = self.expected_topics()
+        n = min(n, self.n_words)
+        top = np.argsort(-topics, axis=1, kind="stable")[:, :n]
+        if vocabulary is None:
+            return top.tolist()
+        return [[vocabulary[i] for i in row] for row in top]
+
+    # --------------------------------------------------------------- ELBO
+    def elbo(self, X, stats: LDAStats | None = None) -> float:
+        """Evidence lower bound of the documents ``X`` (the whole corpus for batch VI).
+
+        phi is set to its optimum given gamma and lambda, which turns the
+        word terms into sum_dw c_dw log sum_k exp(E[log theta_dk] + E[log beta_kw]).
+        ``stats`` supplies gamma (a local step is run when it is None).
+        """
+        counts = as_counts(X, self.n_words, name="documents")
+        lambda_ = self._require_fitted().astype(np.float64)
+        if stats is None:
+            stats = self.local_step(counts)
+        gamma = stats.doc_topic.astype(np.float64)
+        elog_theta = dirichlet_expectation(gamma)
+        elog_beta = dirichlet_expectation(lambda_)
+        alpha, eta = self.alpha, self.eta
+        K, V = lambda_.shape
+        rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+        word_term = 0.0
+        chunk = max(1, (1 << 20) // K)
+        for start in range(0, counts.nnz, chunk):
+            sl = slice(start, start + chunk)
+            logits = elog_theta[rows[sl]] + elog_beta[:, counts.indices[sl]].T
+            word_term += float(counts.data[sl] @ logsumexp(logits, axis=1))
+        doc_term = (
+            np.sum((alpha - gamma) * elog_theta)
+            + np.sum(gammaln(gamma))
+            - np.sum(gammaln(gamma.sum(axis=1)))
+            + gamma.shape[0] * (gammaln(K * alpha) - K * gammaln(alpha))
+        )
+        topic_term = (
+            np.sum((eta - lambda_) * elog_beta)
+            + np.sum(gammaln(lambda_))
+            - np.sum(gammaln(lambda_.sum(axis=1)))
+            + K * (gammaln(V * eta) - V * gammaln(eta))
+        )
+        return float(word_term + doc_term + topic_term)
+
