@@ -35,7 +35,7 @@ from scipy.special import logsumexp, psi
 __all__ = ["LocalFit", "fit_documents"]
 
 _BLOCK_ELEMENTS = 1 << 20  # entries of one (docs, words, topics) block: 8 MB in float64
-_MAX_BLOCK_DOCS = 64
+_MAX_BLOCK_DOCS = 32
 _COMPACT_WHEN_FROZEN = 0.25  # drop frozen documents once they are a quarter of a block
 
 

@@ -1,0 +1,53 @@
+"""Display read-outs: relevance, word colouring, top documents."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import engine
+from engine.inspection import most_likely_topics, relevance, top_documents, top_relevant_words, word_marginal
+
+
+def _model():
+    model = engine.LDA(n_topics=2, n_words=4)
+    model.lambda_ = np.array([[8.0, 1.0, 1.0, 0.5], [1.0, 1.0, 6.0, 0.5]])
+    return model
+
+
+def test_relevance_endpoints_are_probability_and_lift():
+    topics = np.array([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]])
+    marginal = np.array([0.3, 0.2, 0.5])
+    np.testing.assert_allclose(relevance(topics, marginal, 1.0), np.log(topics))
+    np.testing.assert_allclose(relevance(topics, marginal, 0.0), np.log(topics / marginal))
+    mid = relevance(topics, marginal, 0.6)
+    np.testing.assert_allclose(mid, 0.6 * np.log(topics) + 0.4 * np.log(topics / marginal))
+    with pytest.raises(ValueError, match="relevance weight"):
+        relevance(topics, marginal, 1.5)
+
+
+def test_word_marginal_is_the_mixture():
+    topics = np.array([[0.5, 0.5], [0.0, 1.0]])
+    np.testing.assert_allclose(word_marginal(topics, np.array([0.5, 0.5])), [0.25, 0.75])
+
+
+def test_top_relevant_words_by_probability():
+    idx, prob = top_relevant_words(_model(), n=2, weight=1.0)
+    assert idx.tolist() == [[0, 1], [2, 0]]
+    assert prob[0, 0] == pytest.approx(8.0 / 10.5)
+
+
+def test_words_are_coloured_by_their_most_likely_topic():
+    model = _model()
+    X = sp.csr_matrix(np.array([[3, 0, 1, 0], [0, 0, 4, 1]]))
+    assert most_likely_topics(model, X, doc_topic=np.array([[0.5, 0.5], [0.5, 0.5]])).tolist() == [0, 1, 1, 1]
+    assert most_likely_topics(model, X).shape == (X.nnz,)
+
+
+def test_top_documents_are_sorted_by_share():
+    theta = np.array([[0.1, 0.9], [0.7, 0.3], [0.4, 0.6]])
+    idx, share = top_documents(theta, topic=1, n=2)
+    assert idx.tolist() == [0, 2] and share.tolist() == [0.9, 0.6]
+    with pytest.raises(ValueError, match="topic"):
+        top_documents(theta, topic=2)
