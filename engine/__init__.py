@@ -4,6 +4,28 @@ Implements Hoffman, Blei, Wang & Paisley, "Stochastic Variational Inference"
 (JMLR 2013) in NumPy/SciPy.  This module re-exports the public names only.
 """
 
+from engine._textio import (
+    RawDocument,
+    RawDocuments,
+    SkippedFile,
+    decode_text,
+    read_folder,
+    read_table,
+    read_txt_files,
+    read_zip,
+    table_format,
+)
+from engine.bow_formats import (
+    load_corpus,
+    read_ldac,
+    read_mtx,
+    read_uci,
+    read_vocabulary,
+    write_ldac,
+    write_mtx,
+    write_uci,
+)
+from engine.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.errors import (
     CorpusFormatError,
     DivergedError,
@@ -17,25 +39,82 @@ from engine.errors import (
     VocabularyMismatchError,
 )
 from engine.evaluation import predictive_log_likelihood
-from engine.lda import LDA
+from engine.hdp import HDP, HDPStats
+from engine.heldout import HeldoutSplit, heldout_split
+from engine.inspection import (
+    most_likely_topics,
+    relevance,
+    top_documents,
+    top_relevant_words,
+    word_marginal,
+)
+from engine.lda import LDA, LDAStats
+from engine.persistence import LoadedModel, load_model, save_model
+from engine.run import (
+    EvalPoint,
+    SettingChange,
+    Snapshot,
+    TrainingRun,
+)
 from engine.schedule import step_size
 from engine.svi import SVI, BatchVI, StepReport
+from engine.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
 
 __all__ = [
+    "HDP",
     "LDA",
     "SVI",
+    "TOKEN_PATTERN",
     "BatchVI",
+    "Corpus",
     "CorpusFormatError",
     "DivergedError",
+    "DroppedDocument",
     "EmptyCorpusError",
     "EmptyVocabularyError",
     "EngineError",
+    "EvalPoint",
     "FileDecodingError",
+    "HDPStats",
+    "HeldoutSplit",
+    "LDAStats",
+    "LoadedModel",
     "MissingColumnError",
     "ModelFileError",
+    "RawDocument",
+    "RawDocuments",
+    "SettingChange",
+    "SkippedFile",
+    "Snapshot",
     "StepReport",
+    "SyntheticCorpus",
+    "TrainingRun",
     "UnsafeArchiveError",
     "VocabularyMismatchError",
+    "decode_text",
+    "heldout_split",
+    "load_corpus",
+    "load_model",
+    "make_synthetic_corpus",
+    "most_likely_topics",
     "predictive_log_likelihood",
+    "read_folder",
+    "read_ldac",
+    "read_mtx",
+    "read_table",
+    "read_txt_files",
+    "read_uci",
+    "read_vocabulary",
+    "read_zip",
+    "relevance",
+    "save_model",
     "step_size",
+    "synthetic_themes",
+    "table_format",
+    "top_documents",
+    "top_relevant_words",
+    "word_marginal",
+    "write_ldac",
+    "write_mtx",
+    "write_uci",
 ]

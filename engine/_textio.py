@@ -1,0 +1,382 @@
+"""Read raw documents from text files, folders, zip archives and tables.
+
+Every reader works on paths *and* on bytes (the explorer receives uploads as
+bytes) and returns :class:`RawDocuments`: a list of :class:`RawDocument`
+``(doc_id, title, text)`` that also records, in ``skipped``, the files it
+ignored and why (a non-``.txt`` entry of an archive is never dropped silently).
+
+Bytes are decoded by :func:`decode_text`: UTF-8 (with or without BOM), UTF-16/32
+with a BOM, then ``charset_normalizer`` detection; binary or undetectable files
+raise :class:`~engine.errors.FileDecodingError` naming the file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import warnings
+import zipfile
+import zlib
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+import charset_normalizer
+import pandas as pd
+
+from engine.errors import (
+    CorpusFormatError,
+    EmptyCorpusError,
+    FileDecodingError,
+    MissingColumnError,
+    UnsafeArchiveError,
+)
+
+__all__ = [
+    "RawDocument",
+    "RawDocuments",
+    "SkippedFile",
+    "decode_text",
+    "read_folder",
+    "read_table",
+    "read_txt_files",
+    "read_zip",
+    "table_format",
+]
+
+DEFAULT_MAX_FILES = 20_000
+DEFAULT_MAX_TOTAL_BYTES = 256 * 2**20
+TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+# detections messier than this (charset_normalizer's "chaos", 0 = clean text) are not trusted
+_MAX_CHAOS = 0.2
+_BOMS = (  # UTF-32 first: its little-endian BOM starts with UTF-16's
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+class RawDocument(NamedTuple):
+    """One document before tokenisation: an id, a title to show, and its text."""
+
+    doc_id: str
+    title: str
+    text: str
+
+
+class SkippedFile(NamedTuple):
+    """A file or archive entry that a reader ignored, with the reason."""
+
+    name: str
+    reason: str
+
+
+class RawDocuments(list[RawDocument]):
+    """A list of :class:`RawDocument` plus ``skipped``, the files the reader ignored.
+
+    Parameters
+    ----------
+    documents : iterable of RawDocument
+    skipped : iterable of SkippedFile
+    """
+
+    def __init__(self, documents: Iterable[RawDocument] = (), skipped: Iterable[SkippedFile] = ()):
+        super().__init__(documents)
+        self.skipped: tuple[SkippedFile, ...] = tuple(skipped)
+
+    def __repr__(self) -> str:
+        return f"RawDocuments({len(self)} documents, {len(self.skipped)} skipped)"
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """Decode the bytes of a text file, detecting the encoding if it is not UTF-8.
+
+    Parameters
+    ----------
+    data : bytes
+        The file content.
+    name : str
+        The file name, used in error messages.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    FileDecodingError
+        The bytes look binary (NUL bytes, nothing detected) or the detected
+        encodings disagree, so the text cannot be trusted.
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise FileDecodingError(
+                    f"{name!r} starts with a {encoding} byte-order mark but is not valid "
+                    f"{encoding} ({exc.reason} at byte {exc.start}); re-save it as UTF-8"
+                ) from None
+    if b"\x00" in data:
+        raise FileDecodingError(
+            f"{name!r} looks like a binary file (it contains NUL bytes); "
+            "only plain-text files can be read: remove it or convert it to UTF-8 text"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _detect(data, name)
+
+
+def _detect(data: bytes, name: str) -> str:
+    unreliable = FileDecodingError(
+        f"{name!r} is not UTF-8 and its encoding could not be detected reliably "
+        "(it may be binary); re-save it as UTF-8 text or remove it"
+    )
+    # without a BOM and without NUL bytes, UTF-16/32 guesses are noise
+    matches = [m for m in charset_normalizer.from_bytes(data)
+               if not m.encoding.startswith(("utf_16", "utf_32"))]
+    if not matches:
+        raise unreliable
+    lowest = min(m.chaos for m in matches)
+    if lowest > _MAX_CHAOS:
+        raise unreliable
+    best = [m for m in matches if m.chaos <= lowest]
+    # Windows-1252 is by far the most common legacy encoding of Western text:
+    # prefer it when it is among the cleanest candidates
+    if any("cp1252" in (m.encoding, *m.could_be_from_charset) for m in best):
+        try:
+            return data.decode("cp1252")
+        except UnicodeDecodeError:
+            pass
+    texts = {str(m) for m in best}
+    if len(texts) != 1:
+        raise unreliable
+    return texts.pop()
+
+
+def _is_txt(name: str) -> bool:
+    return name.lower().endswith(".txt")
+
+
+def _title(name: str) -> str:
+    return PurePosixPath(name.replace("\\", "/")).stem
+
+
+def read_txt_files(files: Iterable[tuple[str, bytes]]) -> RawDocuments:
+    """Read uploaded text files given as ``(name, bytes)`` pairs.
+
+    The id of a document is its file name, its title the name without ``.txt``.
+    Files whose name does not end in ``.txt`` are listed in ``skipped``.
+
+    Parameters
+    ----------
+    files : iterable of (str, bytes)
+
+    Returns
+    -------
+    RawDocuments
+    """
+    documents, skipped = [], []
+    for name, data in files:
+        if _is_txt(name):
+            documents.append(RawDocument(name, _title(name), decode_text(data, name)))
+        else:
+            skipped.append(SkippedFile(name, "not a .txt file"))
+    return RawDocuments(documents, skipped)
+
+
+def read_folder(path: str | os.PathLike) -> RawDocuments:
+    """Read every ``.txt`` file below a folder (recursively, in sorted order).
+
+    Document ids are paths relative to the folder, with ``/`` separators. Other
+    files are listed in ``skipped``.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    RawDocuments
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise NotADirectoryError(f"path must be a folder of .txt files, got {str(root)!r}")
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    # only .txt files are read; the others are named in `skipped`
+    return read_txt_files((f.relative_to(root).as_posix(), f.read_bytes() if _is_txt(f.name) else b"") for f in files)
+
+
+def _check_entry_name(name: str) -> None:
+    parts = name.replace("\\", "/").split("/")
+    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":") or ".." in parts:
+        raise UnsafeArchiveError(
+            f"zip entry {name!r} has an absolute or '..' path that would escape the archive; "
+            "rebuild the archive with relative paths"
+        )
+
+
+def read_zip(
+    source: str | os.PathLike | bytes,
+    max_files: int = DEFAULT_MAX_FILES,
+    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+) -> RawDocuments:
+    """Read the ``.txt`` entries of a zip archive, guarding against zip bombs.
+
+    Parameters
+    ----------
+    source : str, path-like or bytes
+        The archive's path or content.
+    max_files : int
+        Most entries the archive may hold.
+    max_total_bytes : int
+        Most bytes the ``.txt`` entries may expand to; checked on the sizes the
+        archive declares *and* while decompressing.
+
+    Returns
+    -------
+    RawDocuments
+        Documents in archive order; ids are entry paths. Folders are ignored;
+        other entries (and macOS ``__MACOSX``/``._`` metadata) go to ``skipped``.
+
+    Raises
+    ------
+    UnsafeArchiveError
+        An entry has an absolute or ``..`` path, or the archive is too large.
+    CorpusFormatError
+        The data is not a zip archive, or an entry name is repeated.
+    """
+    label = "the uploaded archive" if isinstance(source, bytes) else repr(str(source))
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
+    except zipfile.BadZipFile as exc:
+        raise CorpusFormatError(f"{label} is not a valid zip archive ({exc})") from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > max_files:
+            raise UnsafeArchiveError(
+                f"{label} has {len(infos)} entries, more than max_files={max_files}; "
+                "split it or raise max_files"
+            )
+        to_read, skipped, seen = [], [], set()
+        for info in infos:
+            _check_entry_name(info.filename)
+            if info.filename in seen:
+                raise CorpusFormatError(f"{label} holds the entry {info.filename!r} twice")
+            seen.add(info.filename)
+            parts = info.filename.split("/")
+            if info.is_dir():
+                continue
+            if "__MACOSX" in parts or parts[-1].startswith("._"):
+                skipped.append(SkippedFile(info.filename, "macOS metadata"))
+            elif _is_txt(info.filename):
+                to_read.append(info)
+            else:
+                skipped.append(SkippedFile(info.filename, "not a .txt file"))
+        declared = sum(info.file_size for info in to_read)
+        too_large = UnsafeArchiveError(
+            f"{label} expands to more than max_total_bytes={max_total_bytes} bytes of text "
+            "(a possible zip bomb); split it or raise max_total_bytes"
+        )
+        if declared > max_total_bytes:
+            raise too_large
+        documents, budget = [], max_total_bytes
+        for info in to_read:
+            try:
+                with archive.open(info) as entry:
+                    data = entry.read(budget + 1)  # never decompress past the budget
+            except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as exc:
+                raise CorpusFormatError(f"cannot read {info.filename!r} in {label}: {exc}") from None
+            budget -= len(data)
+            if budget < 0:
+                raise too_large
+            text = decode_text(data, info.filename)
+            documents.append(RawDocument(info.filename, _title(info.filename), text))
+    return RawDocuments(documents, skipped)
+
+
+def table_format(name: str) -> str | None:
+    """Return ``"csv"``, ``"tsv"`` or ``"jsonl"`` from a file name's suffix, or None."""
+    return TABLE_FORMATS.get(PurePosixPath(name).suffix.lower())
+
+
+def _parse_table(text: str, fmt: str, label: str) -> pd.DataFrame:
+    try:
+        if fmt == "jsonl":
+            return pd.read_json(io.StringIO(text), lines=True, dtype=False)
+        with warnings.catch_warnings():
+            # a row longer than the header would otherwise lose fields silently
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(io.StringIO(text), sep="\t" if fmt == "tsv" else ",", dtype=str,
+                               keep_default_na=False, index_col=False)
+    except pd.errors.ParserWarning:
+        raise CorpusFormatError(f"{label}: a row has more fields than the header; quote "
+                                "texts that contain the separator") from None
+    except pd.errors.EmptyDataError:
+        raise EmptyCorpusError(f"{label} is empty; it needs a header row and one row per document") from None
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise CorpusFormatError(f"{label} is not valid {fmt.upper()}: {exc}") from None
+
+
+def _column(frame: pd.DataFrame, column: str, label: str, parameter: str) -> list[str]:
+    if column not in frame.columns:
+        available = ", ".join(repr(str(c)) for c in frame.columns)
+        raise MissingColumnError(
+            f"{label} has no column {column!r} ({parameter}); available columns: {available}"
+        )
+    return ["" if pd.isna(value) else str(value) for value in frame[column].tolist()]
+
+
+def read_table(
+    source: str | os.PathLike | bytes,
+    text_column: str,
+    title_column: str | None = None,
+    format: str | None = None,
+    id_column: str | None = None,
+) -> RawDocuments:
+    """Read a CSV, TSV or JSON-lines table with one document per row.
+
+    Parameters
+    ----------
+    source : str, path-like or bytes
+        The table's path or content (any encoding :func:`decode_text` detects).
+    text_column : str
+        Column holding the text of each document.
+    title_column : str, optional
+        Column holding a title; by default the title is the document id.
+    format : {"csv", "tsv", "jsonl"}, optional
+        Required for bytes; for paths it defaults to the suffix.
+    id_column : str, optional
+        Column of unique document ids; by default the 1-based row number.
+
+    Returns
+    -------
+    RawDocuments
+
+    Raises
+    ------
+    MissingColumnError
+        A named column is missing; the message lists the available ones.
+    """
+    if isinstance(source, bytes):
+        name, data = "uploaded table", source
+    else:
+        name, data = str(source), Path(source).read_bytes()
+        format = format or table_format(str(source))
+    if format not in ("csv", "tsv", "jsonl"):
+        raise ValueError(f"format must be 'csv', 'tsv' or 'jsonl', got {format!r}")
+    label = repr(name)
+    frame = _parse_table(decode_text(data, name), format, label)
+    texts = _column(frame, text_column, label, "text_column")
+    ids = (_column(frame, id_column, label, "id_column") if id_column
+           else [str(i) for i in range(1, len(frame) + 1)])
+    titles = _column(frame, title_column, label, "title_column") if title_column else ids
+    if len(set(ids)) != len(ids):
+        repeated = next(i for i, n in Counter(ids).items() if n > 1)
+        raise CorpusFormatError(f"{label}: id_column {id_column!r} repeats the id {repeated!r}; ids must be unique")
+    return RawDocuments(RawDocument(i, t or i, x) for i, t, x in zip(ids, titles, texts, strict=True))

@@ -1,0 +1,403 @@
+"""Command line: ``python -m engine fit CORPUS ...`` and ``python -m engine topics MODEL``.
+
+``fit`` trains LDA or the HDP by stochastic variational inference (Hoffman,
+Blei, Wang & Paisley 2013) with a progress bar on stderr and the held-out log
+likelihood printed at every evaluation, then saves the model (one ``.npz``
+file).  ``topics`` prints the top words of each topic of a saved model.
+Errors the engine reports (bad files, bad options) end the program with one
+line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from tqdm import tqdm
+
+from engine.errors import EngineError
+from engine.persistence import load_model, save_model
+from engine.run import EvalPoint, TrainingRun
+
+__all__ = ["build_parser", "main"]
+
+_USER_ERRORS = (EngineError, ValueError, TypeError, KeyError, OSError)
+_POLL_SECONDS = 0.1
+
+
+class _UsageError(Exception):
+    """A problem with the command line options found after parsing."""
+
+
+# ---------------------------------------------------------------- option types
+def _int_or_fraction(text: str) -> int | float:
+    """min_df/max_df: an integer is a number of documents, a decimal a fraction of them."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or a fraction in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"a fraction must be in [0, 1], got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
+
+
+# ---------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    """The ``python -m engine`` argument parser (subcommands ``fit`` and ``topics``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m engine",
+        description="Train and inspect topic models (LDA, HDP) fitted by stochastic variational inference "
+        "(Hoffman, Blei, Wang & Paisley, JMLR 2013).",
+        epilog="examples:\n"
+        "  python -m engine fit news.csv --topics 50 --epochs 3 --out news.npz\n"
+        "  python -m engine topics news.npz --n 10\n"
+        "Run 'python -m engine COMMAND --help' for the options of a command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                     help="fit: train and save a model; topics: show a saved model's topics")
+    _add_fit(commands)
+    _add_topics(commands)
+    return parser
+
+
+def _add_fit(commands: Any) -> None:
+    fit = commands.add_parser(
+        "fit",
+        help="train a topic model on a corpus and save it",
+        description="Train LDA or the HDP on CORPUS by stochastic variational inference, print the held-out "
+        "log likelihood at every evaluation, and save the model (with its vocabulary, trainer state and "
+        "history) to one .npz file.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    fit.add_argument("corpus", metavar="CORPUS",
+                     help="a folder of .txt files, a .zip of .txt files, a .csv/.tsv/.jsonl table, a UCI "
+                     "docword.txt (+vocab.txt), an LDA-C .dat (+vocab.txt), a .mtx file, or a saved corpus folder")
+    fit.add_argument("--out", default="model.npz", help="model file to write")
+
+    model = fit.add_argument_group("model")
+    model.add_argument("--model", choices=("lda", "hdp"), default="lda", help="topic model")
+    model.add_argument("--topics", type=_positive_int, default=50,
+                       help="number of topics K (for the HDP: the corpus-level truncation)")
+    model.add_argument("--alpha", type=_positive_float, default=None,
+                       help="document-topic Dirichlet prior (LDA: default 1/K) or document-level "
+                       "concentration (HDP: the model's default)")
+    model.add_argument("--eta", type=_positive_float, default=0.01, help="topic-word Dirichlet prior")
+    model.add_argument("--topic-init", choices=("exponential", "gamma"), default=None,
+                       help="random start of the topics: the paper's exponential draws, or Gamma(100, 1/100) "
+                       "draws as in Hoffman's online LDA (model default if omitted)")
+    model.add_argument("--gamma-init", choices=("ones", "random"), default=None,
+                       help="start of each document's gamma in the local step (model default if omitted)")
+    model.add_argument("--dtype", choices=("float64", "float32"), default=None,
+                       help="precision of the topics (model default if omitted)")
+    model.add_argument("--doc-truncation", type=_positive_int, default=None,
+                       help="HDP only: document-level truncation T")
+    model.add_argument("--gamma", type=_positive_float, default=None,
+                       help="HDP only: corpus-level concentration gamma")
+
+    training = fit.add_argument_group("training")
+    training.add_argument("--algorithm", choices=("svi", "batch"), default="svi",
+                          help="stochastic variational inference, or classical batch coordinate ascent")
+    training.add_argument("--kappa", type=float, default=0.9,
+                          help="forgetting rate of the step size rho_t = (t + tau)^-kappa, in [0, 1]; "
+                          "(0.5, 1] guarantees convergence")
+    training.add_argument("--tau", type=float, default=1.0, help="delay of the step size, >= 0")
+    training.add_argument("--batch-size", type=_positive_int, default=None,
+                          help="minibatch size S (default: 256, or the number of training documents if fewer)")
+    training.add_argument("--epochs", type=_positive_float, default=1.0,
+                          help="passes over the training documents (counted from the start of training, "
+                          "also when resuming)")
+    training.add_argument("--sampling", choices=("epoch", "replacement"), default="epoch",
+                          help="minibatches without replacement within each epoch, or with replacement")
+    training.add_argument("--seed", type=_non_negative_int, default=0,
+                          help="seed of the test split, the initial topics and the minibatches")
+    training.add_argument("--max-seconds", type=_positive_float, default=None,
+                          help="stop after this much training time (seconds)")
+    training.add_argument("--checkpoint", metavar="PATH", default=None,
+                          help="write a checkpoint here regularly and at the end (resume with --resume)")
+    training.add_argument("--checkpoint-every", type=_positive_float, default=60.0, metavar="SECONDS",
+                          help="seconds between checkpoints")
+    training.add_argument("--resume", metavar="CHECKPOINT", default=None,
+                          help="continue training from a checkpoint written by --checkpoint (same CORPUS and "
+                          "corpus options); model and schedule options are taken from the checkpoint")
+
+    evaluation = fit.add_argument_group("held-out evaluation")
+    evaluation.add_argument("--test-docs", type=_non_negative_int, default=None, metavar="N",
+                            help="documents held out for the predictive log likelihood (default: 10%% of the "
+                            "documents, at most 500; 0 turns evaluation off)")
+    evaluation.add_argument("--eval-every", type=_positive_int, default=None, metavar="DOCS",
+                            help="evaluate after every DOCS training documents (default: once per epoch)")
+
+    text = fit.add_argument_group("corpus (raw text only)")
+    text.add_argument("--min-df", type=_int_or_fraction, default=None,
+                      help="drop words in fewer documents than this (integer) or this fraction (decimal)")
+    text.add_argument("--max-df", type=_int_or_fraction, default=None,
+                      help="drop words in more documents than this (integer) or this fraction (decimal)")
+    text.add_argument("--max-features", type=_positive_int, default=None,
+                      help="keep only this many most frequent words")
+    text.add_argument("--text-column", default=None, help="column of a .csv/.tsv/.jsonl table holding the text "
+                      "(default: 'text')")
+    text.add_argument("--title-column", default=None, help="column of a table holding document titles")
+
+    fit.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
+    fit.set_defaults(handler=_fit)
+
+
+def _add_topics(commands: Any) -> None:
+    topics = commands.add_parser(
+        "topics",
+        help="print the top words of each topic of a saved model",
+        description="Print the most probable words of each topic of a model file written by 'fit' "
+        "(using the vocabulary stored in the file).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    topics.add_argument("model", metavar="MODEL", help="model file (.npz) written by 'fit' or engine.save_model")
+    topics.add_argument("--n", type=_positive_int, default=10, help="words per topic")
+    topics.add_argument("--by-weight", action="store_true",
+                        help="list topics from the largest to the smallest weight instead of by index")
+    topics.set_defaults(handler=_topics)
+
+
+# ----------------------------------------------------------------------- fit
+def _corpus_loader() -> Any:
+    for module in ("engine", "engine.corpus", "engine.bow_formats"):
+        try:
+            loader = getattr(importlib.import_module(module), "load_corpus", None)
+        except ImportError:
+            continue
+        if loader is not None:
+            return loader
+    raise _UsageError("this installation has no corpus reader (engine.load_corpus is missing)")
+
+
+def _load_corpus(args: argparse.Namespace) -> Any:
+    if not os.path.exists(args.corpus):  # before importing the readers (scikit-learn is slow to import)
+        raise _UsageError(f"no such file or folder: {args.corpus!r}; CORPUS must be a corpus file or folder")
+    options = {name: getattr(args, name) for name in ("min_df", "max_df", "max_features")
+               if getattr(args, name) is not None}
+    corpus = _corpus_loader()(args.corpus, text_column=args.text_column, title_column=args.title_column,
+                              **options)
+    message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
+    dropped = len(getattr(corpus, "dropped", ()))
+    message += f"; {dropped} document{'s' if dropped != 1 else ''} dropped (no words left)"
+    skipped = len(getattr(corpus, "skipped", ()))
+    if skipped:
+        message += f"; {skipped} file{'s' if skipped != 1 else ''} skipped"
+    print(message, file=sys.stderr)
+    return corpus
+
+
+def _split(counts: Any, test_docs: int | None, seed: int) -> tuple[Any, Any, Any, int]:
+    """Return (train, observed, heldout, n_test); observed/heldout are None without evaluation."""
+    n_docs = counts.shape[0]
+    n_test = min(500, n_docs // 10) if test_docs is None else test_docs
+    if n_test == 0:
+        if test_docs is None:
+            print("held-out evaluation off: the corpus is too small to hold out 10% of it", file=sys.stderr)
+        return counts, None, None, 0
+    from engine.heldout import heldout_split
+
+    train, observed, heldout = heldout_split(counts, n_test, seed=seed)
+    return train, observed, heldout, n_test
+
+
+def _build_model(args: argparse.Namespace, n_words: int) -> Any:
+    given = {"alpha": args.alpha, "topic_init": args.topic_init, "gamma_init": args.gamma_init,
+             "dtype": args.dtype}
+    options = {name: value for name, value in given.items() if value is not None}
+    options.update(eta=args.eta, seed=args.seed)
+    if args.model == "lda":
+        for flag, value in (("--doc-truncation", args.doc_truncation), ("--gamma", args.gamma)):
+            if value is not None:
+                raise _UsageError(f"{flag} applies to --model hdp only")
+        from engine.lda import LDA
+
+        model_class, options = LDA, {"n_topics": args.topics, "n_words": n_words, **options}
+    else:
+        try:
+            from engine.hdp import HDP
+        except ImportError as exc:
+            raise _UsageError(f"the HDP model is not available in this installation ({exc})") from None
+        extra = {name: value for name, value in (("doc_truncation", args.doc_truncation), ("gamma", args.gamma))
+                 if value is not None}
+        model_class, options = HDP, {"n_topics": args.topics, "n_words": n_words, **extra, **options}
+    try:
+        return model_class(**options)
+    except TypeError as exc:
+        raise _UsageError(f"an option does not apply to --model {args.model} ({exc})") from None
+
+
+def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any, vocabulary: Any,
+               extra: dict) -> TrainingRun:
+    from engine.svi import SVI, BatchVI
+
+    n_train = train.shape[0]
+    target_docs = max(1, math.ceil(args.epochs * n_train))
+    options = {"vocabulary": vocabulary, "eval_every_docs": args.eval_every, "target_docs": target_docs,
+               "checkpoint_path": args.checkpoint, "checkpoint_every_seconds": args.checkpoint_every,
+               "max_seconds": args.max_seconds, "extra": extra}
+    if args.resume is not None:
+        if args.checkpoint is None:
+            options.pop("checkpoint_path")
+        return TrainingRun.resume_from(args.resume, train, observed, heldout, **options)
+    model = _build_model(args, train.shape[1])
+    if args.algorithm == "batch":
+        trainer = BatchVI(model, train)
+    else:
+        batch_size = min(256, n_train) if args.batch_size is None else args.batch_size
+        trainer = SVI(model, train, batch_size=batch_size, kappa=args.kappa, tau=args.tau, seed=args.seed,
+                      sampling=args.sampling)
+    return TrainingRun(trainer, observed, heldout, **options)
+
+
+def _print_point(point: EvalPoint) -> None:
+    tqdm.write(
+        f"step {point.step:>7}  docs {point.docs_seen:>9}  {point.seconds:8.1f} s  rho {point.rho:.4f}  "
+        f"held-out log likelihood {point.heldout_loglik:.4f}",
+        file=sys.stdout,
+    )
+
+
+def _follow(run: TrainingRun, quiet: bool) -> bool:
+    """Show progress until the run ends; returns False if interrupted (Ctrl-C)."""
+    snap = run.snapshot()
+    printed = 0
+    bar = tqdm(total=snap.target_docs, initial=snap.docs_seen, unit="doc", file=sys.stderr, disable=quiet,
+               dynamic_ncols=True)
+    interrupted = False
+    try:
+        run.start()
+        while True:
+            alive = run.is_alive
+            snap = run.snapshot()
+            for point in snap.history[printed:]:
+                _print_point(point)
+            printed = len(snap.history)
+            postfix = {"epoch": f"{snap.epoch:.2f}", "rho": f"{snap.rho:.4f}"}
+            if snap.heldout_loglik is not None:
+                postfix["loglik"] = f"{snap.heldout_loglik:.4f}"
+            bar.set_postfix(postfix, refresh=False)
+            bar.update(snap.docs_seen - bar.n)
+            if not alive:
+                break
+            time.sleep(_POLL_SECONDS)
+    except KeyboardInterrupt:
+        interrupted = True
+        run.stop(timeout=None)
+        snap = run.snapshot()
+        for point in snap.history[printed:]:
+            _print_point(point)
+    finally:
+        bar.close()
+    return not interrupted
+
+
+def _fit(args: argparse.Namespace) -> int:
+    if args.resume is None and args.test_docs is not None and args.test_docs == 0 and args.eval_every:
+        raise _UsageError("--eval-every needs held-out documents; drop --test-docs 0")
+    corpus = _load_corpus(args)
+    test_docs, seed = args.test_docs, args.seed
+    if args.resume is not None:  # the same split as the checkpointed run
+        cli_info = load_model(args.resume).extra.get("cli", {})
+        test_docs, seed = cli_info.get("test_docs", test_docs), cli_info.get("split_seed", seed)
+    train, observed, heldout, n_test = _split(corpus.counts, test_docs, seed)
+    extra = {"corpus": str(args.corpus), "cli": {"test_docs": n_test, "split_seed": seed},
+             "dropped_documents": len(getattr(corpus, "dropped", ()))}
+    run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra)
+    if n_test:
+        print(f"training on {train.shape[0]} documents, {n_test} held out for evaluation", file=sys.stderr)
+    completed = _follow(run, args.no_progress)
+    snap = run.snapshot()
+    if snap.status == "failed":
+        print(f"error: training failed: {snap.error}", file=sys.stderr)
+        return 2 if isinstance(run.exception, EngineError) else 1
+    path = save_model(args.out, run.model, corpus.vocabulary, trainer=run.trainer, history=snap,
+                      extra=run.extra)
+    print(f"{snap.reason or snap.status}; {snap.t} updates, {snap.docs_seen} documents, "
+          f"{snap.seconds:.1f} s of training; model saved to {path}", file=sys.stderr)
+    return 0 if completed else 130
+
+
+# -------------------------------------------------------------------- topics
+def _topics(args: argparse.Namespace) -> int:
+    loaded = load_model(args.model)
+    model = loaded.model
+    weights = model.topic_weights()
+    top = model.top_words(args.n, vocabulary=loaded.vocabulary)
+    state = loaded.trainer_state or {}
+    header = f"# {type(model).__name__}, {model.n_topics} topics, {model.n_words} words"
+    if state:
+        header += f"; trained {state.get('t', '?')} updates on {state.get('docs_seen', '?')} documents"
+    if loaded.history:
+        header += f"; held-out log likelihood {loaded.history[-1].heldout_loglik:.4f}"
+    print(header)
+    order = sorted(range(len(top)), key=lambda k: -weights[k]) if args.by_weight else range(len(top))
+    width = len(str(len(top) - 1))
+    for k in order:
+        words = " ".join(str(word) for word in top[k])
+        print(f"topic {k:>{width}} ({weights[k]:.3f}): {words}")
+    return 0
+
+
+# ---------------------------------------------------------------------- main
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 ok, 2 bad input, 130 interrupted)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except _UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except _USER_ERRORS as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _one_line(exc: BaseException) -> str:
+    message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    message = " ".join(message.split()) or type(exc).__name__
+    return message if isinstance(exc, EngineError) else f"{type(exc).__name__}: {message}"

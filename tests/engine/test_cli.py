@@ -1,0 +1,135 @@
+"""Command line (engine/cli.py, python -m engine): fit and topics on real files, help, error exits."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from engine.cli import build_parser, main
+from engine.persistence import load_model
+
+
+@pytest.fixture
+def corpus_csv(tmp_path, planted_corpus):
+    """The planted corpus as a .csv table of texts (letters-only words, so the tokenizer keeps them)."""
+    letters = "bcdfghjklmnpqrstvwxz"
+    words = {old: "q" + letters[i // 20] + letters[i % 20] + "zy" for i, old in enumerate(planted_corpus.vocabulary)}
+    path = tmp_path / "planted.csv"
+    with path.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(["title", "text"])
+        for d, text in enumerate(planted_corpus.texts):
+            writer.writerow([f"doc {d}", " ".join(words[w] for w in text.split())])
+        writer.writerow(["blank", "   "])  # dropped and reported
+    return path, words
+
+
+def _engine(*args: str, cwd) -> subprocess.CompletedProcess:
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=120)
+
+
+def test_fit_then_topics(tmp_path, corpus_csv):
+    path, words = corpus_csv
+    out = tmp_path / "model.npz"
+    fit = _engine("fit", str(path), "--topics", "5", "--batch-size", "20", "--epochs", "3",
+                  "--test-docs", "20", "--eval-every", "180", "--kappa", "0.7", "--tau", "2", "--seed", "1",
+                  "--title-column", "title", "--checkpoint", str(tmp_path / "ckpt.npz"), "--out", str(out),
+                  cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert "Traceback" not in fit.stderr
+    assert "201 documents" not in fit.stderr and "200 documents" in fit.stderr
+    assert "1 document dropped" in fit.stderr
+    evaluations = [line for line in fit.stdout.splitlines() if "held-out log likelihood" in line]
+    assert len(evaluations) == 4  # t = 0, after each of the 3 epochs
+
+    loaded = load_model(out)
+    assert loaded.model.n_topics == 5 and loaded.trainer_state["docs_seen"] >= 3 * 180
+    assert loaded.trainer_state["kappa"] == 0.7 and len(loaded.history) == 4
+    assert sorted(loaded.vocabulary) == sorted(words.values())
+    assert loaded.extra["dropped_documents"] == 1
+    assert load_model(tmp_path / "ckpt.npz").trainer_state == loaded.trainer_state
+
+    topics = _engine("topics", str(out), "--n", "4", cwd=tmp_path)
+    assert topics.returncode == 0, topics.stderr
+    lines = [line for line in topics.stdout.splitlines() if line.startswith("topic")]
+    assert len(lines) == 5
+    assert all(len(line.split(":", 1)[1].split()) == 4 for line in lines)
+    assert all(word in words.values() for line in lines for word in line.split(":", 1)[1].split())
+
+
+def test_bad_corpus_path_exits_2_with_one_line(tmp_path):
+    result = _engine("fit", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "m.npz"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().startswith("error:") and "missing.csv" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("args", [["--help"], ["fit", "--help"], ["topics", "--help"]])
+def test_help_documents_every_option(args, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    parser = build_parser()
+    subparsers = parser._subparsers._group_actions[0].choices  # the fit and topics parsers
+    documented = parser if args == ["--help"] else subparsers[args[0]]
+    for action in documented._actions:
+        assert action.help, f"{action.dest} has no help text"
+        for flag in action.option_strings:
+            assert flag in text
+    if args == ["--help"]:
+        assert "fit" in text and "topics" in text
+
+
+def test_engine_errors_exit_2_without_traceback(tmp_path, corpus_csv, capsys):
+    path, _ = corpus_csv
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a model")
+    assert main(["topics", str(junk)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "not a model file" in err and "Traceback" not in err
+
+    assert main(["fit", str(path), "--topics", "3", "--kappa", "2", "--out", str(tmp_path / "m.npz"),
+                 "--no-progress"]) == 2
+    assert "kappa must be in [0, 1]" in capsys.readouterr().err
+
+    assert main(["fit", str(path), "--text-column", "body", "--no-progress"]) == 2
+    assert "body" in capsys.readouterr().err
+
+    assert main(["fit", str(path), "--gamma", "2", "--no-progress"]) == 2
+    assert "--gamma applies to --model hdp only" in capsys.readouterr().err
+
+    assert main(["fit", str(path), "--test-docs", "5000", "--no-progress"]) == 2
+    assert "n_test" in capsys.readouterr().err
+
+
+def test_fit_in_process_with_batch_vi_and_resume(tmp_path, corpus_csv, capsys):
+    path, _ = corpus_csv
+    out = tmp_path / "batch.npz"
+    assert main(["fit", str(path), "--algorithm", "batch", "--topics", "4", "--epochs", "2",
+                 "--test-docs", "0", "--out", str(out), "--no-progress"]) == 0
+    loaded = load_model(out)
+    assert loaded.trainer_state == {"algorithm": "batch", "t": 2, "docs_seen": 400, "n_docs": 200}
+    assert loaded.history == ()
+
+    ckpt = tmp_path / "ckpt.npz"
+    assert main(["fit", str(path), "--topics", "4", "--epochs", "1", "--batch-size", "30", "--test-docs", "20",
+                 "--checkpoint", str(ckpt), "--out", str(tmp_path / "one.npz"), "--no-progress"]) == 0
+    one = load_model(ckpt)
+    assert main(["fit", str(path), "--resume", str(ckpt), "--epochs", "2", "--test-docs", "20",
+                 "--out", str(tmp_path / "two.npz"), "--no-progress"]) == 0
+    two = load_model(tmp_path / "two.npz")
+    assert two.trainer_state["t"] > one.trainer_state["t"] and two.trainer_state["batch_size"] == 30
+    assert two.history[: len(one.history)] == one.history
+    assert np.all(np.isfinite(two.model.lambda_))
+    capsys.readouterr()

@@ -1,0 +1,269 @@
+"""Model files and checkpoints (engine/persistence.py): round trips, atomic writes, rejection of bad files."""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+
+from engine.errors import ModelFileError
+from engine.lda import LDA
+from engine.persistence import FORMAT_TAG, FORMAT_VERSION, load_model, save_model
+from engine.run import EvalPoint, SettingChange
+from engine.svi import SVI
+
+
+def _trained(corpus, steps: int = 3, **model_options) -> tuple[LDA, SVI]:
+    model = LDA(n_topics=corpus.n_topics, n_words=corpus.n_words, **model_options)
+    trainer = SVI(model, corpus.counts, batch_size=20, kappa=0.7, tau=2.0, seed=3)
+    trainer.run(n_steps=steps)
+    return model, trainer
+
+
+@pytest.fixture
+def saved(tmp_path, planted_corpus):
+    """A model file with vocabulary, trainer state, history and extra values."""
+    model, trainer = _trained(planted_corpus)
+    history = [EvalPoint(0, 0, 0.0, -4.5, 0.6), SettingChange(2, 40, 0.01, "kappa", 0.9, 0.7),
+               EvalPoint(3, 60, 0.02, -4.0, 0.3)]
+    path = save_model(tmp_path / "model.npz", model, planted_corpus.vocabulary, trainer, history,
+                      {"corpus": "planted", "numbers": [1, 2]})
+    return path, model, trainer, history
+
+
+def _write_npz(path, **arrays) -> None:
+    with open(path, "wb") as file:
+        np.savez(file, **arrays)
+
+
+def _meta(model: LDA, **overrides) -> np.ndarray:
+    meta = {"format": FORMAT_TAG, "version": FORMAT_VERSION, "model_class": "LDA",
+            "params": model.get_params(), "vocabulary": None, "trainer": None, "history": [],
+            "changes": [], "extra": {}}
+    meta.update(overrides)
+    return np.array(json.dumps(meta))
+
+
+# ------------------------------------------------------------------ round trip
+def test_round_trip_restores_everything_bit_for_bit(saved, planted_corpus):
+    path, model, trainer, history = saved
+    loaded = load_model(path)
+    assert type(loaded.model) is LDA
+    assert np.array_equal(loaded.model.lambda_, model.lambda_)
+    assert loaded.model.lambda_.dtype == model.lambda_.dtype
+    assert loaded.model.get_params() == model.get_params()
+    assert loaded.vocabulary == planted_corpus.vocabulary
+    assert loaded.trainer_state == trainer.state_dict()
+    assert loaded.history == (history[0], history[2])
+    assert loaded.changes == (history[1],)
+    assert loaded.extra == {"corpus": "planted", "numbers": [1, 2]}
+
+
+def test_float32_model_and_minimal_file_round_trip(tmp_path, planted_corpus):
+    model, _ = _trained(planted_corpus, steps=1, dtype="float32", alpha=0.3, gamma_init="random")
+    loaded = load_model(save_model(tmp_path / "m.npz", model))
+    assert loaded.model.lambda_.dtype == np.float32
+    assert np.array_equal(loaded.model.lambda_, model.lambda_)
+    assert loaded.model.alpha == 0.3 and loaded.model.gamma_init == "random"
+    assert (loaded.vocabulary, loaded.trainer_state, loaded.history, loaded.changes, loaded.extra) == (
+        None, None, (), (), {})
+
+
+def test_load_accepts_bytes_and_file_objects(saved):
+    path, model, _, _ = saved
+    data = path.read_bytes()
+    for source in (data, io.BytesIO(data), str(path)):
+        assert np.array_equal(load_model(source).model.lambda_, model.lambda_)
+
+
+def test_saving_checks_its_inputs(tmp_path, planted_corpus):
+    model, _ = _trained(planted_corpus, steps=1)
+    with pytest.raises(ValueError, match="vocabulary has 3 words"):
+        save_model(tmp_path / "m.npz", model, vocabulary=["a", "b", "c"])
+    with pytest.raises(ValueError, match="no lambda_ yet"):
+        save_model(tmp_path / "m.npz", LDA(n_topics=2, n_words=5))
+    with pytest.raises(ValueError, match="metadata"):
+        save_model(tmp_path / "m.npz", model, extra={"bad": object()})
+    with pytest.raises(TypeError, match="cannot save a dict model"):
+        save_model(tmp_path / "m.npz", {"lambda_": 1})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_hdp_round_trip(tmp_path, planted_corpus):
+    hdp = pytest.importorskip("engine.hdp")
+    model = hdp.HDP(n_topics=6, doc_truncation=3, n_words=planted_corpus.n_words, seed=1)
+    trainer = SVI(model, planted_corpus.counts, batch_size=20)
+    trainer.run(n_steps=2)
+    loaded = load_model(save_model(tmp_path / "hdp.npz", model, trainer=trainer))
+    assert type(loaded.model) is hdp.HDP
+    assert np.array_equal(loaded.model.lambda_, model.lambda_)
+    assert np.array_equal(loaded.model.sticks_, model.sticks_)
+    assert loaded.model.get_params() == model.get_params()
+
+
+# --------------------------------------------------------------- atomic writes
+def test_failed_write_keeps_the_old_file_and_leaves_no_temporary(saved, monkeypatch, planted_corpus):
+    path, _, _, _ = saved
+    before = path.read_bytes()
+    real_savez = np.savez
+
+    def savez_then_fail(file, *args, **kwargs):
+        real_savez(file, *args, **kwargs)  # a complete archive in the temporary file...
+        file.write(b"half")
+        raise OSError("disk full")  # ...then the write fails
+
+    monkeypatch.setattr(np, "savez", savez_then_fail)
+    other, _ = _trained(planted_corpus, steps=5)
+    with pytest.raises(OSError, match="disk full"):
+        save_model(path, other, planted_corpus.vocabulary)
+    assert path.read_bytes() == before
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+def test_overwrite_replaces_the_file(saved, planted_corpus):
+    path, model, _, _ = saved
+    other, _ = _trained(planted_corpus, steps=6)
+    save_model(path, other)
+    assert np.array_equal(load_model(path).model.lambda_, other.lambda_)
+    assert not np.array_equal(other.lambda_, model.lambda_)
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+# ----------------------------------------------------------------- bad files
+def test_foreign_and_damaged_files_are_rejected(tmp_path, saved):
+    path, model, _, _ = saved
+    cases = {
+        "text.npz": (b"topic,word\n0,apple\n", "not an .npz archive"),
+        "empty.npz": (b"", "not an .npz archive"),
+        "truncated.npz": (path.read_bytes()[: path.stat().st_size // 2], r"not an \.npz archive|damaged"),
+        "pickle.npz": (pickle.dumps({"lambda": model.lambda_}), "not an .npz archive"),
+    }
+    for name, (data, message) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ModelFileError, match=message):
+            load_model(tmp_path / name)
+    npy = tmp_path / "plain.npy"
+    np.save(npy, model.lambda_)
+    with pytest.raises(ModelFileError, match=r"not an \.npz archive"):
+        load_model(npy)
+
+
+def test_corrupt_member_is_rejected(tmp_path, saved):
+    path, _, _, _ = saved
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("lambda.npy")
+    start = info.header_offset + 30 + len(info.filename) + 200  # inside lambda's data
+    data[start:start + 8] = b"\xff" * 8
+    with pytest.raises(ModelFileError, match="damaged"):
+        load_model(bytes(data))
+
+
+def test_pickled_objects_are_never_loaded(tmp_path, planted_corpus):
+    model, _ = _trained(planted_corpus, steps=1)
+    path = tmp_path / "objects.npz"
+    _write_npz(path, metadata=_meta(model), **{"lambda": np.array([model.lambda_, None], dtype=object)})
+    with pytest.raises(ModelFileError, match="Python objects"):
+        load_model(path)
+    _write_npz(path, metadata=np.array([{"format": FORMAT_TAG}], dtype=object), **{"lambda": model.lambda_})
+    with pytest.raises(ModelFileError, match="Python objects"):
+        load_model(path)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"drop_metadata": True}, "no metadata"),
+        ({"metadata": np.array("{not json")}, "not valid JSON"),
+        ({"metadata": np.arange(3)}, "not a JSON string"),
+        ({"meta": {"format": "something-else"}}, "not an svi-topics model file"),
+        ({"meta": {"version": FORMAT_VERSION + 1}}, "newer version"),
+        ({"meta": {"version": "1"}}, "invalid format version"),
+        ({"meta": {"model_class": "NMF"}}, "unknown model class 'NMF'"),
+        ({"meta": {"params": {"n_topics": 1, "n_words": 50}}}, "invalid LDA parameters"),
+        ({"meta": {"vocabulary": ["a", "b"]}}, "vocabulary has 2 words"),
+        ({"meta": {"history": [{"step": 1}]}}, "malformed history"),
+        ({"meta": {"trainer": [1, 2]}}, "trainer state"),
+        ({"lambda": np.ones((3, 3))}, "shape"),
+        ({"lambda": np.full((5, 50), np.nan)}, "non-finite"),
+        ({"lambda": -np.ones((5, 50))}, "non-positive"),
+        ({"lambda": np.ones((5, 50), dtype=np.int64)}, "dtype"),
+        ({"drop_lambda": True}, "missing array"),
+        ({"surplus": np.ones(2)}, "unexpected array"),
+    ],
+)
+def test_malformed_model_files_are_rejected(tmp_path, planted_corpus, change, message):
+    model, _ = _trained(planted_corpus, steps=1)
+    arrays = {"lambda": change.get("lambda", model.lambda_),
+              "metadata": change.get("metadata", _meta(model, **change.get("meta", {})))}
+    if "surplus" in change:
+        arrays["surplus"] = change["surplus"]
+    if change.get("drop_metadata"):
+        del arrays["metadata"]
+    if change.get("drop_lambda"):
+        del arrays["lambda"]
+    path = tmp_path / "bad.npz"
+    _write_npz(path, **arrays)
+    with pytest.raises(ModelFileError, match=message):
+        load_model(path)
+
+
+def test_missing_paths_and_folders(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such model file"):
+        load_model(tmp_path / "absent.npz")
+    with pytest.raises(ModelFileError, match="is a folder"):
+        load_model(tmp_path)
+    with pytest.raises(TypeError, match="path, bytes or a binary file"):
+        load_model(42)
+
+
+# --------------------------------------------------------- checkpoint resume
+@pytest.mark.parametrize("sampling", ["epoch", "replacement"])
+def test_resuming_from_a_checkpoint_is_exact(tmp_path, planted_corpus, sampling):
+    counts, n_steps, k = planted_corpus.counts, 23, 9  # crosses epoch boundaries (200 docs, S = 30)
+
+    def fresh() -> tuple[LDA, SVI]:
+        model = LDA(n_topics=5, n_words=planted_corpus.n_words, seed=4)
+        return model, SVI(model, counts, batch_size=30, kappa=0.8, tau=4.0, seed=5, sampling=sampling)
+
+    straight_model, straight = fresh()
+    straight.run(n_steps=k)
+    straight.set_schedule(kappa=0.6, batch_size=17)
+    straight.run(n_steps=n_steps - k)
+
+    first_model, first = fresh()
+    first.run(n_steps=k)
+    first.set_schedule(kappa=0.6, batch_size=17)
+    save_model(tmp_path / "ckpt.npz", first_model, trainer=first)
+
+    loaded = load_model(tmp_path / "ckpt.npz")
+    resumed = SVI(loaded.model, counts, batch_size=10, seed=0)  # overwritten by the state
+    resumed.load_state_dict(loaded.trainer_state)
+    resumed.run(n_steps=n_steps - k)
+
+    assert (resumed.t, resumed.docs_seen, resumed.kappa, resumed.batch_size) == (
+        straight.t, straight.docs_seen, 0.6, 17)
+    assert np.array_equal(loaded.model.lambda_, straight_model.lambda_)
+
+
+def test_resuming_an_hdp_checkpoint_is_exact(tmp_path, planted_corpus):
+    hdp = pytest.importorskip("engine.hdp")
+
+    def fresh():
+        model = hdp.HDP(n_topics=8, doc_truncation=4, n_words=planted_corpus.n_words, seed=2)
+        return model, SVI(model, planted_corpus.counts, batch_size=40, kappa=0.8, tau=2.0, seed=1)
+
+    straight_model, straight = fresh()
+    straight.run(n_steps=8)
+    first_model, first = fresh()
+    first.run(n_steps=3)
+    loaded = load_model(save_model(tmp_path / "hdp.npz", first_model, trainer=first))
+    resumed = SVI(loaded.model, planted_corpus.counts, batch_size=10)
+    resumed.load_state_dict(loaded.trainer_state)
+    resumed.run(n_steps=5)
+    assert np.array_equal(loaded.model.lambda_, straight_model.lambda_)
+    assert np.array_equal(loaded.model.sticks_, straight_model.sticks_)
