@@ -44,6 +44,8 @@ from engine.heldout import HeldoutSplit, heldout_split
 from engine.inspection import (
     most_likely_topics,
     relevance,
+    text_segments,
+    top_corpus_words,
     top_documents,
     top_relevant_words,
     word_marginal,
@@ -111,6 +113,8 @@ __all__ = [
     "step_size",
     "synthetic_themes",
     "table_format",
+    "text_segments",
+    "top_corpus_words",
     "top_documents",
     "top_relevant_words",
     "word_marginal",

@@ -6,11 +6,26 @@ doing any arithmetic itself.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 import numpy as np
+from sklearn.feature_extraction.text import strip_accents_unicode
 
 from engine._validation import as_counts, check_int
+from engine.corpus import TOKEN_PATTERN
 
-__all__ = ["most_likely_topics", "relevance", "top_documents", "top_relevant_words", "word_marginal"]
+__all__ = [
+    "most_likely_topics",
+    "relevance",
+    "text_segments",
+    "top_corpus_words",
+    "top_documents",
+    "top_relevant_words",
+    "word_marginal",
+]
+
+_TOKEN = re.compile(TOKEN_PATTERN)
 
 
 def word_marginal(topics: np.ndarray, topic_weights: np.ndarray) -> np.ndarray:
@@ -76,3 +91,36 @@ def top_documents(doc_topic: np.ndarray, topic: int, n: int = 10) -> tuple[np.nd
     share = doc_topic[:, topic]
     order = np.argsort(-share, kind="stable")[:n]
     return order, share[order]
+
+
+def text_segments(text: str, vocabulary: Sequence[str]) -> list[tuple[str, int | None]]:
+    """Split ``text`` into segments, each vocabulary word tagged with its column.
+
+    Tokens are found and normalised as :meth:`engine.Corpus.from_texts` does
+    (``TOKEN_PATTERN``, lower case, accents stripped).  Words outside the
+    vocabulary (stop words, filtered words) and the text between words are
+    tagged None.  Joining the segments gives ``text`` back.
+    """
+    index = {word: i for i, word in enumerate(vocabulary)}
+    segments: list[tuple[str, int | None]] = []
+    position = 0
+    for match in _TOKEN.finditer(text):
+        column = index.get(strip_accents_unicode(match.group().lower()))
+        if column is None:
+            continue
+        if match.start() > position:
+            segments.append((text[position:match.start()], None))
+        segments.append((match.group(), column))
+        position = match.end()
+    if position < len(text):
+        segments.append((text[position:], None))
+    return segments
+
+
+def top_corpus_words(counts, vocabulary: Sequence[str], n: int = 20) -> list[tuple[str, int]]:
+    """The ``n`` most frequent words of a corpus as (word, count), most frequent first."""
+    counts = as_counts(counts, len(vocabulary))
+    totals = np.asarray(counts.sum(axis=0), dtype=np.int64).ravel()
+    n = min(check_int("n", n, 1), totals.size)
+    top = np.argsort(-totals, kind="stable")[:n]
+    return [(vocabulary[i], int(totals[i])) for i in top]

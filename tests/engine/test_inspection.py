@@ -7,7 +7,15 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine.inspection import most_likely_topics, relevance, top_documents, top_relevant_words, word_marginal
+from engine.inspection import (
+    most_likely_topics,
+    relevance,
+    text_segments,
+    top_corpus_words,
+    top_documents,
+    top_relevant_words,
+    word_marginal,
+)
 
 
 def _model():
@@ -51,3 +59,17 @@ def test_top_documents_are_sorted_by_share():
     assert idx.tolist() == [0, 2] and share.tolist() == [0.9, 0.6]
     with pytest.raises(ValueError, match="topic"):
         top_documents(theta, topic=2)
+
+
+def test_text_segments_tag_vocabulary_words_and_rebuild_the_text():
+    vocabulary = ["cafe", "river", "boat"]
+    text = "The Café by the river, 2 boats and a Boat."
+    segments = text_segments(text, vocabulary)
+    assert "".join(part for part, _ in segments) == text
+    tagged = [(part, column) for part, column in segments if column is not None]
+    assert tagged == [("Café", 0), ("river", 1), ("Boat", 2)]
+
+
+def test_top_corpus_words_counts_tokens():
+    X = sp.csr_matrix(np.array([[1, 5, 0], [2, 0, 1]]))
+    assert top_corpus_words(X, ["a", "b", "c"], n=2) == [("b", 5), ("a", 3)]
