@@ -77,7 +77,7 @@ def stick_expectation(sticks: np.ndarray) -> np.ndarray:
     total = psi(a + b)
     elog_v = psi(a) - total
     elog_1mv = psi(b) - total
-    shape = sticks.shape[:-2] + (sticks.shape[-2] + 1,)
+    shape = (*sticks.shape[:-2], sticks.shape[-2] + 1)
     out = np.zeros(shape, dtype=np.result_type(sticks.dtype, np.float64))
     out[..., :-1] = elog_v
     out[..., 1:] += np.cumsum(elog_1mv, axis=-1)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +11,7 @@ from scipy.special import gammaln, logsumexp
 from engine._dirichlet import dirichlet_expectation, dirichlet_expectation_columns
 from engine._global_step import blend_topics
 from engine._lda_local import fit_documents
+from engine._topic_model import TopicModel
 from engine._validation import as_counts, check_int, check_positive
 
 __all__ = ["LDA", "LDAStats"]
@@ -57,7 +57,7 @@ def restrict_columns(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
     return local, columns
 
 
-class LDA:
+class LDA(TopicModel):
     """Latent Dirichlet allocation with a mean-field variational posterior.
 
     Implements the model and updates of Hoffman, Blei, Wang & Paisley,
@@ -160,20 +160,12 @@ class LDA:
             "topic_init": self.topic_init,
         }
 
-    def copy(self) -> LDA:
-        """An independent copy (parameters and state)."""
-        return copy.deepcopy(self)
-
     def initialize(self, n_docs: int) -> None:
         """Random topics for a corpus of ``n_docs`` documents (see ``topic_init``)."""
-        self._lambda = initial_topics(self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype)
+        self._lambda = initial_topics(
+            self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype
+        )
 
-    def _require_fitted(self) -> np.ndarray:
-        if self._lambda is None:
-            raise RuntimeError("the model has no topics yet: train it or call initialize(n_docs) first")
-        return self._lambda
-
-    # ---------------------------------------------------------- inference
     def _initial_doc_topic(self, n_docs: int, rng: np.random.Generator | None) -> np.ndarray:
         if self.gamma_init == "ones":
             return np.ones((n_docs, self.n_topics), dtype=self.dtype)
@@ -194,10 +186,7 @@ class LDA:
         row_totals = lambda_.sum(axis=1, keepdims=True)
         elog_beta = dirichlet_expectation_columns(lambda_[:, columns], row_totals)
         exp_elog_beta = np.exp(elog_beta - elog_beta.max(axis=0, keepdims=True))
-        if warm_start is not None:
-            start = warm_start.doc_topic
-        else:
-            start = self._initial_doc_topic(counts.shape[0], rng)
+        start = warm_start.doc_topic if warm_start is not None else self._initial_doc_topic(counts.shape[0], rng)
         fit = fit_documents(
             counts, exp_elog_beta, elog_beta, self.alpha, start, self.local_tol, self.local_max_iter
         )
@@ -220,26 +209,10 @@ class LDA:
         return gamma / gamma.sum(axis=1, keepdims=True)
 
     # ------------------------------------------------------------ display
-    def expected_topics(self) -> np.ndarray:
-        """E[beta_k] = lambda_k / sum_v lambda_kv, ndarray of shape (n_topics, n_words)."""
-        lambda_ = self._require_fitted()
-        return lambda_ / lambda_.sum(axis=1, keepdims=True)
-
     def topic_weights(self) -> np.ndarray:
         """Share of the corpus's words each topic explains: (lambda_k - eta) summed, normalised."""
         mass = (self._require_fitted() - self.eta).sum(axis=1)
         return mass / mass.sum()
-
-    def top_words(self, n: int = 10, vocabulary=None) -> list[list]:
-        """The n most probable words of each topic, as indices or as words of ``vocabulary``."""
-        n = check_int("n", n, 1)
-        topics = self.expected_topics()
-        n = min(n, self.n_words)
-        top = np.argsort(-topics, axis=1, kind="stable")[:, :n]
-        if vocabulary is None:
-            return top.tolist()
-        return [[vocabulary[i] for i in row] for row in top]
-
     # --------------------------------------------------------------- ELBO
     def elbo(self, X, stats: LDAStats | None = None) -> float:
         """Evidence lower bound of the documents ``X`` (the whole corpus for batch VI).
@@ -280,7 +253,9 @@ class LDA:
 
 
 
-def initial_topics(n_topics: int, n_words: int, n_docs: int, eta: float, method: str, seed: int, dtype: str) -> np.ndarray:
+def initial_topics(
+    n_topics: int, n_words: int, n_docs: int, eta: float, method: str, seed: int, dtype: str
+) -> np.ndarray:
     """Random initial lambda of shape (n_topics, n_words), shared by LDA and the HDP.
 
     "exponential": the paper's footnote, lambda_kv - eta ~ Exponential with

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,6 +75,11 @@ def _check_tau(tau) -> float:
     if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not np.isfinite(tau) or tau < 0:
         raise ValueError(f"tau must be a finite number >= 0, got {tau!r}")
     return float(tau)
+
+
+def _blas_limit(threads: int | None):
+    """Limit BLAS to ``threads`` during a step (None: leave it alone)."""
+    return threadpool_limits(threads, user_api="blas") if threads else nullcontext()
 
 
 def _check_finite(model, stats) -> None:
@@ -199,7 +205,7 @@ class SVI:
         t = self.t + 1
         rho = step_size(t, self.kappa, self.tau)
         rng = np.random.default_rng([self.seed, _STREAM_LOCAL, t])
-        with threadpool_limits(self.blas_threads, user_api="blas") if self.blas_threads else _nothing():
+        with _blas_limit(self.blas_threads):
             stats = self.model.local_step(self.counts[batch], rng=rng)
             self.model.global_step(stats, scale=self.n_docs / batch.size, rho=rho)
         _check_finite(self.model, stats)
@@ -272,14 +278,6 @@ class SVI:
         self._permutation = None
 
 
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
 class BatchVI:
     """Classical coordinate-ascent variational inference (the paper's batch algorithm).
 
@@ -307,7 +305,7 @@ class BatchVI:
     def step(self) -> StepReport:
         """One full sweep over the corpus."""
         started = time.perf_counter()
-        with threadpool_limits(self.blas_threads, user_api="blas") if self.blas_threads else _nothing():
+        with _blas_limit(self.blas_threads):
             stats = self.model.local_step(
                 self.counts, rng=np.random.default_rng([self.model.seed, _STREAM_LOCAL, self.t + 1]),
                 warm_start=self._local,

@@ -1,0 +1,66 @@
+"""Read-outs shared by every topic model (LDA and the HDP), defined once."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from engine._validation import check_int
+
+__all__ = ["TopicModel"]
+
+
+class TopicModel:
+    """Base of :class:`engine.LDA` and :class:`engine.HDP`.
+
+    Subclasses hold the topics ``lambda_`` (K x V Dirichlet parameters) and
+    define ``topic_weights()``; everything a display needs from the topics
+    themselves lives here so both models answer to the same names.
+    """
+
+    n_topics: int
+    n_words: int
+    lambda_: np.ndarray | None
+
+    def _require_fitted(self) -> np.ndarray:
+        if self.lambda_ is None:
+            raise RuntimeError("the model has no topics yet: train it or call initialize(n_docs) first")
+        return self.lambda_
+
+    def copy(self):
+        """An independent copy (parameters and state)."""
+        return copy.deepcopy(self)
+
+    def topic_weights(self) -> np.ndarray:  # pragma: no cover - each model defines its own
+        raise NotImplementedError
+
+    def expected_topics(self) -> np.ndarray:
+        """E[beta_k] = lambda_k / sum_v lambda_kv, ndarray of shape (n_topics, n_words)."""
+        lambda_ = self._require_fitted()
+        return lambda_ / lambda_.sum(axis=1, keepdims=True)
+
+    def top_words(self, n: int = 10, vocabulary=None) -> list[list]:
+        """The n most probable words of each topic, as indices or as words of ``vocabulary``."""
+        n = min(check_int("n", n, 1), self.n_words)
+        top = np.argsort(-self.expected_topics(), axis=1, kind="stable")[:, :n]
+        if vocabulary is None:
+            return top.tolist()
+        return [[vocabulary[i] for i in row] for row in top]
+
+    def topic_order(self) -> np.ndarray:
+        """Topic indices from the heaviest corpus weight to the lightest."""
+        return np.argsort(-self.topic_weights(), kind="stable")
+
+    def topics_in_use(self, threshold: float = 0.01) -> int:
+        """Number of topics whose corpus weight is at least ``threshold``."""
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"threshold must be in (0, 1), got {threshold!r}")
+        return int(np.sum(self.topic_weights() >= threshold))
+
+    def topics_covering(self, mass: float = 0.95) -> int:
+        """Smallest number of topics whose corpus weights add up to ``mass``."""
+        if not 0.0 < mass <= 1.0:
+            raise ValueError(f"mass must be in (0, 1], got {mass!r}")
+        cumulative = np.cumsum(np.sort(self.topic_weights())[::-1])
+        return int(min(np.searchsorted(cumulative, mass - 1e-12) + 1, self.n_topics))
