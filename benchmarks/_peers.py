@@ -1,0 +1,222 @@
+"""One small adapter per LDA system, so the benchmark drives them all alike.
+
+Every adapter trains online LDA by stochastic variational inference with the same
+settings (K topics, alpha, eta, kappa, tau, minibatch size S, D training
+documents) and exposes the same three things:
+
+- ``partial_fit(rows)``: one global update on the training documents ``rows``
+  (the benchmark feeds every system the same minibatches in the same order);
+- ``topic_word()``: the topics' Dirichlet parameters lambda, shape (K, V),
+  which the benchmark scores with the engine's own held-out evaluator;
+- ``name``: how the system appears in the tables.
+
+The step size of every system is rho_t = (tau + t) ** -kappa with t = 1, 2, ...
+(the engine's ``step_size``), and every global step treats the minibatch as the
+corpus repeated D / S times.  scikit-learn does both natively.  gensim counts its
+updates from 0 and scales its statistics to the number of documents it has seen
+so far rather than to D; the gensim adapter pins both (see :class:`GensimLDA`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import scipy.sparse as sp
+
+import engine
+
+__all__ = ["EngineLDA", "GensimLDA", "Settings", "SklearnLDA", "gensim_bow", "peer_available"]
+
+
+class Settings:
+    """The settings every system shares (the paper's symbols)."""
+
+    def __init__(
+        self,
+        n_topics: int,
+        batch_size: int,
+        kappa: float,
+        tau: float,
+        eta: float,
+        seed: int,
+        local_max_iter: int = 100,
+        local_tol: float = 1e-3,
+        initial_topics: np.ndarray | None = None,
+    ):
+        self.n_topics = n_topics
+        self.alpha = 1.0 / n_topics
+        self.eta = eta
+        self.batch_size = batch_size
+        self.kappa = kappa
+        self.tau = tau
+        self.seed = seed
+        self.local_max_iter = local_max_iter
+        self.local_tol = local_tol
+        # shared start: the peers begin from this lambda (K, V) instead of their own random draw
+        self.initial_topics = initial_topics
+
+
+def peer_available(name: str) -> str | None:
+    """None if the peer library imports, else a one-line reason."""
+    module = {"sklearn": "sklearn.decomposition", "gensim": "gensim.models"}[name]
+    try:
+        __import__(module)
+    except ImportError as error:  # the benchmark skips that peer and says why
+        return f"{name} is not installed ({error}); pip install {'scikit-learn' if name == 'sklearn' else name}"
+    return None
+
+
+class EngineLDA:
+    """This project's engine: ``engine.LDA`` trained by ``engine.SVI``, one ``step(doc_ids=...)`` per minibatch."""
+
+    def __init__(
+        self, train: sp.csr_matrix, settings: Settings, gamma_init: str, topic_init: str, threads: int | None = 1
+    ):
+        self.name = f"engine[{gamma_init},{topic_init}]"
+        model = engine.LDA(
+            n_topics=settings.n_topics,
+            n_words=train.shape[1],
+            alpha=settings.alpha,
+            eta=settings.eta,
+            seed=settings.seed,
+            local_tol=settings.local_tol,
+            local_max_iter=settings.local_max_iter,
+            gamma_init=gamma_init,
+            topic_init=topic_init,
+        )
+        self.model = model
+        self.local_iterations: list[float] = []  # mean local iterations per document, one per step
+        self.trainer = engine.SVI(
+            model,
+            train,
+            batch_size=settings.batch_size,
+            kappa=settings.kappa,
+            tau=settings.tau,
+            seed=settings.seed,
+            blas_threads=threads,
+        )
+
+    def partial_fit(self, rows: np.ndarray) -> None:
+        report = self.trainer.step(doc_ids=rows)
+        self.local_iterations.append(report.local_iterations)
+
+    def topic_word(self) -> np.ndarray:
+        return np.asarray(self.model.lambda_, dtype=np.float64)
+
+
+class SklearnLDA:
+    """scikit-learn's ``LatentDirichletAllocation(learning_method="online")``, one ``partial_fit`` per minibatch."""
+
+    def __init__(self, train: sp.csr_matrix, settings: Settings):
+        from sklearn.decomposition import LatentDirichletAllocation
+
+        self.name = "sklearn"
+        self.train = sp.csr_matrix(train, dtype=np.float64)  # the dtype it works in: no conversion per call
+        self.model = LatentDirichletAllocation(
+            n_components=settings.n_topics,
+            doc_topic_prior=settings.alpha,
+            topic_word_prior=settings.eta,
+            learning_method="online",
+            learning_decay=settings.kappa,
+            learning_offset=settings.tau,  # its first update is n_batch_iter_ = 1: rho_1 = (tau + 1) ** -kappa
+            batch_size=settings.batch_size,
+            total_samples=train.shape[0],
+            max_doc_update_iter=settings.local_max_iter,
+            mean_change_tol=settings.local_tol,
+            evaluate_every=-1,
+            n_jobs=1,
+            random_state=settings.seed,
+        )
+        if settings.initial_topics is not None:
+            from sklearn.decomposition._online_lda_fast import _dirichlet_expectation_2d
+
+            # what partial_fit does on its first call, then its lambda replaced by the shared start
+            self.model._init_latent_vars(train.shape[1], dtype=np.float64)
+            self.model.n_features_in_ = train.shape[1]
+            self.model.components_ = np.array(settings.initial_topics, dtype=np.float64)
+            self.model.exp_dirichlet_component_ = np.exp(_dirichlet_expectation_2d(self.model.components_))
+
+    def partial_fit(self, rows: np.ndarray) -> None:
+        self.model.partial_fit(self.train[rows])
+
+    def topic_word(self) -> np.ndarray:
+        return np.asarray(self.model.components_, dtype=np.float64)
+
+
+class GensimLDA:
+    """gensim's ``LdaModel`` (online: update_every=1), one ``update`` call per minibatch.
+
+    gensim's own schedule differs from the paper's in two ways, both pinned here
+    before each call so that it runs the same algorithm as the others:
+
+    - its step size is (offset + n_updates) ** -decay with n_updates counted from
+      0 (``num_updates / chunksize``), so offset = tau + 1 gives (tau + t) ** -kappa;
+    - it scales a minibatch's statistics to ``state.numdocs``, the documents it
+      has been given so far (2D in the second epoch, ...), not to the corpus size
+      D; setting ``state.numdocs = D - len(rows)`` before ``update`` (which adds
+      len(rows)) makes the scale D / S, as in SVI.
+
+    Documents go in in gensim's own bag-of-words format (lists of (id, count)),
+    converted once beforehand, not during timing.  float64 like the others.
+    """
+
+    def __init__(self, train: sp.csr_matrix, settings: Settings, bow: list[list[tuple[int, int]]]):
+        from gensim.models import LdaModel
+
+        logging.getLogger("gensim").setLevel(logging.ERROR)
+        self.name = "gensim"
+        self.settings = settings
+        self.n_docs = train.shape[0]
+        self.bow = bow
+        self.updates = 0
+        self.model = LdaModel(
+            corpus=None,
+            num_topics=settings.n_topics,
+            id2word={i: str(i) for i in range(train.shape[1])},
+            chunksize=settings.batch_size,
+            passes=1,
+            update_every=1,
+            alpha=settings.alpha,
+            eta=settings.eta,
+            decay=settings.kappa,
+            offset=settings.tau + 1.0,
+            eval_every=None,
+            iterations=settings.local_max_iter,
+            gamma_threshold=settings.local_tol,
+            random_state=settings.seed,
+            dtype=np.float64,
+        )
+        if settings.initial_topics is not None:
+            # gensim's lambda is eta + sstats
+            self.model.state.sstats[...] = settings.initial_topics - settings.eta
+            self.model.sync_state()
+
+    def partial_fit(self, rows: np.ndarray) -> None:
+        s = self.settings
+        self.model.state.numdocs = self.n_docs - len(rows)
+        self.model.num_updates = self.updates * s.batch_size  # rho = (tau + 1 + updates) ** -kappa
+        self.model.update(
+            [self.bow[i] for i in rows],
+            chunksize=s.batch_size,
+            decay=s.kappa,
+            offset=s.tau + 1.0,
+            passes=1,
+            update_every=1,
+            eval_every=None,
+            iterations=s.local_max_iter,
+            gamma_threshold=s.local_tol,
+        )
+        self.updates += 1
+
+    def topic_word(self) -> np.ndarray:
+        return np.asarray(self.model.state.get_lambda(), dtype=np.float64)
+
+
+def gensim_bow(train: sp.csr_matrix) -> list[list[tuple[int, int]]]:
+    """The training documents in gensim's format: per document, a list of (word id, count)."""
+    train = sp.csr_matrix(train)
+    return [
+        list(zip(train.indices[a:b].tolist(), train.data[a:b].tolist(), strict=True))
+        for a, b in zip(train.indptr[:-1], train.indptr[1:], strict=True)
+    ]
