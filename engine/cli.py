@@ -386,6 +386,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.handler(args)
+    except BrokenPipeError:  # output piped into a reader that closed early (e.g. `| head`)
+        sys.stderr.close()
+        return 0
     except _UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
