@@ -51,6 +51,7 @@ from engine.inspection import (
     word_marginal,
 )
 from engine.lda import LDA, LDAStats
+from engine.ondisk import DiskCorpus, DiskCounts
 from engine.persistence import LoadedModel, load_model, save_model
 from engine.run import (
     EvalPoint,
@@ -59,6 +60,7 @@ from engine.run import (
     TrainingRun,
 )
 from engine.schedule import step_size
+from engine.semisynthetic import SemiSyntheticGenerator
 from engine.svi import SVI, BatchVI, StepReport
 from engine.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
 
@@ -70,6 +72,8 @@ __all__ = [
     "BatchVI",
     "Corpus",
     "CorpusFormatError",
+    "DiskCorpus",
+    "DiskCounts",
     "DivergedError",
     "DroppedDocument",
     "EmptyCorpusError",
@@ -85,6 +89,7 @@ __all__ = [
     "ModelFileError",
     "RawDocument",
     "RawDocuments",
+    "SemiSyntheticGenerator",
     "SettingChange",
     "SkippedFile",
     "Snapshot",

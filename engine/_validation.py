@@ -29,18 +29,39 @@ def check_positive(name: str, value) -> float:
     return float(value)
 
 
-def as_counts(documents, n_words: int | None = None, name: str = "corpus") -> sp.csr_matrix:
+def as_counts(
+    documents, n_words: int | None = None, name: str = "corpus", out_of_core: bool = False
+) -> sp.csr_matrix:
     """Return the document-word count matrix of a Corpus or sparse/dense matrix as CSR.
 
     Raises ``VocabularyMismatchError`` when its number of columns differs from
-    ``n_words`` and ``ValueError`` for negative or non-finite counts.
+    ``n_words`` and ``ValueError`` for negative or non-finite counts.  With
+    ``out_of_core=True`` an on-disk corpus (:class:`engine.DiskCounts`, whose
+    rows are read per minibatch) is returned as it is after the shape checks.
     """
     counts = getattr(documents, "counts", documents)
+    if getattr(counts, "out_of_core", False):
+        if not out_of_core:
+            raise TypeError(
+                f"{name} is an out-of-core corpus whose rows are read per minibatch; this operation needs "
+                "the documents in memory: use corpus.subset_to_memory(indices)"
+            )
+        _check_shape(counts, n_words, name)
+        return counts
     if not sp.issparse(counts):
         counts = np.asarray(counts)
         if counts.ndim != 2:
             raise ValueError(f"{name} must be a 2-D documents x words matrix, got shape {counts.shape}")
     counts = sp.csr_matrix(counts)
+    _check_shape(counts, n_words, name)
+    if counts.nnz and (not np.all(np.isfinite(counts.data)) or counts.data.min() < 0):
+        raise ValueError(f"{name} must hold finite, non-negative word counts")
+    if not counts.has_sorted_indices:
+        counts = counts.sorted_indices()
+    return counts
+
+
+def _check_shape(counts, n_words: int | None, name: str) -> None:
     if counts.shape[0] == 0:
         raise EmptyCorpusError(f"{name} has no documents; add documents before training")
     if n_words is not None and counts.shape[1] != n_words:
@@ -48,8 +69,3 @@ def as_counts(documents, n_words: int | None = None, name: str = "corpus") -> sp
             f"{name} has {counts.shape[1]} words (columns) but the model was built for "
             f"n_words={n_words}; build the model with the corpus's vocabulary size"
         )
-    if counts.nnz and (not np.all(np.isfinite(counts.data)) or counts.data.min() < 0):
-        raise ValueError(f"{name} must hold finite, non-negative word counts")
-    if not counts.has_sorted_indices:
-        counts = counts.sorted_indices()
-    return counts

@@ -133,7 +133,8 @@ class SVI:
         blas_threads: int | None = 1,
     ):
         self.model = model
-        self.counts = as_counts(corpus, model.n_words)
+        # an on-disk corpus stays on disk: step() reads each minibatch's rows
+        self.counts = as_counts(corpus, model.n_words, out_of_core=True)
         self.n_docs = self.counts.shape[0]
         self.batch_size = check_int("batch_size", batch_size, 1, self.n_docs)
         self.kappa = _check_kappa(kappa)

@@ -1,0 +1,326 @@
+"""Tests of engine/ondisk.py: disk corpora built by streaming equal the in-memory readers."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import pickle
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+import engine
+from engine import ondisk
+from engine.corpus import Corpus
+from engine.errors import CorpusFormatError, EmptyVocabularyError
+from engine.ondisk import DiskCorpus, DiskCounts
+
+TEXTS = {
+    "a.txt": "The quick brown fox jumps over the lazy dog. The dog sleeps.",
+    "b.txt": "",
+    "c.txt": "Café RÉSUMÉ naïve café; the fox and the dog are friends",
+    "d.txt": "a 1 2 3 it is",  # nothing left after tokenisation and stop words
+    "sub/e.txt": "Dogs and foxes, dogs and foxes: brown dogs everywhere",
+    "sub/f.txt": "brown brown BROWN fox quick quick",
+    "sub/z/g.txt": "lazy summer evenings with a quick brown fox",
+    "a-b/h.txt": "résumé of the lazy dog",
+    "notes.md": "not a text document",
+}
+OPTIONS = [
+    {},
+    {"min_df": 2, "max_df": 0.8},
+    {"max_features": 4},
+    {"stop_words": None, "extra_stop_words": ["fox"], "min_df": 0.2},
+]
+
+
+def write_folder(root, files=TEXTS):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def assert_same(disk: DiskCorpus, corpus: Corpus) -> None:
+    memory = disk.subset_to_memory(np.arange(disk.n_docs))
+    assert disk.vocabulary == corpus.vocabulary
+    assert memory.counts.shape == corpus.counts.shape
+    assert np.array_equal(memory.counts.toarray(), corpus.counts.toarray())
+    assert disk.doc_ids == corpus.doc_ids
+    assert disk.dropped == corpus.dropped and disk.skipped == corpus.skipped
+    assert (disk.n_tokens, disk.nnz) == (corpus.n_tokens, corpus.counts.nnz)
+
+
+# ----------------------------------------------------------------- building
+@pytest.mark.parametrize("options", OPTIONS)
+def test_texts_from_folder_equal_corpus_from_texts(tmp_path, options):
+    source = write_folder(tmp_path / "texts")
+    disk = DiskCorpus.from_texts(source, tmp_path / "disk", chunk_size=2, **options)
+    assert_same(disk, engine.load_corpus(source, **options))
+    assert_same(DiskCorpus.open(tmp_path / "disk"), engine.load_corpus(source, **options))
+
+
+def test_texts_from_zip_csv_and_jsonl_equal_the_readers(tmp_path):
+    with zipfile.ZipFile(tmp_path / "docs.zip", "w") as archive:
+        for name, text in TEXTS.items():
+            archive.writestr(name, text)
+        archive.writestr("__MACOSX/._a.txt", "junk")
+    disk = DiskCorpus.from_texts(tmp_path / "docs.zip", tmp_path / "from_zip", chunk_size=3, min_df=2)
+    assert_same(disk, engine.load_corpus(tmp_path / "docs.zip", min_df=2))
+    frame = pd.DataFrame({"key": [f"k{i}" for i in range(len(TEXTS))], "body": list(TEXTS.values())})
+    frame.to_csv(tmp_path / "docs.csv", index=False)
+    disk = DiskCorpus.from_texts(tmp_path / "docs.csv", tmp_path / "from_csv", text_column="body",
+                                 id_column="key", chunk_size=2)
+    assert_same(disk, engine.load_corpus(tmp_path / "docs.csv", "body", id_column="key"))
+    frame.to_json(tmp_path / "docs.jsonl", orient="records", lines=True)
+    disk = DiskCorpus.from_texts(tmp_path / "docs.jsonl", tmp_path / "from_jsonl", text_column="body",
+                                 chunk_size=4, max_features=3)
+    assert_same(disk, engine.load_corpus(tmp_path / "docs.jsonl", "body", max_features=3))
+
+
+def test_texts_errors_match_the_in_memory_corpus(tmp_path):
+    source = write_folder(tmp_path / "texts")
+    with pytest.raises(EmptyVocabularyError, match="no word is left"):
+        DiskCorpus.from_texts(source, tmp_path / "none", min_df=50)
+    with pytest.raises(ValueError, match="allows fewer documents than min_df"):
+        DiskCorpus.from_texts(source, tmp_path / "none", min_df=3, max_df=2)
+    with pytest.raises(TypeError, match="unknown tokenizer options"):
+        DiskCorpus.from_texts(source, tmp_path / "none", lowercase=False)
+    (tmp_path / "dup.csv").write_text("id,text\nx,dog\nx,cat\n", encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match="repeats the id 'x'"):
+        DiskCorpus.from_texts(tmp_path / "dup.csv", tmp_path / "none", id_column="id")
+    assert not (tmp_path / "none").exists()
+
+
+def uci_file(path, lines, header=(6, 5, None)):
+    n_docs, n_words, nnz = header
+    nnz = len(lines) if nnz is None else nnz
+    text = f"{n_docs}\n{n_words}\n{nnz}\n" + "".join(f"{line}\n" for line in lines)
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text)
+    return path
+
+
+# documents 2 and 6 have no entries; words are unsorted within documents
+UCI_LINES = ["1 3 2", "1 1 1", "3 5 4", "3 2 1", "3 4 7", "4 1 1", "5 5 2", "5 4 1", "5 1 9", "5 2 1"]
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".txt.gz"])
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 100])
+def test_uci_equals_read_uci(tmp_path, suffix, chunk_size):
+    (tmp_path / "vocab.toy.txt").write_text("alpha\nbeta\ngamma\ndelta\népsilon\n", encoding="utf-8")
+    docword = uci_file(tmp_path / f"docword.toy{suffix}", UCI_LINES)
+    disk = DiskCorpus.from_uci(docword, tmp_path / "disk", chunk_size=chunk_size)
+    assert_same(disk, engine.read_uci(docword))
+    assert disk.doc_ids == ("1", "3", "4", "5") and [d.doc_id for d in disk.dropped] == ["2", "6"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "header", "match"),
+    [
+        (["1 1 1", "3 1 1", "2 1 1"], (6, 5, None), "sorted by docID"),
+        (["1 1 1", "1 2 1", "1 1 4"], (6, 5, None), "appears twice"),
+        (["1 1 1", "1 9 1"], (6, 5, None), "wordID 9 is outside"),
+        (["1 1 1", "1 2 0"], (6, 5, None), "count 0 is outside"),
+        (["1 1 1", "1 2 1"], (6, 5, 3), "announces NNZ=3"),
+        (["1 1 1", "1 2 x"], (6, 5, None), "cannot parse"),
+    ],
+)
+def test_malformed_uci_is_rejected_and_leaves_nothing(tmp_path, lines, header, match):
+    (tmp_path / "vocab.txt").write_text("a\nb\nc\nd\ne\n")
+    docword = uci_file(tmp_path / "docword.bad.txt", lines, header)
+    with pytest.raises(CorpusFormatError, match=match):
+        DiskCorpus.from_uci(docword, tmp_path / "out" / "disk", chunk_size=1)
+    assert list((tmp_path / "out").iterdir()) == []  # no target, no half-built hidden folder
+
+
+def test_failure_midway_leaves_no_target(tmp_path, monkeypatch):
+    source = write_folder(tmp_path / "texts")
+    calls = []
+
+    def failing(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("disk full")
+        return real(*args)
+
+    real = ondisk._count_chunk
+    monkeypatch.setattr(ondisk, "_count_chunk", failing)
+    with pytest.raises(RuntimeError, match="disk full"):
+        DiskCorpus.from_texts(source, tmp_path / "out" / "disk", chunk_size=2)
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_overwrite_replaces_only_disk_corpora(tmp_path):
+    first = DiskCorpus.from_counts(np.array([[1, 0], [2, 3]]), tmp_path / "disk")
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        DiskCorpus.from_counts(np.array([[1, 1]]), tmp_path / "disk")
+    second = DiskCorpus.from_counts(np.array([[1, 1]]), tmp_path / "disk", overwrite=True)
+    assert (first.n_docs, second.n_docs) == (2, 1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["disk"]
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "precious.txt").write_text("keep me")
+    with pytest.raises(FileExistsError, match="not a disk corpus"):
+        DiskCorpus.from_counts(np.array([[1, 1]]), tmp_path / "other", overwrite=True)
+    assert (tmp_path / "other" / "precious.txt").exists()
+
+
+def test_files_are_plain_npy_and_a_manifest(tmp_path):
+    counts = sp.random(40, 30, density=0.2, format="csr", random_state=0, data_rvs=lambda n: np.arange(1, n + 1))
+    corpus = Corpus.from_counts(counts)
+    disk = DiskCorpus.from_counts(corpus, tmp_path / "disk", chunk_size=7)
+    manifest = json.loads((tmp_path / "disk" / "manifest.json").read_text())
+    assert manifest["format"] == "engine-disk-corpus" and manifest["version"] == 1
+    assert (manifest["n_docs"], manifest["n_words"], manifest["nnz"], manifest["n_tokens"]) == (
+        corpus.n_docs, corpus.n_words, corpus.counts.nnz, corpus.n_tokens)
+    assert manifest["dtypes"] == {"indptr": "int64", "indices": "int32", "data": "int32"}
+    for name, array in (("indptr", corpus.counts.indptr), ("indices", corpus.counts.indices),
+                        ("data", corpus.counts.data)):
+        loaded = np.load(tmp_path / "disk" / f"{name}.npy", mmap_mode="r")
+        assert isinstance(loaded, np.memmap) and np.array_equal(loaded, array)
+    assert_same(disk, corpus)
+
+
+# ------------------------------------------------------------------ reading
+@pytest.fixture
+def csr_with_empty_rows():
+    rng = np.random.default_rng(3)
+    dense = rng.poisson(0.4, size=(60, 25)) * (rng.random((60, 1)) < 0.8)  # about a fifth of the rows empty
+    dense[-1] = 0
+    return sp.csr_matrix(dense)
+
+
+def disk_counts(tmp_path, matrix) -> DiskCounts:
+    arrays = {"indptr": matrix.indptr.astype(np.int64), "indices": matrix.indices.astype(np.int32),
+              "data": matrix.data.astype(np.int32)}
+    for name, array in arrays.items():
+        np.save(tmp_path / f"{name}.npy", array)
+    mapped = {name: np.load(tmp_path / f"{name}.npy", mmap_mode="r") for name in arrays}
+    return DiskCounts(mapped["indptr"], mapped["indices"], mapped["data"], matrix.shape[1])
+
+
+def assert_same_csr(got, expected):
+    assert isinstance(got, sp.csr_matrix) and got.shape == expected.shape
+    assert np.array_equal(got.indptr, expected.indptr) and np.array_equal(got.indices, expected.indices)
+    assert np.array_equal(got.data, expected.data) and got.data.dtype == np.int64
+
+
+def test_row_gathering_equals_csr_indexing(tmp_path, csr_with_empty_rows):
+    matrix = csr_with_empty_rows
+    counts = disk_counts(tmp_path, matrix)
+    assert counts.shape == matrix.shape and counts.nnz == matrix.nnz
+    rng = np.random.default_rng(0)
+    empty_rows = np.flatnonzero(np.diff(matrix.indptr) == 0)
+    keys = [rng.integers(0, 60, size=n) for n in (1, 7, 60, 200)]  # with repeats
+    keys += [empty_rows, np.repeat(empty_rows, 3), rng.permutation(60), np.array([], dtype=np.int64),
+             np.array([-1, -60, 0, 59]), rng.random(60) < 0.5, [3, 3, 3], np.arange(60, dtype=np.uint32)]
+    keys += [slice(None), slice(5, 17), slice(50, 70), slice(10, 2), slice(None, None, 7), slice(None, None, -3)]
+    for key in keys:
+        assert_same_csr(counts[key], matrix[key])
+    for index in (0, 17, -1):
+        assert_same_csr(counts[index], matrix[[index]])
+    with pytest.raises(IndexError, match="out of range"):
+        counts[[0, 60]]
+    with pytest.raises(IndexError, match="rows only"):
+        counts[0, 1]
+    assert np.array_equal(counts.row_sums(), matrix.sum(axis=1).A1)
+
+
+def test_subset_to_memory_equals_corpus_subset(tmp_path):
+    corpus = engine.load_corpus(write_folder(tmp_path / "texts"))
+    disk = DiskCorpus.from_counts(corpus, tmp_path / "disk")
+    for rows in ([2, 0], [1], slice(1, None)):
+        got, expected = disk.subset_to_memory(rows), corpus.subset(np.arange(corpus.n_docs)[rows])
+        assert np.array_equal(got.counts.toarray(), expected.counts.toarray())
+        assert got.doc_ids == expected.doc_ids and got.vocabulary == expected.vocabulary
+
+
+# --------------------------------------------------------------- validation
+def resave(name, change):
+    def damage(folder):
+        array = np.load(folder / f"{name}.npy")
+        np.save(folder / f"{name}.npy", change(array.copy()))
+    return damage
+
+
+def set_at(index, value):
+    def change(array):
+        array[index] = value
+        return array
+    return change
+
+
+def edit_manifest(**fields):
+    def damage(folder):
+        manifest = json.loads((folder / "manifest.json").read_text())
+        (folder / "manifest.json").write_text(json.dumps({**manifest, **fields}))
+    return damage
+
+
+DAMAGES = {
+    "missing manifest": (lambda f: (f / "manifest.json").unlink(), "manifest.json is missing"),
+    "manifest not json": (lambda f: (f / "manifest.json").write_text("{oops"), "not valid JSON"),
+    "foreign format": (edit_manifest(format="something-else"), "not a version-1"),
+    "bad count": (edit_manifest(n_docs=-3), "n_docs=-3"),
+    "missing indices": (lambda f: (f / "indices.npy").unlink(), "indices.npy is missing"),
+    "not npy": (lambda f: (f / "data.npy").write_bytes(b"garbage"), "data.npy is not a valid .npy"),
+    "wrong size": (resave("indices", lambda a: a[:-1]), "indices.npy holds int32 of shape"),
+    "wrong dtype": (resave("data", lambda a: a.astype(np.int64)), "data.npy holds int64"),
+    "indptr end": (resave("indptr", set_at(-1, 3)), "indptr.npy runs from 0 to 3"),
+    "not monotone": (resave("indptr", set_at(2, 1)), "not monotone"),
+    "empty row": (resave("indptr", lambda a: set_at(2, a[1])(a)), "row 1 is empty"),
+    "index out of range": (resave("indices", set_at(4, 30)), "word 30, outside \\[0, 30\\)"),
+    "unsorted in row": (resave("indices", lambda a: np.concatenate([a[:1], a[1:3][::-1], a[3:]])), "not sorted"),
+    "unsorted across pieces": (resave("indices", lambda a: np.concatenate([a[:4], a[4:6][::-1], a[6:]])),
+                               "not sorted"),
+    "zero count": (resave("data", set_at(5, 0)), "count 0"),
+    "token total": (edit_manifest(n_tokens=1), "sums to"),
+    "vocabulary size": (lambda f: (f / "vocab.txt").write_text("only\nthree\nwords\n"), "vocab.txt has 3 lines"),
+    "missing vocabulary": (lambda f: (f / "vocab.txt").unlink(), "vocab.txt is missing"),
+}
+
+
+@pytest.mark.parametrize("scan", [None, 5])
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_damaged_folders_are_rejected(tmp_path, monkeypatch, damage, scan):
+    if scan:  # the full check reads the arrays in pieces of 5 entries: damage across piece boundaries
+        monkeypatch.setattr(ondisk, "_SCAN", scan)
+    rng = np.random.default_rng(1)
+    counts = rng.poisson(1.0, size=(20, 30)) + (np.arange(30) == 0)  # no empty rows, several words per row
+    DiskCorpus.from_counts(counts, tmp_path / "disk")
+    DiskCorpus.open(tmp_path / "disk")  # intact
+    act, match = DAMAGES[damage]
+    act(tmp_path / "disk")
+    with pytest.raises(CorpusFormatError, match=match):
+        DiskCorpus.open(tmp_path / "disk")
+
+
+def test_open_rejects_a_missing_folder(tmp_path):
+    with pytest.raises(CorpusFormatError, match="is not a folder"):
+        DiskCorpus.open(tmp_path / "nowhere")
+
+
+def test_pickling_reopens_the_folder(tmp_path):
+    disk = DiskCorpus.from_counts(np.array([[1, 0, 2], [0, 3, 0]]), tmp_path / "disk", vocabulary=["a", "b", "c"])
+    copy = pickle.loads(pickle.dumps(disk))
+    assert len(pickle.dumps(disk)) < 500 and isinstance(copy.counts.data, np.memmap)
+    assert copy.vocabulary == ("a", "b", "c") and np.array_equal(copy.counts[:].toarray(), [[1, 0, 2], [0, 3, 0]])
+
+
+# ----------------------------------------------------------------- training
+def test_svi_on_a_disk_corpus_matches_svi_in_memory(tmp_path, planted_corpus):
+    disk = DiskCorpus.from_counts(planted_corpus.counts, tmp_path / "disk")
+    memory = disk.subset_to_memory(slice(None)).counts
+    on_disk, in_memory = (engine.LDA(planted_corpus.n_topics, disk.n_words, seed=0) for _ in range(2))
+    trainer = engine.SVI(on_disk, disk, batch_size=16, seed=3)
+    reference = engine.SVI(in_memory, memory, batch_size=16, seed=3)
+    report = trainer.run(n_steps=4)
+    reference.run(n_steps=4)
+    assert report.t == 4 and trainer.docs_seen == 64
+    assert np.array_equal(on_disk.lambda_, in_memory.lambda_)
