@@ -1,0 +1,66 @@
+"""Streamlit caches around engine calls: samples, corpora, document-topic matrices, clouds.
+
+Everything here is keyed by values (sample key, preprocessing, run id and training step),
+so a cache entry is never wrong for another session; objects that cannot be hashed are
+passed with a leading underscore and identified by the key arguments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from explorer import clouds, samples, uploads
+from explorer.engine_api import most_likely_topics
+from explorer.runs import ThreadLimiter
+from explorer.storage import Collection
+
+__all__ = ["doc_topic", "limiter", "sample_collection", "sample_source", "source_collection", "word_cloud"]
+
+
+@st.cache_resource(show_spinner=False)
+def limiter() -> ThreadLimiter:
+    """The server-wide cap on training threads (one object for all sessions)."""
+    return ThreadLimiter()
+
+
+@st.cache_resource(show_spinner="Reading the sample collection…")
+def sample_source(key: str) -> uploads.Source:
+    sample = next(s for s in samples.SAMPLES if s.key == key)
+    path = sample.file()
+    return uploads.read_upload([(path.name, path.read_bytes())])
+
+
+@st.cache_resource(show_spinner="Counting words…", max_entries=8)
+def source_collection(source_id: str, name: str, origin: str, preprocessing: uploads.Preprocessing,
+                      text_column: str | None, title_column: str | None, _source: uploads.Source) -> Collection:
+    """The collection of a source under the given preprocessing (``source_id`` identifies ``_source``)."""
+    corpus = uploads.build_corpus(_source, preprocessing, text_column, title_column)
+    return Collection.of(corpus, name, origin)
+
+
+def sample_collection(key: str, preprocessing: uploads.Preprocessing | None = None) -> Collection:
+    sample = next(s for s in samples.SAMPLES if s.key == key)
+    return source_collection(f"sample:{key}", sample.title, f"sample:{key}",
+                             preprocessing or sample.preprocessing, sample.text_column, sample.title_column,
+                             sample_source(key))
+
+
+@st.cache_resource(show_spinner="Working out the topics of every document…", max_entries=6)
+def doc_topic(run_id: str, step: int, collection_key: str, _model, _counts) -> np.ndarray:
+    """E[theta_d] of every document of the collection under the model at ``step``."""
+    return np.asarray(_model.transform(_counts))
+
+
+@st.cache_resource(show_spinner=False, max_entries=12)
+def word_topic_of_document(run_id: str, step: int, row: int, _model, _counts, _theta) -> dict[int, int]:
+    """Most likely topic of each word (vocabulary index) of one document."""
+    document = _counts[row]
+    topics = most_likely_topics(_model, document, doc_topic=_theta[None, :])
+    return {int(w): int(k) for w, k in zip(document.indices, topics, strict=True)}
+
+
+@st.cache_data(show_spinner=False, max_entries=300)
+def word_cloud(words: tuple[tuple[str, float], ...], color: str) -> bytes:
+    """PNG of a topic's word cloud (cached on the rounded weights, so it is redrawn only on change)."""
+    return clouds.word_cloud_png(dict(words), color)

@@ -1,0 +1,85 @@
+"""The engine names the explorer uses, gathered in one place.
+
+Pages and helpers import engine functionality from here, so a renamed or moved
+engine function is adapted in one file.  Nothing here computes anything: topic order,
+topics in use, relevance ranking, word colouring, top documents and word counts all
+come from the engine's public API.
+"""
+
+from __future__ import annotations
+
+from engine import (
+    HDP,
+    LDA,
+    SVI,
+    BatchVI,
+    Corpus,
+    DroppedDocument,
+    EmptyCorpusError,
+    EmptyVocabularyError,
+    EngineError,
+    LoadedModel,
+    MissingColumnError,
+    ModelFileError,
+    Snapshot,
+    TrainingRun,
+    decode_text,
+    heldout_split,
+    load_model,
+    most_likely_topics,
+    read_ldac,
+    read_table,
+    read_txt_files,
+    read_uci,
+    read_zip,
+    save_model,
+    step_size,
+    text_segments,
+    top_corpus_words,
+    top_documents,
+    top_relevant_words,
+)
+
+__all__ = [
+    "HDP",
+    "LDA",
+    "SVI",
+    "BatchVI",
+    "Corpus",
+    "DroppedDocument",
+    "EmptyCorpusError",
+    "EmptyVocabularyError",
+    "EngineError",
+    "LoadedModel",
+    "MissingColumnError",
+    "ModelFileError",
+    "Snapshot",
+    "TrainingRun",
+    "decode_text",
+    "heldout_split",
+    "load_model",
+    "most_likely_topics",
+    "read_ldac",
+    "read_table",
+    "read_txt_files",
+    "read_uci",
+    "read_zip",
+    "save_model",
+    "step_size",
+    "text_segments",
+    "top_corpus_words",
+    "top_documents",
+    "top_relevant_words",
+    "topic_order",
+    "topics_covering",
+]
+
+
+def topic_order(model):
+    """``model.topic_order()``: topic indices, heaviest corpus weight first (LDA and HDP)."""
+    return model.topic_order()
+
+
+def topics_covering(model, mass: float = 0.95) -> int:
+    """``model.topics_covering(mass)``: fewest topics explaining ``mass`` of the words."""
+    return model.topics_covering(mass)

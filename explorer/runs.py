@@ -1,0 +1,398 @@
+"""The runs of a browser session: settings, the engine's TrainingRun, labels, checkpoints.
+
+No Streamlit here.  A :class:`RunRecord` wraps one :class:`engine.TrainingRun` (or a
+model loaded from a file) with what the explorer shows about it; :class:`SessionRuns`
+is the list of one session's runs; :class:`ThreadLimiter` caps the training threads of
+the whole server.  Training happens only in the engine's thread; this module only
+starts, steers and reads it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import time
+import uuid
+import warnings
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from explorer import storage
+from explorer.engine_api import (
+    HDP,
+    LDA,
+    SVI,
+    BatchVI,
+    LoadedModel,
+    Snapshot,
+    TrainingRun,
+    heldout_split,
+)
+from explorer.storage import Collection
+
+__all__ = [
+    "CapReachedError",
+    "RunRecord",
+    "RunSettings",
+    "SessionRuns",
+    "ThreadLimiter",
+    "create_run",
+    "default_settings",
+    "load_record",
+    "resume_checkpoint",
+]
+
+ACTIVE = ("running", "paused")
+
+
+def _env_number(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    try:
+        return float(value) if value else default
+    except ValueError:
+        return default
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything chosen on the Train page for one run."""
+
+    model: str = "LDA"  # "LDA" or "HDP"
+    n_topics: int = 10  # K
+    doc_truncation: int = 15  # T (HDP)
+    alpha: float | None = None  # None: 1/K for LDA, 1 for the HDP
+    eta: float = 0.01
+    omega: float = 1.0  # HDP corpus-level concentration (engine HDP's gamma)
+    # the paper recommends kappa 0.9, tau 1; on the bundled State of the Union sample
+    # (K = 10, S = 256, 3 passes, 2 seeds) kappa 0.7, tau 64 reached -7.45 nats/word
+    # against -7.79 for (0.9, 1), -7.55 for (0.7, 16) and -7.46 for (0.6, 256)
+    kappa: float = 0.7
+    tau: float = 64.0
+    batch_size: int = 256
+    n_test: int = 300
+    seed: int = 0
+    target_docs: int = 50_000
+    algorithm: str = "svi"  # "svi" or "batch"
+
+    def label(self) -> str:
+        """Short text naming the settings, for legends and the run list."""
+        model = f"LDA K={self.n_topics}" if self.model == "LDA" else f"HDP K={self.n_topics} T={self.doc_truncation}"
+        if self.algorithm == "batch":
+            return f"batch VI · {model}"
+        return f"{model} · κ={self.kappa:g} τ={self.tau:g} S={self.batch_size:,}"
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> RunSettings:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def default_settings(n_docs: int, n_topics: int = 10) -> RunSettings:
+    """Good defaults for a collection of ``n_docs`` documents."""
+    n_test = max(1, min(300, n_docs // 10))
+    n_train = max(1, n_docs - n_test)
+    return RunSettings(n_topics=n_topics, batch_size=min(256, n_train), n_test=n_test,
+                       target_docs=int(min(1_000_000, max(5_000, 10 * n_train))))
+
+
+def eval_every(n_train: int, batch_size: int) -> int:
+    """Documents between two held-out evaluations: about a fifth of a pass, at least one minibatch."""
+    return max(batch_size, min(n_train // 5, 20 * batch_size))
+
+
+class CapReachedError(RuntimeError):
+    """The server already trains as many runs as it allows."""
+
+
+class ThreadLimiter:
+    """Caps the number of live training threads on the whole server (all sessions)."""
+
+    def __init__(self, cap: int | None = None):
+        self.cap = int(_env_number("SVI_TOPICS_MAX_TRAINING_THREADS", 2)) if cap is None else int(cap)
+        self._lock = threading.Lock()
+        self._runs: weakref.WeakSet = weakref.WeakSet()
+
+    def active(self) -> int:
+        return sum(1 for run in list(self._runs) if run.is_alive)
+
+    def has_room(self) -> bool:
+        return self.active() < self.cap
+
+    def message(self) -> str:
+        return (f"This server already trains {self.active()} runs at once, its limit "
+                f"(SVI_TOPICS_MAX_TRAINING_THREADS={self.cap}). Stop a run first — a paused run "
+                "still holds its place — or wait until one finishes.")
+
+    def start(self, run: TrainingRun) -> None:
+        """Start ``run`` if the cap allows; raises :class:`CapReachedError` otherwise."""
+        with self._lock:
+            if self.active() >= self.cap:
+                raise CapReachedError(self.message())
+            run.start()
+            self._runs.add(run)
+
+
+class RunRecord:
+    """One run as the explorer knows it: name, settings, collection, labels and the engine run."""
+
+    def __init__(self, run_id: str, name: str, settings: RunSettings, collection: Collection | None,
+                 run: TrainingRun | None = None, loaded: LoadedModel | None = None,
+                 labels: dict[int, str] | None = None, checkpointed: bool = True):
+        self.run_id = run_id
+        self.name = name
+        self.settings = settings
+        self.collection = collection
+        self.run = run
+        self.loaded = loaded
+        self.labels: dict[int, str] = dict(labels or {})
+        self.created = time.time()
+        self.checkpointed = checkpointed
+        self.file_bytes: bytes | None = None  # the model file a loaded run came from
+        self._model: Any = None
+        self._model_step = -1
+
+    # ------------------------------------------------------------ reading
+    def snapshot(self) -> Snapshot | None:
+        return None if self.run is None else self.run.snapshot()
+
+    @property
+    def status(self) -> str:
+        snap = self.snapshot()
+        return "loaded" if snap is None else snap.status
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE
+
+    @property
+    def can_continue(self) -> bool:
+        """A stopped or loaded run with a trainer state can go on training."""
+        if self.run is not None:
+            return self.status in ("stopped", "finished") and self.collection is not None
+        return self.loaded is not None and self.loaded.trainer_state is not None and self.collection is not None
+
+    def curve(self) -> tuple[tuple, tuple]:
+        """(held-out evaluations, setting changes) recorded so far."""
+        snap = self.snapshot()
+        if snap is not None:
+            return snap.history, snap.changes
+        if self.loaded is not None:
+            return tuple(self.loaded.history), tuple(self.loaded.changes)
+        return (), ()
+
+    def model(self) -> Any:
+        """A model to browse: a copy taken between two steps, refreshed when training advanced."""
+        if self.run is None:
+            return None if self.loaded is None else self.loaded.model
+        step = self.run.snapshot().t
+        if self._model is None or step != self._model_step:
+            self._model = self.run.model_copy()
+            self._model_step = step
+        return self._model
+
+    @property
+    def model_step(self) -> int:
+        snap = self.snapshot()
+        return snap.t if snap is not None else int((self.loaded.trainer_state or {}).get("t", 0))
+
+    @property
+    def vocabulary(self) -> tuple[str, ...] | None:
+        if self.collection is not None:
+            return self.collection.corpus.vocabulary
+        return None if self.loaded is None else self.loaded.vocabulary
+
+    def label(self, topic: int, top_words: tuple[str, ...] | list[str] = ()) -> str:
+        """The user's label of a topic, or "Topic 3: tax, income, million" by default."""
+        custom = self.labels.get(int(topic), "").strip()
+        if custom:
+            return custom
+        words = ", ".join(list(top_words)[:3])
+        return f"Topic {int(topic) + 1}" + (f": {words}" if words else "")
+
+    # ------------------------------------------------------------ steering
+    def stop(self, timeout: float = 5.0) -> None:
+        if self.run is not None and self.run.is_alive:
+            self.run.stop(timeout=timeout)
+
+    def save_record(self) -> None:
+        """Write the explorer's record beside the checkpoint (labels included)."""
+        if not self.checkpointed or self.collection is None:
+            return
+        storage.write_record(self.run_id, {
+            "run_id": self.run_id, "name": self.name, "settings": self.settings.to_dict(),
+            "collection_key": self.collection.key, "collection_name": self.collection.name,
+            "labels": {str(k): v for k, v in self.labels.items()}, "created": self.created,
+        })
+
+    def explorer_extra(self) -> dict:
+        """What a model file needs for the explorer to browse it and continue training."""
+        return {"explorer": {
+            "run_id": self.run_id, "name": self.name, "settings": self.settings.to_dict(),
+            "collection_key": None if self.collection is None else self.collection.key,
+            "collection_name": None if self.collection is None else self.collection.name,
+            "labels": {str(k): v for k, v in self.labels.items()},
+        }}
+
+
+def _make_model(settings: RunSettings, n_words: int):
+    if settings.model == "HDP":
+        return HDP(n_topics=settings.n_topics, doc_truncation=settings.doc_truncation, n_words=n_words,
+                   alpha=1.0 if settings.alpha is None else settings.alpha, gamma=settings.omega,
+                   eta=settings.eta, seed=settings.seed)
+    return LDA(n_topics=settings.n_topics, n_words=n_words, alpha=settings.alpha, eta=settings.eta,
+               seed=settings.seed)
+
+
+def split(collection: Collection, settings: RunSettings):
+    """The held-out split of a run: (train, observed, heldout), the same for the same settings."""
+    return heldout_split(collection.corpus.counts, n_test=settings.n_test, seed=settings.seed)
+
+
+def _heartbeat_timeout() -> float:
+    return _env_number("SVI_TOPICS_HEARTBEAT_TIMEOUT", 600.0)
+
+
+def create_run(collection: Collection, settings: RunSettings, name: str, *, max_seconds: float | None = None,
+               checkpoint: bool = True) -> RunRecord:
+    """Build (not start) a run of ``settings`` on ``collection``."""
+    train, observed, heldout = split(collection, settings)
+    model = _make_model(settings, collection.corpus.n_words)
+    run_id = uuid.uuid4().hex[:12]
+    with warnings.catch_warnings():
+        # kappa at 0.5 is allowed for teaching; the Train page explains the convergence range
+        warnings.simplefilter("ignore", UserWarning)
+        if settings.algorithm == "batch":
+            trainer = BatchVI(model, train)
+            every = train.shape[0]
+        else:
+            batch_size = min(settings.batch_size, train.shape[0])
+            trainer = SVI(model, train, batch_size=batch_size, kappa=settings.kappa, tau=settings.tau,
+                          seed=settings.seed)
+            every = eval_every(train.shape[0], batch_size)
+    record = RunRecord(run_id, name, settings, collection, checkpointed=checkpoint)
+    record.run = TrainingRun(
+        trainer, observed, heldout, vocabulary=collection.corpus.vocabulary, eval_every_docs=every,
+        target_docs=settings.target_docs if settings.algorithm == "svi" else None,
+        checkpoint_path=storage.checkpoint_path(run_id) if checkpoint else None, name=name,
+        checkpoint_every_seconds=_env_number("SVI_TOPICS_CHECKPOINT_SECONDS", 30.0), max_seconds=max_seconds,
+        heartbeat_timeout=_heartbeat_timeout(), extra=record.explorer_extra(),
+    )
+    if checkpoint:
+        storage.prune_checkpoints(int(_env_number("SVI_TOPICS_MAX_CHECKPOINTS", 30)) - 1)
+        storage.save_collection(collection)
+        record.save_record()
+    return record
+
+
+def resume_checkpoint(source: Any, collection: Collection, settings: RunSettings, name: str,
+                      labels: dict[int, str] | None = None) -> RunRecord:
+    """A new run that continues a checkpoint (a path or a model file's bytes) exactly.
+
+    The new run gets its own id and checkpoint file, so the original stays as it was.
+    """
+    train, observed, heldout = split(collection, settings)
+    run_id = uuid.uuid4().hex[:12]
+    record = RunRecord(run_id, name, settings, collection, labels=labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        record.run = TrainingRun.resume_from(
+            source, train, observed, heldout, name=name, checkpoint_path=storage.checkpoint_path(run_id),
+            checkpoint_every_seconds=_env_number("SVI_TOPICS_CHECKPOINT_SECONDS", 30.0),
+            heartbeat_timeout=_heartbeat_timeout(), extra=record.explorer_extra(),
+            target_docs=settings.target_docs if settings.algorithm == "svi" else None,
+        )
+    storage.save_collection(collection)
+    record.save_record()
+    return record
+
+
+def load_record(loaded: LoadedModel, name: str, collection: Collection | None) -> RunRecord:
+    """A browse-only record of a model read from a file."""
+    info = loaded.extra.get("explorer", {}) if isinstance(loaded.extra.get("explorer"), dict) else {}
+    settings = RunSettings.from_dict(info.get("settings", {})) if info.get("settings") else RunSettings(
+        model=type(loaded.model).__name__ if type(loaded.model).__name__ in ("LDA", "HDP") else "LDA",
+        n_topics=loaded.model.n_topics)
+    labels = {int(k): str(v) for k, v in (info.get("labels") or {}).items() if str(k).isdigit()}
+    return RunRecord(uuid.uuid4().hex[:12], name, settings, collection, loaded=loaded, labels=labels,
+                     checkpointed=False)
+
+
+class SessionRuns:
+    """The runs of one browser session, in the order they were made."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, RunRecord] = {}
+        self.comparison: Any = None  # explorer.comparison.Comparison
+        self._counter = 0
+        self._orphan_timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self):
+        return iter(list(self.records.values()))
+
+    def next_name(self, settings: RunSettings) -> str:
+        self._counter += 1
+        return f"#{self._counter} {settings.label()}"
+
+    def add(self, record: RunRecord) -> RunRecord:
+        self.records[record.run_id] = record
+        return record
+
+    def get(self, run_id: str | None) -> RunRecord | None:
+        return self.records.get(run_id) if run_id else None
+
+    def latest(self) -> RunRecord | None:
+        return next(reversed(self.records.values()), None) if self.records else None
+
+    def remove(self, run_id: str) -> None:
+        record = self.records.pop(run_id, None)
+        if record is not None:
+            record.stop()
+
+    def any_active(self) -> bool:
+        comparison_active = self.comparison is not None and self.comparison.active
+        return comparison_active or any(record.active for record in self)
+
+    def heartbeat(self) -> None:
+        for record in self:
+            if record.run is not None and record.active:
+                record.run.heartbeat()
+
+    def stop_all(self, timeout: float = 5.0) -> None:
+        if self.comparison is not None:
+            self.comparison.stop()
+        for record in self:
+            record.stop(timeout)
+
+    def clear(self) -> None:
+        self.stop_all()
+        self.records.clear()
+        self.comparison = None
+
+    # ---------------------------------------------- the browser tab went away
+    def orphaned(self, grace_seconds: float) -> None:
+        """The session disconnected: stop everything unless it reconnects within the grace period."""
+        with self._lock:
+            if self._orphan_timer is not None:
+                self._orphan_timer.cancel()
+            if grace_seconds <= 0:
+                self._orphan_timer = None
+                self.stop_all()
+                return
+            self._orphan_timer = threading.Timer(grace_seconds, self.stop_all)
+            self._orphan_timer.daemon = True
+            self._orphan_timer.start()
+
+    def reconnected(self) -> None:
+        with self._lock:
+            if self._orphan_timer is not None:
+                self._orphan_timer.cancel()
+                self._orphan_timer = None

@@ -1,0 +1,107 @@
+"""Tidy DataFrames built from runs and models, for charts, tables and CSV downloads (no Streamlit)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from explorer import formatting
+from explorer.engine_api import step_size, top_relevant_words
+from explorer.runs import RunRecord
+
+__all__ = [
+    "changes_frame",
+    "curves_frame",
+    "doc_topic_frame",
+    "run_table",
+    "schedule_frame",
+    "topic_words_frame",
+    "topics_csv_frame",
+]
+
+SETTING_SYMBOLS = {"kappa": "κ", "tau": "τ", "batch_size": "S"}
+CURVE_COLUMNS = ["run", "step", "docs_seen", "seconds", "heldout_loglik", "rho"]
+
+
+def curves_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
+    """One row per held-out evaluation of each run: run, step, docs_seen, seconds, heldout_loglik, rho."""
+    rows = []
+    for record in records:
+        history, _ = record.curve()
+        rows.extend((record.name, p.step, p.docs_seen, p.seconds, p.heldout_loglik, p.rho) for p in history)
+    return pd.DataFrame(rows, columns=CURVE_COLUMNS)
+
+
+def _value(name: str, value: float) -> str:
+    return formatting.count(value) if name == "batch_size" else f"{value:g}"
+
+
+def changes_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
+    """One row per mid-run setting change: run, step, docs_seen, seconds, change ("κ 0.9 → 0.5")."""
+    rows = []
+    for record in records:
+        _, changes = record.curve()
+        for c in changes:
+            symbol = SETTING_SYMBOLS.get(c.name, c.name)
+            rows.append((record.name, c.step, c.docs_seen, c.seconds,
+                         f"{symbol} {_value(c.name, c.old)} → {_value(c.name, c.new)}"))
+    return pd.DataFrame(rows, columns=["run", "step", "docs_seen", "seconds", "change"])
+
+
+def run_table(records: Sequence[RunRecord], status_text) -> pd.DataFrame:
+    """The run list: one row per run with its settings and progress, formatted for people."""
+    rows = []
+    for record in records:
+        snap = record.snapshot()
+        history, _ = record.curve()
+        s = record.settings
+        rows.append({
+            "Run": record.name,
+            "Status": status_text(record),
+            "Model": s.model if s.model == "LDA" else f"HDP (T={s.doc_truncation})",
+            "K": s.n_topics,
+            "κ": "—" if s.algorithm == "batch" else f"{(snap.kappa if snap and snap.kappa is not None else s.kappa):g}",
+            "τ": "—" if s.algorithm == "batch" else f"{(snap.tau if snap and snap.tau is not None else s.tau):g}",
+            "S": formatting.count(snap.batch_size if snap else s.batch_size),
+            "Documents analysed": formatting.count(
+                snap.docs_seen if snap else (history[-1].docs_seen if history else 0)),
+            "Training time": formatting.duration(snap.seconds if snap else (history[-1].seconds if history else 0)),
+            "Held-out log likelihood": formatting.number(history[-1].heldout_loglik) if history else "–",
+        })
+    return pd.DataFrame(rows)
+
+
+def schedule_frame(kappa: float, tau: float, batch_size: int, target_docs: int, points: int = 150) -> pd.DataFrame:
+    """rho_t = (t + tau)^-kappa over the updates a run of ``target_docs`` documents makes."""
+    n_steps = max(1, int(np.ceil(target_docs / max(1, batch_size))))
+    steps = np.unique(np.linspace(1, n_steps, min(points, n_steps)).round().astype(int))
+    return pd.DataFrame({"docs_seen": steps * batch_size, "rho": step_size(steps, kappa, tau)})
+
+
+def topic_words_frame(model, vocabulary: Sequence[str], weight: float, n: int) -> list[pd.DataFrame]:
+    """Per topic, its ``n`` most relevant words (LDAvis relevance with lambda = ``weight``)."""
+    indices, probabilities = top_relevant_words(model, n=n, weight=weight)
+    return [
+        pd.DataFrame({"word": [vocabulary[i] for i in row], "probability": probs, "rank": np.arange(len(row))})
+        for row, probs in zip(indices, probabilities, strict=True)
+    ]
+
+
+def topics_csv_frame(model, vocabulary: Sequence[str], labels: Sequence[str], n: int = 30) -> pd.DataFrame:
+    """Download table: topic, label, word, weight (p(w | topic)) for each topic's ``n`` most probable words."""
+    indices, probabilities = top_relevant_words(model, n=n, weight=1.0)
+    rows = [(k + 1, labels[k], vocabulary[i], float(p))
+            for k, (row, probs) in enumerate(zip(indices, probabilities, strict=True))
+            for i, p in zip(row, probs, strict=True)]
+    return pd.DataFrame(rows, columns=["topic", "label", "word", "weight"])
+
+
+def doc_topic_frame(doc_topic: np.ndarray, doc_ids: Sequence[str], titles: Sequence[str],
+                    labels: Sequence[str]) -> pd.DataFrame:
+    """Download table: one row per document, one column of proportions per topic label."""
+    frame = pd.DataFrame(np.asarray(doc_topic), columns=list(labels))
+    frame.insert(0, "title", list(titles))
+    frame.insert(0, "doc_id", list(doc_ids))
+    return frame

@@ -1,0 +1,104 @@
+"""The Topics page's live part: HDP stick weights and one card per topic (a fragment)."""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from explorer import cached, charts, formatting, state, tables, ui
+from explorer.engine_api import topic_order, topics_covering
+from explorer.runs import RunRecord
+from explorer.state import Keys
+
+__all__ = ["topic_labels", "topic_panel"]
+
+CLOUD_SECONDS = 5.0  # while training, a topic's cloud is redrawn at most this often
+CLOUD_WORDS = 25
+
+
+def vocabulary_of(record: RunRecord, n_words: int) -> tuple[str, ...]:
+    return record.vocabulary or tuple(f"word {i}" for i in range(n_words))
+
+
+def topic_labels(record: RunRecord, model) -> list[str]:
+    """The label of every topic (the user's, or "Topic k: three top words")."""
+    vocabulary = vocabulary_of(record, model.n_words)
+    top = tables.topic_words_frame(model, vocabulary, 1.0, 3)
+    return [record.label(k, list(frame["word"])) for k, frame in enumerate(top)]
+
+
+def _save_label(record: RunRecord, topic: int, key: str) -> None:
+    record.labels[topic] = str(state.get(key)).strip()
+    record.save_record()
+
+
+def _cloud(record: RunRecord, topic: int, words: pd.DataFrame, training: bool) -> bytes:
+    memory = state.cloud_memory()
+    remembered = memory.get((record.run_id, topic))
+    if remembered is not None and training and time.monotonic() - remembered[0] < CLOUD_SECONDS:
+        return remembered[1]
+    weights = tuple((w, float(f"{p:.2g}")) for w, p in zip(words["word"], words["probability"], strict=True))
+    png = cached.word_cloud(weights, charts.topic_color(topic))
+    memory[(record.run_id, topic)] = (time.monotonic(), png)
+    return png
+
+
+def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.DataFrame, show_cloud: bool,
+          training: bool) -> None:
+    with st.container(border=True, key=f"topics.card.{topic}"):
+        color = charts.topic_color(topic)
+        st.markdown(f"<span style='color:{color};font-size:1.3em'>■</span> **{label}** — "
+                    f"{formatting.percent(weight)} of the words", unsafe_allow_html=True)
+        key = f"topics.label.{record.run_id}.{topic}"
+        st.text_input("Label", value=record.labels.get(topic, ""), key=key, placeholder=label,
+                      on_change=_save_label, args=(record, topic, key), label_visibility="collapsed",
+                      help="Name this topic; the name is used on every page and in the downloads.")
+        n_words = int(state.get(Keys.n_words, 10))
+        st.altair_chart(charts.topic_words_chart(words.head(n_words), color), width="stretch",
+                        key=f"topics.chart.{topic}")
+        if show_cloud:
+            st.image(_cloud(record, topic, words.head(CLOUD_WORDS), training), width="stretch")
+
+
+def topic_panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
+    @st.fragment(run_every=1.0 if training else None)
+    def panel() -> None:
+        with ui.guard():
+            _panel(record, training, show_clouds)
+    panel()
+
+
+def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
+    model = record.model()
+    if model is None:
+        st.info("This run has no model yet.")
+        return
+    vocabulary = vocabulary_of(record, model.n_words)
+    weights = model.topic_weights()
+    # LDA keeps its topics' order (cards stay put while training); the HDP is shown heaviest first
+    order = topic_order(model) if record.settings.model == "HDP" else list(range(model.n_topics))
+    labels = topic_labels(record, model)
+    n_words = int(state.get(Keys.n_words, 10))
+    relevance = float(state.get(Keys.relevance, 0.6))
+    frames = tables.topic_words_frame(model, vocabulary, relevance, max(n_words, CLOUD_WORDS))
+    if training:
+        st.caption(f"Training… the cards follow the model (step {formatting.count(record.model_step)}).")
+    if record.settings.model == "HDP":
+        in_use = topics_covering(model, 0.95)
+        left, right = st.columns([1, 3])
+        left.metric("Topics in use", f"{in_use} of {model.n_topics}",
+                    help="The fewest topics that together explain 95% of the words.")
+        right.markdown("**Corpus weight of each topic** (the HDP's stick-breaking weights)")
+        sticks = pd.DataFrame({"rank": range(1, len(order) + 1), "label": [labels[k] for k in order],
+                               "weight": [float(weights[k]) for k in order],
+                               "in_use": [i < in_use for i in range(len(order))]})
+        right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key="topics.sticks")
+    shown = int(state.get(f"{Keys.n_shown}.{record.run_id}", 20))
+    columns = st.columns(2)
+    for position, topic in enumerate(order[:shown]):
+        with columns[position % 2]:
+            _card(record, int(topic), labels[topic], float(weights[topic]), frames[topic], show_clouds, training)
+    if training and not record.active:
+        st.rerun()

@@ -1,0 +1,204 @@
+"""The Train page's parts: the step-size controls and the live panel (a fragment)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import streamlit as st
+
+from explorer import charts, formatting, icons, state, tables, ui
+from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
+from explorer.state import Keys
+from explorer.storage import Collection, checkpoint_path
+
+__all__ = ["live_panel", "schedule_controls", "start_new_run"]
+
+SCHEDULE_KEYS = {Keys.kappa: "kappa", Keys.tau: "tau", Keys.batch_size: "batch_size"}
+
+
+def _apply_to_current(key: str) -> None:
+    """on_change of κ, τ, S: a training run takes the new value on the fly (marked on its curve)."""
+    record = state.current_record()
+    if record is None or not record.active or record.settings.algorithm != "svi":
+        return
+    value = state.get(key)
+    try:
+        record.run.set_schedule(**{SCHEDULE_KEYS[key]: value})
+        st.toast(f"{record.name}: {tables.SETTING_SYMBOLS[SCHEDULE_KEYS[key]]} set to {value:g}", icon=icons.TUNE)
+    except (ValueError, RuntimeError, TypeError) as exc:
+        st.toast(ui.error_text(exc), icon=icons.WARNING)
+
+
+def schedule_controls(collection: Collection) -> None:
+    """κ, τ, S with a small chart of the step sizes ρ_t they give."""
+    with st.container(border=True):
+        st.markdown("**Step size** ρₜ = (t + τ)^−κ")
+        n_train = max(1, collection.corpus.n_docs - int(state.get(Keys.n_test, 1)))
+        if state.get(Keys.batch_size, 1) > n_train:
+            state.put(Keys.batch_size, n_train)
+        st.slider("κ (forgetting rate)", 0.5, 1.0, step=0.05, key=Keys.kappa, on_change=_apply_to_current,
+                  args=(Keys.kappa,), help="How fast the steps shrink: near 1 they shrink fast (steady topics), near "
+                  "0.5 slowly (old documents are forgotten sooner). Convergence needs κ in (0.5, 1].")
+        left, right = st.columns(2)
+        left.number_input("τ (delay)", 0.0, 10_000.0, step=1.0, key=Keys.tau, on_change=_apply_to_current,
+                          args=(Keys.tau,), help="Slows down the first steps so early, noisy batches count less.")
+        right.number_input("S (batch size)", 1, n_train, step=16, key=Keys.batch_size, on_change=_apply_to_current,
+                           args=(Keys.batch_size,), help="Documents read per step: larger batches give steadier "
+                           "but slower steps.")
+        schedule = tables.schedule_frame(state.get(Keys.kappa), state.get(Keys.tau),
+                                         state.get(Keys.batch_size), state.get(Keys.target_docs))
+        st.altair_chart(charts.step_size_chart(schedule), width="stretch", height=170, key="train.schedule")
+        st.caption("While a run trains, changing κ, τ or S changes it on the fly; the change is marked on its curve.")
+
+
+def start_new_run(collection: Collection, where) -> None:
+    settings = state.settings()
+    try:
+        record = create_run(collection, settings, state.runs().next_name(settings))
+        state.start_run(record)
+    except CapReachedError as exc:
+        where.warning(str(exc), icon=icons.BUSY)
+        return
+    except Exception as exc:
+        ui.show_error(exc, where)
+        return
+    st.rerun()
+
+
+def _continue(record: RunRecord) -> None:
+    """Train a stopped (or loaded) run further, as a new run starting where it ended."""
+    snap = record.snapshot()
+    seen = snap.docs_seen if snap is not None else int(record.loaded.trainer_state.get("docs_seen", 0))
+    more = int(state.get(Keys.target_docs, record.settings.target_docs))
+    settings = dataclasses.replace(record.settings, target_docs=seen + more)
+    source = checkpoint_path(record.run_id) if record.run is not None else record.file_bytes
+    new = resume_checkpoint(source, record.collection, settings, state.runs().next_name(settings),
+                            labels=record.labels)
+    state.start_run(new)
+
+
+def _controls(record: RunRecord) -> None:
+    status = record.status
+    buttons = st.columns(4)
+    action = None
+    if status == "running":
+        action = "pause" if buttons[0].button("Pause", key="train.pause", icon=icons.PAUSE, width="stretch",
+                                              help="Hold the run after the current step.") else None
+    elif status == "paused":
+        action = "resume" if buttons[0].button("Resume", key="train.resume", icon=icons.PLAY, width="stretch",
+                                               help="Go on training from where the run paused.") else None
+    if record.active and buttons[1].button("Stop", key="train.stop", icon=icons.STOP, width="stretch",
+                                         help="End the run; its model is kept and checkpointed."):
+        action = "stop"
+    if record.can_continue and buttons[0].button("Continue", key="train.continue", icon=icons.CONTINUE, width="stretch",
+                                                 help="Train this run further (as a new run that starts where "
+                                                      "it ended), for the number of documents set on the left."):
+        action = "continue"
+    if action is None:
+        return
+    try:
+        if action == "pause":
+            record.run.pause()
+        elif action == "resume":
+            record.run.resume()
+        elif action == "stop":
+            record.run.stop(timeout=5.0)
+        else:
+            _continue(record)
+    except CapReachedError as exc:
+        st.warning(str(exc), icon=icons.BUSY)
+        return
+    except Exception as exc:
+        ui.show_error(exc)
+        return
+    st.rerun()
+
+
+def _metrics(record: RunRecord) -> None:
+    snap = record.snapshot()
+    cols = st.columns(5)
+    cols[0].metric("Documents", formatting.count(snap.docs_seen), help="Documents analysed so far (with repeats).")
+    cols[1].metric("Passes", formatting.number(snap.epoch), help="Passes over the training documents (epochs).")
+    cols[2].metric("Steps / s", formatting.number(snap.t / snap.seconds) if snap.seconds > 0 else "–",
+                   help="Updates of the topics per second of training.")
+    cols[3].metric("Step size ρ", formatting.number(snap.rho), help="The step size of the latest update.")
+    cols[4].metric("Held-out fit", formatting.number(snap.heldout_loglik),
+                   help="Held-out log likelihood per word: the average log probability the model gives to each "
+                        "word of the test documents. Closer to 0 is better.")
+    if snap.progress is not None:
+        remaining = (snap.target_docs - snap.docs_seen) / snap.docs_per_second if snap.docs_per_second else None
+        left = f" — about {formatting.duration(remaining)} left" if snap.active and remaining is not None else ""
+        st.progress(snap.progress, text=f"{formatting.count(snap.docs_seen)} of {formatting.count(snap.target_docs)} "
+                    f"documents{left}")
+
+
+def _forming_topics(record: RunRecord) -> None:
+    snap = record.snapshot()
+    if not snap.top_words:
+        return
+    shown = list(range(min(len(snap.top_words), 12)))
+    rows = [{"Topic": record.label(k, snap.top_words[k]).split(":")[0],
+             "Share": formatting.percent(snap.topic_weights[k]),
+             "Top words": ", ".join(snap.top_words[k][:8])} for k in shown]
+    st.markdown("**Topics forming**" + (" (first 12; all on the Topics page)" if len(snap.top_words) > 12 else ""))
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def live_panel(active: bool) -> None:
+    @st.fragment(run_every=1.0 if active else None)
+    def panel() -> None:
+        with ui.guard():
+            _panel(active)
+    panel()
+
+
+def _panel(active: bool) -> None:
+    session_runs = state.runs()
+    record = state.current_record()
+    if record is None:
+        st.info("Press **Start a new run** to train a topic model on this collection.", icon=icons.PLAY)
+        return
+    snap = record.snapshot()
+    if snap is None:
+        st.info(f"**{record.name}** was loaded from a file; the Topics and Documents pages show it.",
+                icon=icons.OPEN)
+        _controls(record)
+    else:
+        line = f"{ui.status_text(record)} — **{record.name}**"
+        if snap.reason and not snap.active:
+            line += f" ({snap.reason})"
+        st.markdown(line)
+        if snap.error:
+            st.error(f"Training stopped with an error: {snap.error}", icon=icons.ERROR)
+        _controls(record)
+        _metrics(record)
+    records = list(session_runs)
+    names = {r.run_id: r.name for r in records}
+    if state.get(Keys.overlay) is None:
+        state.put(Keys.overlay, [r.run_id for r in records[-4:]])
+    state.put(Keys.overlay, [i for i in state.get(Keys.overlay) if i in names])
+    left, right = st.columns([3, 2])
+    chosen = left.multiselect("Runs on the chart", list(names), key=Keys.overlay, format_func=names.get,
+                              help="Overlay runs to compare settings, e.g. κ = 0.5 against 0.9.")
+    x_axis = right.segmented_control("Horizontal axis", ["docs_seen", "seconds"], key=Keys.x_axis, required=True,
+                                     format_func={"docs_seen": "Documents", "seconds": "Seconds"}.get,
+                                     help="Documents analysed, or training time on a square-root axis.")
+    overlay = [session_runs.get(i) for i in chosen] or [record]
+    curves = tables.curves_frame(overlay)
+    if curves.empty:
+        st.caption("The curve appears after the first measurement.")
+    else:
+        st.altair_chart(charts.heldout_chart(curves, tables.changes_frame(overlay), x=x_axis), width="stretch",
+                        key="train.curve")
+    history = record.curve()[0]
+    if history:
+        st.caption(f"Held-out measurements of {record.name}: {len(history)} (latest "
+                   f"{formatting.number(history[-1].heldout_loglik)}; higher is better). Click a run in the "
+                   "legend to highlight it.")
+    if snap is not None:
+        _forming_topics(record)
+    with st.expander(f"All runs of this session ({len(records)})", expanded=len(records) > 1):
+        st.dataframe(tables.run_table(records, ui.status_text), hide_index=True, width="stretch")
+    if active and not session_runs.any_active():
+        st.rerun()  # training ended: stop polling

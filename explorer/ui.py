@@ -1,0 +1,126 @@
+"""Pieces shared by the pages: the sidebar, readable errors, "you need data first" notes."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+
+import streamlit as st
+from streamlit.errors import FragmentHandledException
+
+from explorer import cached, formatting, icons, state
+from explorer.engine_api import EngineError
+from explorer.runs import RunRecord
+
+_LOG = logging.getLogger("explorer")
+
+__all__ = ["error_text", "guard", "require_collection", "require_run", "show_error", "sidebar", "status_text"]
+
+# plain Unicode symbols that every font has (selectbox options and tables cannot show icons)
+STATUS_ICONS = {"ready": "…", "running": "▶", "paused": "‖", "stopped": "■", "finished": "✓", "failed": "✗",
+                "loaded": "↥"}
+STATUS_WORDS = {"ready": "ready", "running": "training", "paused": "paused", "stopped": "stopped",
+                "finished": "finished", "failed": "failed", "loaded": "loaded from a file"}
+
+
+def error_text(exc: BaseException) -> str:
+    """A sentence for people from an exception (never a traceback)."""
+    message = str(exc).strip().strip('"').strip()
+    if isinstance(exc, KeyError) and not isinstance(exc, EngineError) and not message:
+        message = "a required value is missing"
+    if not message:
+        message = type(exc).__name__
+    if not isinstance(exc, (EngineError, ValueError, KeyError, OSError, RuntimeError, TypeError)):
+        message = f"something unexpected went wrong ({type(exc).__name__}: {message})"
+    message = message[0].upper() + message[1:]
+    return message if message.endswith((".", "!", "?")) else message + "."
+
+
+@contextlib.contextmanager
+def guard() -> Iterator[None]:
+    """Show an unexpected error as a sentence instead of a traceback (the traceback goes to the log)."""
+    try:
+        yield
+    except FragmentHandledException:
+        raise
+    except Exception as exc:  # any error: the user sees a sentence, the server log the traceback
+        _LOG.exception("unexpected error in the explorer")
+        st.error(f"Sorry, this part of the page failed: {error_text(exc)} The training runs are not affected; "
+                 "reload the page to try again.", icon=icons.ERROR)
+
+
+def show_error(exc: BaseException, where=None) -> None:
+    """Show ``exc`` as a readable error, in the container ``where`` (the control that caused it)."""
+    (where or st).error(error_text(exc), icon=icons.WARNING)
+
+
+def status_text(record: RunRecord) -> str:
+    return f"{STATUS_ICONS.get(record.status, '')} {STATUS_WORDS.get(record.status, record.status)}"
+
+
+def run_label(record: RunRecord) -> str:
+    return f"{STATUS_ICONS.get(record.status, '')} {record.name}"
+
+
+def require_collection():
+    """The current collection, or a note pointing to the Data page (and the page stops)."""
+    current = state.collection()
+    if current is None:
+        st.info("Choose a collection of documents first.", icon=icons.DATA)
+        st.page_link("views/data.py", label="Go to the Data page", icon=icons.DATA)
+        st.stop()
+    return current
+
+
+def require_run(what: str = "this page") -> RunRecord:
+    """The run chosen in the sidebar, or a note pointing to the Train page (and the page stops)."""
+    record = state.current_record()
+    if record is None:
+        st.info(f"Train a model first (or load one on the Export page) to use {what}.", icon=icons.TRAIN)
+        st.page_link("views/train.py", label="Go to the Train page", icon=icons.TRAIN)
+        st.stop()
+    return record
+
+
+def sidebar() -> None:
+    """Collection and run chooser, shown on every page."""
+    with st.sidebar:
+        current = state.collection()
+        if current is not None:
+            corpus = current.corpus
+            st.caption(f"**Collection:** {current.name}  \n{formatting.plural(corpus.n_docs, 'document')} · "
+                       f"{formatting.plural(corpus.n_words, 'distinct word')}")
+        session_runs = state.runs()
+        records = list(session_runs)
+        if records:
+            ids = [r.run_id for r in records]
+            if state.get(state.Keys.current_run) not in ids:
+                state.put(state.Keys.current_run, ids[-1])
+            names = {r.run_id: run_label(r) for r in records}
+            st.selectbox("Run shown on every page", ids, key=state.Keys.current_run,
+                         format_func=lambda run_id: names.get(run_id, run_id),
+                         help="The Topics, Documents and Export pages show this run's model; the Train page's "
+                              "pause, resume and stop buttons act on it.")
+        _sidebar_status(session_runs.any_active())
+        note = f"Training threads in use on this server: {cached.limiter().active()} of {cached.limiter().cap}"
+        st.caption(note)
+
+
+def _sidebar_status(active: bool) -> None:
+    @st.fragment(run_every=2.0 if active else None)
+    def status() -> None:
+        with guard():
+            _status(active)
+    status()
+
+
+def _status(active: bool) -> None:
+    session_runs = state.runs()
+    session_runs.heartbeat()  # the tab is open: keep the runs alive
+    if active and not session_runs.any_active():
+        st.rerun()  # training ended: refresh the pages once and stop polling
+    for record in session_runs:
+        if record.active:
+            snap = record.snapshot()
+            st.caption(f"{status_text(record)} {record.name}: {formatting.count(snap.docs_seen)} documents")

@@ -1,0 +1,314 @@
+"""Uploaded files (name, bytes) -> a document source, with limits and readable errors.
+
+No Streamlit here.  :func:`read_upload` recognises what was uploaded (text files, a zip
+of text files, a table, a UCI or LDA-C bag of words), checks the limits (file count,
+sizes, expanded size of archives) and returns a source; :func:`build_corpus` turns a
+source and the preprocessing options into an :class:`engine.Corpus`.  Every problem
+raises :class:`UploadError` (or an engine error) whose message is a sentence for people.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import pandas as pd
+
+from explorer import formatting
+from explorer.engine_api import (
+    Corpus,
+    decode_text,
+    read_ldac,
+    read_table,
+    read_txt_files,
+    read_uci,
+    read_zip,
+)
+
+__all__ = [
+    "BagOfWordsSource",
+    "Preprocessing",
+    "TableSource",
+    "TextSource",
+    "UploadError",
+    "UploadLimits",
+    "build_corpus",
+    "read_upload",
+]
+
+TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+LDAC_SUFFIXES = (".dat", ".ldac")
+ACCEPTED_TYPES = ("txt", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "dat", "ldac", "gz")
+_PREVIEW_ROWS = 500
+_MB = 1_000_000
+_TITLE_NAMES = ("title", "name", "headline", "subject", "heading", "label")
+
+
+class UploadError(ValueError):
+    """An upload the explorer refuses; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """Most files, bytes per file, bytes in all, and bytes an archive may expand to."""
+
+    max_files: int = 5_000
+    max_file_bytes: int = 100 * _MB
+    max_total_bytes: int = 200 * _MB
+    max_expanded_bytes: int = 300 * _MB
+
+    @classmethod
+    def from_env(cls) -> UploadLimits:
+        """Limits from the environment (``SVI_TOPICS_MAX_UPLOAD_FILES``, ``SVI_TOPICS_MAX_UPLOAD_MB``,
+        ``SVI_TOPICS_MAX_TOTAL_UPLOAD_MB``, ``SVI_TOPICS_MAX_EXPANDED_MB``)."""
+        def read(name: str, default: int, scale: int = 1) -> int:
+            value = os.environ.get(name)
+            return default if not value else int(float(value) * scale)
+
+        return cls(
+            max_files=read("SVI_TOPICS_MAX_UPLOAD_FILES", cls.max_files),
+            max_file_bytes=read("SVI_TOPICS_MAX_UPLOAD_MB", cls.max_file_bytes, _MB),
+            max_total_bytes=read("SVI_TOPICS_MAX_TOTAL_UPLOAD_MB", cls.max_total_bytes, _MB),
+            max_expanded_bytes=read("SVI_TOPICS_MAX_EXPANDED_MB", cls.max_expanded_bytes, _MB),
+        )
+
+
+@dataclass(frozen=True)
+class Preprocessing:
+    """How raw text becomes word counts (see :meth:`engine.Corpus.from_texts`)."""
+
+    extra_stop_words: tuple[str, ...] = ()
+    min_df: int = 1
+    max_df: float = 1.0
+    max_features: int | None = None
+
+    def options(self) -> dict:
+        return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
+                "max_df": self.max_df, "max_features": self.max_features}
+
+    @classmethod
+    def suggested(cls, n_docs: int) -> Preprocessing:
+        """Defaults that suit a collection of ``n_docs`` documents."""
+        if n_docs >= 200:
+            return cls(min_df=5, max_df=0.5)
+        if n_docs >= 20:
+            return cls(min_df=2, max_df=0.8)
+        return cls()
+
+
+@dataclass(frozen=True, eq=False)
+class TextSource:
+    """Plain-text documents (several .txt files or a zip of them)."""
+
+    name: str
+    documents: list = field(repr=False)  # engine RawDocuments
+    kind: str = "text"
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.documents)
+
+
+@dataclass(frozen=True, eq=False)
+class TableSource:
+    """A CSV/TSV/JSON-lines table: the user picks the text and title columns."""
+
+    name: str
+    data: bytes = field(repr=False)
+    format: str = "csv"
+    preview: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    text_columns: tuple[str, ...] = ()  # columns holding words, most wordy first
+    kind: str = "table"
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(str(c) for c in self.preview.columns)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.preview)
+
+    @property
+    def suggested_title(self) -> str | None:
+        """A column that looks like a title ("title", "name", "headline"...), if any."""
+        for column in self.columns:
+            if column.strip().lower() in _TITLE_NAMES:
+                return column
+        return None
+
+
+@dataclass(frozen=True, eq=False)
+class BagOfWordsSource:
+    """Counts already made (UCI docword + vocab, or LDA-C + vocab): no preprocessing."""
+
+    name: str
+    corpus: Corpus = field(repr=False)
+    kind: str = "bow"
+
+    @property
+    def n_rows(self) -> int:
+        return self.corpus.n_docs
+
+
+Source = TextSource | TableSource | BagOfWordsSource
+
+
+# ----------------------------------------------------------------------- checks
+def _suffix(name: str) -> str:
+    return PurePosixPath(name.replace("\\", "/")).suffix.lower()
+
+
+def _basename(name: str) -> str:
+    return PurePosixPath(name.replace("\\", "/")).name
+
+
+def check_limits(files: Sequence[tuple[str, bytes]], limits: UploadLimits) -> None:
+    """Refuse empty uploads, too many files and files that are too large."""
+    if not files:
+        raise UploadError("No file was uploaded; choose one or more files.")
+    if len(files) > limits.max_files:
+        raise UploadError(f"{formatting.count(len(files))} files were uploaded; the limit is "
+                          f"{formatting.count(limits.max_files)}. Put them in a .zip archive or upload fewer.")
+    for name, data in files:
+        if len(data) > limits.max_file_bytes:
+            raise UploadError(f"'{name}' is {formatting.file_size(len(data))}; the limit per file is "
+                              f"{formatting.file_size(limits.max_file_bytes)}.")
+    total = sum(len(data) for _, data in files)
+    if total > limits.max_total_bytes:
+        raise UploadError(f"The files add up to {formatting.file_size(total)}; the limit is "
+                          f"{formatting.file_size(limits.max_total_bytes)}.")
+    if all(len(data) == 0 for _, data in files):
+        names = ", ".join(f"'{name}'" for name, _ in files[:3])
+        raise UploadError(f"The uploaded file{'s are' if len(files) > 1 else ' is'} empty (0 bytes): {names}.")
+
+
+def _looks_like_uci(data: bytes) -> bool:
+    head = data[:200].split(b"\n")[:3]
+    return len(head) == 3 and all(line.strip().isdigit() for line in head)
+
+
+# ---------------------------------------------------------------------- reading
+def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None = None) -> Source:
+    """Recognise the uploaded files and read them into a source.
+
+    Parameters
+    ----------
+    files : sequence of (file name, content)
+    limits : UploadLimits, optional
+        Defaults to :meth:`UploadLimits.from_env`.
+
+    Raises
+    ------
+    UploadError
+        Limits exceeded, an unsupported or ambiguous mix of files, a table without text.
+    engine.EngineError
+        The engine could not read a file (encoding, binary, malformed archive...).
+    """
+    limits = UploadLimits.from_env() if limits is None else limits
+    files = [(_basename(name), data) for name, data in files]
+    check_limits(files, limits)
+    suffixes = [_suffix(name) for name, _ in files]
+    if ".zip" in suffixes:
+        if len(files) > 1:
+            raise UploadError("Upload a .zip archive on its own (not together with other files).")
+        name, data = files[0]
+        documents = read_zip(data, max_files=limits.max_files, max_total_bytes=limits.max_expanded_bytes)
+        if not documents:
+            found = ", ".join(s.name for s in documents.skipped[:3]) or "nothing"
+            raise UploadError(f"'{name}' holds no .txt file (found: {found}). Put plain-text files in the archive.")
+        return TextSource(name, documents)
+    tables = [i for i, s in enumerate(suffixes) if s in TABLE_SUFFIXES]
+    if tables:
+        if len(files) > 1:
+            raise UploadError("Upload a table (.csv, .tsv, .jsonl) on its own: one file, one document per row.")
+        return read_table_source(*files[0])
+    ldac = [i for i, s in enumerate(suffixes) if s in LDAC_SUFFIXES]
+    uci = [i for i, (name, data) in enumerate(files)
+           if name.lower().startswith("docword") or (suffixes[i] in (".txt", ".gz") and _looks_like_uci(data))]
+    if ldac or uci:
+        return _read_bag_of_words(files, ldac, uci)
+    unsupported = [name for (name, _), s in zip(files, suffixes, strict=True) if s != ".txt"]
+    if len(unsupported) == len(files):
+        raise UploadError(f"Cannot read '{unsupported[0]}': upload .txt files, a .zip of .txt files, a .csv, "
+                          ".tsv or .jsonl table, or a bag of words (UCI docword + vocab, LDA-C .dat + vocab).")
+    documents = read_txt_files(files)
+    return TextSource(f"{formatting.plural(len(documents), 'text file')}", documents)
+
+
+def read_table_source(name: str, data: bytes) -> TableSource:
+    """Parse a table for its preview and find the columns that hold text."""
+    fmt = TABLE_SUFFIXES[_suffix(name)]
+    text = decode_text(data, name)
+    if not text.strip():
+        raise UploadError(f"'{name}' is empty; a table needs a header row and one row per document.")
+    try:
+        if fmt == "jsonl":
+            frame = pd.read_json(io.StringIO(text), lines=True, dtype=False, nrows=_PREVIEW_ROWS)
+        else:
+            frame = pd.read_csv(io.StringIO(text), sep="\t" if fmt == "tsv" else ",", dtype=str,
+                                keep_default_na=False, nrows=_PREVIEW_ROWS)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise UploadError(f"'{name}' is not a valid {fmt.upper()} table: {exc}") from None
+    frame.columns = [str(c) for c in frame.columns]
+    if frame.empty:
+        raise UploadError(f"'{name}' has a header but no rows; add one row per document.")
+    wordy = {}
+    for column in frame.columns:
+        values = frame[column].astype(str)
+        letters = values.str.count(r"[^\W\d_]").mean()
+        if letters >= 2:
+            wordy[column] = letters
+    if not wordy:
+        raise UploadError(f"'{name}' has no column with text (columns: {', '.join(frame.columns)}); "
+                          "a table needs one column of words per document.")
+    ranked = tuple(sorted(wordy, key=lambda c: -wordy[c]))
+    return TableSource(name, data, fmt, frame, ranked)
+
+
+def _write(folder: str, name: str, data: bytes) -> Path:
+    path = Path(folder) / _basename(name)
+    path.write_bytes(data)
+    return path
+
+
+def _read_bag_of_words(files: list[tuple[str, bytes]], ldac: list[int], uci: list[int]) -> BagOfWordsSource:
+    counts_files = ldac or uci
+    if len(counts_files) > 1 or (ldac and uci):
+        raise UploadError("Upload one bag-of-words file at a time (one docword or .dat file plus its vocabulary).")
+    main = counts_files[0]
+    others = [i for i in range(len(files)) if i != main]
+    if not others:
+        raise UploadError(f"'{files[main][0]}' needs its vocabulary file (vocab.txt: one word per line); "
+                          "upload both files together.")
+    if len(others) > 1:
+        raise UploadError("Upload exactly two files for a bag of words: the counts and the vocabulary.")
+    with tempfile.TemporaryDirectory(prefix="svi-upload-") as folder:
+        counts_path = _write(folder, files[main][0], files[main][1])
+        vocab_path = _write(folder, "vocabulary-" + files[others[0]][0], files[others[0]][1])
+        corpus = read_ldac(counts_path, vocab_path) if ldac else read_uci(counts_path, vocab_path)
+    kind = "LDA-C" if ldac else "UCI"
+    return BagOfWordsSource(f"{files[main][0]} ({kind} bag of words)", corpus)
+
+
+# ------------------------------------------------------------------ the corpus
+def table_documents(source: TableSource, text_column: str, title_column: str | None = None):
+    """The documents of a table, one per row (engine RawDocuments)."""
+    return read_table(source.data, text_column, title_column or None, format=source.format)
+
+
+def build_corpus(source: Source, preprocessing: Preprocessing, text_column: str | None = None,
+                 title_column: str | None = None) -> Corpus:
+    """Word counts of a source under the given preprocessing (bags of words are used as they are)."""
+    if isinstance(source, BagOfWordsSource):
+        return source.corpus
+    if isinstance(source, TableSource):
+        if not text_column:
+            raise UploadError("Choose the column that holds the text of each document.")
+        documents = table_documents(source, text_column, title_column)
+    else:
+        documents = source.documents
+    return Corpus.from_documents(documents, **preprocessing.options())

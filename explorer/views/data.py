@@ -1,0 +1,150 @@
+"""Data: choose a sample or upload documents, set the preprocessing, and preview the counts."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from explorer import cached, charts, formatting, icons, samples, state, ui, uploads
+from explorer.engine_api import EmptyCorpusError, EmptyVocabularyError, MissingColumnError, top_corpus_words
+from explorer.state import Keys
+
+st.title("Data")
+st.caption("Pick the documents to find topics in. Runs you already started keep the collection they began with.")
+message = state.notice(page="data")
+if message:
+    st.success(message, icon=icons.DONE)
+
+available = samples.available_samples()
+by_key = {s.key: s for s in available}
+kind = st.radio("Where do the documents come from?", ["sample", "upload"], key=Keys.source_kind, horizontal=True,
+                format_func={"sample": "A sample collection", "upload": "My own files"}.get,
+                help="Start with a bundled collection, or upload your own documents.")
+source_box = st.container()
+columns_box = st.container()
+
+source_id = name = origin = None
+source = None
+text_column = title_column = None
+with source_box:
+    if kind == "sample":
+        if not available:
+            st.warning("No sample collection is installed (sample_data/ is missing); upload your own files.")
+            st.stop()
+        if state.get(Keys.sample) not in by_key:
+            state.put(Keys.sample, available[0].key)
+        key = st.selectbox("Sample collection", list(by_key), key=Keys.sample, format_func=lambda k: by_key[k].title,
+                           on_change=lambda: state.use_sample_preprocessing(state.get(Keys.sample)),
+                           help="Collections that come with the app; the first opens automatically.")
+        sample = by_key[key]
+        st.caption(sample.description)
+        try:
+            source = cached.sample_source(key)
+        except Exception as exc:
+            ui.show_error(exc)
+            st.stop()
+        source_id, name, origin = f"sample:{key}", sample.title, f"sample:{key}"
+        text_column, title_column = sample.text_column, sample.title_column
+    else:
+        limits = uploads.UploadLimits.from_env()
+        files = st.file_uploader(
+            "Upload documents", accept_multiple_files=True, key=Keys.uploader,
+            max_upload_size=max(1, limits.max_total_bytes // 1_000_000),
+            help="Several .txt files (one document each); a .zip of .txt files; a .csv, .tsv or .jsonl table "
+                 "(one document per row); or a bag of words: UCI docword.*.txt + vocab.*.txt, "
+                 "or LDA-C .dat + vocab.txt.")
+        if files:
+            signature = tuple((f.file_id, f.name, f.size) for f in files)
+            if signature != state.upload_signature():
+                state.set_upload_signature(signature)
+                try:
+                    state.set_source(uploads.read_upload([(f.name, f.getvalue()) for f in files], limits))
+                    st.rerun()
+                except Exception as exc:
+                    state.set_upload_error(ui.error_text(exc))
+            if state.upload_error():
+                st.error(state.upload_error() + " The collection in use has not changed.", icon=icons.WARNING)
+        current = state.source()
+        if current is None:
+            st.info("Upload files to see them here. Until then the collection in use stays as it is.")
+            st.stop()
+        source_id, source = current
+        name, origin = source.name, f"upload:{source.name}"
+        if source.kind == "table":
+            st.caption(f"Uploaded: **{source.name}**, a table with one document per row (its first rows below).")
+        else:
+            st.caption(f"Uploaded: **{source.name}** — {formatting.plural(source.n_rows, 'document')}")
+        if source.kind == "table":
+            with columns_box:
+                st.dataframe(source.preview.head(5), hide_index=True, height=210)
+                left, right = st.columns(2)
+                if state.get(Keys.text_column) not in source.text_columns:
+                    state.put(Keys.text_column, source.text_columns[0])
+                if state.get(Keys.title_column) not in ("", *source.columns):
+                    state.put(Keys.title_column, "")
+                text_column = left.selectbox("Column with the text", source.text_columns, key=Keys.text_column,
+                                             help="Each row's text in this column becomes one document.")
+                title_column = right.selectbox("Column with a title (optional)", ["", *source.columns],
+                                               key=Keys.title_column, format_func=lambda c: c or "(none: row numbers)",
+                                               help="Shown to name documents on the Documents page.") or None
+
+bag_of_words = isinstance(source, uploads.BagOfWordsSource)
+st.subheader("Preprocessing")
+prep_box = st.container()
+with prep_box:
+    if bag_of_words:
+        st.caption("This collection is a bag of words already: its counts are used as they are.")
+    left, middle, right = st.columns(3)
+    left.text_area("Extra stop words", key=Keys.stop_words, height=68, disabled=bag_of_words,
+                   placeholder="e.g. congress, government",
+                   help="Words to ignore besides the usual English stop words (the, and, of…); "
+                        "separate them with commas.")
+    middle.number_input("Ignore words in fewer than … documents", min_value=1, step=1, key=Keys.min_df,
+                        disabled=bag_of_words, help="Rare words (typos, names) make topics noisy; 5 is a good start.")
+    middle.slider("Ignore words in more than this share of documents", 0.05, 1.0, step=0.05, key=Keys.max_df,
+                  disabled=bag_of_words, help="Words in almost every document say little about topics; 0.5 ignores "
+                  "words found in more than half of them.")
+    right.number_input("Keep at most … words (0 = no cap)", min_value=0, step=500, key=Keys.max_features,
+                       disabled=bag_of_words,
+                       help="A smaller vocabulary trains faster; the most frequent words are kept.")
+
+try:
+    collection = cached.source_collection(source_id, name, origin, state.preprocessing(), text_column,
+                                          title_column, source)
+except Exception as exc:
+    text = str(exc)
+    if source.kind == "table" and isinstance(exc, (MissingColumnError, EmptyCorpusError)):
+        ui.show_error(exc, columns_box)
+    elif isinstance(exc, EmptyVocabularyError) or any(w in text for w in ("min_df", "max_df", "max_features")):
+        ui.show_error(exc, prep_box)
+    else:
+        ui.show_error(exc, source_box)
+    st.caption("The collection in use has not changed.")
+    st.stop()
+
+if state.set_collection(collection, sample.n_topics if kind == "sample" else None):
+    state.notice(f"New runs will train on “{collection.name}”.", page="data")
+    st.rerun()  # the sidebar and the other pages follow the new collection
+corpus = collection.corpus
+st.subheader("Preview")
+cols = st.columns(4)
+cols[0].metric("Documents", formatting.count(corpus.n_docs))
+cols[1].metric("Distinct words (vocabulary)", formatting.count(corpus.n_words))
+cols[2].metric("Words in all (tokens)", formatting.count(corpus.n_tokens))
+cols[3].metric("Documents that became empty", formatting.count(len(corpus.dropped)),
+               help="Documents with no word left after preprocessing are left out of training; they are listed below.")
+left, right = st.columns([3, 2])
+words = pd.DataFrame(top_corpus_words(corpus.counts, corpus.vocabulary, 25), columns=["word", "count"])
+left.altair_chart(charts.word_counts_chart(words), width="stretch")
+with right:
+    if corpus.dropped:
+        st.markdown(f"**{formatting.plural(len(corpus.dropped), 'document')} became empty**")
+        st.dataframe(pd.DataFrame([(d.title, d.reason) for d in corpus.dropped], columns=["Document", "Why"]),
+                     hide_index=True, height=240)
+    else:
+        st.success("No document became empty.", icon=icons.DONE)
+    if corpus.skipped:
+        st.markdown(f"**{formatting.plural(len(corpus.skipped), 'file')} skipped**")
+        st.dataframe(pd.DataFrame([(s.name, s.reason) for s in corpus.skipped], columns=["File", "Why"]),
+                     hide_index=True, height=160)
+st.page_link("views/train.py", label="Train a topic model on this collection", icon=icons.TRAIN)

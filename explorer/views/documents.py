@@ -1,0 +1,76 @@
+"""Documents: search, a document's topic proportions and its words coloured by topic, a topic's documents."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from explorer import cached, charts, formatting, highlight, icons, state, topic_cards, ui
+from explorer.engine_api import text_segments, top_documents
+from explorer.state import Keys
+
+st.title("Documents")
+record = ui.require_run("the Documents page")
+collection = state.collection_for(record)
+if collection is None:
+    st.info(f"The documents **{record.name}** was trained on are not available here. Load the same collection "
+            "on the Data page (same files and preprocessing) to browse its documents.", icon=icons.DATA)
+    st.stop()
+model = record.model()
+corpus = collection.corpus
+theta = cached.doc_topic(record.run_id, record.model_step, collection.key, model, corpus.counts)
+labels = topic_cards.topic_labels(record, model)
+if record.active:
+    left, right = st.columns([4, 1])
+    left.caption(f"Training goes on: these proportions are from step {formatting.count(record.model_step)}.")
+    if right.button("Refresh", key="docs.refresh", icon=icons.RESET, help="Use the model as it is now."):
+        st.rerun()
+
+tab_document, tab_topic = st.tabs(["A document", "Documents of a topic"])
+with tab_document:
+    query = st.text_input("Search titles and text", key=Keys.search, placeholder="e.g. energy",
+                          help="Shows the documents whose title or text contains these letters (any case).")
+    needle = query.strip().lower()
+    titles, texts = corpus.titles, corpus.texts
+    matches = [i for i in range(corpus.n_docs)
+               if not needle or needle in titles[i].lower() or (texts is not None and needle in texts[i].lower())]
+    if not matches:
+        st.warning(f"No document contains “{query}”.", icon=icons.SEARCH)
+    else:
+        more = " (first 1,000 listed)" if len(matches) > 1000 else ""
+        st.caption(f"{formatting.plural(len(matches), 'document')} found{more}")
+        options = matches[:1000]
+        if state.get(Keys.document) not in options:
+            state.put(Keys.document, options[0])
+        row = st.selectbox("Document", options, key=Keys.document, format_func=lambda i: titles[i],
+                           help="Pick a document to see its topics and its words coloured by topic.")
+        share = pd.DataFrame({"topic": range(model.n_topics), "label": labels, "proportion": theta[row],
+                              "color": [charts.topic_color(k) for k in range(model.n_topics)]})
+        share = share[share["proportion"] >= 0.01]
+        left, right = st.columns([2, 3], gap="large")
+        left.altair_chart(charts.doc_topics_chart(share), width="stretch", key="docs.proportions")
+        word_topic = cached.word_topic_of_document(record.run_id, record.model_step, row, model, corpus.counts,
+                                                   theta[row])
+        color, label = charts.topic_color, lambda k: labels[k]
+        with right:
+            used = sorted(set(word_topic.values()), key=lambda k: -theta[row][k])
+            st.markdown("**Each word coloured by its most likely topic**")
+            st.html(highlight.legend(used, color, label))
+            if texts is not None:
+                st.html(highlight.coloured_text(text_segments(texts[row], corpus.vocabulary), word_topic, color, label))
+            else:
+                words = [(corpus.vocabulary.index(w), w, c) for w, c in corpus.doc_words(row)]
+                st.caption("This collection has word counts only (no original text): its words, most frequent first.")
+                st.html(highlight.coloured_words(words, word_topic, color, label))
+
+with tab_topic:
+    topic = st.selectbox("Topic", range(model.n_topics), key=Keys.topic, format_func=lambda k: labels[k],
+                         help="The documents in which this topic takes the largest share.")
+    rows, shares = top_documents(theta, topic, 20)
+    table = pd.DataFrame({
+        "Document": [corpus.titles[i] for i in rows],
+        "Share of the topic": [float(s) for s in shares],
+        "Beginning": [(corpus.texts[i][:160] + "…") if corpus.texts else "" for i in rows],
+    })
+    st.dataframe(table, hide_index=True, width="stretch", column_config={
+        "Share of the topic": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0)})

@@ -1,0 +1,28 @@
+"""Topics: one card per topic (relevance-ranked words, word cloud, prevalence, editable label)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import state, topic_cards, ui
+from explorer.state import Keys
+
+st.title("Topics")
+record = ui.require_run("the Topics page")
+st.caption(f"Topics of **{record.name}**. Each card lists a topic's most relevant words; give the topic a name "
+           "and the whole app will use it.")
+left, middle, right = st.columns([2, 1, 1])
+left.slider("Relevance λ", 0.0, 1.0, step=0.05, key=Keys.relevance,
+            help="λ = 1 ranks a topic's words by how often the topic uses them; smaller λ favours words that are "
+                 "special to the topic (rare elsewhere). About 0.6 often reads best (Sievert & Shirley's LDAvis).")
+middle.number_input("Words per topic", 5, 40, step=1, key=Keys.n_words,
+                    help="How many words each card lists.")
+n_topics = record.settings.n_topics if record.model() is None else record.model().n_topics
+default_shown = min(n_topics, 20 if record.settings.model == "LDA" else 30)
+shown_key = f"{Keys.n_shown}.{record.run_id}"
+right.number_input("Topics to show", 1, n_topics, value=default_shown, step=1, key=shown_key,
+                   help="Cards are ordered by how much of the collection each topic explains.")
+show_clouds = st.toggle("Show word clouds", value=True, key="topics.clouds",
+                        help="A word cloud per topic, beside its bar chart (redrawn every few seconds while training).")
+
+topic_cards.topic_panel(record, state.runs().any_active() and record.active, show_clouds)

@@ -1,0 +1,240 @@
+"""Every page driven by Streamlit's AppTest: samples, uploads, training controls, topics, documents, export.
+
+AppTest does not fire ``run_every``: the tests call ``at.run()`` in a loop while the
+training thread works.  ``assert not at.exception`` after every interaction.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from explorer import porting, state
+from explorer.state import Keys
+
+from . import uploads_data as data
+
+
+def _app(app_path: str) -> AppTest:
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _runs(at: AppTest):
+    return at.session_state[state._RUNS]
+
+
+def _collection(at: AppTest):
+    return at.session_state[state._COLLECTION]
+
+
+def _until(at: AppTest, predicate, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while True:
+        at.run()
+        assert not at.exception, at.exception
+        if predicate():
+            return
+        assert time.monotonic() < end, "timed out waiting for the app"
+        time.sleep(0.15)
+
+
+def _page(at: AppTest, name: str) -> None:
+    at.switch_page(f"views/{name}.py")
+    at.run()
+    assert not at.exception, at.exception
+
+
+def _start(at: AppTest, target_docs: int = 10**8) -> object:
+    _page(at, "train")
+    at.number_input(key=Keys.target_docs).set_value(target_docs)
+    at.button(key="train.start").click()
+    at.run()
+    assert not at.exception, at.exception
+    return _runs(at).latest()
+
+
+def test_opens_on_the_sample_and_trains_by_itself(app_path, monkeypatch):
+    monkeypatch.setenv("SVI_TOPICS_AUTOSTART", "1")
+    at = _app(app_path)
+    assert _collection(at).origin == "sample:synthetic"
+    [record] = list(_runs(at))
+    assert record.active
+    _until(at, lambda: len(record.curve()[0]) >= 3)
+    assert any(m.label == "Held-out fit" for m in at.metric)
+    assert at.dataframe  # "Topics forming" table
+    record.stop()
+
+
+def test_data_page_samples_and_preprocessing_errors(app_path):
+    at = _app(app_path)
+    _page(at, "data")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Documents"] == "1,000"
+    before = _collection(at).key
+    at.number_input(key=Keys.max_features).set_value(50).run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Distinct words (vocabulary)"] == "50"
+    assert _collection(at).key != before
+    changed = _collection(at).key
+    at.number_input(key=Keys.min_df).set_value(5000).run()  # no word is in 5000 documents
+    assert not at.exception
+    assert any("no word is left" in e.value.lower() for e in at.error)
+    assert _collection(at).key == changed  # the previous collection stays in use
+    at.number_input(key=Keys.min_df).set_value(1).run()
+    at.selectbox(key=Keys.sample).set_value("jargon").run()
+    assert not at.exception
+    assert _collection(at).origin == "sample:jargon"
+
+
+UPLOADS = {"txt": data.text_files(), "zip": data.zip_of_texts(), "csv": data.csv_table(), "tsv": data.tsv_table(),
+           "jsonl": data.jsonl_table(), "uci": data.uci(), "ldac": data.ldac(), "cp1252": data.cp1252_texts()}
+
+
+@pytest.mark.parametrize("kind", list(UPLOADS))
+def test_upload_each_supported_format(app_path, kind):
+    at = _app(app_path)
+    _page(at, "data")
+    at.radio(key=Keys.source_kind).set_value("upload").run()
+    uploader = at.file_uploader(key=Keys.uploader)
+    for name, content in UPLOADS[kind]:
+        uploader.upload(name, content)
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert _collection(at).origin.startswith("upload:")
+    assert _collection(at).corpus.n_docs == (2 if kind == "cp1252" else 6)
+    if kind in ("csv", "tsv", "jsonl"):
+        assert at.selectbox(key=Keys.text_column).value in ("body", "text")
+
+
+@pytest.mark.parametrize("kind", [*data.BAD, "zip bomb"])
+def test_bad_uploads_keep_the_previous_collection(app_path, kind, monkeypatch):
+    monkeypatch.setenv("SVI_TOPICS_MAX_EXPANDED_MB", "0.01")
+    at = _app(app_path)
+    before = _collection(at).key
+    _page(at, "data")
+    at.radio(key=Keys.source_kind).set_value("upload").run()
+    uploader = at.file_uploader(key=Keys.uploader)
+    for name, content in data.zip_bomb(50_000) if kind == "zip bomb" else data.BAD[kind]:
+        uploader.upload(name, content)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.error and "has not changed" in at.error[0].value
+    assert _collection(at).key == before
+
+
+def test_train_start_pause_resume_change_kappa_stop(app_path):
+    at = _app(app_path)
+    record = _start(at)
+    _until(at, lambda: record.snapshot().docs_seen > 0)
+    at.button(key="train.pause").click().run()
+    _until(at, lambda: record.status == "paused")
+    at.button(key="train.resume").click().run()
+    _until(at, lambda: record.status == "running")
+    at.slider(key=Keys.kappa).set_value(0.5).run()
+    assert not at.exception
+    _until(at, lambda: any(c.name == "kappa" for c in record.curve()[1]))
+    at.number_input(key=Keys.batch_size).set_value(64).run()
+    _until(at, lambda: record.snapshot().batch_size == 64)
+    at.button(key="train.stop").click().run()
+    _until(at, lambda: record.status == "stopped")
+    second = _start(at, target_docs=2_000)
+    _until(at, lambda: second.status == "finished")
+    assert at.multiselect(key=Keys.overlay).value == [record.run_id, second.run_id]
+    at.segmented_control(key=Keys.x_axis).set_value("seconds").run()
+    assert not at.exception
+    at.button(key="train.continue").click().run()
+    assert not at.exception
+    assert len(_runs(at)) == 3
+    _runs(at).stop_all()
+
+
+def test_thread_cap_gives_a_clear_message(app_path, monkeypatch):
+    monkeypatch.setenv("SVI_TOPICS_MAX_TRAINING_THREADS", "1")
+    at = _app(app_path)
+    _start(at)
+    at.button(key="train.start").click().run()
+    assert not at.exception
+    assert any("limit" in w.value for w in at.warning)
+    assert len(_runs(at)) == 1
+    # the browser session goes away: its session-scoped lease is released and its runs stop
+    record = _runs(at).latest()
+    st.cache_resource.clear()
+    deadline = time.monotonic() + 10
+    while record.run.is_alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert record.status == "stopped"
+
+
+def test_topics_and_documents_pages(app_path):
+    at = _app(app_path)
+    record = _start(at, target_docs=3_000)
+    _until(at, lambda: record.status == "finished")
+    _page(at, "topics")
+    label_key = f"topics.label.{record.run_id}.0"
+    assert len(at.text_input) == record.model().n_topics
+    at.text_input(key=label_key).input("Space travel").run()
+    assert not at.exception
+    assert record.labels[0] == "Space travel"
+    at.slider(key=Keys.relevance).set_value(0.2).run()
+    assert not at.exception and len(at.image) == record.model().n_topics
+    _page(at, "documents")
+    at.text_input(key=Keys.search).input("planet").run()
+    assert not at.exception
+    assert any("border-bottom" in h.proto.body for h in at.get("html"))  # words coloured by topic
+    assert at.selectbox(key=Keys.topic).options[0] == "Space travel"
+    at.text_input(key=Keys.search).input("no such words anywhere").run()
+    assert any("No document contains" in w.value for w in at.warning)
+
+
+def test_hdp_run_shows_stick_weights(app_path):
+    at = _app(app_path)
+    _page(at, "train")
+    at.segmented_control(key=Keys.model).set_value("HDP").run()
+    at.number_input(key=Keys.hdp_topics).set_value(20).run()
+    at.number_input(key=Keys.doc_truncation).set_value(5).run()
+    record = _start(at, target_docs=1_000)
+    assert record.settings.model == "HDP"
+    _until(at, lambda: record.status == "finished")
+    _page(at, "topics")
+    assert any(m.label == "Topics in use" for m in at.metric)
+
+
+def test_export_reimport_and_resume_checkpoint(app_path):
+    at = _app(app_path)
+    record = _start(at, target_docs=2_000)
+    _until(at, lambda: record.status == "finished")
+    _page(at, "export")
+    assert {b.proto.label for b in at.download_button} >= {"Topics (CSV)", "Model file (.npz)"}
+    model_file = porting.model_bytes(record)()
+    at.file_uploader(key=Keys.model_upload).upload("saved.npz", model_file)
+    at.run()
+    assert not at.exception
+    loaded = _runs(at).latest()
+    assert loaded.loaded is not None and loaded.can_continue
+    assert any("Loaded" in s.value for s in at.success)
+    at.file_uploader(key=Keys.model_upload).clear().upload("bad.npz", b"not a model").run()
+    assert not at.exception
+    assert any("not a model file" in e.value for e in at.error)
+    at.button(key="export.resume").click().run()
+    assert not at.exception
+    resumed = _runs(at).latest()
+    assert resumed.name.endswith("(resumed)")
+    _runs(at).stop_all()
+
+
+def test_compare_page_runs_svi_and_batch(app_path):
+    at = _app(app_path)
+    _page(at, "compare")
+    at.slider(key=Keys.compare_seconds).set_value(2).run()
+    at.button(key="compare.start").click().run()
+    assert not at.exception
+    _until(at, lambda: _runs(at).comparison.finished, timeout=40)
+    at.run()
+    assert any("Stochastic VI" in m.value for m in at.markdown)

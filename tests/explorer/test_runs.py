@@ -1,0 +1,159 @@
+"""explorer/runs.py, storage.py, comparison.py, tables.py, highlight.py: runs without Streamlit."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.synthetic import make_synthetic_corpus
+from explorer import comparison, highlight, porting, runs, storage, tables
+from explorer.engine_api import Corpus, text_segments
+from explorer.storage import Collection
+
+
+def _wait(predicate, timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def collection() -> Collection:
+    synthetic = make_synthetic_corpus(n_docs=300, n_topics=4, seed=1)
+    corpus = Corpus.from_texts(list(synthetic.texts()))
+    return Collection.of(corpus, "synthetic test", "test")
+
+
+def _settings(**changes) -> runs.RunSettings:
+    base = runs.RunSettings(n_topics=4, batch_size=32, n_test=30, target_docs=2_000)
+    return dataclasses.replace(base, **changes)
+
+
+def test_run_trains_checkpoints_and_resumes(collection, explorer_env):
+    limiter = runs.ThreadLimiter(cap=2)
+    record = runs.create_run(collection, _settings(), "#1 test")
+    limiter.start(record.run)
+    _wait(lambda: record.status == "finished")
+    history, _ = record.curve()
+    assert len(history) >= 3 and history[-1].heldout_loglik > history[0].heldout_loglik
+    assert storage.checkpoint_path(record.run_id).exists()
+    record.labels[0] = "space"
+    record.save_record()
+    [info] = storage.list_checkpoints()
+    assert info.name == "#1 test" and info.record["labels"] == {"0": "space"}
+    assert storage.load_collection(collection.key).corpus.n_docs == collection.corpus.n_docs
+    # resume the checkpoint as a new run (what the Export page does after a restart)
+    more = dataclasses.replace(record.settings, target_docs=3_000)
+    resumed = runs.resume_checkpoint(storage.checkpoint_path(record.run_id), collection, more, "#2 resumed",
+                                     labels=record.labels)
+    limiter.start(resumed.run)
+    _wait(lambda: resumed.status == "finished")
+    assert resumed.snapshot().docs_seen >= 3_000
+    assert resumed.curve()[0][0].docs_seen == 0  # the history goes on from the first run's
+    assert resumed.label(0) == "space"
+
+
+def test_thread_cap(collection):
+    limiter = runs.ThreadLimiter(cap=1)
+    first = runs.create_run(collection, _settings(target_docs=10**7), "a", checkpoint=False)
+    second = runs.create_run(collection, _settings(target_docs=10**7), "b", checkpoint=False)
+    limiter.start(first.run)
+    with pytest.raises(runs.CapReachedError, match="limit"):
+        limiter.start(second.run)
+    first.stop()
+    limiter.start(second.run)
+    assert limiter.active() == 1
+    second.stop()
+    assert limiter.active() == 0
+
+
+def test_cap_from_environment(monkeypatch):
+    monkeypatch.setenv("SVI_TOPICS_MAX_TRAINING_THREADS", "5")
+    assert runs.ThreadLimiter().cap == 5
+
+
+def test_session_runs_stop_when_the_tab_is_gone(collection):
+    session = runs.SessionRuns()
+    record = session.add(runs.create_run(collection, _settings(target_docs=10**7), "a", checkpoint=False))
+    record.run.start()
+    session.orphaned(grace_seconds=0.2)
+    session.reconnected()  # came back in time: nothing happens
+    time.sleep(0.4)
+    assert record.active
+    session.orphaned(grace_seconds=0.1)
+    _wait(lambda: not record.run.is_alive)
+    assert record.status == "stopped"
+
+
+def test_schedule_change_is_recorded(collection):
+    record = runs.create_run(collection, _settings(target_docs=10**7), "a", checkpoint=False)
+    record.run.start()
+    record.run.set_schedule(kappa=0.5, batch_size=64)
+    _wait(lambda: len(record.curve()[1]) == 2)
+    record.stop()
+    frame = tables.changes_frame([record])
+    assert set(frame["change"]) == {"κ 0.7 → 0.5", "S 32 → 64"}
+
+
+def test_comparison_runs_svi_and_batch_one_after_the_other(collection):
+    legs = comparison.plan(collection, _settings())
+    assert [leg.settings.algorithm for leg in legs] == ["svi", "batch"]
+    compare = comparison.Comparison(legs, seconds=0.5, limiter=runs.ThreadLimiter(cap=1))
+    compare.start()
+    _wait(lambda: compare.finished, timeout=30)
+    assert compare.progress() == 1.0
+    curves = tables.curves_frame(compare.records)
+    assert set(curves["run"]) == {leg.label for leg in legs}
+    assert "held-out log likelihood" in comparison.summary(compare)
+
+
+def test_large_collection_adds_batch_on_a_subset(collection, monkeypatch):
+    monkeypatch.setattr(comparison, "LARGE_COLLECTION", 100)
+    legs = comparison.plan(collection, _settings())
+    assert len(legs) == 3 and legs[2].collection.corpus.n_docs < collection.corpus.n_docs
+
+
+def test_tables_and_downloads(collection, explorer_env):
+    record = runs.create_run(collection, _settings(), "a")
+    record.run.start()
+    _wait(lambda: record.status == "finished")
+    model = record.model()
+    labels = [record.label(k) for k in range(model.n_topics)]
+    topics = tables.topics_csv_frame(model, collection.corpus.vocabulary, labels, n=5)
+    assert list(topics.columns) == ["topic", "label", "word", "weight"] and len(topics) == 20
+    documents = porting.doc_topic_csv(model, collection, labels)()
+    assert documents.splitlines()[0] == "doc_id,title," + ",".join(labels)
+    assert len(documents.splitlines()) == collection.corpus.n_docs + 1
+    model_file = porting.model_bytes(record)()
+    loaded = porting.import_model("m.npz", model_file)
+    assert loaded.loaded.model.n_topics == 4 and loaded.collection is not None
+    schedule = tables.schedule_frame(0.9, 1.0, 256, 10_000)
+    assert schedule["rho"].iloc[0] == pytest.approx(2 ** -0.9) and schedule["rho"].is_monotonic_decreasing
+    table = tables.run_table([record], lambda r: r.status)
+    assert table.loc[0, "Status"] == "finished"
+
+
+def test_highlight_keeps_the_text_and_escapes_html():
+    vocabulary = ("planet", "oven")
+    text = "A <planet> and an oven!"
+    segments = text_segments(text, vocabulary)
+    assert "".join(s for s, _ in segments) == text
+    html = highlight.coloured_text(segments, {0: 1, 1: 0}, lambda k: "#000000", lambda k: f"T{k}")
+    assert "&lt;" in html and "title='T1'" in html and "oven" in html
+    legend = highlight.legend([0, 1], lambda k: "#000000", lambda k: f"Topic <{k}>")
+    assert "Topic &lt;1&gt;" in legend
+
+
+def test_storage_prunes_old_checkpoints(collection, explorer_env):
+    for i in range(4):
+        runs.create_run(collection, _settings(), f"#{i}")
+        time.sleep(0.01)
+    assert len(storage.list_checkpoints()) == 0  # no model file yet: runs never started
+    Path(storage.checkpoint_dir(), "x.npz").write_bytes(b"")
+    storage.write_record("x", {"name": "x"})
+    storage.prune_checkpoints(0)
+    assert storage.list_checkpoints() == []

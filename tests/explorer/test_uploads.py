@@ -1,0 +1,93 @@
+"""explorer/uploads.py: every supported upload becomes a corpus; every bad one a clear message."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import EngineError, FileDecodingError, UnsafeArchiveError
+from explorer import uploads
+
+from . import uploads_data as data
+
+PLAIN = uploads.Preprocessing()
+
+
+def test_text_files_and_zip():
+    source = uploads.read_upload(data.text_files())
+    assert isinstance(source, uploads.TextSource) and source.n_rows == 6
+    corpus = uploads.build_corpus(source, PLAIN)
+    assert corpus.n_docs == 6 and "planet" in corpus.vocabulary
+    zipped = uploads.read_upload(data.zip_of_texts())
+    corpus = uploads.build_corpus(zipped, PLAIN)
+    assert corpus.n_docs == 6
+    assert [s.name for s in corpus.skipped] == ["docs/readme.pdf"]  # reported, not silently dropped
+
+
+@pytest.mark.parametrize("files", [data.csv_table(), data.tsv_table(), data.jsonl_table()],
+                         ids=["csv", "tsv", "jsonl"])
+def test_tables_offer_their_text_columns(files):
+    source = uploads.read_upload(files)
+    assert isinstance(source, uploads.TableSource)
+    text_column = source.text_columns[0]
+    assert text_column in ("body", "text")
+    assert source.suggested_title in ("headline", "title")
+    corpus = uploads.build_corpus(source, PLAIN, text_column, source.suggested_title)
+    assert corpus.n_docs == 6
+    assert corpus.titles[0] in ("Title 0", "T0")
+
+
+@pytest.mark.parametrize("files", [data.uci(), data.ldac()], ids=["uci", "ldac"])
+def test_bags_of_words_are_used_as_they_are(files):
+    source = uploads.read_upload(files)
+    assert isinstance(source, uploads.BagOfWordsSource)
+    corpus = uploads.build_corpus(source, uploads.Preprocessing(min_df=3))  # preprocessing does not apply
+    assert corpus.n_docs == 6 and corpus.texts is None
+
+
+def test_other_encodings_are_decoded():
+    corpus = uploads.build_corpus(uploads.read_upload(data.cp1252_texts()), PLAIN)
+    assert "café" in corpus.vocabulary or "cafe" in corpus.vocabulary
+    corpus = uploads.build_corpus(uploads.read_upload(data.utf16_text()), PLAIN)
+    assert "planets" in corpus.vocabulary
+
+
+@pytest.mark.parametrize(("kind", "error", "words"), [
+    ("empty", uploads.UploadError, "empty"),
+    ("binary", FileDecodingError, "binary"),
+    ("csv without text", uploads.UploadError, "no column with text"),
+    ("unsupported", uploads.UploadError, "Cannot read 'slides.pdf'"),
+    ("bag of words without vocabulary", uploads.UploadError, "vocabulary"),
+    ("not a zip", EngineError, "not a valid zip"),
+])
+def test_bad_uploads_say_what_is_wrong(kind, error, words):
+    with pytest.raises(error, match=words):
+        uploads.build_corpus(uploads.read_upload(data.BAD[kind]), PLAIN)
+
+
+def test_limits():
+    small = uploads.UploadLimits(max_files=3, max_file_bytes=1000, max_total_bytes=2000, max_expanded_bytes=10_000)
+    with pytest.raises(uploads.UploadError, match="6 files were uploaded; the limit is 3"):
+        uploads.read_upload(data.text_files(), small)
+    with pytest.raises(uploads.UploadError, match="limit per file"):
+        uploads.read_upload([("big.txt", b"word " * 500)], small)
+    with pytest.raises(uploads.UploadError, match="add up to"):
+        uploads.read_upload([(f"f{i}.txt", b"word " * 150) for i in range(3)], small)
+    with pytest.raises(UnsafeArchiveError, match="zip bomb"):
+        uploads.read_upload(data.zip_bomb(50_000), small)
+
+
+def test_limits_from_environment(monkeypatch):
+    monkeypatch.setenv("SVI_TOPICS_MAX_UPLOAD_FILES", "7")
+    monkeypatch.setenv("SVI_TOPICS_MAX_EXPANDED_MB", "0.5")
+    limits = uploads.UploadLimits.from_env()
+    assert limits.max_files == 7 and limits.max_expanded_bytes == 500_000
+
+
+def test_preprocessing_errors_come_from_the_engine():
+    source = uploads.read_upload(data.text_files())
+    with pytest.raises(EngineError, match="no word is left"):
+        uploads.build_corpus(source, uploads.Preprocessing(min_df=6))
+    with pytest.raises(ValueError, match="max_df"):
+        uploads.build_corpus(source, uploads.Preprocessing(min_df=3, max_df=0.1))
+    with pytest.raises(uploads.UploadError, match="Choose the column"):
+        uploads.build_corpus(uploads.read_upload(data.csv_table()), PLAIN, None)

@@ -1,0 +1,91 @@
+"""Small uploads of every supported and unsupported kind, as (file name, bytes) lists."""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+import zipfile
+from pathlib import Path
+
+from engine.bow_formats import write_ldac, write_uci
+from engine.corpus import Corpus
+
+TEXTS = [
+    "The planet orbits a distant star; the rocket launch was delayed by the comet.",
+    "Bake the bread in a hot oven with butter, flour and a pinch of salt.",
+    "The team scored a late goal and the coach praised the players after the match.",
+    "Stock markets fell as investors worried about inflation and interest rates.",
+    "Astronauts aboard the station photographed the galaxy through the telescope.",
+    "Simmer the sauce with garlic and onion, then season the roast with pepper.",
+]
+
+
+def text_files() -> list[tuple[str, bytes]]:
+    return [(f"doc{i}.txt", text.encode("utf-8")) for i, text in enumerate(TEXTS)]
+
+
+def zip_of_texts() -> list[tuple[str, bytes]]:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in text_files():
+            archive.writestr(f"docs/{name}", data)
+        archive.writestr("docs/readme.pdf", b"%PDF-1.4")
+    return [("docs.zip", buffer.getvalue())]
+
+
+def csv_table() -> list[tuple[str, bytes]]:
+    rows = ["id,headline,body"] + [f'{i},"Title {i}","{t}"' for i, t in enumerate(TEXTS)]
+    return [("articles.csv", "\n".join(rows).encode("utf-8"))]
+
+
+def tsv_table() -> list[tuple[str, bytes]]:
+    rows = ["title\ttext"] + [f"T{i}\t{t}" for i, t in enumerate(TEXTS)]
+    return [("articles.tsv", "\n".join(rows).encode("utf-8"))]
+
+
+def jsonl_table() -> list[tuple[str, bytes]]:
+    rows = [json.dumps({"title": f"T{i}", "text": t}) for i, t in enumerate(TEXTS)]
+    return [("articles.jsonl", "\n".join(rows).encode("utf-8"))]
+
+
+def _bag_of_words(writer, name: str) -> list[tuple[str, bytes]]:
+    corpus = Corpus.from_texts(TEXTS)
+    with tempfile.TemporaryDirectory() as folder:
+        counts, vocab = Path(folder) / name, Path(folder) / "vocab.txt"
+        writer(corpus, counts, vocab)
+        return [(name, counts.read_bytes()), ("vocab.txt", vocab.read_bytes())]
+
+
+def uci() -> list[tuple[str, bytes]]:
+    return _bag_of_words(write_uci, "docword.small.txt")
+
+
+def ldac() -> list[tuple[str, bytes]]:
+    return _bag_of_words(write_ldac, "small.dat")
+
+
+def cp1252_texts() -> list[tuple[str, bytes]]:
+    return [("cafe.txt", "Le café crème était très bon, déjà célèbre à Paris.".encode("cp1252")),
+            ("ete.txt", "L'été à la plage: soleil, crème solaire et café glacé.".encode("cp1252"))]
+
+
+def utf16_text() -> list[tuple[str, bytes]]:
+    return [("utf16.txt", "Planets orbit stars; rockets launch satellites.".encode("utf-16"))]
+
+
+def zip_bomb(expanded_bytes: int) -> list[tuple[str, bytes]]:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("big.txt", b"a " * (expanded_bytes // 2 + 1))
+    return [("bomb.zip", buffer.getvalue())]
+
+
+BAD = {
+    "empty": [("empty.txt", b"")],
+    "binary": [("image.txt", bytes(range(256)) * 4)],
+    "csv without text": [("numbers.csv", b"a,b\n1,2\n3,4\n")],
+    "unsupported": [("slides.pdf", b"%PDF-1.4 ...")],
+    "bag of words without vocabulary": [("docword.x.txt", b"1\n2\n1\n1 1 3\n")],
+    "not a zip": [("broken.zip", b"this is not a zip archive")],
+}
