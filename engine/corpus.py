@@ -239,7 +239,9 @@ class Corpus:
         titles, ids : sequence of str, optional
             One per text; ids default to ``"0", "1", ...``, titles to the ids.
         stop_words : "english", iterable of str or None
-            ``"english"`` is scikit-learn's list; None keeps every word.
+            "english" is scikit-learn's list plus the fragments the token
+            pattern leaves of contractions ("ve" of "we've", "didn" of "didn't");
+            None keeps every word.
         extra_stop_words : iterable of str
             Added to ``stop_words`` (normalised like the text).
         min_df, max_df : int or float
@@ -309,6 +311,14 @@ class Corpus:
         return _load_folder(folder)
 
 
+# What the token pattern leaves of English contractions ("we've" -> "we", "ve"; "didn't" ->
+# "didn", "t"): noise in every English topic, so "english" stop words include them.  "won"
+# (of "won't") stays: it is also the past tense of "win".
+_CONTRACTION_FRAGMENTS = frozenset(
+    "ve ll don didn doesn isn wasn aren weren hasn haven hadn shouldn couldn wouldn mustn needn shan".split()
+)
+
+
 def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern) -> CountVectorizer:
     for name, value in (("min_df", min_df), ("max_df", max_df)):
         is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
@@ -321,7 +331,7 @@ def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, toke
     if isinstance(stop_words, str):
         if stop_words != "english":
             raise ValueError(f"stop_words must be 'english', a list of words or None, got {stop_words!r}")
-        stop_words = ENGLISH_STOP_WORDS
+        stop_words = ENGLISH_STOP_WORDS | _CONTRACTION_FRAGMENTS
     words = {strip_accents_unicode(w.lower()) for w in (*(stop_words or ()), *extra_stop_words)}
     return CountVectorizer(lowercase=True, strip_accents="unicode", token_pattern=token_pattern,
                            stop_words=sorted(words) or None, min_df=min_df, max_df=max_df,

@@ -280,3 +280,9 @@ def test_load_corpus_errors(tmp_path):
     with pytest.raises(ValueError, match="vocab= applies to bag-of-words files"):
         load_corpus(tmp_path / "empty", vocab=tmp_path / "vocab.txt")
     assert issubclass(MissingColumnError, EngineError)
+
+
+def test_english_stop_words_drop_contraction_fragments():
+    corpus = Corpus.from_texts(["We've said we'll win; they didn't.", "We won the vote"])
+    assert {"ve", "ll", "didn"}.isdisjoint(corpus.vocabulary)
+    assert {"said", "win", "won", "vote"} <= set(corpus.vocabulary)
