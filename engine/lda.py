@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
 from engine._dirichlet import dirichlet_expectation, dirichlet_expectation_columns
-from engine._global_step import blend_topics
+from engine._lazy_topics import LazyTopics
 from engine._lda_local import fit_documents
 from engine._topic_model import TopicModel
 from engine._validation import as_counts, check_int, check_positive
@@ -129,13 +129,13 @@ class LDA(TopicModel):
         if topic_init not in _TOPIC_INITS:
             raise ValueError(f"topic_init must be one of {_TOPIC_INITS}, got {topic_init!r}")
         self.topic_init = topic_init
-        self._lambda: np.ndarray | None = None
+        self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
 
     # ----------------------------------------------------------------- state
     @property
     def lambda_(self) -> np.ndarray | None:
-        """Topic Dirichlet parameters, ndarray of shape (n_topics, n_words)."""
-        return self._lambda
+        """Topic Dirichlet parameters, read-only ndarray of shape (n_topics, n_words)."""
+        return None if self._topics is None else self._topics.dense()
 
     @lambda_.setter
     def lambda_(self, value) -> None:
@@ -146,7 +146,7 @@ class LDA(TopicModel):
             )
         if not np.all(np.isfinite(value)) or value.min() <= 0:
             raise ValueError("lambda_ must be finite and > 0 everywhere")
-        self._lambda = value
+        self._topics = LazyTopics(value, self.eta)
 
     def get_params(self) -> dict:
         """Constructor arguments, as a dict (JSON-able)."""
@@ -165,9 +165,15 @@ class LDA(TopicModel):
 
     def initialize(self, n_docs: int) -> None:
         """Random topics for a corpus of ``n_docs`` documents (see ``topic_init``)."""
-        self._lambda = initial_topics(
-            self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype
+        self._topics = LazyTopics(
+            initial_topics(self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype),
+            self.eta,
         )
+
+    def _require_topics(self) -> LazyTopics:
+        if self._topics is None:
+            self._require_fitted()  # raises the error that says what to do
+        return self._topics
 
     def _initial_doc_topic(self, n_docs: int, rng: np.random.Generator | None) -> np.ndarray:
         if self.gamma_init == "ones":
@@ -183,11 +189,10 @@ class LDA(TopicModel):
         (the statistics of an earlier local step on the same documents) starts
         gamma where that step ended, as classical coordinate ascent does.
         """
-        lambda_ = self._require_fitted()
+        topics = self._require_topics()
         counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
         # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky), on the minibatch's columns only
-        row_totals = lambda_.sum(axis=1, keepdims=True)
-        elog_beta = dirichlet_expectation_columns(lambda_[:, columns], row_totals)
+        elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals())
         exp_elog_beta = np.exp(elog_beta - elog_beta.max(axis=0, keepdims=True))
         start = warm_start.doc_topic if warm_start is not None else self._initial_doc_topic(counts.shape[0], rng)
         fit = fit_documents(
@@ -196,8 +201,12 @@ class LDA(TopicModel):
         return LDAStats(fit.doc_topic, fit.topic_word, columns, fit.n_iter)
 
     def global_step(self, stats: LDAStats, scale: float, rho: float) -> None:
-        """lambda <- (1 - rho) lambda + rho (eta + scale * sum_d sum_n phi_dn w_dn)."""
-        self._lambda = blend_topics(self._require_fitted(), stats.topic_word, stats.columns, self.eta, scale, rho)
+        """lambda <- (1 - rho) lambda + rho (eta + scale * sum_d sum_n phi_dn w_dn).
+
+        Only the minibatch's columns are written; the decay of the others is
+        applied lazily (see :class:`engine._lazy_topics.LazyTopics`).
+        """
+        self._require_topics().blend(stats.topic_word, stats.columns, scale, rho)
 
     def batch_update(self, stats: LDAStats) -> None:
         """The classical coordinate-ascent update lambda = eta + sum_d sum_n phi_dn w_dn."""

@@ -82,9 +82,9 @@ def _blas_limit(threads: int | None):
     return threadpool_limits(threads, user_api="blas") if threads else nullcontext()
 
 
-def _check_finite(model, stats) -> None:
-    lambda_ = model.lambda_
-    if not np.all(np.isfinite(lambda_[:, stats.columns])):
+def _check_finite(stats) -> None:
+    # old topics are finite, so the blended ones are iff the new statistics are
+    if not np.all(np.isfinite(stats.topic_word)):
         raise DivergedError(
             "the topics became non-finite after an update; lower the step size (raise tau or kappa) "
             "or check the corpus for corrupt counts"
@@ -208,8 +208,8 @@ class SVI:
         rng = np.random.default_rng([self.seed, _STREAM_LOCAL, t])
         with _blas_limit(self.blas_threads):
             stats = self.model.local_step(self.counts[batch], rng=rng)
+            _check_finite(stats)  # before the update, so a failed step leaves the model as it was
             self.model.global_step(stats, scale=self.n_docs / batch.size, rho=rho)
-        _check_finite(self.model, stats)
         self.t = t
         self.docs_seen += int(batch.size)
         return StepReport(
@@ -311,8 +311,8 @@ class BatchVI:
                 self.counts, rng=np.random.default_rng([self.model.seed, _STREAM_LOCAL, self.t + 1]),
                 warm_start=self._local,
             )
+            _check_finite(stats)
             self.model.batch_update(stats)
-        _check_finite(self.model, stats)
         self._local = stats
         self.t += 1
         self.docs_seen += self.n_docs

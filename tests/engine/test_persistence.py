@@ -247,7 +247,9 @@ def test_resuming_from_a_checkpoint_is_exact(tmp_path, planted_corpus, sampling)
 
     assert (resumed.t, resumed.docs_seen, resumed.kappa, resumed.batch_size) == (
         straight.t, straight.docs_seen, 0.6, 17)
-    assert np.array_equal(loaded.model.lambda_, straight_model.lambda_)
+    # t, schedule, sampling and history continue exactly; lambda to rounding, because the file
+    # holds lambda with the decay applied while the straight run keeps it pending per column
+    np.testing.assert_allclose(loaded.model.lambda_, straight_model.lambda_, rtol=1e-12)
 
 
 def test_resuming_an_hdp_checkpoint_is_exact(tmp_path, planted_corpus):
@@ -265,5 +267,7 @@ def test_resuming_an_hdp_checkpoint_is_exact(tmp_path, planted_corpus):
     resumed = SVI(loaded.model, planted_corpus.counts, batch_size=10)
     resumed.load_state_dict(loaded.trainer_state)
     resumed.run(n_steps=5)
-    assert np.array_equal(loaded.model.lambda_, straight_model.lambda_)
+    # t, schedule, sampling and history continue exactly; lambda to rounding, because the file
+    # holds lambda with the decay applied while the straight run keeps it pending per column
+    np.testing.assert_allclose(loaded.model.lambda_, straight_model.lambda_, rtol=1e-12)
     assert np.array_equal(loaded.model.sticks_, straight_model.sticks_)

@@ -296,7 +296,8 @@ def test_checkpoints_and_resume_continue_exactly(runs, planted_corpus, tmp_path)
     straight.start()
     assert straight.wait(TIMEOUT)
     assert second.t == straight.snapshot().t == 10
-    assert np.array_equal(resumed.model.lambda_, straight.model.lambda_)
+    # lambda to rounding: the checkpoint holds it with the lazily pending decay applied
+    np.testing.assert_allclose(resumed.model.lambda_, straight.model.lambda_, rtol=1e-12)
     assert [p.docs_seen for p in second.history] == [0, 40, 80, 100, 120, 160, 200]
     assert second.seconds >= first.seconds
     assert load_model(path).trainer_state["t"] == 10

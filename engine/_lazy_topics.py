@@ -1,0 +1,99 @@
+"""Topics whose SVI decay is applied lazily, so a step costs the same whatever the vocabulary size.
+
+An SVI step changes every column of lambda:
+
+    lambda_kv <- (1 - rho) lambda_kv + rho (eta + scale * s_kv),
+
+but s_kv (the minibatch's expected word counts) is zero outside the minibatch's
+words.  Writing lambda = eta + x, an untouched column only decays,
+x_kv <- (1 - rho) x_kv.  So x is stored with a per-column stamp: the running sum
+L = sum_t log(1 - rho_t) at the column's last update, and its current value is
+x_stored * exp(L - stamp_v).  A step materialises and rewrites only its own
+columns, and keeps the row totals sum_v lambda_kv (needed for E[log beta]) up
+to date in O(K x minibatch vocabulary), so a step's cost does not grow with V.
+The published online HDP and Vowpal Wabbit implement the same trick.
+``dense()`` gives lambda with the pending decay applied (for evaluation,
+display or saving).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["LazyTopics"]
+
+
+class LazyTopics:
+    """Storage of lambda (n_topics, n_words) for SVI with lazily applied decay.
+
+    Parameters
+    ----------
+    lambda_ : ndarray of shape (n_topics, n_words)
+        Initial topics (copied).
+    eta : float
+        The Dirichlet prior every entry decays towards.
+    """
+
+    def __init__(self, lambda_: np.ndarray, eta: float):
+        self.eta = float(eta)
+        self._excess = np.array(lambda_, copy=True) - self.eta  # x = lambda - eta, as of each column's stamp
+        self._stamp = np.zeros(lambda_.shape[1])  # running log-decay when each column was last written
+        self._log_decay = 0.0  # L = sum_t log(1 - rho_t)
+        self._totals = self._excess.sum(axis=1)  # sum_v x_kv, current
+        self._dense: np.ndarray | None = None  # lambda as last returned by dense(), until the next write
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self._excess.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._excess.dtype
+
+    def columns(self, columns: np.ndarray) -> np.ndarray:
+        """Current lambda[:, columns]."""
+        decay = np.exp(self._log_decay - self._stamp[columns]).astype(self.dtype, copy=False)
+        return self.eta + self._excess[:, columns] * decay
+
+    def row_totals(self) -> np.ndarray:
+        """Current sum_v lambda_kv, shape (n_topics, 1)."""
+        return (self._totals + self.eta * self.shape[1])[:, None].astype(self.dtype, copy=False)
+
+    def blend(self, topic_word: np.ndarray, columns: np.ndarray, scale: float, rho: float) -> None:
+        """lambda <- (1 - rho) lambda + rho (eta + scale * s), s being ``topic_word`` on ``columns``."""
+        if rho >= 1.0:  # everything is replaced: nothing of the old topics survives
+            self._excess[:] = 0.0
+            self._excess[:, columns] = scale * topic_word
+            self._stamp[:] = 0.0
+            self._log_decay = 0.0
+            self._totals = self._excess.sum(axis=1)
+            self._dense = None
+            return
+        current = self.columns(columns) - self.eta
+        self._log_decay += math.log1p(-rho)
+        new = (1.0 - rho) * current + (rho * scale) * topic_word
+        self._excess[:, columns] = new
+        self._stamp[columns] = self._log_decay
+        self._totals = (1.0 - rho) * self._totals + (rho * scale) * topic_word.sum(axis=1)
+        self._dense = None
+
+    def permute_rows(self, order: np.ndarray) -> None:
+        """Reorder the topics (rows); the pending decay is per column, so it is unaffected."""
+        self._excess = self._excess[order]
+        self._totals = self._totals[order]
+        self._dense = None
+
+    def dense(self) -> np.ndarray:
+        """lambda with every pending decay applied, shape (n_topics, n_words).
+
+        Reading does not change the stored state, so how often a run is
+        evaluated or displayed never changes its trajectory.  The array is
+        cached until the next write and is read-only.
+        """
+        if self._dense is None:
+            decay = np.exp(self._log_decay - self._stamp).astype(self.dtype, copy=False)
+            self._dense = self.eta + self._excess * decay
+            self._dense.flags.writeable = False
+        return self._dense

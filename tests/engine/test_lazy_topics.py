@@ -1,0 +1,45 @@
+"""Lazily applied SVI decay equals the eager update of every column."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine._global_step import blend_topics
+from engine._lazy_topics import LazyTopics
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_lazy_blend_equals_eager_blend(dtype):
+    rng = np.random.default_rng(0)
+    K, V, eta = 4, 50, 0.01
+    eager = rng.gamma(2.0, 1.0, size=(K, V)).astype(dtype)
+    lazy = LazyTopics(eager, eta)
+    for t in range(1, 40):
+        rho = (t + 2.0) ** -0.7
+        columns = np.sort(rng.choice(V, size=7, replace=False))
+        topic_word = rng.gamma(1.0, 1.0, size=(K, 7)).astype(dtype)
+        eager = blend_topics(eager, topic_word, columns, eta, 3.0, rho)
+        lazy.blend(topic_word, columns, 3.0, rho)
+        probe = rng.choice(V, size=5, replace=False)
+        rtol = 1e-10 if dtype == np.float64 else 1e-4
+        np.testing.assert_allclose(lazy.columns(probe), eager[:, probe], rtol=rtol)
+        np.testing.assert_allclose(lazy.row_totals()[:, 0], eager.sum(axis=1), rtol=rtol)
+    np.testing.assert_allclose(lazy.dense(), eager, rtol=1e-10 if dtype == np.float64 else 1e-4)
+
+
+def test_rho_one_replaces_everything_and_dense_is_read_only():
+    lazy = LazyTopics(np.full((2, 5), 3.0), eta=0.5)
+    lazy.blend(np.array([[1.0], [2.0]]), np.array([3]), scale=2.0, rho=1.0)
+    expected = np.full((2, 5), 0.5)
+    expected[:, 3] += [2.0, 4.0]
+    np.testing.assert_array_equal(lazy.dense(), expected)
+    with pytest.raises(ValueError, match="read-only"):
+        lazy.dense()[0, 0] = 1.0
+
+
+def test_permuting_topics_keeps_pending_decay():
+    lazy = LazyTopics(np.array([[1.0, 2.0], [3.0, 4.0]]), eta=0.0)
+    lazy.blend(np.array([[0.0], [0.0]]), np.array([0]), scale=1.0, rho=0.5)
+    lazy.permute_rows(np.array([1, 0]))
+    np.testing.assert_allclose(lazy.dense(), [[1.5, 2.0], [0.5, 1.0]])
