@@ -10,7 +10,7 @@ from scipy.special import gammaln, logsumexp
 
 from engine._dirichlet import dirichlet_expectation, dirichlet_expectation_columns
 from engine._lazy_topics import LazyTopics
-from engine._lda_local import fit_documents
+from engine._lda_local import exp_shifted, fit_documents
 from engine._topic_model import TopicModel
 from engine._validation import as_counts, check_int, check_positive
 
@@ -193,7 +193,7 @@ class LDA(TopicModel):
         counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
         # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky), on the minibatch's columns only
         elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals())
-        exp_elog_beta = np.exp(elog_beta - elog_beta.max(axis=0, keepdims=True))
+        exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
         start = warm_start.doc_topic if warm_start is not None else self._initial_doc_topic(counts.shape[0], rng)
         fit = fit_documents(
             counts, exp_elog_beta, elog_beta, self.alpha, start, self.local_tol, self.local_max_iter

@@ -45,15 +45,30 @@ def test_tiny_priors(alpha, eta):
     assert trainer.model.local_step(X).topic_word.sum() == pytest.approx(X.sum(), rel=1e-9)
 
 
-def test_underflowed_normalisers_are_rescued_in_log_space():
-    # topic 0 owns word 0 overwhelmingly, topic 1 owns word 1; a tiny alpha makes each
-    # document pick one topic, so exp-space products for the other word underflow to 0
-    model = engine.LDA(n_topics=2, n_words=2, alpha=1e-6, eta=1e-6)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_underflowed_normalisers_are_rescued_in_log_space(dtype, monkeypatch):
+    # topic 0 owns word 0, topic 1 owns word 1 (eta tiny); the documents start with almost
+    # no weight on the owner of their second word, so exp-space products for it underflow
+    from engine import _lda_local
+    from engine.lda import LDAStats
+    from tests.engine._reference import lda_local_reference
+
+    rescued = []
+    original = _lda_local._Rescue.weighted_phi
+    monkeypatch.setattr(_lda_local._Rescue, "weighted_phi",
+                        lambda self, *args: rescued.append(1) or original(self, *args))
+    model = engine.LDA(n_topics=2, n_words=2, alpha=1e-6, eta=1e-6, local_tol=1e-10, local_max_iter=500,
+                       dtype=dtype)
     model.lambda_ = np.array([[1e4, 1e-6], [1e-6, 1e4]])
-    X = sp.csr_matrix(np.array([[50, 1], [1, 50]]))
-    stats = model.local_step(X)
-    assert np.all(np.isfinite(stats.doc_topic)) and np.all(np.isfinite(stats.topic_word))
-    assert stats.topic_word.sum() == pytest.approx(102.0)
+    X = sp.csr_matrix(np.array([[50, 3], [3, 50]]))
+    start = np.array([[50.0, 1e-6], [1e-6, 50.0]])
+    empty = np.zeros(0)
+    stats = model.local_step(X, warm_start=LDAStats(start, empty, empty, empty))
+    assert rescued, "the log-space path was not exercised"
+    gamma, sstats = lda_local_reference(X, model.lambda_.astype(float), 1e-6, 1e-10, 500, start)
+    rtol = 1e-9 if dtype == "float64" else 1e-4
+    np.testing.assert_allclose(stats.doc_topic, gamma, rtol=rtol)
+    np.testing.assert_allclose(stats.topic_word, sstats, rtol=rtol, atol=1e-6)
 
 
 def test_a_thousand_topics():
@@ -73,3 +88,21 @@ def test_float32_matches_float64():
         assert model.lambda_.dtype == np.dtype(dtype)
         results[dtype] = model.lambda_
     np.testing.assert_allclose(results["float32"], results["float64"], rtol=2e-2, atol=1e-3)
+
+
+@pytest.mark.parametrize(("alpha", "eta"), [(1e-6, 0.01), (0.01, 1e-6), (1e-4, 1e-4)])
+def test_tiny_priors_match_the_log_space_reference(alpha, eta):
+    # extreme priors push E[log theta] and E[log beta] to -1e6: still the exact fixed point
+    from tests.engine._reference import lda_local_reference, planted_counts
+
+    X, _ = planted_counts(n_docs=40, doc_length=30, seed=5)
+    model = engine.LDA(n_topics=4, n_words=X.shape[1], alpha=alpha, eta=eta, seed=1,
+                       local_tol=1e-9, local_max_iter=300, topic_init="exponential")
+    model.initialize(X.shape[0])
+    engine.SVI(model, X, batch_size=40, kappa=0.9, tau=1.0).run(n_steps=3)  # sharp, trained topics
+    stats = model.local_step(X)
+    gamma, sstats = lda_local_reference(X, model.lambda_, alpha, 1e-9, 300, np.ones((40, 4)))
+    np.testing.assert_allclose(stats.doc_topic, gamma, rtol=1e-6, atol=1e-9)
+    full = np.zeros_like(sstats)
+    full[:, stats.columns] = stats.topic_word
+    np.testing.assert_allclose(full, sstats, rtol=1e-6, atol=1e-9)
