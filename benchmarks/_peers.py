@@ -71,9 +71,15 @@ class EngineLDA:
     """This project's engine: ``engine.LDA`` trained by ``engine.SVI``, one ``step(doc_ids=...)`` per minibatch."""
 
     def __init__(
-        self, train: sp.csr_matrix, settings: Settings, gamma_init: str, topic_init: str, threads: int | None = 1
+        self,
+        train: sp.csr_matrix,
+        settings: Settings,
+        gamma_init: str,
+        topic_init: str,
+        threads: int | None = 1,
+        dtype: str = "float64",
     ):
-        self.name = f"engine[{gamma_init},{topic_init}]"
+        self.name = f"engine[{gamma_init},{topic_init}]" + ("" if dtype == "float64" else f"[{dtype}]")
         model = engine.LDA(
             n_topics=settings.n_topics,
             n_words=train.shape[1],
@@ -84,6 +90,7 @@ class EngineLDA:
             local_max_iter=settings.local_max_iter,
             gamma_init=gamma_init,
             topic_init=topic_init,
+            dtype=dtype,
         )
         self.model = model
         self.local_iterations: list[float] = []  # mean local iterations per document, one per step

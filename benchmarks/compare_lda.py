@@ -101,7 +101,11 @@ def heldout_loglik(topic_word: np.ndarray, settings: Settings, observed, heldout
 def factories(args, train, settings, bow):
     """(name, constructor) of every system in this run."""
     made = [
-        (f"engine[{g},{t}]", lambda g=g, t=t: EngineLDA(train, settings, g, t, args.threads))
+        (
+            f"engine[{g},{t}]" + ("" if d == "float64" else f"[{d}]"),
+            lambda g=g, t=t, d=d: EngineLDA(train, settings, g, t, args.threads, dtype=d),
+        )
+        for d in args.dtype
         for g in args.gamma_init
         for t in args.topic_init
     ]
@@ -235,6 +239,13 @@ def parse_args(argv=None):
         default="ones",
         choices=["ones", "random"],
         help="gamma start of the shared held-out evaluator",
+    )
+    p.add_argument(
+        "--dtype",
+        nargs="+",
+        default=["float64"],
+        choices=["float64", "float32"],
+        help="engine precisions to compare (float32 engines are named engine[...][float32])",
     )
     p.add_argument("--json", type=Path, help="also write every record and the run's settings to this file")
     args = p.parse_args(argv)
