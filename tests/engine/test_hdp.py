@@ -1,0 +1,388 @@
+"""Tests of engine/hdp.py and engine/_hdp_local.py (the HDP topic model)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+from scipy.special import digamma
+
+from engine._dirichlet import stick_expectation
+from engine._hdp_local import doc_stick_params, stick_weights
+from engine._lda_local import fit_documents as fit_lda_documents
+from engine.errors import VocabularyMismatchError
+from engine.evaluation import predictive_log_likelihood
+from engine.hdp import HDP
+from engine.svi import SVI, BatchVI
+
+
+def _softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _small_corpus(seed=0, n_docs=30, n_words=25):
+    """Random counts with a one-word document, repeated words and varied lengths."""
+    rng = np.random.default_rng(seed)
+    dense = np.zeros((n_docs, n_words), dtype=np.int64)
+    for d in range(n_docs):
+        n_types = 1 if d == 0 else rng.integers(2, 12)
+        words = rng.choice(n_words, size=n_types, replace=False)
+        dense[d, words] = rng.integers(1, 5, size=n_types)
+    return sp.csr_matrix(dense)
+
+
+def _fitted_model(n_topics=6, n_atoms=4, n_words=25, seed=0, **options):
+    """A model with random lambda and non-trivial corpus sticks."""
+    model = HDP(n_topics, n_atoms, n_words, seed=seed, **options)
+    rng = np.random.default_rng(seed + 100)
+    model.lambda_ = rng.gamma(1.0, 1.0, size=(n_topics, n_words)) + 0.05
+    model.sticks_ = rng.uniform(0.5, 3.0, size=(n_topics - 1, 2))
+    return model
+
+
+def _lda_corpus(n_docs=600, n_topics=8, block=12, overlap=2, doc_length=60, seed=0):
+    """Documents from LDA with topics on word blocks that share ``overlap`` words; returns counts and topics."""
+    rng = np.random.default_rng(seed)
+    n_words = n_topics * block + overlap
+    topics = np.zeros((n_topics, n_words))
+    for k in range(n_topics):
+        topics[k, k * block:(k + 1) * block + overlap] = rng.dirichlet(np.full(block + overlap, 5.0))
+    theta = rng.dirichlet(np.full(n_topics, 0.3), size=n_docs)
+    lengths = rng.poisson(doc_length, size=n_docs) + 5
+    counts = np.stack([rng.multinomial(n, p) for n, p in zip(lengths, theta @ topics, strict=True)])
+    return sp.csr_matrix(counts), topics
+
+
+# ----------------------------------------------------------------- reference local step
+def _reference_local(tokens, elog_beta, sticks, alpha, T, tol, max_iter, warmup, init):
+    """The algorithm box's local loop for one document, token by token, with plain loops."""
+    K = elog_beta.shape[0]
+    N = len(tokens)
+    eb = elog_beta[:, tokens]  # (K, N)
+    elog_sticks = stick_expectation(sticks)
+    if init == "paper":
+        zeta = np.tile(_softmax(eb.sum(axis=1)), (T, 1))
+        phi = np.array([_softmax(np.array([zeta[i] @ eb[:, n] for i in range(T)])) for n in range(N)])
+    else:  # LDA (the LDA module's own local step) on this document alone, then aim the atoms
+        prior = alpha * stick_weights(sticks)
+        words, counts = np.unique(tokens, return_counts=True)
+        doc = sp.csr_matrix((counts.astype(float), (np.zeros(words.size, dtype=int), np.arange(words.size))))
+        e = elog_beta[:, words]
+        lda_gamma = fit_lda_documents(doc, np.exp(e - e.max(axis=0)), e, prior, np.ones((1, K)), tol, max_iter)
+        lda_gamma = lda_gamma.doc_topic[0]
+        top = np.argsort(-(lda_gamma - prior), kind="stable")[:T]
+        elog_theta = digamma(lda_gamma) - digamma(lda_gamma.sum())
+        phi = np.array([_softmax(np.array([elog_theta[k] + eb[k, n] for k in top])) for n in range(N)])
+    previous = None
+    for it in range(max_iter):
+        prior = it >= warmup
+        gamma = np.zeros((T - 1, 2))
+        for i in range(T - 1):
+            gamma[i, 0] = 1.0 + phi[:, i].sum()
+            gamma[i, 1] = alpha + phi[:, i + 1:].sum()
+        elog_pi = np.zeros(T)
+        for i in range(T):
+            if i < T - 1:
+                elog_pi[i] = digamma(gamma[i, 0]) - digamma(gamma[i].sum())
+            for j in range(i):
+                elog_pi[i] += digamma(gamma[j, 1]) - digamma(gamma[j].sum())
+        zeta = np.zeros((T, K))
+        for i in range(T):
+            logits = np.array([(elog_sticks[k] if prior else 0.0) + phi[:, i] @ eb[k] for k in range(K)])
+            zeta[i] = _softmax(logits)
+        for n in range(N):
+            logits = np.array([(elog_pi[i] if prior else 0.0) + zeta[i] @ eb[:, n] for i in range(T)])
+            phi[n] = _softmax(logits)
+        usage = phi.sum(axis=0) @ zeta
+        if it > warmup and np.abs(usage - previous).mean() < tol:
+            break
+        previous = usage
+    return zeta, phi, gamma, it + 1
+
+
+@pytest.mark.parametrize(
+    ("init", "warmup", "n_atoms"), [("paper", 0, 4), ("lda", 0, 4), ("paper", 3, 3), ("lda", 2, 1)]
+)
+def test_vectorised_local_step_equals_per_document_reference(init, warmup, n_atoms):
+    X = _small_corpus()
+    model = _fitted_model(n_atoms=n_atoms, local_init=init, warmup_iter=warmup, local_tol=1e-6, local_max_iter=60)
+    stats = model.local_step(X)
+    elog_beta = digamma(model.lambda_) - digamma(model.lambda_.sum(axis=1, keepdims=True))
+    for d in range(X.shape[0]):
+        row = X[d]
+        words = row.indices
+        tokens = np.repeat(words, row.data)
+        zeta, phi, gamma, n_iter = _reference_local(
+            tokens, elog_beta, model.sticks_, model.alpha, n_atoms, 1e-6, 60, warmup, init
+        )
+        # one phi per distinct word: the first token of each type
+        first = np.searchsorted(tokens, words)
+        np.testing.assert_allclose(stats.atom_topic[d], zeta, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(stats.word_atom[X.indptr[d]:X.indptr[d + 1]], phi[first], rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(stats.doc_sticks[d], gamma, rtol=1e-8)
+        assert stats.n_iter[d] == n_iter
+
+
+def test_local_step_reaches_a_fixed_point_of_the_updates():
+    X = _small_corpus(seed=1)
+    model = _fitted_model(local_tol=1e-12, local_max_iter=2000)
+    stats = model.local_step(X)
+    assert stats.n_iter.max() < 2000
+    columns = stats.columns
+    elog_beta = digamma(model.lambda_[:, columns]) - digamma(model.lambda_.sum(axis=1, keepdims=True))
+    elog_sticks = stick_expectation(model.sticks_)
+    for d in range(X.shape[0]):
+        sl = slice(X.indptr[d], X.indptr[d + 1])
+        c = X.data[sl].astype(float)
+        E = elog_beta[:, np.searchsorted(columns, X.indices[sl])].T  # (W, K)
+        phi, zeta, gamma = stats.word_atom[sl], stats.atom_topic[d], stats.doc_sticks[d]
+        np.testing.assert_allclose(gamma, doc_stick_params(c @ phi, model.alpha), rtol=1e-7)
+        np.testing.assert_allclose(zeta, _softmax(elog_sticks + (phi * c[:, None]).T @ E), atol=1e-7)
+        np.testing.assert_allclose(phi, _softmax(stick_expectation(gamma) + E @ zeta.T), atol=1e-7)
+    # the statistics are the sums the global step needs
+    np.testing.assert_allclose(stats.topic_mass, stats.atom_topic.sum(axis=(0, 1)))
+    np.testing.assert_allclose(stats.topic_word.sum(), X.sum(), rtol=1e-10)
+    np.testing.assert_allclose(stats.doc_topic.sum(axis=1), 1.0, rtol=1e-10)
+
+
+def test_warmup_changes_nothing_but_iterations_with_the_paper_start():
+    """With the box's start all atoms are identical; leaving the stick terms out keeps them so."""
+    X = _small_corpus(seed=3)
+    plain = _fitted_model(local_init="paper", local_tol=1e-6, local_max_iter=2000).local_step(X)
+    warmed = _fitted_model(local_init="paper", local_tol=1e-6, local_max_iter=2000, warmup_iter=3).local_step(X)
+    np.testing.assert_allclose(warmed.atom_topic, plain.atom_topic, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(warmed.word_atom, plain.word_atom, rtol=1e-10, atol=1e-14)
+    assert plain.n_iter.max() < 2000
+    np.testing.assert_array_equal(warmed.n_iter, plain.n_iter + 3)
+
+
+def test_warmup_with_the_lda_start_changes_the_fit():
+    X = _small_corpus(seed=3)
+    plain = _fitted_model(local_tol=1e-6).local_step(X)
+    warmed = _fitted_model(local_tol=1e-6, warmup_iter=3).local_step(X)
+    assert not np.allclose(warmed.atom_topic, plain.atom_topic)
+
+
+def test_transform_in_chunks_equals_one_local_step(monkeypatch):
+    X = _small_corpus(seed=4)
+    model = _fitted_model()
+    whole = model.local_step(X).doc_topic
+    monkeypatch.setattr("engine.hdp._TRANSFORM_ELEMENTS", 7 * 4 * 6)  # 7 documents per chunk
+    np.testing.assert_allclose(model.transform(X), whole, rtol=1e-12)
+
+
+def test_stick_initialisations():
+    prior = HDP(10, 3, 20, gamma=2.0)
+    prior.initialize(100)
+    np.testing.assert_array_equal(prior.sticks_, np.tile([1.0, 2.0], (9, 1)))  # a = 1, b = gamma
+    uniform = HDP(10, 3, 20, gamma=2.0, stick_init="uniform")
+    uniform.initialize(100)
+    np.testing.assert_allclose(uniform.topic_weights(), 0.1, rtol=0.05)  # N_k = D T / K = 30 atoms each
+    np.testing.assert_array_equal(uniform.lambda_, prior.lambda_)
+
+
+def test_batch_elbo_never_decreases():
+    X, _ = _lda_corpus(n_docs=120, n_topics=4, block=8, doc_length=30)
+    model = HDP(12, 5, X.shape[1], seed=3, local_tol=1e-4)
+    trainer = BatchVI(model, X)
+    values = []
+    for _ in range(12):
+        trainer.step()
+        values.append(trainer.elbo())
+    steps = np.diff(values)
+    assert np.all(steps >= -1e-8 * np.abs(values[1:])), steps
+    assert values[-1] > values[0]
+
+
+@pytest.mark.parametrize("reorder", [False, True])
+def test_svi_with_whole_corpus_and_unit_step_equals_one_batch_sweep(reorder):
+    X = _small_corpus(seed=2, n_docs=40)
+    svi_model = HDP(6, 4, X.shape[1], seed=1, reorder_topics=reorder)
+    batch_model = HDP(6, 4, X.shape[1], seed=1, reorder_topics=reorder)
+    trainer = SVI(svi_model, X, batch_size=X.shape[0], kappa=0.9, tau=0.0)
+    assert trainer.rho == 1.0
+    trainer.step()
+    BatchVI(batch_model, X).step()
+    lambda_, sticks = batch_model.lambda_, batch_model.sticks_
+    if reorder:  # the SVI step also sorts the topics by their atom counts N_k
+        counts = np.append(sticks[:, 0] - 1.0, sticks[-1, 1] - batch_model.gamma)
+        order = np.argsort(-counts, kind="stable")
+        assert not np.array_equal(order, np.arange(6))  # the case tests a real reordering
+        later = np.cumsum(counts[order][::-1])[::-1]
+        lambda_ = lambda_[order]
+        sticks = np.stack((1.0 + counts[order][:-1], batch_model.gamma + later[1:]), axis=1)
+    np.testing.assert_allclose(svi_model.lambda_, lambda_, rtol=1e-9)
+    np.testing.assert_allclose(svi_model.sticks_, sticks, rtol=1e-9)
+
+
+def test_recovers_eight_planted_topics():
+    """K = 50, T = 15 on an LDA corpus with 8 topics: 8 heavy topics, each a true one.
+
+    With the paper's initial sticks (a = 1, b = gamma) the first minibatch lands
+    in topic 1 and, on a vocabulary this small, whole true topics can stay merged
+    there (see the ``stick_init`` docs); "uniform" initial sticks keep every
+    topic in play at first, so the planted topics separate cleanly.
+    """
+    X, true_topics = _lda_corpus()
+    model = HDP(50, 15, X.shape[1], seed=0, stick_init="uniform")
+    trainer = SVI(model, X, batch_size=50, kappa=0.7, tau=1.0, seed=0)
+    trainer.run(n_docs=5 * X.shape[0])
+    weights = model.topic_weights()
+    order = model.topic_order()
+    assert weights[order[:8]].sum() > 0.6
+    assert weights[order[8:]].max() < 0.05
+    learned = model.expected_topics()[order[:8]]
+    cosine = (learned / np.linalg.norm(learned, axis=1, keepdims=True)) @ (
+        true_topics / np.linalg.norm(true_topics, axis=1, keepdims=True)
+    ).T
+    rows, cols = linear_sum_assignment(-cosine)
+    assert cosine[rows, cols].min() > 0.9, cosine[rows, cols]
+
+
+def test_default_settings_recover_planted_blocks(planted_corpus):
+    """The defaults on the shared planted corpus (5 topics on disjoint 10-word blocks)."""
+    X = planted_corpus.counts
+    model = HDP(20, 8, planted_corpus.n_words, seed=0)
+    SVI(model, X, batch_size=50, kappa=0.7, tau=1.0, seed=0).run(n_docs=10 * X.shape[0])
+    order = model.topic_order()
+    weights = model.topic_weights()
+    blocks = {frozenset(w // 10 for w in words) for words in np.array(model.top_words(5))[order[:5]]}
+    assert blocks == {frozenset([b]) for b in range(5)}  # each heavy topic is one whole block
+    assert weights[order[:5]].sum() > 0.9
+    assert weights[order[6:]].max() < 0.01  # 14 of the 20 topics are pruned
+
+
+def test_same_seed_same_result_and_different_seeds_differ():
+    X = _small_corpus(seed=4, n_docs=60)
+
+    def train(seed):
+        model = HDP(8, 4, X.shape[1], seed=seed)
+        SVI(model, X, batch_size=16, kappa=0.7, tau=1.0, seed=seed).run(n_steps=6)
+        return model
+
+    a, b, c = train(0), train(0), train(1)
+    assert np.array_equal(a.lambda_, b.lambda_) and np.array_equal(a.sticks_, b.sticks_)
+    assert not np.allclose(a.lambda_, c.lambda_)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_topics": 1}, "n_topics"),
+        ({"n_topics": 2.5}, "n_topics"),
+        ({"doc_truncation": 0}, "doc_truncation"),
+        ({"doc_truncation": 11}, r"doc_truncation must be in \[1, 10\]"),
+        ({"alpha": 0.0}, "alpha"),
+        ({"alpha": -1.0}, "alpha"),
+        ({"gamma": 0}, "gamma"),
+        ({"gamma": float("nan")}, "gamma"),
+        ({"eta": 0.0}, "eta"),
+        ({"n_words": 0}, "n_words"),
+        ({"warmup_iter": -1}, "warmup_iter"),
+        ({"reorder_topics": "yes"}, "reorder_topics"),
+        ({"local_init": "random"}, "local_init"),
+        ({"topic_init": "uniform"}, "topic_init"),
+        ({"dtype": "int32"}, "dtype"),
+    ],
+)
+def test_validation_names_the_parameter(kwargs, match):
+    args = {"n_topics": 10, "doc_truncation": 5, "n_words": 20} | kwargs
+    with pytest.raises(ValueError, match=match):
+        HDP(**args)
+
+
+def test_setters_validate_shapes():
+    model = HDP(5, 3, 10)
+    with pytest.raises(ValueError, match="lambda_"):
+        model.lambda_ = np.ones((4, 10))
+    with pytest.raises(ValueError, match="sticks_"):
+        model.sticks_ = np.ones((5, 2))
+    with pytest.raises(ValueError, match="sticks_"):
+        model.sticks_ = -np.ones((4, 2))
+
+
+def test_vocabulary_mismatch_raises():
+    model = _fitted_model()
+    with pytest.raises(VocabularyMismatchError, match="n_words=25"):
+        model.local_step(sp.csr_matrix(np.ones((2, 24))))
+    with pytest.raises(VocabularyMismatchError):
+        model.transform(np.ones((2, 26)))
+    with pytest.raises(VocabularyMismatchError):
+        SVI(HDP(6, 4, 25), sp.csr_matrix(np.ones((3, 30))), batch_size=2)
+
+
+def test_inputs_unchanged_after_local_and_global_steps():
+    X = _small_corpus(seed=5)
+    model = _fitted_model()
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    lambda_, sticks = model.lambda_.copy(), model.sticks_.copy()
+    old_lambda = model.lambda_
+    stats = model.local_step(X)
+    assert np.array_equal(X.data, before[0]) and np.array_equal(X.indices, before[1])
+    assert np.array_equal(X.indptr, before[2])
+    assert np.array_equal(model.lambda_, lambda_) and np.array_equal(model.sticks_, sticks)
+    saved = {name: getattr(stats, name).copy() for name in ("topic_word", "topic_mass", "atom_topic", "word_atom")}
+    model.local_step(X, warm_start=stats)
+    model.global_step(stats, scale=3.0, rho=0.5)
+    assert np.array_equal(old_lambda, lambda_)  # the old array is replaced, not written to
+    for name, value in saved.items():
+        assert np.array_equal(getattr(stats, name), value)
+
+
+def test_numerically_safe_for_tiny_priors_one_word_and_empty_documents():
+    X = sp.csr_matrix(np.array([[0, 0, 3, 0, 0, 0], [0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 9], [0, 1, 0, 0, 0, 0]]))
+    for dtype in ("float64", "float32"):
+        model = HDP(5, 3, 6, alpha=1e-8, gamma=1e-8, eta=1e-9, dtype=dtype, seed=2)
+        trainer = SVI(model, X, batch_size=4, kappa=0.7, tau=1.0)
+        trainer.run(n_steps=3)
+        stats = model.local_step(X)
+        arrays = (stats.doc_topic, stats.atom_topic, stats.word_atom, stats.topic_word, model.lambda_, model.sticks_)
+        for value in arrays:
+            assert np.all(np.isfinite(value))
+        np.testing.assert_allclose(model.transform(X).sum(axis=1), 1.0, rtol=1e-5)
+        assert np.isfinite(model.elbo(X))
+
+
+def test_weights_order_and_counts_of_topics():
+    model = HDP(4, 2, 10)
+    model.lambda_ = np.ones((4, 10))
+    model.sticks_ = [[1.0, 3.0], [9.0, 1.0], [1.0, 1.0]]  # E[V] = 0.25, 0.9, 0.5
+    weights = model.topic_weights()
+    np.testing.assert_allclose(weights, [0.25, 0.675, 0.0375, 0.0375])
+    assert list(model.topic_order()) == [1, 0, 2, 3]
+    assert model.topics_in_use(0.05) == 2
+    assert model.topics_covering(0.9) == 2
+    assert model.topics_covering(0.95) == 3
+    with pytest.raises(ValueError, match="mass"):
+        model.topics_covering(1.5)
+    with pytest.raises(ValueError, match="threshold"):
+        model.topics_in_use(0.0)
+
+
+def test_transform_top_words_copy_and_params():
+    X = _small_corpus(seed=6)
+    model = _fitted_model()
+    theta = model.transform(X)
+    assert theta.shape == (X.shape[0], 6)
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+    assert len(model.top_words(3)) == 6 and len(model.top_words(3)[0]) == 3
+    vocabulary = [f"w{i}" for i in range(25)]
+    assert model.top_words(2, vocabulary)[0][0].startswith("w")
+    clone = model.copy()
+    clone.lambda_ = np.ones((6, 25))
+    assert not np.array_equal(clone.lambda_, model.lambda_)
+    assert HDP(**model.get_params()).get_params() == model.get_params()
+    # held-out words: columns 20-24 of each document, observed: the rest
+    heldout_columns = np.arange(25) >= 20
+    observed = sp.csr_matrix(X.multiply(~heldout_columns[None, :]))
+    heldout = sp.csr_matrix(X.multiply(heldout_columns[None, :]))
+    keep = (np.diff(heldout.indptr) > 0) & (np.diff(observed.indptr) > 0)
+    assert np.isfinite(predictive_log_likelihood(model, observed[keep], heldout[keep]))
+
+
+def test_untrained_model_raises_runtime_error():
+    with pytest.raises(RuntimeError, match="no topics"):
+        HDP(4, 2, 10).transform(np.ones((1, 10)))
