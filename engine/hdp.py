@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln, psi, xlogy
 
 from engine._dirichlet import dirichlet_expectation, dirichlet_expectation_columns, stick_expectation
-from engine._global_step import blend_topics
 from engine._hdp_local import (
     atom_counts,
     expected_doc_topics,
@@ -17,6 +15,8 @@ from engine._hdp_local import (
     stick_weights,
     topic_word_stats,
 )
+from engine._lazy_topics import LazyTopics
+from engine._topic_model import TopicModel
 from engine._validation import as_counts, check_int, check_positive
 from engine.lda import initial_topics, restrict_columns
 
@@ -88,7 +88,7 @@ def _beta_terms(sticks: np.ndarray, concentration: float) -> float:
     return float(np.sum(prior - log_q))
 
 
-class HDP:
+class HDP(TopicModel):
     """The hierarchical Dirichlet process topic model with a truncated mean-field posterior.
 
     Implements the HDP topic model and its stochastic variational inference of
@@ -216,14 +216,14 @@ class HDP:
         if stick_init not in _STICK_INITS:
             raise ValueError(f"stick_init must be one of {_STICK_INITS}, got {stick_init!r}")
         self.stick_init = stick_init
-        self._lambda: np.ndarray | None = None
+        self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
         self._sticks: np.ndarray | None = None
 
     # ----------------------------------------------------------------- state
     @property
     def lambda_(self) -> np.ndarray | None:
-        """Topic Dirichlet parameters, ndarray of shape (n_topics, n_words)."""
-        return self._lambda
+        """Topic Dirichlet parameters, read-only ndarray of shape (n_topics, n_words)."""
+        return None if self._topics is None else self._topics.dense()
 
     @lambda_.setter
     def lambda_(self, value) -> None:
@@ -234,7 +234,7 @@ class HDP:
             )
         if not np.all(np.isfinite(value)) or value.min() <= 0:
             raise ValueError("lambda_ must be finite and > 0 everywhere")
-        self._lambda = value
+        self._topics = LazyTopics(value, self.eta)
         if self._sticks is None:
             self._sticks = self._prior_sticks()
 
@@ -277,25 +277,17 @@ class HDP:
             "stick_init": self.stick_init,
         }
 
-    def copy(self) -> HDP:
-        """An independent copy (parameters and state)."""
-        return copy.deepcopy(self)
-
     def initialize(self, n_docs: int) -> None:
         """Random topics as for LDA (see ``topic_init``) and the sticks of ``stick_init``."""
-        self._lambda = initial_topics(
-            self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype
+        self._topics = LazyTopics(
+            initial_topics(self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype),
+            self.eta,
         )
         if self.stick_init == "uniform":
             counts = np.full(self.n_topics, n_docs * self.doc_truncation / self.n_topics)
             self._sticks = _sticks_from_counts(counts, self.gamma).astype(self.dtype)
         else:
             self._sticks = self._prior_sticks()
-
-    def _require_fitted(self) -> np.ndarray:
-        if self._lambda is None:
-            raise RuntimeError("the model has no topics yet: train it or call initialize(n_docs) first")
-        return self._lambda
 
     # ---------------------------------------------------------- inference
     def local_step(self, X, rng: np.random.Generator | None = None, warm_start: HDPStats | None = None) -> HDPStats:
@@ -308,10 +300,10 @@ class HDP:
         T x K values, for batch VI's warm starts and the ELBO; use
         :meth:`transform` for many documents.
         """
-        lambda_ = self._require_fitted()
+        topics = self._require_topics()
         counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
         # E[log beta_kv] on the minibatch's columns; E[log sigma_k(V)] of the corpus sticks
-        elog_beta = dirichlet_expectation_columns(lambda_[:, columns], lambda_.sum(axis=1, keepdims=True))
+        elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals())
         elog_sticks = stick_expectation(self._sticks)
         start = None
         if warm_start is not None:
@@ -337,26 +329,32 @@ class HDP:
             doc_sticks=fit.doc_sticks,
         )
 
-    def _blend(self, stats: HDPStats, scale: float, rho: float) -> tuple[np.ndarray, np.ndarray]:
+    def _require_topics(self) -> LazyTopics:
+        if self._topics is None:
+            self._require_fitted()  # raises the error that says what to do
+        return self._topics
+
+    def _update(self, stats: HDPStats, scale: float, rho: float, reorder: bool) -> None:
         # lambda_hat = eta + scale * sum zeta phi w; a_hat = 1 + scale * N_k; b_hat = omega + scale * sum_{l>k} N_l
-        lambda_ = blend_topics(self._require_fitted(), stats.topic_word, stats.columns, self.eta, scale, rho)
+        topics = self._require_topics()
+        topics.blend(stats.topic_word, stats.columns, scale, rho)
         target = _sticks_from_counts(scale * stats.topic_mass, self.gamma)
         sticks = ((1.0 - rho) * self._sticks + rho * target).astype(self.dtype, copy=False)
-        return lambda_, sticks
+        if reorder:
+            counts = _stick_counts(sticks, self.gamma)
+            order = np.argsort(-counts, kind="stable")
+            if np.any(order != np.arange(order.size)):  # permuting costs O(K x V): only when needed
+                topics.permute_rows(order)
+                sticks = _sticks_from_counts(counts[order], self.gamma).astype(self.dtype, copy=False)
+        self._sticks = sticks
 
     def global_step(self, stats: HDPStats, scale: float, rho: float) -> None:
         """Blend the intermediate globals in with step size rho; then reorder if asked."""
-        lambda_, sticks = self._blend(stats, scale, rho)
-        if self.reorder_topics:
-            counts = _stick_counts(sticks, self.gamma)
-            order = np.argsort(-counts, kind="stable")
-            lambda_ = lambda_[order]
-            sticks = _sticks_from_counts(counts[order], self.gamma).astype(self.dtype, copy=False)
-        self._lambda, self._sticks = lambda_, sticks
+        self._update(stats, scale, rho, reorder=self.reorder_topics)
 
     def batch_update(self, stats: HDPStats) -> None:
         """Coordinate-ascent optimum: lambda = eta + sum zeta phi w, a = 1 + N, b = gamma + sum_{l>k} N_l."""
-        self._lambda, self._sticks = self._blend(stats, scale=1.0, rho=1.0)
+        self._update(stats, scale=1.0, rho=1.0, reorder=False)
 
     def transform(self, X) -> np.ndarray:
         """Expected topic proportions E[theta_dk] = sum_i E[sigma_i(pi_d)] zeta_di^k of any documents.
@@ -373,11 +371,6 @@ class HDP:
         return np.concatenate(parts, axis=0)
 
     # ------------------------------------------------------------ display
-    def expected_topics(self) -> np.ndarray:
-        """E[beta_k] = lambda_k / sum_v lambda_kv, ndarray of shape (n_topics, n_words)."""
-        lambda_ = self._require_fitted()
-        return lambda_ / lambda_.sum(axis=1, keepdims=True)
-
     def topic_weights(self) -> np.ndarray:
         """E[sigma_k(V)] = E[V_k] prod_{l<k} (1 - E[V_l]), length n_topics, summing to 1.
 
@@ -387,31 +380,6 @@ class HDP:
         """
         self._require_fitted()
         return stick_weights(self._sticks.astype(np.float64))
-
-    def topic_order(self) -> np.ndarray:
-        """Topic indices from the heaviest corpus weight to the lightest."""
-        return np.argsort(-self.topic_weights(), kind="stable")
-
-    def topics_in_use(self, threshold: float = 0.01) -> int:
-        """Number of topics whose corpus weight is at least ``threshold``."""
-        if not 0.0 < threshold < 1.0:
-            raise ValueError(f"threshold must be in (0, 1), got {threshold!r}")
-        return int(np.sum(self.topic_weights() >= threshold))
-
-    def topics_covering(self, mass: float = 0.95) -> int:
-        """Smallest number of topics whose corpus weights add up to ``mass``."""
-        if not 0.0 < mass <= 1.0:
-            raise ValueError(f"mass must be in (0, 1], got {mass!r}")
-        cumulative = np.cumsum(np.sort(self.topic_weights())[::-1])
-        return int(min(np.searchsorted(cumulative, mass - 1e-12) + 1, self.n_topics))
-
-    def top_words(self, n: int = 10, vocabulary=None) -> list[list]:
-        """The n most probable words of each topic, as indices or as words of ``vocabulary``."""
-        n = min(check_int("n", n, 1), self.n_words)
-        top = np.argsort(-self.expected_topics(), axis=1, kind="stable")[:, :n]
-        if vocabulary is None:
-            return top.tolist()
-        return [[vocabulary[i] for i in row] for row in top]
 
     # --------------------------------------------------------------- ELBO
     def elbo(self, X, stats: HDPStats | None = None) -> float:
