@@ -175,7 +175,7 @@ def fit_documents(
     counts: sp.csr_matrix,
     exp_elog_beta: np.ndarray,
     elog_beta: np.ndarray,
-    alpha: float,
+    alpha: float | np.ndarray,
     doc_topic_init: np.ndarray,
     tol: float,
     max_iter: int,
@@ -191,8 +191,9 @@ def fit_documents(
         (the rescaling cancels in phi).
     elog_beta : ndarray of shape (n_topics, n_columns)
         E[log beta_kw] itself, used only where the normaliser underflows.
-    alpha : float
-        Dirichlet prior on topic proportions.
+    alpha : float or ndarray of shape (n_topics,)
+        Dirichlet prior on topic proportions (a vector for the HDP's LDA start,
+        alpha E[sigma(V)]).
     doc_topic_init : ndarray of shape (n_docs, n_topics)
         Initial gamma (ones in the paper's box, or random Gamma(100, 1/100)).
     tol, max_iter : float, int
