@@ -15,6 +15,7 @@ from engine._textio import (
     read_zip,
     table_format,
 )
+from engine.atomic import atomic_file
 from engine.bow_formats import (
     load_corpus,
     read_ldac,
@@ -98,6 +99,7 @@ __all__ = [
     "TrainingRun",
     "UnsafeArchiveError",
     "VocabularyMismatchError",
+    "atomic_file",
     "decode_text",
     "heldout_split",
     "load_corpus",

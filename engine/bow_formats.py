@@ -33,6 +33,7 @@ import scipy.io
 import scipy.sparse as sp
 
 from engine._textio import decode_text, read_folder, read_table, read_txt_files, read_zip, table_format
+from engine.atomic import atomic_file
 from engine.corpus import Corpus, DroppedDocument, SkippedFile
 from engine.errors import CorpusFormatError, EmptyCorpusError
 
@@ -234,16 +235,9 @@ def _from_counts(counts: Any, vocabulary: Any, doc_ids: list[str], path: Path) -
 
 
 def _atomic_write(path: Source, write: Callable[[IO[bytes]], None]) -> Path:
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            write(file)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    with atomic_file(path) as file:
+        write(file)
+    return Path(path)
 
 
 def _write_vocabulary(vocabulary: tuple[str, ...], path: Source | None) -> None:

@@ -314,9 +314,10 @@ class Corpus:
 # What the token pattern leaves of English contractions ("we've" -> "we", "ve"; "didn't" ->
 # "didn", "t"): noise in every English topic, so "english" stop words include them.  "won"
 # (of "won't") stays: it is also the past tense of "win".
-_CONTRACTION_FRAGMENTS = frozenset(
-    "ve ll don didn doesn isn wasn aren weren hasn haven hadn shouldn couldn wouldn mustn needn shan".split()
-)
+_CONTRACTION_FRAGMENTS = frozenset((
+    "ve", "ll", "don", "didn", "doesn", "isn", "wasn", "aren", "weren", "hasn", "haven", "hadn",
+    "shouldn", "couldn", "wouldn", "mustn", "needn", "shan",
+))
 
 
 def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern) -> CountVectorizer:

@@ -12,12 +12,10 @@ foreign is rejected with :class:`engine.errors.ModelFileError`.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import io
 import json
 import os
-import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterable, Mapping
@@ -27,6 +25,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from engine.atomic import atomic_file
 from engine.errors import ModelFileError
 
 __all__ = ["LoadedModel", "load_model", "save_model"]
@@ -217,40 +216,9 @@ def save_model(
         text = json.dumps(meta, default=_json_default)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"cannot store the metadata of {path.name!r}: {exc}") from None
-    _write_atomic(path, {**arrays, _METADATA: np.array(text)})
+    with atomic_file(path) as file:
+        np.savez(file, allow_pickle=False, **arrays, **{_METADATA: np.array(text)})
     return path
-
-
-def _write_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            np.savez(file, allow_pickle=False, **arrays)
-            file.flush()
-            os.fsync(file.fileno())
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _fsync_folder(folder)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename durable (POSIX); a no-op where folders cannot be opened."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 # ---------------------------------------------------------------------- loading

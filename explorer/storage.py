@@ -16,12 +16,11 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.engine_api import Corpus, EngineError
+from explorer.engine_api import Corpus, EngineError, atomic_file
 
 __all__ = [
     "CheckpointInfo",
@@ -116,16 +115,8 @@ def checkpoint_path(run_id: str) -> Path:
 
 def write_record(run_id: str, record: dict) -> None:
     """Write the explorer's JSON record of a run atomically beside its checkpoint."""
-    target = checkpoint_dir() / f"{run_id}.json"
-    fd, temporary = tempfile.mkstemp(prefix=f".{run_id}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump(record, file)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    with atomic_file(checkpoint_dir() / f"{run_id}.json", "w", encoding="utf-8") as file:
+        json.dump(record, file)
 
 
 def read_record(run_id: str) -> dict | None:

@@ -89,7 +89,7 @@ def _brute_force_elbo(X, lambda_, gamma, alpha, eta):
         row = X.getrow(d)
         g = gamma[d]
         elog_theta = psi(g) - psi(g.sum())
-        for w, c in zip(row.indices, row.data):
+        for w, c in zip(row.indices, row.data, strict=True):
             logits = elog_theta + elog_beta[:, w]
             phi = np.exp(logits - logits.max())
             phi /= phi.sum()

@@ -9,8 +9,8 @@ import engine
 from tests.engine._reference import planted_counts
 
 
-@pytest.fixture
-def X():
+@pytest.fixture(name="X")
+def planted_x():
     return planted_counts(n_docs=120)[0]
 
 
