@@ -6,6 +6,7 @@ import copy
 
 import numpy as np
 
+from engine._lazy_topics import LazyTopics
 from engine._validation import check_int
 
 __all__ = ["TopicModel"]
@@ -21,7 +22,34 @@ class TopicModel:
 
     n_topics: int
     n_words: int
-    lambda_: np.ndarray | None
+    eta: float
+    dtype: str
+    _topics: LazyTopics | None  # lambda, with the SVI decay applied lazily
+
+    @property
+    def lambda_(self) -> np.ndarray | None:
+        """Topic Dirichlet parameters, read-only ndarray of shape (n_topics, n_words)."""
+        return None if self._topics is None else self._topics.dense()
+
+    @lambda_.setter
+    def lambda_(self, value) -> None:
+        value = np.array(value, dtype=self.dtype, copy=True)
+        if value.shape != (self.n_topics, self.n_words):
+            raise ValueError(
+                f"lambda_ must have shape (n_topics, n_words) = {(self.n_topics, self.n_words)}, got {value.shape}"
+            )
+        if not np.all(np.isfinite(value)) or value.min() <= 0:
+            raise ValueError("lambda_ must be finite and > 0 everywhere")
+        self._topics = LazyTopics(value, self.eta)
+        self._topics_assigned()
+
+    def _topics_assigned(self) -> None:
+        """Called after lambda_ is assigned (the HDP gives itself prior sticks if it has none)."""
+
+    def _require_topics(self) -> LazyTopics:
+        if self._topics is None:
+            self._require_fitted()  # raises the error that says what to do
+        return self._topics
 
     def _require_fitted(self) -> np.ndarray:
         if self.lambda_ is None:

@@ -220,21 +220,7 @@ class HDP(TopicModel):
         self._sticks: np.ndarray | None = None
 
     # ----------------------------------------------------------------- state
-    @property
-    def lambda_(self) -> np.ndarray | None:
-        """Topic Dirichlet parameters, read-only ndarray of shape (n_topics, n_words)."""
-        return None if self._topics is None else self._topics.dense()
-
-    @lambda_.setter
-    def lambda_(self, value) -> None:
-        value = np.array(value, dtype=self.dtype, copy=True)
-        if value.shape != (self.n_topics, self.n_words):
-            raise ValueError(
-                f"lambda_ must have shape (n_topics, n_words) = {(self.n_topics, self.n_words)}, got {value.shape}"
-            )
-        if not np.all(np.isfinite(value)) or value.min() <= 0:
-            raise ValueError("lambda_ must be finite and > 0 everywhere")
-        self._topics = LazyTopics(value, self.eta)
+    def _topics_assigned(self) -> None:
         if self._sticks is None:
             self._sticks = self._prior_sticks()
 
@@ -328,11 +314,6 @@ class HDP(TopicModel):
             word_atom=fit.word_atom,
             doc_sticks=fit.doc_sticks,
         )
-
-    def _require_topics(self) -> LazyTopics:
-        if self._topics is None:
-            self._require_fitted()  # raises the error that says what to do
-        return self._topics
 
     def _update(self, stats: HDPStats, scale: float, rho: float, reorder: bool) -> None:
         # lambda_hat = eta + scale * sum zeta phi w; a_hat = 1 + scale * N_k; b_hat = omega + scale * sum_{l>k} N_l

@@ -132,22 +132,6 @@ class LDA(TopicModel):
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
 
     # ----------------------------------------------------------------- state
-    @property
-    def lambda_(self) -> np.ndarray | None:
-        """Topic Dirichlet parameters, read-only ndarray of shape (n_topics, n_words)."""
-        return None if self._topics is None else self._topics.dense()
-
-    @lambda_.setter
-    def lambda_(self, value) -> None:
-        value = np.array(value, dtype=self.dtype, copy=True)
-        if value.shape != (self.n_topics, self.n_words):
-            raise ValueError(
-                f"lambda_ must have shape (n_topics, n_words) = {(self.n_topics, self.n_words)}, got {value.shape}"
-            )
-        if not np.all(np.isfinite(value)) or value.min() <= 0:
-            raise ValueError("lambda_ must be finite and > 0 everywhere")
-        self._topics = LazyTopics(value, self.eta)
-
     def get_params(self) -> dict:
         """Constructor arguments, as a dict (JSON-able)."""
         return {
@@ -169,11 +153,6 @@ class LDA(TopicModel):
             initial_topics(self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype),
             self.eta,
         )
-
-    def _require_topics(self) -> LazyTopics:
-        if self._topics is None:
-            self._require_fitted()  # raises the error that says what to do
-        return self._topics
 
     def _initial_doc_topic(self, n_docs: int, rng: np.random.Generator | None) -> np.ndarray:
         if self.gamma_init == "ones":
