@@ -83,7 +83,28 @@ def peer_available(name: str) -> str | None:
     return None
 
 
-class EngineLDA:
+class _EngineSystem:
+    """An engine model trained by ``engine.SVI``, one ``step(doc_ids=...)`` per minibatch."""
+
+    def __init__(self, model, train: sp.csr_matrix, settings, threads: int | None):
+        self.model = model
+        self.local_iterations: list[float] = []  # mean local iterations per document, one per step
+        self.trainer = engine.SVI(
+            model,
+            train,
+            batch_size=settings.batch_size,
+            kappa=settings.kappa,
+            tau=settings.tau,
+            seed=settings.seed,
+            blas_threads=threads,
+        )
+
+    def partial_fit(self, rows: np.ndarray) -> None:
+        report = self.trainer.step(doc_ids=rows)
+        self.local_iterations.append(report.local_iterations)
+
+
+class EngineLDA(_EngineSystem):
     """This project's engine: ``engine.LDA`` trained by ``engine.SVI``, one ``step(doc_ids=...)`` per minibatch."""
 
     def __init__(
@@ -108,21 +129,7 @@ class EngineLDA:
             topic_init=topic_init,
             dtype=dtype,
         )
-        self.model = model
-        self.local_iterations: list[float] = []  # mean local iterations per document, one per step
-        self.trainer = engine.SVI(
-            model,
-            train,
-            batch_size=settings.batch_size,
-            kappa=settings.kappa,
-            tau=settings.tau,
-            seed=settings.seed,
-            blas_threads=threads,
-        )
-
-    def partial_fit(self, rows: np.ndarray) -> None:
-        report = self.trainer.step(doc_ids=rows)
-        self.local_iterations.append(report.local_iterations)
+        super().__init__(model, train, settings, threads)
 
     def topic_word(self) -> np.ndarray:
         return np.asarray(self.model.lambda_, dtype=np.float64)
@@ -292,12 +299,12 @@ def hdp_from_globals(settings: HDPSettings, topics: np.ndarray, sticks: np.ndarr
     return model
 
 
-class EngineHDP:
+class EngineHDP(_EngineSystem):
     """This project's ``engine.HDP`` (its defaults) by ``engine.SVI``, one ``step(doc_ids=...)`` per minibatch."""
 
     def __init__(self, train: sp.csr_matrix, settings: HDPSettings, threads: int | None = 1, dtype: str = "float64"):
         self.name = "engine HDP" + ("" if dtype == "float64" else f" [{dtype}]")
-        self.model = engine.HDP(
+        model = engine.HDP(
             n_topics=settings.n_topics,
             doc_truncation=settings.doc_truncation,
             n_words=train.shape[1],
@@ -307,20 +314,7 @@ class EngineHDP:
             seed=settings.seed,
             dtype=dtype,
         )
-        self.local_iterations: list[float] = []  # mean local iterations per document, one per step
-        self.trainer = engine.SVI(
-            self.model,
-            train,
-            batch_size=settings.batch_size,
-            kappa=settings.kappa,
-            tau=settings.tau,
-            seed=settings.seed,
-            blas_threads=threads,
-        )
-
-    def partial_fit(self, rows: np.ndarray) -> None:
-        report = self.trainer.step(doc_ids=rows)
-        self.local_iterations.append(report.local_iterations)
+        super().__init__(model, train, settings, threads)
 
     def finish_epoch(self) -> None:
         """Nothing to do: the engine's topics are always current."""
