@@ -21,7 +21,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer, strip_accents_unicode
 
 from engine._textio import RawDocument, SkippedFile
 from engine.errors import EmptyCorpusError, EmptyVocabularyError
@@ -320,7 +319,10 @@ _CONTRACTION_FRAGMENTS = frozenset((
 ))
 
 
-def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern) -> CountVectorizer:
+def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern):
+    """A configured scikit-learn ``CountVectorizer`` (imported here: it costs a second at ``import engine``)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer, strip_accents_unicode
+
     for name, value in (("min_df", min_df), ("max_df", max_df)):
         is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
         if not ((is_int and value >= 1) or (isinstance(value, float) and 0.0 <= value <= 1.0)):
@@ -339,7 +341,7 @@ def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, toke
                            max_features=max_features, dtype=np.int64)
 
 
-def _fit(vectorizer: CountVectorizer, texts: list[str], min_df, max_df) -> sp.csr_matrix:
+def _fit(vectorizer, texts: list[str], min_df, max_df) -> sp.csr_matrix:
     try:
         return vectorizer.fit_transform(texts)
     except ValueError as exc:

@@ -10,7 +10,6 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.feature_extraction.text import strip_accents_unicode
 
 from engine._validation import as_counts, check_int
 from engine.corpus import TOKEN_PATTERN
@@ -101,6 +100,8 @@ def text_segments(text: str, vocabulary: Sequence[str]) -> list[tuple[str, int |
     vocabulary (stop words, filtered words) and the text between words are
     tagged None.  Joining the segments gives ``text`` back.
     """
+    from sklearn.feature_extraction.text import strip_accents_unicode  # slow to import: only when needed
+
     index = {word: i for i, word in enumerate(vocabulary)}
     segments: list[tuple[str, int | None]] = []
     position = 0
