@@ -39,6 +39,10 @@ def _until(at: AppTest, predicate, timeout: float = 30.0) -> None:
         at.run()
         assert not at.exception, at.exception
         if predicate():
+            # the training thread may have changed state after that run drew the page:
+            # draw it once more so the widgets match what the predicate saw
+            at.run()
+            assert not at.exception, at.exception
             return
         assert time.monotonic() < end, "timed out waiting for the app"
         time.sleep(0.15)
