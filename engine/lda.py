@@ -19,6 +19,7 @@ __all__ = ["LDA", "LDAStats"]
 _GAMMA_INITS = ("ones", "random")
 _DTYPES = ("float64", "float32")
 _TOPIC_INITS = ("exponential", "gamma")
+_KERNELS = ("auto", "compiled", "numpy")
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,11 @@ class LDA(TopicModel):
         gensim after 1-2 epochs (its mean is below 1 on small corpora, so each
         topic starts peaked on random words) while "gamma" is level with them:
         hence the default (benchmarks/RESULTS.md).
+    kernel : {"auto", "compiled", "numpy"}
+        The local step's implementation: "compiled" is a numba kernel that
+        fuses each document's loop and spreads documents over all cores;
+        "numpy" is the vectorised reference it is tested against; "auto" takes
+        the compiled one when numba imports.
     """
 
     def __init__(
@@ -112,6 +118,7 @@ class LDA(TopicModel):
         gamma_init: str = "ones",
         dtype: str = "float64",
         topic_init: str = "gamma",
+        kernel: str = "auto",
     ):
         self.n_topics = check_int("n_topics", n_topics, 2)
         self.n_words = check_int("n_words", n_words, 1)
@@ -129,6 +136,9 @@ class LDA(TopicModel):
         if topic_init not in _TOPIC_INITS:
             raise ValueError(f"topic_init must be one of {_TOPIC_INITS}, got {topic_init!r}")
         self.topic_init = topic_init
+        if kernel not in _KERNELS:
+            raise ValueError(f"kernel must be one of {_KERNELS}, got {kernel!r}")
+        self.kernel = kernel
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
 
     # ----------------------------------------------------------------- state
@@ -145,6 +155,7 @@ class LDA(TopicModel):
             "gamma_init": self.gamma_init,
             "dtype": self.dtype,
             "topic_init": self.topic_init,
+            "kernel": self.kernel,
         }
 
     def initialize(self, n_docs: int) -> None:
@@ -174,7 +185,7 @@ class LDA(TopicModel):
         elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals())
         exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
         start = warm_start.doc_topic if warm_start is not None else self._initial_doc_topic(counts.shape[0], rng)
-        fit = fit_documents(
+        fit = _local_kernel(self.kernel)(
             counts, exp_elog_beta, elog_beta, self.alpha, start, self.local_tol, self.local_max_iter
         )
         return LDAStats(fit.doc_topic, fit.topic_word, columns, fit.n_iter)
@@ -261,3 +272,16 @@ def initial_topics(
     else:
         values = rng.gamma(100.0, 1.0 / 100.0, size=shape)
     return values.astype(dtype)
+
+
+def _local_kernel(kernel: str):
+    """The local-step function for a ``kernel`` setting (the compiled one needs numba)."""
+    if kernel == "numpy":
+        return fit_documents
+    try:
+        from engine._lda_local_compiled import fit_documents_compiled
+    except ImportError:
+        if kernel == "compiled":
+            raise ImportError('kernel="compiled" needs numba: pip install numba, or use kernel="numpy"') from None
+        return fit_documents
+    return fit_documents_compiled

@@ -1,0 +1,65 @@
+"""The compiled local step is held to the NumPy reference it replaces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import psi
+
+import engine
+from engine.lda import LDAStats
+from tests.engine._reference import planted_counts
+
+compiled = pytest.importorskip("engine._lda_local_compiled")
+
+
+def test_digamma_matches_scipy():
+    x = np.concatenate([np.logspace(-7, 3, 500), np.linspace(0.05, 40, 500)])
+    ours = np.array([compiled.digamma(v) for v in x])
+    np.testing.assert_allclose(ours, psi(x), rtol=1e-10, atol=1e-10)
+
+
+def _pair(X, **kwargs):
+    params = {"n_topics": 6, "n_words": X.shape[1], "seed": 4, "topic_init": "exponential"} | kwargs
+    reference = engine.LDA(**params, kernel="numpy")
+    fast = engine.LDA(**params, kernel="compiled")
+    reference.initialize(X.shape[0])
+    fast.lambda_ = reference.lambda_
+    return reference, fast
+
+
+@pytest.mark.parametrize(("dtype", "rtol"), [("float64", 1e-7), ("float32", 2e-2)])
+def test_local_step_equals_the_numpy_reference(dtype, rtol):
+    X, _ = planted_counts(n_docs=150, seed=1)
+    reference, fast = _pair(X, dtype=dtype)
+    a, b = reference.local_step(X), fast.local_step(X)
+    np.testing.assert_allclose(b.doc_topic, a.doc_topic, rtol=rtol)
+    np.testing.assert_allclose(b.topic_word, a.topic_word, rtol=rtol, atol=1e-6)
+    assert b.topic_word.sum() == pytest.approx(X.sum(), rel=1e-5)
+
+
+def test_several_svi_steps_give_the_same_lambda():
+    X, _ = planted_counts(n_docs=300, seed=2)
+    reference, fast = _pair(X)
+    for model in (reference, fast):
+        engine.SVI(model, X, batch_size=40, kappa=0.7, tau=4.0, seed=1).run(n_steps=12)
+    np.testing.assert_allclose(fast.lambda_, reference.lambda_, rtol=1e-6)
+
+
+def test_underflowing_documents_fall_back_to_the_exact_reference():
+    reference, fast = (engine.LDA(n_topics=2, n_words=2, alpha=1e-6, eta=1e-6, local_tol=1e-10,
+                                  local_max_iter=500, kernel=k) for k in ("numpy", "compiled"))
+    for model in (reference, fast):
+        model.lambda_ = np.array([[1e4, 1e-6], [1e-6, 1e4]])
+    X = sp.csr_matrix(np.array([[50, 3], [3, 50], [4, 0]]))
+    empty = np.zeros(0)
+    start = LDAStats(np.array([[50.0, 1e-6], [1e-6, 50.0], [1.0, 1.0]]), empty, empty, empty)
+    a, b = reference.local_step(X, warm_start=start), fast.local_step(X, warm_start=start)
+    np.testing.assert_allclose(b.doc_topic, a.doc_topic, rtol=1e-9)
+    np.testing.assert_allclose(b.topic_word, a.topic_word, rtol=1e-9, atol=1e-9)
+
+
+def test_unknown_kernel_is_rejected():
+    with pytest.raises(ValueError, match="kernel"):
+        engine.LDA(n_topics=2, n_words=3, kernel="gpu")
