@@ -37,9 +37,13 @@ def schedule_controls(collection: Collection) -> None:
         n_train = max(1, collection.corpus.n_docs - int(state.get(Keys.n_test, 1)))
         if state.get(Keys.batch_size, 1) > n_train:
             state.put(Keys.batch_size, n_train)
-        st.slider("κ (forgetting rate)", 0.5, 1.0, step=0.05, key=Keys.kappa, on_change=_apply_to_current,
+        st.slider("κ (forgetting rate)", 0.0, 1.0, step=0.05, key=Keys.kappa, on_change=_apply_to_current,
                   args=(Keys.kappa,), help="How fast the steps shrink: near 1 they shrink fast (steady topics), near "
                   "0.5 slowly (old documents are forgotten sooner). Convergence needs κ in (0.5, 1].")
+        if state.get(Keys.kappa) <= 0.5:
+            st.warning("With κ at or below 0.5 the step sizes shrink too slowly for the topics to settle: "
+                       "convergence is not guaranteed (a good way to show why the paper asks for κ > 0.5).",
+                       icon=icons.WARNING)
         left, right = st.columns(2)
         left.number_input("τ (delay)", 0.0, 10_000.0, step=1.0, key=Keys.tau, on_change=_apply_to_current,
                           args=(Keys.tau,), help="Slows down the first steps so early, noisy batches count less.")

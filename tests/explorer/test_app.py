@@ -143,6 +143,7 @@ def test_train_start_pause_resume_change_kappa_stop(app_path):
     _until(at, lambda: record.status == "running")
     at.slider(key=Keys.kappa).set_value(0.5).run()
     assert not at.exception
+    assert any("not guaranteed" in w.value for w in at.warning)  # kappa <= 0.5 is allowed, with a warning
     _until(at, lambda: any(c.name == "kappa" for c in record.curve()[1]))
     at.number_input(key=Keys.batch_size).set_value(64).run()
     _until(at, lambda: record.snapshot().batch_size == 64)
