@@ -63,6 +63,15 @@ def _theta(gamma, theta, floor):
         theta[k] = math.exp(shifted) if shifted >= floor else 0.0
 
 
+@numba.njit(cache=True, inline="always", fastmath=True)
+def _normaliser(theta, row):
+    """norm_w = sum_k theta~_k beta~_kw for one word's row of topic weights."""
+    total = 0.0
+    for k in range(theta.shape[0]):
+        total += theta[k] * row[k]
+    return total
+
+
 @numba.njit(cache=True, parallel=True, fastmath=True)
 def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, floor,
              ratio_out, exp_theta_out, n_iter_out, lost_out):
@@ -86,9 +95,7 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
         while iterations < max_iter:
             acc[:] = 0.0
             for j in range(n):
-                norm = 0.0
-                for k in range(K):
-                    norm += theta[k] * rows[j, k]
+                norm = _normaliser(theta, rows[j])
                 if norm <= tiny:
                     lost = True
                     break
@@ -108,9 +115,7 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
                 break
         if not lost:  # phi is optimal for the final gamma: its normalisers once more
             for j in range(n):
-                norm = 0.0
-                for k in range(K):
-                    norm += theta[k] * rows[j, k]
+                norm = _normaliser(theta, rows[j])
                 if norm <= tiny:
                     lost = True
                     break
