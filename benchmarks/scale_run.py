@@ -7,7 +7,8 @@ Build the corpus first (about 2 minutes for 3.8M documents), then time one pass:
 
 Prints progress every ``--report-every`` steps and, at the end, documents per
 second, wall time and the peak resident memory of the training process
-(``ru_maxrss``; pages of the memory-mapped corpus that were read count in it).
+(``ru_maxrss``), split into the process's own anonymous memory and the pages of
+the memory-mapped corpus it has read (file cache the kernel can reclaim).
 """
 
 from __future__ import annotations
@@ -28,6 +29,16 @@ except ImportError:  # a plain checkout: the project root is the parent of this 
 
 def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _rss_split_mib() -> str:
+    """Current anonymous (the process's own) and file-backed (mapped corpus pages) resident memory."""
+    try:
+        fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    except OSError:  # not Linux
+        return "n/a"
+    anon, file = (int(fields[key].split()[0]) / 1024 for key in ("RssAnon", "RssFile"))
+    return f"anon {anon:,.0f} MiB + mapped file {file:,.0f} MiB"
 
 
 def main(argv=None) -> None:
@@ -55,7 +66,8 @@ def main(argv=None) -> None:
             elapsed = time.perf_counter() - started
             rate = report.docs_seen / elapsed
             print(f"step {report.t:>6,}  docs {report.docs_seen:>10,}  {elapsed:>7.0f} s  {rate:>7,.0f} docs/s  "
-                  f"eta {(target - report.docs_seen) / rate:>6.0f} s  peak RSS {_peak_rss_mib():,.0f} MiB",
+                  f"eta {(target - report.docs_seen) / rate:>6.0f} s  peak RSS {_peak_rss_mib():,.0f} MiB "
+                  f"({_rss_split_mib()})",
                   flush=True)
         return True
 
