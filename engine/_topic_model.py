@@ -9,7 +9,10 @@ import numpy as np
 from engine._lazy_topics import LazyTopics
 from engine._validation import check_int
 
-__all__ = ["TopicModel"]
+__all__ = ["DTYPES", "TOPIC_INITS", "TopicModel", "initial_topics"]
+
+DTYPES = ("float64", "float32")  # precisions of the topics and the local step
+TOPIC_INITS = ("exponential", "gamma")  # random starts of lambda (see initial_topics)
 
 
 class TopicModel:
@@ -23,7 +26,9 @@ class TopicModel:
     n_topics: int
     n_words: int
     eta: float
+    seed: int
     dtype: str
+    topic_init: str
     _topics: LazyTopics | None  # lambda, with the SVI decay applied lazily
 
     @property
@@ -42,6 +47,13 @@ class TopicModel:
             raise ValueError("lambda_ must be finite and > 0 everywhere")
         self._topics = LazyTopics(value, self.eta)
         self._topics_assigned()
+
+    def _initialize_topics(self, n_docs: int) -> None:
+        """Random lambda for a corpus of ``n_docs`` documents, as ``topic_init`` says."""
+        self._topics = LazyTopics(
+            initial_topics(self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype),
+            self.eta,
+        )
 
     def _topics_assigned(self) -> None:
         """Called after lambda_ is assigned (the HDP gives itself prior sticks if it has none)."""
@@ -92,3 +104,22 @@ class TopicModel:
             raise ValueError(f"mass must be in (0, 1], got {mass!r}")
         cumulative = np.cumsum(np.sort(self.topic_weights())[::-1])
         return int(min(np.searchsorted(cumulative, mass - 1e-12) + 1, self.n_topics))
+
+
+def initial_topics(
+    n_topics: int, n_words: int, n_docs: int, eta: float, method: str, seed: int, dtype: str
+) -> np.ndarray:
+    """Random initial lambda of shape (n_topics, n_words), shared by LDA and the HDP.
+
+    "exponential": the paper's footnote, lambda_kv - eta ~ Exponential with
+    mean D*100/(K*V), as if every document had 100 words assigned to random
+    topics.  "gamma": Gamma(100, 1/100) draws (Hoffman's onlineldavb, scikit-learn).
+    """
+    n_docs = check_int("n_docs", n_docs, 1)
+    rng = np.random.default_rng(seed)
+    shape = (n_topics, n_words)
+    if method == "exponential":
+        values = eta + rng.exponential(n_docs * 100.0 / (n_topics * n_words), size=shape)
+    else:
+        values = rng.gamma(100.0, 1.0 / 100.0, size=shape)
+    return values.astype(dtype)

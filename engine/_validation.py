@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from engine.errors import EmptyCorpusError, VocabularyMismatchError
 
-__all__ = ["as_counts", "check_int", "check_positive"]
+__all__ = ["as_counts", "check_choice", "check_int", "check_positive"]
 
 
 def check_int(name: str, value, minimum: int, maximum: int | None = None) -> int:
@@ -20,6 +20,13 @@ def check_int(name: str, value, minimum: int, maximum: int | None = None) -> int
         allowed = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
         raise ValueError(f"{name} must be {allowed}, got {value!r}")
     return int(value)
+
+
+def check_choice(name: str, value, allowed: tuple):
+    """Return ``value`` if it is one of ``allowed``."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
 
 
 def check_positive(name: str, value) -> float:

@@ -16,14 +16,12 @@ from engine._hdp_local import (
     topic_word_stats,
 )
 from engine._lazy_topics import LazyTopics
-from engine._topic_model import TopicModel
-from engine._validation import as_counts, check_int, check_positive
-from engine.lda import initial_topics, restrict_columns
+from engine._topic_model import DTYPES, TOPIC_INITS, TopicModel
+from engine._validation import as_counts, check_choice, check_int, check_positive
+from engine.lda import restrict_columns
 
 __all__ = ["HDP", "HDPStats"]
 
-_DTYPES = ("float64", "float32")
-_TOPIC_INITS = ("exponential", "gamma")
 _LOCAL_INITS = ("lda", "paper")
 _STICK_INITS = ("prior", "uniform")
 _TRANSFORM_ELEMENTS = 1 << 22  # zeta entries (docs x T x K) held at once by transform
@@ -200,22 +198,14 @@ class HDP(TopicModel):
         self.seed = check_int("seed", seed, 0)
         self.local_tol = check_positive("local_tol", local_tol)
         self.local_max_iter = check_int("local_max_iter", local_max_iter, 1)
-        if topic_init not in _TOPIC_INITS:
-            raise ValueError(f"topic_init must be one of {_TOPIC_INITS}, got {topic_init!r}")
-        self.topic_init = topic_init
-        if str(np.dtype(dtype)) not in _DTYPES:
-            raise ValueError(f"dtype must be one of {_DTYPES}, got {dtype!r}")
-        self.dtype = str(np.dtype(dtype))
+        self.topic_init = check_choice("topic_init", topic_init, TOPIC_INITS)
+        self.dtype = check_choice("dtype", str(np.dtype(dtype)), DTYPES)
         self.warmup_iter = check_int("warmup_iter", warmup_iter, 0)
         if not isinstance(reorder_topics, (bool, np.bool_)):
             raise ValueError(f"reorder_topics must be True or False, got {reorder_topics!r}")
         self.reorder_topics = bool(reorder_topics)
-        if local_init not in _LOCAL_INITS:
-            raise ValueError(f"local_init must be one of {_LOCAL_INITS}, got {local_init!r}")
-        self.local_init = local_init
-        if stick_init not in _STICK_INITS:
-            raise ValueError(f"stick_init must be one of {_STICK_INITS}, got {stick_init!r}")
-        self.stick_init = stick_init
+        self.local_init = check_choice("local_init", local_init, _LOCAL_INITS)
+        self.stick_init = check_choice("stick_init", stick_init, _STICK_INITS)
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
         self._sticks: np.ndarray | None = None
 
@@ -265,10 +255,7 @@ class HDP(TopicModel):
 
     def initialize(self, n_docs: int) -> None:
         """Random topics as for LDA (see ``topic_init``) and the sticks of ``stick_init``."""
-        self._topics = LazyTopics(
-            initial_topics(self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype),
-            self.eta,
-        )
+        self._initialize_topics(n_docs)
         if self.stick_init == "uniform":
             counts = np.full(self.n_topics, n_docs * self.doc_truncation / self.n_topics)
             self._sticks = _sticks_from_counts(counts, self.gamma).astype(self.dtype)

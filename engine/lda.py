@@ -11,14 +11,12 @@ from scipy.special import gammaln, logsumexp
 from engine._dirichlet import dirichlet_expectation, dirichlet_expectation_columns
 from engine._lazy_topics import LazyTopics
 from engine._lda_local import exp_shifted, fit_documents
-from engine._topic_model import TopicModel
-from engine._validation import as_counts, check_int, check_positive
+from engine._topic_model import DTYPES, TOPIC_INITS, TopicModel
+from engine._validation import as_counts, check_choice, check_int, check_positive
 
 __all__ = ["LDA", "LDAStats"]
 
 _GAMMA_INITS = ("ones", "random")
-_DTYPES = ("float64", "float32")
-_TOPIC_INITS = ("exponential", "gamma")
 _KERNELS = ("auto", "compiled", "numpy")
 
 
@@ -127,18 +125,10 @@ class LDA(TopicModel):
         self.seed = check_int("seed", seed, 0)
         self.local_tol = check_positive("local_tol", local_tol)
         self.local_max_iter = check_int("local_max_iter", local_max_iter, 1)
-        if gamma_init not in _GAMMA_INITS:
-            raise ValueError(f"gamma_init must be one of {_GAMMA_INITS}, got {gamma_init!r}")
-        self.gamma_init = gamma_init
-        if str(np.dtype(dtype)) not in _DTYPES:
-            raise ValueError(f"dtype must be one of {_DTYPES}, got {dtype!r}")
-        self.dtype = str(np.dtype(dtype))
-        if topic_init not in _TOPIC_INITS:
-            raise ValueError(f"topic_init must be one of {_TOPIC_INITS}, got {topic_init!r}")
-        self.topic_init = topic_init
-        if kernel not in _KERNELS:
-            raise ValueError(f"kernel must be one of {_KERNELS}, got {kernel!r}")
-        self.kernel = kernel
+        self.gamma_init = check_choice("gamma_init", gamma_init, _GAMMA_INITS)
+        self.dtype = check_choice("dtype", str(np.dtype(dtype)), DTYPES)
+        self.topic_init = check_choice("topic_init", topic_init, TOPIC_INITS)
+        self.kernel = check_choice("kernel", kernel, _KERNELS)
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
 
     # ----------------------------------------------------------------- state
@@ -160,10 +150,7 @@ class LDA(TopicModel):
 
     def initialize(self, n_docs: int) -> None:
         """Random topics for a corpus of ``n_docs`` documents (see ``topic_init``)."""
-        self._topics = LazyTopics(
-            initial_topics(self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype),
-            self.eta,
-        )
+        self._initialize_topics(n_docs)
 
     def _initial_doc_topic(self, n_docs: int, rng: np.random.Generator | None) -> np.ndarray:
         if self.gamma_init == "ones":
@@ -254,24 +241,6 @@ class LDA(TopicModel):
         return float(word_term + doc_term + topic_term)
 
 
-
-def initial_topics(
-    n_topics: int, n_words: int, n_docs: int, eta: float, method: str, seed: int, dtype: str
-) -> np.ndarray:
-    """Random initial lambda of shape (n_topics, n_words), shared by LDA and the HDP.
-
-    "exponential": the paper's footnote, lambda_kv - eta ~ Exponential with
-    mean D*100/(K*V), as if every document had 100 words assigned to random
-    topics.  "gamma": Gamma(100, 1/100) draws (Hoffman's onlineldavb, scikit-learn).
-    """
-    n_docs = check_int("n_docs", n_docs, 1)
-    rng = np.random.default_rng(seed)
-    shape = (n_topics, n_words)
-    if method == "exponential":
-        values = eta + rng.exponential(n_docs * 100.0 / (n_topics * n_words), size=shape)
-    else:
-        values = rng.gamma(100.0, 1.0 / 100.0, size=shape)
-    return values.astype(dtype)
 
 
 def _local_kernel(kernel: str):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from engine._validation import as_counts, check_int
+from engine._validation import as_counts, check_choice, check_int
 from engine.errors import DivergedError
 from engine.schedule import step_size
 
@@ -140,9 +140,7 @@ class SVI:
         self.kappa = _check_kappa(kappa)
         self.tau = _check_tau(tau)
         self.seed = check_int("seed", seed, 0)
-        if sampling not in _SAMPLINGS:
-            raise ValueError(f"sampling must be one of {_SAMPLINGS}, got {sampling!r}")
-        self.sampling = sampling
+        self.sampling = check_choice("sampling", sampling, _SAMPLINGS)
         self.blas_threads = blas_threads
         self.t = 0
         self.docs_seen = 0
