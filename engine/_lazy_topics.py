@@ -14,6 +14,10 @@ to date in O(K x minibatch vocabulary), so a step's cost does not grow with V.
 The published online HDP and Vowpal Wabbit implement the same trick.
 ``dense()`` gives lambda with the pending decay applied (for evaluation,
 display or saving).
+
+The excess is stored word-major, (n_words, n_topics): a minibatch's columns
+of lambda are then contiguous rows in memory, so gathering and rewriting them
+reads whole cache lines instead of one entry per line.
 """
 
 from __future__ import annotations
@@ -38,24 +42,33 @@ class LazyTopics:
 
     def __init__(self, lambda_: np.ndarray, eta: float):
         self.eta = float(eta)
-        self._excess = np.array(lambda_, copy=True) - self.eta  # x = lambda - eta, as of each column's stamp
+        lambda_ = np.asarray(lambda_)
+        self._excess = np.ascontiguousarray(lambda_.T - self.eta)  # x^T: (n_words, n_topics), as of each stamp
         self._stamp = np.zeros(lambda_.shape[1])  # running log-decay when each column was last written
         self._log_decay = 0.0  # L = sum_t log(1 - rho_t)
-        self._totals = self._excess.sum(axis=1)  # sum_v x_kv, current
+        self._totals = self._excess.sum(axis=0)  # sum_v x_kv, current
         self._dense: np.ndarray | None = None  # lambda as last returned by dense(), until the next write
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self._excess.shape
+        n_words, n_topics = self._excess.shape
+        return n_topics, n_words
 
     @property
     def dtype(self) -> np.dtype:
         return self._excess.dtype
 
     def columns(self, columns: np.ndarray) -> np.ndarray:
-        """Current lambda[:, columns]."""
+        """Current lambda[:, columns], shape (n_topics, len(columns)) (a transposed view of :meth:`rows`)."""
+        return self.rows(columns).T
+
+    def rows(self, columns: np.ndarray) -> np.ndarray:
+        """Current lambda[:, columns].T, C-contiguous of shape (len(columns), n_topics)."""
         decay = np.exp(self._log_decay - self._stamp[columns]).astype(self.dtype, copy=False)
-        return self.eta + self._excess[:, columns] * decay
+        rows = self._excess[columns]
+        rows *= decay[:, None]
+        rows += self.eta
+        return rows
 
     def row_totals(self) -> np.ndarray:
         """Current sum_v lambda_kv, shape (n_topics, 1)."""
@@ -63,25 +76,29 @@ class LazyTopics:
 
     def blend(self, topic_word: np.ndarray, columns: np.ndarray, scale: float, rho: float) -> None:
         """lambda <- (1 - rho) lambda + rho (eta + scale * s), s being ``topic_word`` on ``columns``."""
+        word_topic = topic_word.T  # contiguous when the statistics were built word-major
         if rho >= 1.0:  # everything is replaced: nothing of the old topics survives
             self._excess[:] = 0.0
-            self._excess[:, columns] = scale * topic_word
+            self._excess[columns] = scale * word_topic
             self._stamp[:] = 0.0
             self._log_decay = 0.0
-            self._totals = self._excess.sum(axis=1)
+            self._totals = self._excess.sum(axis=0)
             self._dense = None
             return
-        current = self.columns(columns) - self.eta
+        # x_v <- (1 - rho) x_v exp(L - stamp_v) + rho scale s_v on the minibatch's words
+        keep = (1.0 - rho) * np.exp(self._log_decay - self._stamp[columns])
+        new = self._excess[columns]
+        new *= keep.astype(self.dtype, copy=False)[:, None]
+        new += (rho * scale) * word_topic
+        self._excess[columns] = new
         self._log_decay += math.log1p(-rho)
-        new = (1.0 - rho) * current + (rho * scale) * topic_word
-        self._excess[:, columns] = new
         self._stamp[columns] = self._log_decay
-        self._totals = (1.0 - rho) * self._totals + (rho * scale) * topic_word.sum(axis=1)
+        self._totals = (1.0 - rho) * self._totals + (rho * scale) * word_topic.sum(axis=0)
         self._dense = None
 
     def permute_rows(self, order: np.ndarray) -> None:
         """Reorder the topics (rows); the pending decay is per column, so it is unaffected."""
-        self._excess = self._excess[order]
+        self._excess = np.ascontiguousarray(self._excess[:, order])
         self._totals = self._totals[order]
         self._dense = None
 
@@ -94,6 +111,7 @@ class LazyTopics:
         """
         if self._dense is None:
             decay = np.exp(self._log_decay - self._stamp).astype(self.dtype, copy=False)
-            self._dense = self.eta + self._excess * decay
+            self._dense = np.ascontiguousarray((self._excess * decay[:, None]).T)
+            self._dense += self.eta
             self._dense.flags.writeable = False
         return self._dense

@@ -13,6 +13,12 @@ two sums and the digamma/exp run in one pass per iteration, and ``prange``
 spreads the documents over the cores without the GIL.  A document whose
 normaliser would need the exact log-space treatment is handed back to the
 NumPy reference, which has it.
+
+The rest of the step is compiled too (:func:`local_step_compiled`), word-major
+throughout so nothing is transposed: exp E[log beta] of the minibatch's words
+comes straight from lambda's rows (:func:`_exp_elog_rows`), and the expected
+word counts sum_d c_dw phi_dwk are gathered per word over the documents that
+use it (:func:`_word_topic_rows`), both spread over the cores.
 """
 
 from __future__ import annotations
@@ -23,10 +29,12 @@ import threading
 import numba
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import psi
 
-from engine._lda_local import LocalFit, _tiny, fit_documents
+from engine._lda_local import LocalFit, _tiny, exp_shifted, fit_documents
+from engine._lazy_topics import LazyTopics
 
-__all__ = ["digamma", "fit_documents_compiled"]
+__all__ = ["digamma", "fit_documents_compiled", "local_step_compiled"]
 
 # numba's fallback "workqueue" threading layer aborts on concurrent parallel calls from
 # several Python threads (two training runs); each call already uses every core
@@ -35,15 +43,24 @@ _KERNEL_LOCK = threading.Lock()
 
 @numba.njit(cache=True, inline="always", fastmath=True)
 def digamma(x: float) -> float:
-    """psi(x) for x > 0: recurrence up to x >= 6, then the asymptotic series (error < 1e-11)."""
-    result = 0.0
-    while x < 6.0:
-        result -= 1.0 / x
-        x += 1.0
+    """psi(x) for x > 0 (error < 1e-10 relative): the asymptotic series at x >= 6.
+
+    Below 6, psi(x) = psi(x + 6) - sum_{i<6} 1/(x + i), and the sum is p'(x)/p(x)
+    for p(x) = x (x + 1) ... (x + 5): one division instead of six.
+    """
+    shift = 0.0
+    if x < 6.0:
+        p = x
+        dp = 1.0
+        for i in range(1, 6):
+            dp = dp * (x + i) + p
+            p = p * (x + i)
+        shift = dp / p
+        x += 6.0
     inv = 1.0 / x
     inv2 = inv * inv
     series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132))))
-    return result + math.log(x) - 0.5 * inv - series
+    return math.log(x) - 0.5 * inv - series - shift
 
 
 @numba.njit(cache=True, inline="always", fastmath=True)
@@ -72,6 +89,41 @@ def _normaliser(theta, row):
     return total
 
 
+@numba.njit(cache=True, inline="always", fastmath=True)
+def _accumulate(theta, rows, counts, acc, tiny):
+    """acc_k += sum_w (c_w / norm_w) beta~_kw; False if a normaliser is below ``tiny``.
+
+    Words go four at a time: theta is loaded once for four dot products and
+    acc once for four updates, which halves the memory traffic of the loop.
+    """
+    n, K = rows.shape
+    j = 0
+    while j + 4 <= n:
+        r0, r1, r2, r3 = rows[j], rows[j + 1], rows[j + 2], rows[j + 3]
+        n0 = n1 = n2 = n3 = 0.0
+        for k in range(K):
+            t = theta[k]
+            n0 += t * r0[k]
+            n1 += t * r1[k]
+            n2 += t * r2[k]
+            n3 += t * r3[k]
+        if n0 <= tiny or n1 <= tiny or n2 <= tiny or n3 <= tiny:
+            return False
+        c0, c1, c2, c3 = counts[j] / n0, counts[j + 1] / n1, counts[j + 2] / n2, counts[j + 3] / n3
+        for k in range(K):
+            acc[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+        j += 4
+    while j < n:
+        norm = _normaliser(theta, rows[j])
+        if norm <= tiny:
+            return False
+        ratio = counts[j] / norm
+        for k in range(K):
+            acc[k] += ratio * rows[j, k]
+        j += 1
+    return True
+
+
 @numba.njit(cache=True, parallel=True, fastmath=True)
 def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, floor,
              ratio_out, exp_theta_out, n_iter_out, lost_out):
@@ -94,15 +146,8 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
         lost = False
         while iterations < max_iter:
             acc[:] = 0.0
-            for j in range(n):
-                norm = _normaliser(theta, rows[j])
-                if norm <= tiny:
-                    lost = True
-                    break
-                ratio = data[start + j] / norm
-                for k in range(K):
-                    acc[k] += ratio * rows[j, k]
-            if lost:
+            if not _accumulate(theta, rows, data[start:end], acc, tiny):
+                lost = True
                 break
             change = 0.0
             for k in range(K):
@@ -128,29 +173,114 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
             n_iter_out[d] = iterations
 
 
-def fit_documents_compiled(counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol, max_iter) -> LocalFit:
-    """Drop-in replacement of :func:`engine._lda_local.fit_documents` running the compiled kernel."""
-    dtype = exp_elog_beta.dtype
-    n_docs, n_topics = counts.shape[0], exp_elog_beta.shape[0]
-    counts = counts.astype(dtype, copy=False)
-    beta_t = np.ascontiguousarray(exp_elog_beta.T)
+@numba.njit(cache=True, parallel=True, fastmath=True)
+def _exp_elog_rows(lambda_rows, psi_totals, floor):
+    """exp(E[log beta_kw] - max_j E[log beta_jw]) per word (row), flushed below exp(floor).
+
+    E[log beta_kw] = psi(lambda_kw) - psi(sum_v lambda_kv); the shift per word
+    cancels in phi.  Rows are words, so each row is one contiguous pass.
+    """
+    n_words, K = lambda_rows.shape
+    out = np.empty_like(lambda_rows)
+    for w in numba.prange(n_words):
+        elog = np.empty(K, dtype=np.float64)
+        top = -np.inf
+        for k in range(K):
+            elog[k] = digamma(lambda_rows[w, k]) - psi_totals[k]
+            top = max(top, elog[k])
+        for k in range(K):
+            shifted = elog[k] - top
+            out[w, k] = math.exp(shifted) if shifted >= floor else 0.0
+    return out
+
+
+@numba.njit(cache=True, parallel=True, fastmath=True)
+def _word_topic_rows(col_indptr, col_docs, col_ratios, exp_theta, beta_rows):
+    """sum_d c_dw phi_dwk = beta~_kw sum_d theta~_dk c_dw / norm_dw, one row per word.
+
+    ``col_*`` is the ratio matrix c_dw / norm_dw in CSC form, so each word
+    gathers over the documents that use it and the words split over the
+    cores without write conflicts.
+    """
+    n_words, K = beta_rows.shape
+    out = np.zeros((n_words, K), dtype=beta_rows.dtype)
+    for w in numba.prange(n_words):
+        for p in range(col_indptr[w], col_indptr[w + 1]):
+            d, r = col_docs[p], col_ratios[p]
+            for k in range(K):
+                out[w, k] += r * exp_theta[d, k]
+        for k in range(K):
+            out[w, k] *= beta_rows[w, k]
+    return out
+
+
+def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter):
+    """Run the kernel; returns gamma, the CSR-ordered ratios c_dw / norm_dw, theta~, n_iter, lost."""
+    dtype = beta_rows.dtype
+    n_docs, n_topics = counts.shape[0], beta_rows.shape[1]
     alpha_vector = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
     gamma = np.array(doc_topic_init, dtype=dtype, copy=True)
     ratio = np.zeros(counts.nnz, dtype=dtype)
     exp_theta = np.zeros((n_docs, n_topics), dtype=dtype)
     n_iter = np.zeros(n_docs, dtype=np.int64)
     lost = np.zeros(n_docs, dtype=np.bool_)
-    floor = 0.5 * float(np.log(np.finfo(dtype).tiny))
     with _KERNEL_LOCK:
-        _fit_all(counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data, beta_t,
-                 alpha_vector, gamma, float(tol), int(max_iter), _tiny(dtype, n_topics), floor, ratio, exp_theta,
-                 n_iter, lost)
-    ratios = sp.csr_matrix((ratio, counts.indices, counts.indptr), shape=counts.shape)
-    # sum_d c_dw phi_dwk = beta~_kw * sum_d theta~_dk c_dw / norm_dw  (lost documents contribute 0 here)
-    topic_word = np.ascontiguousarray((np.asarray(ratios.T @ exp_theta) * beta_t).T)
-    if lost.any():  # the NumPy reference computes their underflowed words exactly in log space
-        docs = np.flatnonzero(lost)
-        exact = fit_documents(counts[docs], exp_elog_beta, elog_beta, alpha, doc_topic_init[docs], tol, max_iter)
-        gamma[docs], n_iter[docs] = exact.doc_topic, exact.n_iter
-        topic_word += exact.topic_word
-    return LocalFit(doc_topic=gamma, topic_word=topic_word, n_iter=n_iter)
+        _fit_all(counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data, beta_rows,
+                 alpha_vector, gamma, float(tol), int(max_iter), _tiny(dtype, n_topics), _floor(dtype), ratio,
+                 exp_theta, n_iter, lost)
+    return gamma, ratio, exp_theta, n_iter, lost
+
+
+def _floor(dtype) -> float:
+    """log sqrt(tiny): theta~ and beta~ entries below its exp are flushed to zero (see exp_shifted)."""
+    return 0.5 * float(np.log(np.finfo(dtype).tiny))
+
+
+def _word_topic(counts, ratio, exp_theta, beta_rows) -> np.ndarray:
+    ratios = sp.csc_matrix(sp.csr_matrix((ratio, counts.indices, counts.indptr), shape=counts.shape))
+    with _KERNEL_LOCK:
+        return _word_topic_rows(ratios.indptr.astype(np.int64), ratios.indices.astype(np.int64), ratios.data,
+                                exp_theta, beta_rows)
+
+
+def _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol,
+                 max_iter) -> None:
+    """Refit the documents whose normaliser underflowed with the exact NumPy reference, in place."""
+    docs = np.flatnonzero(lost)
+    exact = fit_documents(counts[docs], exp_elog_beta, elog_beta, alpha, doc_topic_init[docs], tol, max_iter)
+    gamma[docs], n_iter[docs] = exact.doc_topic, exact.n_iter
+    word_topic += exact.topic_word.T  # lost documents contributed nothing so far
+
+
+def fit_documents_compiled(counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol, max_iter) -> LocalFit:
+    """Drop-in replacement of :func:`engine._lda_local.fit_documents` running the compiled kernel."""
+    counts = counts.astype(exp_elog_beta.dtype, copy=False)
+    beta_rows = np.ascontiguousarray(exp_elog_beta.T)
+    gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter)
+    word_topic = _word_topic(counts, ratio, exp_theta, beta_rows)
+    if lost.any():
+        _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol,
+                     max_iter)
+    return LocalFit(doc_topic=gamma, topic_word=word_topic.T, n_iter=n_iter)
+
+
+def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_init, tol, max_iter) -> LocalFit:
+    """LDA's whole local step on the minibatch ``counts`` (columns re-indexed to ``columns``), compiled.
+
+    Same result as computing E[log beta] with scipy and calling the NumPy
+    reference, but word-major from lambda's rows to the statistics: the
+    returned ``topic_word`` is a transposed view of a (words, topics) array.
+    """
+    lambda_rows = topics.rows(columns)
+    dtype = lambda_rows.dtype
+    counts = counts.astype(dtype, copy=False)
+    psi_totals = psi(topics.row_totals()[:, 0].astype(np.float64))
+    with _KERNEL_LOCK:
+        beta_rows = _exp_elog_rows(lambda_rows, psi_totals, _floor(dtype))
+    gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter)
+    word_topic = _word_topic(counts, ratio, exp_theta, beta_rows)
+    if lost.any():  # rare: E[log beta] in the reference's own (topics, words) layout
+        elog_beta = (psi(lambda_rows) - psi_totals.astype(dtype)).T
+        _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_shifted(elog_beta, axis=0), elog_beta, alpha,
+                     doc_topic_init, tol, max_iter)
+    return LocalFit(doc_topic=gamma, topic_word=word_topic.T, n_iter=n_iter)

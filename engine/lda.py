@@ -47,12 +47,19 @@ class LDAStats:
 
 
 def restrict_columns(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Re-index a minibatch to the columns it uses; returns (counts, columns)."""
-    columns = np.unique(counts.indices)
-    local = sp.csr_matrix(
-        (counts.data, np.searchsorted(columns, counts.indices), counts.indptr),
-        shape=(counts.shape[0], columns.size),
-    )
+    """Re-index a minibatch to the columns it uses; returns (counts, columns), columns sorted."""
+    indices = counts.indices
+    n_words = counts.shape[1]
+    if n_words <= 32 * indices.size:  # marking words in a vocabulary-sized table beats sorting the entries
+        used = np.zeros(n_words, dtype=bool)
+        used[indices] = True
+        columns = np.flatnonzero(used)
+        position = np.empty(n_words, dtype=np.int32)
+        position[columns] = np.arange(columns.size, dtype=np.int32)
+        local_indices = position[indices]
+    else:  # a huge vocabulary: cost independent of its size
+        columns, local_indices = np.unique(indices, return_inverse=True)
+    local = sp.csr_matrix((counts.data, local_indices, counts.indptr), shape=(counts.shape[0], columns.size))
     return local, columns
 
 
@@ -168,12 +175,9 @@ class LDA(TopicModel):
         """
         topics = self._require_topics()
         counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
-        # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky), on the minibatch's columns only
-        elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals())
-        exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
         start = warm_start.doc_topic if warm_start is not None else self._initial_doc_topic(counts.shape[0], rng)
         fit = _local_kernel(self.kernel)(
-            counts, exp_elog_beta, elog_beta, self.alpha, start, self.local_tol, self.local_max_iter
+            topics, counts, columns, self.alpha, start, self.local_tol, self.local_max_iter
         )
         return LDAStats(fit.doc_topic, fit.topic_word, columns, fit.n_iter)
 
@@ -243,14 +247,22 @@ class LDA(TopicModel):
 
 
 
+def _numpy_local_step(topics, counts, columns, alpha, start, tol, max_iter):
+    """The reference: E[log beta] with scipy on lambda's (topics, words) columns, then the NumPy local step."""
+    # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky), on the minibatch's columns only
+    elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals())
+    exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
+    return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter)
+
+
 def _local_kernel(kernel: str):
     """The local-step function for a ``kernel`` setting (the compiled one needs numba)."""
     if kernel == "numpy":
-        return fit_documents
+        return _numpy_local_step
     try:
-        from engine._lda_local_compiled import fit_documents_compiled
+        from engine._lda_local_compiled import local_step_compiled
     except ImportError:
         if kernel == "compiled":
             raise ImportError('kernel="compiled" needs numba: pip install numba, or use kernel="numpy"') from None
-        return fit_documents
-    return fit_documents_compiled
+        return _numpy_local_step
+    return local_step_compiled

@@ -14,7 +14,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from engine._validation import as_counts, check_choice, check_int
 from engine.errors import DivergedError
@@ -77,9 +77,21 @@ def _check_tau(tau) -> float:
     return float(tau)
 
 
+_controller: ThreadpoolController | None = None
+
+
 def _blas_limit(threads: int | None):
-    """Limit BLAS to ``threads`` during a step (None: leave it alone)."""
-    return threadpool_limits(threads, user_api="blas") if threads else nullcontext()
+    """Limit BLAS to ``threads`` during a step (None: leave it alone).
+
+    The thread pools are looked up once per process: a fresh lookup scans
+    every loaded library and costs milliseconds, a tenth of a small step.
+    """
+    global _controller
+    if not threads:
+        return nullcontext()
+    if _controller is None:
+        _controller = ThreadpoolController()
+    return _controller.limit(limits=threads, user_api="blas")
 
 
 def _check_finite(stats) -> None:

@@ -209,11 +209,13 @@ def test_top_words_and_expected_topics(planted):
     np.testing.assert_allclose(model.topic_weights().sum(), 1.0)
 
 
-def test_restrict_columns_keeps_counts():
-    X = sp.csr_matrix(np.array([[0, 2, 0, 1], [0, 0, 0, 5]]))
+@pytest.mark.parametrize("n_words", [4, 10_000])  # a marking table, and sorting for a vocabulary >> entries
+def test_restrict_columns_keeps_counts(n_words):
+    X = sp.csr_matrix((np.array([2, 1, 5, 7]), np.array([3, 1, 3, 0]), np.array([0, 2, 2, 4])), shape=(3, n_words))
     local, columns = restrict_columns(X)
-    assert columns.tolist() == [1, 3]
-    np.testing.assert_array_equal(local.toarray(), [[2, 1], [0, 5]])
+    assert columns.tolist() == [0, 1, 3]
+    np.testing.assert_array_equal(local.toarray(), [[0, 1, 2], [0, 0, 0], [7, 0, 5]])
+    np.testing.assert_array_equal(local.toarray(), X[:, columns].toarray())
 
 
 @pytest.mark.parametrize(
