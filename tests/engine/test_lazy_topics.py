@@ -10,7 +10,8 @@ from engine._lazy_topics import LazyTopics
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_lazy_blend_equals_eager_blend(dtype):
+@pytest.mark.parametrize("word_major", [False, True])  # NumPy blend; compiled blend on (words, topics) statistics
+def test_lazy_blend_equals_eager_blend(dtype, word_major):
     rng = np.random.default_rng(0)
     K, V, eta = 4, 50, 0.01
     eager = rng.gamma(2.0, 1.0, size=(K, V)).astype(dtype)
@@ -19,6 +20,8 @@ def test_lazy_blend_equals_eager_blend(dtype):
         rho = (t + 2.0) ** -0.7
         columns = np.sort(rng.choice(V, size=7, replace=False))
         topic_word = rng.gamma(1.0, 1.0, size=(K, 7)).astype(dtype)
+        if word_major:  # the layout the compiled local step returns: a transposed (words, topics) array
+            topic_word = np.ascontiguousarray(topic_word.T).T
         eager = blend_topics(eager, topic_word, columns, eta, 3.0, rho)
         lazy.blend(topic_word, columns, 3.0, rho)
         probe = rng.choice(V, size=5, replace=False)
