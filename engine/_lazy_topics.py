@@ -26,6 +26,8 @@ import math
 
 import numpy as np
 
+from engine._parallel import PARALLEL_LOCK
+
 try:  # one parallel pass instead of five NumPy passes; the NumPy form is the fallback
     from engine._lazy_topics_compiled import blend_rows as _blend_rows
 except ImportError:  # pragma: no cover - numba is a dependency, but the engine runs without it
@@ -93,8 +95,9 @@ class LazyTopics:
         # x_v <- (1 - rho) x_v exp(L - stamp_v) + rho scale s_v on the minibatch's words
         keep = ((1.0 - rho) * np.exp(self._log_decay - self._stamp[columns])).astype(self.dtype, copy=False)
         if _blend_rows is not None and word_topic.dtype == self.dtype and word_topic.flags.c_contiguous:
-            _blend_rows(self._excess, np.asarray(columns, dtype=np.int64), keep, self.dtype.type(rho * scale),
-                        word_topic)
+            with PARALLEL_LOCK:
+                _blend_rows(self._excess, np.asarray(columns, dtype=np.int64), keep, self.dtype.type(rho * scale),
+                            word_topic)
         else:
             new = self._excess[columns]
             new *= keep[:, None]

@@ -13,7 +13,7 @@ import numpy as np
 __all__ = ["blend_rows"]
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True)
+@numba.njit(cache=True, parallel=True, fastmath=True, nogil=True)
 def blend_rows(excess, columns, keep, step, word_topic):
     """excess[v] <- keep_j excess[v] + step word_topic[j] for v = columns[j], in place.
 

@@ -24,7 +24,6 @@ use it (:func:`_word_topic_rows`), both spread over the cores.
 from __future__ import annotations
 
 import math
-import threading
 
 import numba
 import numpy as np
@@ -33,12 +32,11 @@ from scipy.special import psi
 
 from engine._lda_local import LocalFit, _tiny, exp_shifted, fit_documents
 from engine._lazy_topics import LazyTopics
+from engine._parallel import PARALLEL_LOCK
 
 __all__ = ["digamma", "fit_documents_compiled", "local_step_compiled"]
 
-# numba's fallback "workqueue" threading layer aborts on concurrent parallel calls from
-# several Python threads (two training runs); each call already uses every core
-_KERNEL_LOCK = threading.Lock()
+_KERNEL_LOCK = PARALLEL_LOCK  # see engine._parallel: parallel kernels are entered one at a time
 
 
 @numba.njit(cache=True, inline="always", fastmath=True)
@@ -124,7 +122,7 @@ def _accumulate(theta, rows, counts, acc, tiny):
     return True
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True)
+@numba.njit(cache=True, parallel=True, fastmath=True, nogil=True)
 def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, floor,
              ratio_out, exp_theta_out, n_iter_out, lost_out):
     S, K = gamma.shape
@@ -173,7 +171,7 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
             n_iter_out[d] = iterations
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True)
+@numba.njit(cache=True, parallel=True, fastmath=True, nogil=True)
 def _exp_elog_rows(lambda_rows, psi_totals, floor):
     """exp(E[log beta_kw] - max_j E[log beta_jw]) per word (row), flushed below exp(floor).
 
@@ -194,7 +192,7 @@ def _exp_elog_rows(lambda_rows, psi_totals, floor):
     return out
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True)
+@numba.njit(cache=True, parallel=True, fastmath=True, nogil=True)
 def _word_topic_rows(col_indptr, col_docs, col_ratios, exp_theta, beta_rows):
     """sum_d c_dw phi_dwk = beta~_kw sum_d theta~_dk c_dw / norm_dw, one row per word.
 
