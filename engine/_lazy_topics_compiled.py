@@ -10,10 +10,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from engine._parallel import FAST_MATH
+
 __all__ = ["blend_rows"]
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True, nogil=True)
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
 def blend_rows(excess, columns, keep, step, word_topic):
     """excess[v] <- keep_j excess[v] + step word_topic[j] for v = columns[j], in place.
 

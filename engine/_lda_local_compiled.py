@@ -32,14 +32,14 @@ from scipy.special import psi
 
 from engine._lda_local import LocalFit, _tiny, exp_shifted, fit_documents
 from engine._lazy_topics import LazyTopics
-from engine._parallel import PARALLEL_LOCK
+from engine._parallel import FAST_MATH, PARALLEL_LOCK
 
 __all__ = ["digamma", "fit_documents_compiled", "local_step_compiled"]
 
 _KERNEL_LOCK = PARALLEL_LOCK  # see engine._parallel: parallel kernels are entered one at a time
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
 def digamma(x: float) -> float:
     """psi(x) for x > 0 (error < 1e-10 relative): the asymptotic series at x >= 6.
 
@@ -61,7 +61,7 @@ def digamma(x: float) -> float:
     return math.log(x) - 0.5 * inv - series - shift
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
 def _theta(gamma, theta, floor):
     """theta~ = exp(E[log theta] - max), entries below exp(floor) flushed to zero."""
     K = gamma.shape[0]
@@ -78,7 +78,7 @@ def _theta(gamma, theta, floor):
         theta[k] = math.exp(shifted) if shifted >= floor else 0.0
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
 def _normaliser(theta, row):
     """norm_w = sum_k theta~_k beta~_kw for one word's row of topic weights."""
     total = 0.0
@@ -87,7 +87,7 @@ def _normaliser(theta, row):
     return total
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
 def _accumulate(theta, rows, counts, acc, tiny):
     """acc_k += sum_w (c_w / norm_w) beta~_kw; False if a normaliser is below ``tiny``.
 
@@ -122,7 +122,7 @@ def _accumulate(theta, rows, counts, acc, tiny):
     return True
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True, nogil=True)
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
 def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, floor,
              ratio_out, exp_theta_out, n_iter_out, lost_out):
     S, K = gamma.shape
@@ -171,7 +171,7 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
             n_iter_out[d] = iterations
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True, nogil=True)
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
 def _exp_elog_rows(lambda_rows, psi_totals, floor):
     """exp(E[log beta_kw] - max_j E[log beta_jw]) per word (row), flushed below exp(floor).
 
@@ -192,7 +192,7 @@ def _exp_elog_rows(lambda_rows, psi_totals, floor):
     return out
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True, nogil=True)
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
 def _word_topic_rows(col_indptr, col_docs, col_ratios, exp_theta, beta_rows):
     """sum_d c_dw phi_dwk = beta~_kw sum_d theta~_dk c_dw / norm_dw, one row per word.
 
