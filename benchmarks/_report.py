@@ -119,8 +119,12 @@ def _group(records, keys):
     return groups
 
 
-def summary(records: list[dict], default: tuple[str, str]) -> str:
-    """Tables over K (means over seeds): likelihood, speed, gamma_init ones vs random, targets."""
+def summary(records: list[dict], default: tuple[str, str], engine_threads: int = 1) -> str:
+    """Tables over K (means over seeds): likelihood, speed, gamma_init ones vs random, targets.
+
+    The speed target against one-thread scikit-learn is 3x with the engine on
+    one thread and 5x with it on two or more (issue 5).
+    """
     default_name = f"engine[{default[0]},{default[1]}]"
     systems = list(dict.fromkeys(r["system"] for r in records))
     engines = [s for s in systems if s.startswith("engine")]
@@ -207,8 +211,9 @@ def summary(records: list[dict], default: tuple[str, str]) -> str:
         for c in sorted({k[:3] for k in speed}):
             if c[2] == 100 and (*c, "sklearn") in speed:
                 ratio = speed[(*c, default_name)] / speed[(*c, "sklearn")]
+                target = 3.0 if engine_threads == 1 else 5.0
                 out.append(
-                    f"- speed kappa={c[0]:g} tau={c[1]:g} K=100: {ratio:.2f}x sklearn (target >= 1) "
-                    f"{'PASS' if ratio >= 1 else 'FAIL'}"
+                    f"- speed kappa={c[0]:g} tau={c[1]:g} K=100, engine on {engine_threads} thread(s): "
+                    f"{ratio:.2f}x sklearn (target >= {target:g}x) {'PASS' if ratio >= target else 'FAIL'}"
                 )
     return "\n".join(out)

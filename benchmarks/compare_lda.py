@@ -76,6 +76,15 @@ def load_split(folder: Path) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matri
     return train, observed, heldout
 
 
+def engine_threads() -> int:
+    """Threads the engine's compiled kernel runs on (NUMBA_NUM_THREADS; 1 without numba)."""
+    try:
+        import numba
+    except ImportError:
+        return 1
+    return numba.get_num_threads()
+
+
 def engine_defaults() -> tuple[str, str]:
     """gamma_init and topic_init that ``engine.LDA`` uses when not told (they may change)."""
     params = inspect.signature(engine.LDA).parameters
@@ -287,6 +296,7 @@ def main(argv=None) -> int:
         "source": _report.source_state(),
         "machine": f"{platform.machine()}, {_report.cores()} cores",
         "threads": args.threads,
+        "engine_threads": engine_threads(),
         "repeats": args.repeats,
         "shared_start": args.shared_start,
     }
@@ -304,7 +314,7 @@ def main(argv=None) -> int:
                 got = run_config(args, train, observed, heldout, bow, settings)
                 print(_report.progress(got), flush=True)
                 records.extend(got)
-    print(_report.summary(records, default), flush=True)
+    print(_report.summary(records, default, meta["engine_threads"]), flush=True)
     if args.json:
         args.json.write_text(json.dumps({"meta": meta, "records": records}, indent=1))
         print(f"wrote {args.json}")
