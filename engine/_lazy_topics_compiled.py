@@ -8,7 +8,6 @@ with the words spread over the cores.  It is tested against the NumPy form.
 from __future__ import annotations
 
 import numba
-import numpy as np
 
 from engine._parallel import FAST_MATH
 

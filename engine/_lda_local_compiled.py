@@ -30,8 +30,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import psi
 
-from engine._lda_local import LocalFit, _tiny, exp_shifted, fit_documents
 from engine._lazy_topics import LazyTopics
+from engine._lda_local import LocalFit, _tiny, exp_shifted, fit_documents
 from engine._parallel import FAST_MATH, PARALLEL_LOCK
 
 __all__ = ["digamma", "fit_documents_compiled", "local_step_compiled"]
