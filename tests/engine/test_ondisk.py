@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine import ondisk
+from engine import _disk_format, ondisk
 from engine.corpus import Corpus
 from engine.errors import CorpusFormatError, EmptyVocabularyError
 from engine.ondisk import DiskCorpus, DiskCounts
@@ -290,7 +290,7 @@ DAMAGES = {
 @pytest.mark.parametrize("damage", list(DAMAGES))
 def test_damaged_folders_are_rejected(tmp_path, monkeypatch, damage, scan):
     if scan:  # the full check reads the arrays in pieces of 5 entries: damage across piece boundaries
-        monkeypatch.setattr(ondisk, "_SCAN", scan)
+        monkeypatch.setattr(_disk_format, "_SCAN", scan)
     rng = np.random.default_rng(1)
     counts = rng.poisson(1.0, size=(20, 30)) + (np.arange(30) == 0)  # no empty rows, several words per row
     DiskCorpus.from_counts(counts, tmp_path / "disk")

@@ -68,7 +68,7 @@ def test_opens_on_the_sample_and_trains_by_itself(app_path, monkeypatch):
     at = _app(app_path)
     assert _collection(at).origin == "sample:synthetic"
     [record] = list(_runs(at))
-    assert record.active
+    assert record.status in ("running", "finished")  # a fast machine may finish the short run already
     _until(at, lambda: len(record.curve()[0]) >= 3)
     assert any(m.label == "Held-out fit" for m in at.metric)
     assert at.dataframe  # "Topics forming" table
