@@ -7,8 +7,9 @@ Build the corpus first (about 2 minutes for 3.8M documents), then time one pass:
 
 Prints progress every ``--report-every`` steps and, at the end, documents per
 second, wall time and the peak resident memory of the training process
-(``ru_maxrss``), split into the process's own anonymous memory and the pages of
-the memory-mapped corpus it has read (file cache the kernel can reclaim).
+(``ru_maxrss``), split into the process's own anonymous memory and mapped file
+pages.  Minibatch rows are read with ``pread``, so the corpus itself goes to
+the page cache, not into the process's resident memory.
 """
 
 from __future__ import annotations
