@@ -48,7 +48,9 @@ from _peers import EngineHDP, EngineLDA, GensimHDP, HDPSettings, Settings, gensi
 from compare_lda import DEFAULT_CORPUS, load_split  # noqa: E402
 
 ENGINE_HDP, GENSIM_HDP, GENSIM_OWN = "engine HDP", "gensim HDP", "gensim HDP, own inference"
-SETTINGS = ("k", "t", "lda_k", "batch_size", "kappa", "tau", "epochs", "seeds", "alpha", "gamma", "eta", "dtype")
+SETTINGS = (
+    "k", "t", "lda_k", "batch_size", "kappa", "tau", "epochs", "seeds", "alpha", "gamma", "eta", "dtype", "kernel",
+)
 
 
 class _LDAView:
@@ -78,11 +80,22 @@ class _LDAView:
         return self.topics
 
 
+def _with_kernel(system, args):
+    """The engine system with its model's local-step implementation set to ``--kernel`` (read at every step)."""
+    system.model.kernel = args.kernel
+    return system
+
+
 def systems_for_seed(args, train, bow, seed: int) -> list[tuple[str, str, int, object]]:
     """(name, kind, K, constructor) of every system in this run."""
     hdp = HDPSettings(args.k, args.t, args.batch_size, args.kappa, args.tau, args.alpha, args.gamma, args.eta, seed)
     suffix = "" if args.dtype == "float64" else f" [{args.dtype}]"
-    made = [(ENGINE_HDP + suffix, "hdp", args.k, lambda: EngineHDP(train, hdp, args.threads, args.dtype))]
+    suffix += "" if args.kernel == "auto" else f" [{args.kernel}]"
+
+    def engine_hdp():
+        return _with_kernel(EngineHDP(train, hdp, args.threads, args.dtype), args)
+
+    made = [(ENGINE_HDP + suffix, "hdp", args.k, engine_hdp)]
     if bow is not None:
         made.append((GENSIM_HDP, "hdp", args.k, lambda: GensimHDP(train, hdp, bow)))
     defaults = inspect.signature(engine.LDA).parameters
@@ -93,8 +106,12 @@ def systems_for_seed(args, train, bow, seed: int) -> list[tuple[str, str, int, o
                 f"engine LDA K={k}{suffix}",
                 "lda",
                 k,
-                lambda s=settings: EngineLDA(
-                    train, s, defaults["gamma_init"].default, defaults["topic_init"].default, args.threads, args.dtype
+                lambda s=settings: _with_kernel(
+                    EngineLDA(
+                        train, s, defaults["gamma_init"].default, defaults["topic_init"].default, args.threads,
+                        args.dtype,
+                    ),
+                    args,
                 ),
             )
         )
@@ -316,6 +333,14 @@ def summary(records: list[dict]) -> str:
     return "\n".join(out)
 
 
+def _numba_threads() -> str:
+    try:
+        import numba
+    except ImportError:
+        return "numba not installed"
+    return str(numba.get_num_threads())
+
+
 # ------------------------------------------------------------------ main
 def parse_args(argv=None):
     p = argparse.ArgumentParser(
@@ -351,6 +376,13 @@ def parse_args(argv=None):
         help="precision of the engine's HDP and LDA (gensim is float64)",
     )
     p.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads for every system")
+    p.add_argument(
+        "--kernel",
+        default="auto",
+        choices=["auto", "compiled", "numpy"],
+        help="the engine's local-step implementation (HDP and LDA); the compiled one uses numba's threads "
+        "(NUMBA_NUM_THREADS), not --threads",
+    )
     p.add_argument("--no-gensim", action="store_true", help="leave gensim's HdpModel out")
     p.add_argument("--json", type=Path, help="also write every record and the run's settings to this file")
     args = p.parse_args(argv)
@@ -408,7 +440,8 @@ def main(argv=None) -> int:
         f"versions: {', '.join(f'{k} {v}' for k, v in meta['versions'].items() if v)}\nsource: {meta['source']}\n"
         f"HDP: K = {s['k']} (gensim T), T = {s['t']} (gensim K), alpha = {s['alpha']:g}, gamma = {s['gamma']:g}, "
         f"eta = {s['eta']:g}; LDA: K in {s['lda_k']}, alpha = 1/K, eta = {s['eta']:g}; "
-        f"S = {s['batch_size']}, kappa = {s['kappa']:g}, tau = {s['tau']:g}, rho_t = (tau + t)^-kappa; {s['dtype']}\n"
+        f"S = {s['batch_size']}, kappa = {s['kappa']:g}, tau = {s['tau']:g}, rho_t = (tau + t)^-kappa; {s['dtype']}; "
+        f"engine kernel {s['kernel']} (numba threads: {_numba_threads()})\n"
         f"engine.HDP defaults: {hdp_defaults}\nengine.LDA defaults: {lda_defaults}",
         flush=True,
     )

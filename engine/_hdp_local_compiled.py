@@ -1,0 +1,877 @@
+"""Compiled HDP local step (numba): one fused loop per document, documents spread over cores.
+
+The same mathematics as :mod:`engine._hdp_local`, the NumPy reference it is
+tested against (see there for the updates, the two starts, the warm-up and
+the convergence test).  Per document the kernel gathers the E[log beta] rows
+of its n distinct words once into a contiguous (n, K) array E and iterates
+
+    Z   = E^T (c o phi) + E[log sigma(V)]       zeta = softmax over topics of Z    (K x T)
+    P   = E zeta + E[log sigma(pi_d)]           phi  = softmax over atoms of P     (n x T)
+
+with the two products as BLAS calls on the document's own arrays (scipy's
+xgemm through numba's binding, single-threaded inside the parallel loop), and
+the softmaxes and digammas vectorised.  The "lda" start runs LDA's local step
+inside the same loop, summing only the topics whose exp(E[log theta_k]) is
+not flushed to zero (a flushed topic keeps gamma_k = alpha_k exactly).
+
+Topics far down the corpus sticks: most of the T atoms of a document carry
+few words, and their zeta_di^k is close to the stick prior exp E[log sigma_k(V)],
+which falls by about a nat per topic, so past the first ~50 topics it is below
+1e-22 for every such atom.  Each iteration first computes every atom's logits
+on a "head" of the first c topics (those whose stick term is within
+log(2^-60 / (K max|E[log beta]|)) of the largest, plus a margin), then bounds
+each atom's logits past the head:
+sum_n c_dn phi_dn^i E[log beta_k,w_dn] <= sum_n c_dn phi_dn^i max_{k' >= c} E[log beta_k',w_dn],
+plus the largest stick term there.  An atom whose bound lies far enough below
+its largest head logit has zeta past the head summing to less than
+2^-60 / max|E[log beta]| (2^-30 in float32): leaving those entries out of the
+normaliser and of phi's logits moves them by less than 2^-60, far below the
+rounding of the products themselves.  The other atoms (those whose words point
+them at a far topic) get their tails exactly, and the zeta returned is
+completed exactly from the last iteration's phi, as the reference computes it.
+
+A document whose LDA normaliser would need the exact log-space treatment (or
+whose result is not finite) is handed back to the NumPy reference.
+``prange`` spreads the documents over the cores without the GIL; the
+topic-word statistics are summed in a second parallel pass over the
+minibatch's words, each word's sum in document order, so the result does not
+depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+from numba.extending import overload
+from numba.np.linalg import _BLAS, get_blas_kind
+from numba.np.numpy_support import as_dtype
+
+from engine._hdp_local import HDPLocalFit
+from engine._hdp_local import fit_documents as fit_documents_reference
+from engine._lda_local import _tiny
+from engine._lda_local_compiled import _accumulate
+from engine._parallel import PARALLEL_LOCK
+
+__all__ = ["elog_beta_rows", "fit_documents_compiled"]
+
+_LDA, _PAPER, _WARM = 0, 1, 2  # how phi starts
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two for an exact range reduction
+_LN2_LO = 1.90821492927058770002e-10
+_N, _T = ord("n"), ord("t")
+_SKIP_MASS = {np.dtype(np.float64): 2.0**-60, np.dtype(np.float32): 2.0**-30}  # see the module docstring
+_HEAD_MARGIN = 3.0  # nats of stick term kept in the head beyond the skip threshold
+_TOPIC_WORD_PARTS = 8  # column parts of the topic-word pass; fixed, so its sums do not depend on the threads
+_BLAS_CONTROLLER = None
+
+
+def _gemm(transa, transb, M, N, depth, A, lda, B, ldb, beta, C, ldc):
+    """Row-major C (M x N) <- op(A) op(B) + beta C; op(X) = X or X^T as trans is ord("n") or ord("t").
+
+    A, B and C may be strided views: only their first element and the leading
+    dimensions lda, ldb, ldc (row strides in elements) are used.
+    """
+
+
+@overload(_gemm, jit_options={"cache": True})
+def _gemm_overload(transa, transb, M, N, depth, A, lda, B, ldb, beta, C, ldc):
+    xxgemm = _BLAS().numba_xxgemm(A.dtype)  # numba's own binding of scipy's BLAS xgemm
+    kind = ord(get_blas_kind(A.dtype))
+    dtype = as_dtype(A.dtype)
+
+    def impl(transa, transb, M, N, depth, A, lda, B, ldb, beta, C, ldc):
+        # column-major BLAS sees each row-major array as its transpose: C^T = op(B)^T op(A)^T
+        scalars = np.empty(2, dtype=dtype)
+        scalars[0] = 1.0
+        scalars[1] = beta
+        xxgemm(kind, transb, transa, N, M, depth, scalars[0:].ctypes, B.ctypes, ldb, A.ctypes, lda,
+               scalars[1:].ctypes, C.ctypes, ldc)
+
+    return impl
+
+
+def _exp64(x, bits):
+    """x <- exp(x) for float64 x in [-700, 0] (error below 3e-16 relative); ``bits`` is int64 scratch.
+
+    exp(x) = 2^t exp(r) with t = round(x / ln 2), |r| <= ln 2 / 2; exp(r) by its
+    Taylor series to r^13 (remainder < 1e-17) and 2^t built from its exponent bits.
+    """
+    L = x.shape[0]
+    for j in range(L):
+        v = x[j]
+        t = math.floor(v * _LOG2E + 0.5)
+        r = (v - t * _LN2_HI) - t * _LN2_LO
+        p = 1.0 / 6227020800.0
+        p = p * r + 1.0 / 479001600.0
+        p = p * r + 1.0 / 39916800.0
+        p = p * r + 1.0 / 3628800.0
+        p = p * r + 1.0 / 362880.0
+        p = p * r + 1.0 / 40320.0
+        p = p * r + 1.0 / 5040.0
+        p = p * r + 1.0 / 720.0
+        p = p * r + 1.0 / 120.0
+        p = p * r + 1.0 / 24.0
+        p = p * r + 1.0 / 6.0
+        p = p * r + 0.5
+        p = p * r + 1.0
+        p = p * r + 1.0
+        bits[j] = (np.int64(t) + 1023) << 52
+        x[j] = p
+    scale = bits[:L].view(np.float64)
+    for j in range(L):
+        x[j] = x[j] * scale[j]
+
+
+def _exp32(x, bits):
+    """x <- exp(x) for float32 x in [-87, 0] (error ~1e-7 relative, float32's own), eight to a vector.
+
+    The same reduction in float32 and exp(r) to r^7 (remainder < 1e-8).
+    """
+    L = x.shape[0]
+    bits32 = bits[:(L + 1) // 2].view(np.int32)
+    for j in range(L):
+        v = x[j]
+        t = np.floor(v * _LOG2E_32 + _HALF_32)
+        r = (v - t * _LN2_HI_32) - t * _LN2_LO_32
+        p = _INV5040_32
+        p = p * r + _INV720_32
+        p = p * r + _INV120_32
+        p = p * r + _INV24_32
+        p = p * r + _INV6_32
+        p = p * r + _HALF_32
+        p = p * r + _ONE_32
+        p = p * r + _ONE_32
+        bits32[j] = (np.int32(t) + np.int32(127)) << np.int32(23)
+        x[j] = p
+    scale = bits32[:L].view(np.float32)
+    for j in range(L):
+        x[j] = x[j] * scale[j]
+
+
+_LOG2E_32, _HALF_32, _ONE_32 = np.float32(_LOG2E), np.float32(0.5), np.float32(1.0)
+_LN2_HI_32, _LN2_LO_32 = np.float32(0.693359375), np.float32(-2.12194440e-4)  # float32 split of ln 2
+_INV6_32, _INV24_32, _INV120_32, _INV720_32, _INV5040_32 = (np.float32(1.0 / f) for f in (6, 24, 120, 720, 5040))
+
+
+def _exp_kernel(x, bits):
+    """x <- exp(x) in place, vectorised, in x's own precision (see _exp64, _exp32)."""
+
+
+# no "reassoc": the range reduction x - t ln2_hi - t ln2_lo must be evaluated as written
+_EXP_FLAGS = {"nnan", "ninf", "nsz", "contract", "arcp"}
+
+
+@overload(_exp_kernel, jit_options={"cache": True, "fastmath": _EXP_FLAGS})
+def _exp_kernel_overload(x, bits):
+    return _exp32 if x.dtype == numba.types.float32 else _exp64
+
+
+@numba.njit(cache=True, fastmath=_EXP_FLAGS)
+def _exp_inplace(x, bits):
+    """x <- exp(x) for x in [-700, 0] (float64) or [-87, 0] (float32); ``bits`` is int64 scratch of x's length."""
+    _exp_kernel(x, bits)
+
+
+_SQRT2 = 1.4142135623730951
+
+
+@numba.njit(cache=True, fastmath={"nnan", "ninf", "nsz", "contract", "arcp"}, error_model="numpy")
+def _digamma_inplace(x, shifted, correction, exponent, inverse):
+    """x <- psi(x) for x > 0, vectorised (absolute error ~1e-16); the other four are scratch of x's length.
+
+    psi(x) = psi(y) - sum_{r<10} 1 / (x + r) with y = x + 10 when x < 10 (the sum as one
+    fraction), psi(y) = log y - 1 / (2y) - sum_k B_2k / (2k y^2k) up to y^-14, and
+    log y = e log 2 + 2 atanh((m - 1) / (m + 1)) from y = m 2^e, m in [sqrt(1/2), sqrt(2)).
+    """
+    L = x.shape[0]
+    for j in range(L):
+        v = max(np.float64(x[j]), 1e-300)
+        u = min(v, 10.0)
+        num = 1.0
+        den = u
+        for r in range(1, 10):
+            t = u + r
+            num = num * t + den
+            den = den * t
+        small = v < 10.0
+        correction[j] = num / den if small else 0.0
+        y = v + 10.0 if small else v
+        shifted[j] = y
+        inverse[j] = 1.0 / y
+    bits = shifted[:L].view(np.int64)
+    for j in range(L):
+        b = bits[j]
+        exponent[j] = (b >> 52) - 1023
+        bits[j] = (b & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000  # the mantissa, as a number in [1, 2)
+    for j in range(L):
+        m = shifted[j]
+        e = np.float64(exponent[j])
+        big = m > _SQRT2
+        m = m * 0.5 if big else m
+        e = e + 1.0 if big else e
+        f = (m - 1.0) / (m + 1.0)
+        z = f * f
+        p = 1.0 / 23.0
+        p = p * z + 1.0 / 21.0
+        p = p * z + 1.0 / 19.0
+        p = p * z + 1.0 / 17.0
+        p = p * z + 1.0 / 15.0
+        p = p * z + 1.0 / 13.0
+        p = p * z + 1.0 / 11.0
+        p = p * z + 1.0 / 9.0
+        p = p * z + 1.0 / 7.0
+        p = p * z + 1.0 / 5.0
+        p = p * z + 1.0 / 3.0
+        p = p * z + 1.0
+        log_y = e * _LN2_HI + (2.0 * f * p + e * _LN2_LO)
+        inv = inverse[j]
+        inv2 = inv * inv
+        series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (
+            1.0 / 240 - inv2 * (1.0 / 132 - inv2 * (691.0 / 32760 - inv2 / 12))))))
+        x[j] = log_y - 0.5 * inv - series - correction[j]
+
+
+@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+def _row_expectations(lambda_rows, psi_totals, out):
+    """out[w, k] = psi(lambda_rows[w, k]) - psi_totals[k], the words spread over the cores."""
+    W, K = lambda_rows.shape
+    for w in numba.prange(W):
+        row = out[w]
+        values = np.empty(K)
+        scratch = np.empty((3, K))
+        exponent = np.empty(K, dtype=np.int64)
+        for k in range(K):
+            values[k] = lambda_rows[w, k]
+        _digamma_inplace(values, scratch[0], scratch[1], exponent, scratch[2])
+        for k in range(K):
+            row[k] = values[k] - psi_totals[k]
+
+
+@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+def _exp_shifted_rows(values, out, lowest):
+    """out[w] = exp(values[w] - max values[w]), entries below exp(lowest) set to 0."""
+    W, K = values.shape
+    for w in numba.prange(W):
+        row = out[w]
+        top = values[w, 0]
+        for k in range(1, K):
+            top = max(top, values[w, k])
+        for k in range(K):
+            row[k] = max(values[w, k] - top, lowest)
+        _exp_inplace(row, np.empty(K, dtype=np.int64))
+        for k in range(K):
+            if values[w, k] - top < lowest:
+                row[k] = 0.0
+
+
+def elog_beta_rows(lambda_rows: np.ndarray, row_totals: np.ndarray) -> np.ndarray:
+    """E[log beta_kw] = psi(lambda_kw) - psi(sum_v lambda_kv) for the minibatch's words, word-major.
+
+    ``lambda_rows`` is lambda[:, columns].T, C-contiguous of shape (n_columns, K)
+    (:meth:`engine._lazy_topics.LazyTopics.rows`); ``row_totals`` the full sums
+    sum_v lambda_kv.  Returns a C-contiguous (n_columns, K) array whose
+    transpose is what :func:`engine._dirichlet.dirichlet_expectation_columns` gives.
+    """
+    psi_totals = _psi(row_totals)
+    out = np.empty(lambda_rows.shape, dtype=lambda_rows.dtype)
+    with PARALLEL_LOCK:
+        _row_expectations(np.ascontiguousarray(lambda_rows), psi_totals, out)
+    return out
+
+
+@numba.njit(cache=True, inline="always", fastmath=True)
+def _softmax_rows(x, floor, bits, inverse):
+    """Each row of the C-contiguous x <- exp(x - max) / sum, shifted values floored at ``floor``.
+
+    The floor is the reference's: no probability becomes subnormal.  ``inverse``
+    receives each row's 1 / sum (all finite iff every result is).
+    """
+    R, C = x.shape
+    for r in range(R):
+        top = x[r, 0]
+        for c in range(1, C):
+            top = max(top, x[r, c])
+        for c in range(C):
+            x[r, c] = max(x[r, c] - top, floor)
+    _exp_inplace(x.reshape(R * C), bits)
+    for r in range(R):
+        total = 0.0
+        for c in range(C):
+            total += x[r, c]
+        inv = 1.0 / total
+        inverse[r] = inv
+        for c in range(C):
+            x[r, c] *= inv
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _all_finite(values):
+    """True if no entry is inf or nan (compiled without fastmath, which would assume it)."""
+    bad = 0
+    for v in values.reshape(values.size):
+        bad += not np.isfinite(v)
+    return bad == 0
+
+
+@numba.njit(cache=True, inline="always", fastmath=True)
+def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc, psi_g, active, compact, norm,
+               work, iwork):
+    """LDA's local step from gamma = 1, as :mod:`engine._lda_local_compiled`; False if a normaliser underflowed.
+
+    gamma_k = alpha_k + theta~_k sum_w (c_w / norm_w) beta~_kw with norm_w = sum_k theta~_k beta~_kw
+    and theta~_k = exp(E[log theta_k] - max_j E[log theta_j]), flushed to 0 below exp(floor).
+    A flushed topic adds nothing to norm_w and keeps gamma_k = alpha_k exactly
+    (psi_g_k = psi(alpha_k)), so once few topics are left their columns of beta~
+    are copied into ``compact`` (one row per topic) and only they are summed.
+    """
+    n, K = B.shape
+    for k in range(K):
+        g[k] = 1.0
+        theta[k] = 1.0  # exp(E[log theta_k] - max) with every gamma_k equal
+        acc[k] = 0.0
+        active[k] = k
+    n_active = K
+    changed = True
+    built = False  # ``compact`` holds the columns of the current active topics
+    for _ in range(max_iter):
+        if 4 * n_active > K:  # dense: the flushed topics add exact zeros
+            built = False
+            for k in range(K):
+                acc[k] = 0.0
+            if not _accumulate(theta, B, c, acc, tiny):
+                return False
+        else:
+            if changed or not built:
+                built = True
+                for a in range(n_active):
+                    k = active[a]
+                    for j in range(n):
+                        compact[a, j] = B[j, k]
+            for j in range(n):
+                norm[j] = 0.0
+            for a in range(n_active):
+                t = theta[active[a]]
+                for j in range(n):
+                    norm[j] += t * compact[a, j]
+            low = np.inf
+            for j in range(n):
+                low = min(low, norm[j])
+                norm[j] = c[j] / norm[j]
+            if low <= tiny:
+                return False
+            for a in range(n_active):
+                s = 0.0
+                for j in range(n):
+                    s += norm[j] * compact[a, j]
+                acc[active[a]] = s
+        # gamma_k = alpha_k + theta~_k acc_k: exactly alpha_k where theta~_k = 0 (acc_k is finite)
+        change = 0.0
+        for k in range(K):
+            value = alpha[k] + theta[k] * acc[k]
+            change += abs(value - g[k])
+            g[k] = value
+        # psi of the active gammas, vectorised; the others hold psi(alpha_k)
+        for a in range(n_active):
+            work[0, a] = g[active[a]]
+        m = n_active
+        _digamma_inplace(work[0, :m], work[1, :m], work[2, :m], iwork[:m], work[3, :m])
+        for a in range(n_active):
+            psi_g[active[a]] = work[0, a]
+        top = -np.inf
+        for k in range(K):
+            top = max(top, psi_g[k])
+        # theta~_k = exp(psi(gamma_k) - max_j psi(gamma_j)), the same shift as E[log theta] - max
+        previous = n_active
+        n_active = 0
+        changed = False
+        for k in range(K):
+            shifted = psi_g[k] - top
+            if shifted >= floor:
+                changed |= theta[k] == 0.0
+                active[n_active] = k
+                work[0, n_active] = shifted
+                n_active += 1
+            else:
+                theta[k] = 0.0
+                psi_g[k] = psi_alpha[k]
+        _exp_inplace(work[0, :n_active], iwork)
+        for a in range(n_active):
+            theta[active[a]] = work[0, a]
+        changed |= n_active != previous
+        if change < tol * K:
+            break
+    return True
+
+
+@numba.njit(cache=True, inline="always", fastmath=True)
+def _exp_block(x, rows, columns, buffer, bits):
+    """x[r, c] <- exp(x[r, c]) on the strided block x[:rows, :columns], through a contiguous buffer."""
+    m = 0
+    for r in range(rows):
+        for c in range(columns):
+            buffer[m] = x[r, c]
+            m += 1
+    _exp_inplace(buffer[:m], bits)
+    m = 0
+    for r in range(rows):
+        for c in range(columns):
+            x[r, c] = buffer[m]
+            m += 1
+
+
+@numba.njit(cache=True, inline="always", fastmath=True)
+def _zeta_update(E, weighted, zeta_t, stick_term, head, tail_max, tail_stick, log_skip, floor, top, total, bits,
+                 buffer):
+    """zeta_di^k ∝ exp{E[log sigma_k(V)] + sum_n c_dn phi_dn^i E[log beta_k,w_dn]}, into zeta_t (K x T).
+
+    ``weighted`` is c o phi (n x T); ``stick_term`` is E[log sigma(V)] (zeros
+    during the warm-up).  Every atom gets the first ``head`` topics; the rest
+    only the atoms below the returned ``exact``, the others' entries there are
+    left as they are (not read).  ``top`` and ``total`` keep each atom's shift
+    and 1 / normaliser.
+
+    The bound: past the head, sum_n c phi E[log beta_k] <= sum_n c phi ``tail_max``
+    (the largest E[log beta] of each word over those topics) and the stick term
+    is at most ``tail_stick``; an atom whose bound is ``log_skip`` below its
+    largest head logit has its remaining zeta below 2^-60 / max|E[log beta]| in all.
+    """
+    n, K = E.shape
+    T = weighted.shape[1]
+    rows = head
+    _gemm(_T, _N, rows, T, n, E, K, weighted, T, 0.0, zeta_t, T)
+    for i in range(T):
+        top[i] = -np.inf
+        total[i] = 0.0
+    for k in range(rows):
+        s = stick_term[k]
+        for i in range(T):
+            zeta_t[k, i] += s
+            top[i] = max(top[i], zeta_t[k, i])
+    exact = 0
+    if rows < K:
+        for i in range(T):
+            total[i] = tail_stick  # the bound, accumulated in ``total`` for now
+        for j in range(n):
+            m = tail_max[j]
+            for i in range(T):
+                total[i] += weighted[j, i] * m
+        for i in range(T):
+            if total[i] - top[i] >= log_skip:
+                exact = i + 1
+            total[i] = 0.0
+        if exact > 0:  # the exact tail of the first ``exact`` atoms
+            _gemm(_T, _N, K - rows, exact, n, E[:, rows:], K, weighted, T, 0.0, zeta_t[rows:], T)
+            for k in range(rows, K):
+                s = stick_term[k]
+                for i in range(exact):
+                    zeta_t[k, i] += s
+                    top[i] = max(top[i], zeta_t[k, i])
+    for k in range(rows):
+        for i in range(T):
+            zeta_t[k, i] = max(zeta_t[k, i] - top[i], floor)
+    _exp_inplace(zeta_t.reshape(K * T)[:rows * T], bits)
+    for k in range(rows):
+        for i in range(T):
+            total[i] += zeta_t[k, i]
+    if rows < K and exact > 0:
+        for k in range(rows, K):
+            for i in range(exact):
+                zeta_t[k, i] = max(zeta_t[k, i] - top[i], floor)
+        _exp_block(zeta_t[rows:], K - rows, exact, buffer, bits)
+        for k in range(rows, K):
+            for i in range(exact):
+                total[i] += zeta_t[k, i]
+    for i in range(T):
+        total[i] = 1.0 / total[i]
+    for k in range(rows):
+        for i in range(T):
+            zeta_t[k, i] *= total[i]
+    for k in range(rows, K):
+        for i in range(exact):
+            zeta_t[k, i] *= total[i]
+    return rows, exact
+
+
+@numba.njit(cache=True, inline="always", fastmath=True)
+def _zeta_tails(E, weighted, zeta_t, stick_term, rows, exact, floor, top, total, bits, buffer):
+    """The entries _zeta_update left at 0 (topics from ``rows`` on, atoms from ``exact`` on), exactly.
+
+    Their atoms' shift is unchanged (the bound puts them below it) and their
+    normaliser changes by less than one part in 2^60, so the rest stays as it is.
+    """
+    n, K = E.shape
+    T = weighted.shape[1]
+    _gemm(_T, _N, K - rows, T - exact, n, E[:, rows:], K, weighted[:, exact:], T, 0.0, zeta_t[rows:, exact:], T)
+    for k in range(rows, K):
+        for i in range(exact, T):
+            zeta_t[k, i] = max(zeta_t[k, i] + stick_term[k] - top[i], floor)
+    _exp_block(zeta_t[rows:, exact:], K - rows, T - exact, buffer, bits)
+    for k in range(rows, K):
+        for i in range(exact, T):
+            zeta_t[k, i] *= total[i]
+
+
+@numba.njit(cache=True, inline="always", fastmath=True)
+def _phi_logits(E, zeta_t, rows, exact, max_abs, skip_mass, phi):
+    """phi_dn^i <- sum_k zeta_di^k E[log beta_k,w_dn] (before the stick term and the softmax).
+
+    The first ``rows`` topics for every atom; the rest for the first atoms up
+    to the last whose zeta mass there could move a logit by more than ``skip_mass``.
+    """
+    n, K = E.shape
+    T = zeta_t.shape[1]
+    _gemm(_N, _N, n, T, rows, E, K, zeta_t, T, 0.0, phi, T)
+    if rows < K:
+        needed = 0
+        for i in range(exact):
+            mass = 0.0
+            for k in range(rows, K):
+                mass += zeta_t[k, i]
+            if mass * max_abs > skip_mass:
+                needed = i + 1
+        if needed > 0:
+            _gemm(_N, _N, n, needed, K - rows, E[:, rows:], K, zeta_t[rows:], T, 1.0, phi, T)
+
+
+@numba.njit(cache=True, inline="always", fastmath=True)
+def _stick_terms(gam, elog_pi, args, scratch, exponent):
+    """E[log sigma_i(pi_d)] = E[log pi_di] + sum_{j<i} E[log(1 - pi_dj)] from gamma_d (digammas vectorised)."""
+    T = elog_pi.shape[0]
+    for i in range(T - 1):
+        args[i] = gam[i, 0]
+        args[T - 1 + i] = gam[i, 1]
+        args[2 * (T - 1) + i] = gam[i, 0] + gam[i, 1]
+    L = 3 * (T - 1)
+    _digamma_inplace(args[:L], scratch[0, :L], scratch[1, :L], exponent[:L], scratch[2, :L])
+    done = 0.0
+    for i in range(T - 1):
+        psi_ab = args[2 * (T - 1) + i]
+        elog_pi[i] = done + args[i] - psi_ab
+        done += args[T - 1 + i] - psi_ab
+    elog_pi[T - 1] = done
+
+
+@numba.njit(cache=True, inline="always", fastmath=True)
+def _lda_phi(E, g, topic_prior, phi, bits):
+    """The "lda" start: atom i <- topic k_i with the i-th largest gamma_k - prior_k (ties: lower k first),
+    phi_dw^i ∝ exp{E[log theta_d,k_i] + E[log beta_k_i,w]}."""
+    n, K = E.shape
+    T = phi.shape[1]
+    top = np.empty(T, dtype=np.int64)
+    val = np.empty(T)
+    filled = 0
+    for k in range(K):
+        v = g[k] - topic_prior[k]
+        if filled == T and v <= val[T - 1]:
+            continue
+        pos = filled if filled < T else T - 1
+        while pos > 0 and val[pos - 1] < v:
+            val[pos] = val[pos - 1]
+            top[pos] = top[pos - 1]
+            pos -= 1
+        val[pos] = v
+        top[pos] = k
+        if filled < T:
+            filled += 1
+    args = np.empty((4, T + 1))
+    for i in range(T):
+        args[0, i] = g[top[i]]
+    args[0, T] = 0.0
+    for k in range(K):
+        args[0, T] += g[k]
+    _digamma_inplace(args[0], args[1], args[2], bits[:T + 1], args[3])
+    for i in range(T):
+        val[i] = args[0, i] - args[0, T]  # E[log theta_d,k_i] = psi(gamma_k_i) - psi(sum_k gamma_k)
+    for j in range(n):
+        for i in range(T):
+            phi[j, i] = E[j, top[i]] + val[i]
+
+
+@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, sticks, empty_zeta, alpha, T, tol, max_iter,
+             warmup, mode, lda_alpha, psi_lda_alpha, topic_prior, phi_init, floor, lda_floor, tiny, head, tail_stick,
+             skip_mass, out_zeta, out_phi, out_gamma, out_iter, out_fallback):
+    D = indptr.shape[0] - 1
+    K = elog_beta_t.shape[1]
+    for d in numba.prange(D):
+        start, end = indptr[d], indptr[d + 1]
+        n = end - start
+        out_fallback[d] = False
+        if n == 0:  # zeta_di ∝ exp E[log sigma(V)], gamma_di = (1, alpha)
+            for i in range(T):
+                out_zeta[d, i] = empty_zeta
+            for i in range(T - 1):
+                out_gamma[d, i, 0] = 1.0
+                out_gamma[d, i, 1] = alpha
+            out_iter[d] = 0
+            continue
+        dtype = elog_beta_t.dtype
+        c = data[start:end]
+        E = np.empty((n, K), dtype=dtype)  # this document's E[log beta] rows, contiguous
+        tail_max = np.empty(n)  # each word's largest E[log beta] past the head
+        max_abs = 1.0  # the largest |E[log beta]| of the document
+        for j in range(n):
+            source = elog_beta_t[indices[start + j]]
+            row = E[j]
+            for k in range(K):
+                row[k] = source[k]
+                max_abs = max(max_abs, abs(source[k]))
+            m = -np.inf
+            for k in range(head, K):
+                m = max(m, row[k])
+            tail_max[j] = m
+        log_skip = math.log(skip_mass / (K * max_abs))
+        phi = np.empty((n, T), dtype=dtype)
+        weighted = np.empty((n, T), dtype=dtype)
+        zeta_t = np.empty((K, T), dtype=dtype)  # zeta^T: one row per topic
+        gam = np.empty((T - 1, 2), dtype=dtype)
+        elog_pi = np.zeros(T)
+        nd = np.zeros(T)
+        usage = np.zeros(K)
+        usage_prev = np.zeros(K)
+        top = np.empty(T)
+        total = np.empty(T)
+        buffer = np.empty(K * T, dtype=dtype)
+        row_inverse = np.empty(n)
+        no_sticks = np.zeros(K, dtype=dtype)
+        bits = np.empty(max(T * n, T * K), dtype=np.int64)
+        args = np.empty(3 * T)
+        scratch = np.empty((3, 3 * T))
+        if mode == _WARM:
+            for j in range(n):
+                phi[j] = phi_init[start + j]
+        elif mode == _PAPER:  # all atoms identical: phi = 1 / T
+            for j in range(n):
+                for i in range(T):
+                    phi[j, i] = 1.0 / T
+        else:
+            B = np.empty((n, K), dtype=dtype)
+            for j in range(n):
+                B[j] = exp_elog_beta_t[indices[start + j]]
+            g = np.empty(K)
+            if not _lda_start(B, c, lda_alpha, psi_lda_alpha, tol, max_iter, tiny, lda_floor, g, np.empty(K),
+                              np.empty(K), np.empty(K), np.empty(K, dtype=np.int64),
+                              np.empty((K // 4 + 1, n), dtype=dtype), np.empty(n), np.empty((4, K + 1)),
+                              np.empty(K + 1, dtype=np.int64)):
+                out_fallback[d] = True
+                continue
+            _lda_phi(E, g, topic_prior, phi, bits)
+            _softmax_rows(phi, floor, bits, row_inverse)
+        for i in range(T):
+            nd[i] = 0.0
+        for j in range(n):
+            for i in range(T):
+                nd[i] += c[j] * phi[j, i]
+        iterations = 0
+        rows, exact = K, T
+        stick_term = no_sticks
+        for it in range(max_iter):
+            prior = it >= warmup
+            stick_term = sticks if prior else no_sticks
+            # gamma_di = (1 + n_di, alpha + sum_{j>i} n_dj), n_di = sum_n c_dn phi_dn^i
+            later = 0.0
+            for i in range(T - 1, 0, -1):
+                later += nd[i]
+                gam[i - 1, 0] = 1.0 + nd[i - 1]
+                gam[i - 1, 1] = alpha + later
+            for j in range(n):
+                for i in range(T):
+                    weighted[j, i] = c[j] * phi[j, i]
+            rows, exact = _zeta_update(E, weighted, zeta_t, stick_term, head, tail_max, tail_stick if prior else 0.0,
+                                       log_skip, floor, top, total, bits, buffer)
+            # phi_dn^i ∝ exp{E[log sigma_i(pi_d)] + sum_k zeta_di^k E[log beta_k,w_dn]}
+            _phi_logits(E, zeta_t, rows, exact, max_abs, skip_mass, phi)
+            if prior:
+                _stick_terms(gam, elog_pi, args, scratch, bits)
+                for j in range(n):
+                    for i in range(T):
+                        phi[j, i] += elog_pi[i]
+            _softmax_rows(phi, floor, bits, row_inverse)
+            # u_dk = sum_i zeta_di^k n_di: expected topic usage, the convergence measure
+            for i in range(T):
+                nd[i] = 0.0
+            for j in range(n):
+                for i in range(T):
+                    nd[i] += c[j] * phi[j, i]
+            for k in range(K):
+                u = 0.0
+                for i in range(T if k < rows else exact):  # the other entries were not computed: below 2^-60
+                    u += zeta_t[k, i] * nd[i]
+                usage[k] = u
+            iterations += 1
+            stop = it == max_iter - 1
+            if it > warmup:
+                change = 0.0
+                for k in range(K):
+                    change += abs(usage[k] - usage_prev[k])
+                if change / K < tol:
+                    stop = True
+            for k in range(K):
+                usage_prev[k] = usage[k]
+            if stop:
+                break
+        if rows < K and exact < T:  # the returned zeta in full, from the same phi as the last iteration's
+            _zeta_tails(E, weighted, zeta_t, stick_term, rows, exact, floor, top, total, bits, buffer)
+        # every zeta and phi is exp(a clamped logit) times its normaliser: finite iff the normalisers are
+        if not (_all_finite(total) and _all_finite(row_inverse)):
+            out_fallback[d] = True
+            continue
+        zeta = out_zeta[d]
+        for k in range(K):
+            for i in range(T):
+                zeta[i, k] = zeta_t[k, i]
+        out_gamma[d] = gam
+        for j in range(n):
+            out_phi[start + j] = phi[j]
+        out_iter[d] = iterations
+
+
+@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+def _topic_word_t(indptr, indices, data, phi, zeta, bounds, out):
+    """out[w, k] = sum_d c_dw sum_i phi_dw^i zeta_di^k, one part of the columns per task.
+
+    Part p owns the columns [bounds[p], bounds[p + 1]) and walks every document
+    in order: the document's entries in those columns (a contiguous run, the
+    CSR indices being sorted) times its zeta is one small matrix product, added
+    row by row.  Each sum is taken in document order whatever the parts.
+    """
+    D = indptr.shape[0] - 1
+    T, K = zeta.shape[1], zeta.shape[2]
+    for p in numba.prange(bounds.shape[0] - 1):
+        low, high = bounds[p], bounds[p + 1]
+        for w in range(low, high):
+            for k in range(K):
+                out[w, k] = 0.0
+        for d in range(D):
+            start, end = indptr[d], indptr[d + 1]
+            first = start + np.searchsorted(indices[start:end], low)
+            last = start + np.searchsorted(indices[start:end], high)
+            if first == last:
+                continue
+            weighted = np.empty((last - first, T), dtype=phi.dtype)
+            for e in range(first, last):
+                for i in range(T):
+                    weighted[e - first, i] = data[e] * phi[e, i]
+            rows = np.dot(weighted, zeta[d])
+            for e in range(first, last):
+                row = out[indices[e]]
+                for k in range(K):
+                    row[k] += rows[e - first, k]
+
+
+def _psi(values) -> np.ndarray:
+    """psi of each value (float64; values below 1e-300, such as a zero prior, taken as 1e-300)."""
+    out = np.array(values, dtype=np.float64).ravel()
+    L = out.size
+    _digamma_inplace(out, np.empty(L), np.empty(L), np.empty(L, dtype=np.int64), np.empty(L))
+    return out
+
+
+def _one_blas_thread():
+    """Context that keeps BLAS single-threaded: the kernel already runs one document per core."""
+    global _BLAS_CONTROLLER
+    from threadpoolctl import ThreadpoolController
+
+    if _BLAS_CONTROLLER is None:
+        _BLAS_CONTROLLER = ThreadpoolController()
+    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
+
+
+@contextlib.contextmanager
+def _one_document_per_chunk():
+    """Hand documents to the threads one at a time: their costs differ too much for equal static shares."""
+    previous = numba.set_parallel_chunksize(1)
+    try:
+        yield
+    finally:
+        numba.set_parallel_chunksize(previous)
+
+
+def fit_documents_compiled(
+    counts: sp.csr_matrix,
+    elog_beta: np.ndarray,
+    elog_sticks: np.ndarray,
+    alpha: float,
+    n_atoms: int,
+    tol: float,
+    max_iter: int,
+    warmup_iter: int = 0,
+    init: str = "lda",
+    topic_prior: np.ndarray | None = None,
+    word_atom_init: np.ndarray | None = None,
+) -> tuple[HDPLocalFit, np.ndarray]:
+    """:func:`engine._hdp_local.fit_documents` on the compiled kernel, plus the topic-word statistics.
+
+    Same parameters; returns ``(fit, topic_word)`` with ``topic_word`` of shape
+    (K, n_columns), what :func:`engine._hdp_local.topic_word_stats` gives for ``fit``.
+    """
+    dtype = elog_beta.dtype
+    D = counts.shape[0]
+    K = elog_beta.shape[0]
+    T = n_atoms
+    counts = counts.astype(dtype, copy=False)
+    elog_beta_t = np.ascontiguousarray(elog_beta.T)  # (n_columns, K): one row per word
+    elog_sticks = np.asarray(elog_sticks, dtype=dtype)
+    warm = word_atom_init is not None
+    mode = _WARM if warm else (_PAPER if init == "paper" else _LDA)
+    floor = float(np.log(np.finfo(dtype).tiny) + 10.0)
+    lda_alpha = np.zeros(K)
+    psi_lda_alpha = np.zeros(K)
+    prior = np.zeros(K, dtype=dtype)
+    exp_elog_beta_t = np.zeros((0, K), dtype=dtype)
+    if mode == _LDA:  # LDA's local step with theta_d ~ Dirichlet(alpha E[sigma(V)]), started at gamma_d = 1
+        prior = np.asarray(topic_prior, dtype=dtype)
+        lda_alpha = prior.astype(np.float64)
+        psi_lda_alpha = _psi(lda_alpha)
+        exp_elog_beta_t = np.empty_like(elog_beta_t)  # exp(E[log beta_kw] - max_k), one row per word
+        with PARALLEL_LOCK:
+            _exp_shifted_rows(elog_beta_t, exp_elog_beta_t, -700.0 if dtype == np.float64 else -87.0)
+    phi_init = np.ascontiguousarray(word_atom_init, dtype=dtype) if warm else np.zeros((0, T), dtype=dtype)
+    skip_mass = _SKIP_MASS[np.dtype(dtype)]
+    # the head: topics whose stick term is within reach of the largest (see the module docstring)
+    log_skip = np.log(skip_mass / (K * max(1.0, -float(elog_beta.min(initial=0.0)))))
+    reach = np.flatnonzero(elog_sticks >= elog_sticks.max() + log_skip - _HEAD_MARGIN)
+    head = int(reach[-1]) + 1
+    tail_stick = float(elog_sticks[head:].max()) if head < K else 0.0  # largest stick term past the head
+    empty_zeta = np.maximum(elog_sticks - elog_sticks.max(), floor)
+    empty_zeta = np.exp(empty_zeta)
+    empty_zeta /= empty_zeta.sum()
+
+    atom_topic = np.empty((D, T, K), dtype=dtype)
+    word_atom = np.empty((counts.nnz, T), dtype=dtype)
+    doc_sticks = np.empty((D, T - 1, 2), dtype=dtype)
+    n_iter = np.zeros(D, dtype=np.int64)
+    fallback = np.zeros(D, dtype=np.bool_)
+    indptr = counts.indptr.astype(np.int64)
+    indices = counts.indices.astype(np.int64)
+    with PARALLEL_LOCK, _one_blas_thread(), _one_document_per_chunk():
+        _fit_all(indptr, indices, counts.data, elog_beta_t, exp_elog_beta_t, elog_sticks, empty_zeta, float(alpha),
+                 int(T), float(tol), int(max_iter), int(0 if warm else warmup_iter), mode, lda_alpha, psi_lda_alpha,
+                 prior, phi_init, floor, 0.5 * float(np.log(np.finfo(dtype).tiny)), _tiny(dtype, K), head,
+                 tail_stick, skip_mass, atom_topic, word_atom, doc_sticks, n_iter, fallback)
+    if fallback.any():  # the NumPy reference treats underflowing normalisers exactly
+        docs = np.flatnonzero(fallback)
+        sub = counts[docs]
+        start = None
+        if warm:
+            start = np.concatenate([word_atom_init[counts.indptr[d]:counts.indptr[d + 1]] for d in docs])
+        exact = fit_documents_reference(
+            sub, elog_beta, elog_sticks, alpha, T, tol, max_iter, warmup_iter, init, topic_prior, start
+        )
+        atom_topic[docs], doc_sticks[docs], n_iter[docs] = exact.atom_topic, exact.doc_sticks, exact.n_iter
+        for row, d in enumerate(docs):
+            word_atom[counts.indptr[d]:counts.indptr[d + 1]] = exact.word_atom[sub.indptr[row]:sub.indptr[row + 1]]
+    # parts of the columns with about equal numbers of entries, a few per thread
+    column_entries = np.cumsum(np.bincount(indices, minlength=counts.shape[1]))
+    n_parts = min(counts.shape[1], _TOPIC_WORD_PARTS)
+    cuts = np.searchsorted(column_entries, np.arange(1, n_parts) * (counts.nnz / n_parts))
+    bounds = np.unique(np.concatenate(([0], cuts, [counts.shape[1]]))).astype(np.int64)
+    topic_word_t = np.empty((counts.shape[1], K), dtype=dtype)
+    with PARALLEL_LOCK, _one_blas_thread():
+        _topic_word_t(indptr, indices, counts.data, word_atom, atom_topic, bounds, topic_word_t)
+    fit = HDPLocalFit(atom_topic=atom_topic, word_atom=word_atom, doc_sticks=doc_sticks, n_iter=n_iter)
+    return fit, topic_word_t.T

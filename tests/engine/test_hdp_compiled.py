@@ -1,0 +1,237 @@
+"""The compiled HDP local step (engine/_hdp_local_compiled.py) is held to the NumPy reference it replaces."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import psi
+
+import engine
+from engine._dirichlet import dirichlet_expectation_columns
+from engine.hdp import HDP
+from engine.persistence import load_model, save_model
+from engine.svi import SVI, BatchVI
+from tests.engine._reference import planted_counts
+
+compiled = pytest.importorskip("engine._hdp_local_compiled")
+
+_FIELDS = ("doc_topic", "topic_word", "topic_mass", "atom_topic", "word_atom", "doc_sticks")
+
+
+def _corpus(n_docs=120, seed=0):
+    """Planted counts with an empty document and two one-word documents among them."""
+    X, _ = planted_counts(n_docs=n_docs, n_topics=4, words_per_topic=12, doc_length=40, seed=seed)
+    X = X.tolil()
+    X[3, :] = 0
+    X[7, :] = 0
+    X[7, 5] = 3
+    X[11, :] = 0
+    X[11, 30] = 1
+    return X.tocsr()
+
+
+def _pair(X, sticks="trained", dtype="float64", **options):
+    """(reference, compiled) HDPs with the same lambda and sticks, after a few SVI steps on ``X``.
+
+    ``sticks="steep"`` replaces the corpus sticks with ones whose E[log sigma_k]
+    falls by ~20 nats per topic, so that the compiled kernel leaves the far
+    topics of most atoms out of its products (and has to compute the tails of
+    the atoms that use those topics).
+    """
+    params = {"n_topics": 20, "doc_truncation": 6, "n_words": X.shape[1], "seed": 1, "dtype": dtype} | options
+    reference = HDP(**params, kernel="numpy")
+    SVI(reference, X, batch_size=30, kappa=0.7, tau=4.0, seed=2).run(n_steps=4)
+    if sticks == "steep":
+        rng = np.random.default_rng(5)
+        reference.sticks_ = np.column_stack((1.0 + rng.uniform(0.0, 5.0, 19), np.full(19, 0.05)))
+    fast = HDP(**params, kernel="compiled")
+    fast.lambda_ = reference.lambda_
+    fast.sticks_ = reference.sticks_
+    return reference, fast
+
+
+def _assert_same(expected, got, rtol=1e-7):
+    np.testing.assert_array_equal(got.n_iter, expected.n_iter)
+    np.testing.assert_array_equal(got.columns, expected.columns)
+    for name in _FIELDS:
+        np.testing.assert_allclose(getattr(got, name), getattr(expected, name), rtol=rtol, atol=0, err_msg=name)
+
+
+def test_vectorised_digamma_and_exp_match_scipy_and_numpy():
+    x = np.concatenate([np.logspace(-300, 8, 400), np.linspace(1e-3, 30.0, 400)])
+    n = x.size
+    ours = x.copy()
+    compiled._digamma_inplace(ours, np.empty(n), np.empty(n), np.empty(n, dtype=np.int64), np.empty(n))
+    np.testing.assert_allclose(ours, psi(x), rtol=1e-13, atol=1e-14)
+    y = np.linspace(-700.0, 0.0, 2001)
+    ours = y.copy()
+    compiled._exp_inplace(ours, np.empty(y.size, dtype=np.int64))
+    np.testing.assert_allclose(ours, np.exp(y), rtol=4e-16, atol=0)
+    y = np.linspace(-87.0, 0.0, 2001, dtype=np.float32)
+    ours = y.copy()
+    compiled._exp_inplace(ours, np.empty(y.size, dtype=np.int64))
+    assert ours.dtype == np.float32
+    np.testing.assert_allclose(ours, np.exp(y.astype(np.float64)), rtol=2e-7, atol=0)
+
+
+def test_elog_beta_rows_is_the_scipy_expectation_word_major():
+    rng = np.random.default_rng(0)
+    lambda_ = rng.gamma(0.3, 1.0, size=(7, 40)) + 1e-3
+    columns = np.array([0, 3, 4, 17, 39])
+    rows = compiled.elog_beta_rows(np.ascontiguousarray(lambda_[:, columns].T), lambda_.sum(axis=1, keepdims=True))
+    assert rows.shape == (columns.size, 7) and rows.flags.c_contiguous
+    expected = dirichlet_expectation_columns(lambda_[:, columns], lambda_.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(rows.T, expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("sticks", ["trained", "steep"])
+@pytest.mark.parametrize("local_init", ["lda", "paper"])
+@pytest.mark.parametrize("warmup_iter", [0, 2])
+def test_local_step_equals_the_numpy_reference(sticks, local_init, warmup_iter):
+    X = _corpus()
+    reference, fast = _pair(X, sticks, local_init=local_init, warmup_iter=warmup_iter)
+    expected, got = reference.local_step(X), fast.local_step(X)
+    _assert_same(expected, got)
+    assert got.n_iter[3] == 0 and got.word_atom.shape == (X.nnz, 6)
+
+
+@pytest.mark.parametrize("sticks", ["trained", "steep"])
+def test_warm_start_equals_the_numpy_reference(sticks):
+    X = _corpus(seed=3)
+    reference, fast = _pair(X, sticks)
+    start = reference.local_step(X)  # phi of an earlier local step, as batch VI passes it
+    _assert_same(reference.local_step(X, warm_start=start), fast.local_step(X, warm_start=start))
+
+
+def test_documents_without_words_or_with_one_word():
+    X = sp.csr_matrix(np.array([[0, 0, 0, 0, 0], [0, 0, 4, 0, 0], [0, 1, 0, 0, 0], [2, 0, 0, 0, 3]]))
+    reference = HDP(6, 3, 5, alpha=0.7, seed=2, kernel="numpy")
+    reference.lambda_ = np.random.default_rng(1).gamma(1.0, 1.0, size=(6, 5)) + 0.05
+    reference.sticks_ = np.random.default_rng(2).uniform(0.5, 3.0, size=(5, 2))
+    fast = HDP(6, 3, 5, alpha=0.7, seed=2, kernel="compiled")
+    fast.lambda_, fast.sticks_ = reference.lambda_, reference.sticks_
+    for init in ("lda", "paper"):
+        reference.local_init = fast.local_init = init
+        expected, got = reference.local_step(X), fast.local_step(X)
+        _assert_same(expected, got)
+        assert got.n_iter[0] == 0
+        np.testing.assert_array_equal(got.doc_sticks[0], [[1.0, fast.alpha], [1.0, fast.alpha]])
+
+
+def test_left_out_topics_are_exercised_and_a_looser_threshold_is_caught(monkeypatch):
+    """With steep sticks the kernel leaves topics out; skipping 1e-3 of zeta's mass instead of 2^-60 shows."""
+    X = _corpus()
+    reference, fast = _pair(X, "steep")
+    expected = reference.local_step(X)
+    monkeypatch.setitem(compiled._SKIP_MASS, np.dtype(np.float64), 1e-3)
+    loose = fast.local_step(X)
+    assert not all(np.allclose(getattr(loose, name), getattr(expected, name), rtol=1e-7, atol=0) for name in _FIELDS)
+    monkeypatch.undo()
+    _assert_same(expected, fast.local_step(X))
+
+
+def test_several_svi_steps_give_the_same_lambda_and_sticks():
+    X = _corpus(n_docs=200, seed=4)
+    models = [HDP(20, 6, X.shape[1], seed=3, kernel=kernel) for kernel in ("numpy", "compiled")]
+    for model in models:
+        SVI(model, X, batch_size=40, kappa=0.7, tau=4.0, seed=1).run(n_steps=10)
+    np.testing.assert_allclose(models[1].lambda_, models[0].lambda_, rtol=1e-6)
+    np.testing.assert_allclose(models[1].sticks_, models[0].sticks_, rtol=1e-6)
+
+
+def test_batch_vi_with_warm_starts_gives_the_same_topics():
+    X = _corpus(n_docs=60, seed=6)
+    models = [HDP(12, 4, X.shape[1], seed=3, kernel=kernel) for kernel in ("numpy", "compiled")]
+    for model in models:
+        trainer = BatchVI(model, X)
+        for _ in range(3):
+            trainer.step()
+    np.testing.assert_allclose(models[1].lambda_, models[0].lambda_, rtol=1e-6)
+
+
+def test_float32_training_stays_finite():
+    X = _corpus(n_docs=200, seed=7)
+    model = HDP(20, 6, X.shape[1], seed=3, dtype="float32", kernel="compiled")
+    SVI(model, X, batch_size=40, kappa=0.7, tau=4.0, seed=1).run(n_steps=8)
+    stats = model.local_step(X)
+    assert stats.atom_topic.dtype == np.float32
+    for value in (model.lambda_, model.sticks_, *(getattr(stats, name) for name in _FIELDS)):
+        assert np.all(np.isfinite(value))
+    tiny = HDP(5, 3, 6, alpha=1e-8, gamma=1e-8, eta=1e-9, dtype="float32", seed=2, kernel="compiled")
+    counts = sp.csr_matrix(np.array([[0, 0, 3, 0, 0, 0], [0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 9], [0, 1, 0, 0, 0, 0]]))
+    SVI(tiny, counts, batch_size=4, kappa=0.7, tau=1.0).run(n_steps=3)
+    stats = tiny.local_step(counts)
+    for value in (tiny.lambda_, tiny.sticks_, *(getattr(stats, name) for name in _FIELDS)):
+        assert np.all(np.isfinite(value))
+
+
+def test_underflowing_lda_start_falls_back_to_the_reference(monkeypatch):
+    """A word only topic 1 explains, so rare that theta~_1 ends just above the flush: its normaliser underflows."""
+    calls = []
+    original = compiled.fit_documents_reference
+
+    def counted(counts, *args):
+        calls.append(counts.shape[0])
+        return original(counts, *args)
+
+    monkeypatch.setattr(compiled, "fit_documents_reference", counted)
+    models = [HDP(2, 2, 2, alpha=1e-6, eta=1e-300, kernel=kernel) for kernel in ("numpy", "compiled")]
+    for model in models:
+        model.lambda_ = np.array([[1e4, 1e-300], [1e-300, 1e4]])
+        model.sticks_ = [[1.0, 1.0]]
+    X = sp.csr_matrix(np.array([[5.0, 0.00286], [3.0, 4.0]]))
+    expected, got = models[0].local_step(X), models[1].local_step(X)
+    assert calls == [1], "the example no longer underflows: the fallback is not tested"
+    _assert_same(expected, got, rtol=1e-9)
+
+
+def test_same_result_on_one_and_two_threads():
+    numba = pytest.importorskip("numba")
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread here")
+    X = _corpus(seed=8)
+    _, fast = _pair(X, "steep")
+    previous = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = fast.local_step(X)
+        numba.set_num_threads(2)
+        two = fast.local_step(X)
+    finally:
+        numba.set_num_threads(previous)
+    for name in _FIELDS:
+        np.testing.assert_array_equal(getattr(two, name), getattr(one, name), err_msg=name)
+
+
+def test_kernel_option_is_validated_kept_and_saved(tmp_path):
+    with pytest.raises(ValueError, match="kernel"):
+        HDP(4, 2, 5, kernel="gpu")
+    model = HDP(4, 2, 5, kernel="numpy")
+    assert model.get_params()["kernel"] == "numpy"
+    assert HDP(**model.get_params()).kernel == "numpy"
+    assert HDP(4, 2, 5).kernel == "auto"
+    model.initialize(10)
+    path = save_model(tmp_path / "hdp.npz", model)
+    assert load_model(path).model.kernel == "numpy"
+    # a file written before the option existed loads with the default
+    with np.load(path) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    meta = json.loads(str(arrays["metadata"][()]))
+    del meta["params"]["kernel"]
+    arrays["metadata"] = np.array(json.dumps(meta))
+    with open(path, "wb") as file:
+        np.savez(file, **arrays)
+    assert load_model(path).model.kernel == "auto"
+
+
+def test_auto_uses_the_compiled_kernel():
+    from engine.hdp import _local_kernel
+
+    topics = HDP(4, 2, 5, seed=0)
+    topics.initialize(10)
+    _, fit_local = _local_kernel("auto")(topics._require_topics(), np.arange(3))
+    assert fit_local is compiled.fit_documents_compiled
+    assert engine.HDP(4, 2, 5).kernel == "auto"
