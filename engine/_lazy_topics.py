@@ -69,6 +69,14 @@ class LazyTopics:
         """Current lambda[:, columns], shape (n_topics, len(columns)) (a transposed view of :meth:`rows`)."""
         return self.rows(columns).T
 
+    def stored_rows(self, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(x, decay): lambda[:, columns].T = eta + x[columns] * decay[:, None], without building it.
+
+        For compiled code that reads the rows where it uses them; ``x`` is the
+        stored (words, topics) array itself and must not be written.
+        """
+        return self._excess, np.exp(self._log_decay - self._stamp[columns]).astype(self.dtype, copy=False)
+
     def rows(self, columns: np.ndarray) -> np.ndarray:
         """Current lambda[:, columns].T, C-contiguous of shape (len(columns), n_topics)."""
         decay = np.exp(self._log_decay - self._stamp[columns]).astype(self.dtype, copy=False)

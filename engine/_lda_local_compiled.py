@@ -172,23 +172,26 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
-def _exp_elog_rows(lambda_rows, psi_totals, floor):
-    """exp(E[log beta_kw] - max_j E[log beta_jw]) per word (row), flushed below exp(floor).
+def _exp_elog_rows(excess, columns, decay, eta, psi_totals, floor):
+    """exp(E[log beta_kw] - max_j E[log beta_jw]) for the words ``columns``, flushed below exp(floor).
 
+    lambda_kw = eta + excess[w, k] decay_w is read straight from the lazily
+    decayed store (see LazyTopics.stored_rows), and
     E[log beta_kw] = psi(lambda_kw) - psi(sum_v lambda_kv); the shift per word
     cancels in phi.  Rows are words, so each row is one contiguous pass.
     """
-    n_words, K = lambda_rows.shape
-    out = np.empty_like(lambda_rows)
-    for w in numba.prange(n_words):
+    n_words, K = columns.shape[0], excess.shape[1]
+    out = np.empty((n_words, K), dtype=excess.dtype)
+    for j in numba.prange(n_words):
+        row = excess[columns[j]]
         elog = np.empty(K, dtype=np.float64)
         top = -np.inf
         for k in range(K):
-            elog[k] = digamma(lambda_rows[w, k]) - psi_totals[k]
+            elog[k] = digamma(eta + row[k] * decay[j]) - psi_totals[k]
             top = max(top, elog[k])
         for k in range(K):
             shifted = elog[k] - top
-            out[w, k] = math.exp(shifted) if shifted >= floor else 0.0
+            out[j, k] = math.exp(shifted) if shifted >= floor else 0.0
     return out
 
 
@@ -269,16 +272,17 @@ def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_in
     reference, but word-major from lambda's rows to the statistics: the
     returned ``topic_word`` is a transposed view of a (words, topics) array.
     """
-    lambda_rows = topics.rows(columns)
-    dtype = lambda_rows.dtype
+    excess, decay = topics.stored_rows(columns)
+    dtype = excess.dtype
     counts = counts.astype(dtype, copy=False)
     psi_totals = psi(topics.row_totals()[:, 0].astype(np.float64))
     with _KERNEL_LOCK:
-        beta_rows = _exp_elog_rows(lambda_rows, psi_totals, _floor(dtype))
+        beta_rows = _exp_elog_rows(excess, np.asarray(columns, dtype=np.int64), decay, float(topics.eta), psi_totals,
+                                   _floor(dtype))
     gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter)
     word_topic = _word_topic(counts, ratio, exp_theta, beta_rows)
     if lost.any():  # rare: E[log beta] in the reference's own (topics, words) layout
-        elog_beta = (psi(lambda_rows) - psi_totals.astype(dtype)).T
+        elog_beta = (psi(topics.rows(columns)) - psi_totals.astype(dtype)).T
         _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_shifted(elog_beta, axis=0), elog_beta, alpha,
                      doc_topic_init, tol, max_iter)
     return LocalFit(doc_topic=gamma, topic_word=word_topic.T, n_iter=n_iter)

@@ -96,7 +96,7 @@ def _blas_limit(threads: int | None):
 
 def _check_finite(stats) -> None:
     # old topics are finite, so the blended ones are iff the new statistics are
-    if not np.all(np.isfinite(stats.topic_word)):
+    if not np.isfinite(stats.topic_word.sum()):  # a NaN or inf anywhere makes the sum non-finite
         raise DivergedError(
             "the topics became non-finite after an update; lower the step size (raise tau or kappa) "
             "or check the corpus for corrupt counts"
