@@ -867,7 +867,7 @@ def fit_documents_compiled(
             word_atom[counts.indptr[d]:counts.indptr[d + 1]] = exact.word_atom[sub.indptr[row]:sub.indptr[row + 1]]
     # parts of the columns with about equal numbers of entries, a few per thread
     column_entries = np.cumsum(np.bincount(indices, minlength=counts.shape[1]))
-    n_parts = min(counts.shape[1], _TOPIC_WORD_PARTS)
+    n_parts = max(1, min(counts.shape[1], _TOPIC_WORD_PARTS))  # a minibatch of empty documents has no columns
     cuts = np.searchsorted(column_entries, np.arange(1, n_parts) * (counts.nnz / n_parts))
     bounds = np.unique(np.concatenate(([0], cuts, [counts.shape[1]]))).astype(np.int64)
     topic_word_t = np.empty((counts.shape[1], K), dtype=dtype)

@@ -119,6 +119,12 @@ def test_documents_without_words_or_with_one_word():
         _assert_same(expected, got)
         assert got.n_iter[0] == 0
         np.testing.assert_array_equal(got.doc_sticks[0], [[1.0, fast.alpha], [1.0, fast.alpha]])
+    empty = sp.csr_matrix((3, 5))  # a minibatch with no words at all, then an SVI update with it
+    expected, got = reference.local_step(empty), fast.local_step(empty)
+    _assert_same(expected, got)
+    for model, stats in ((reference, expected), (fast, got)):
+        model.global_step(stats, scale=2.0, rho=0.5)
+    np.testing.assert_allclose(fast.lambda_, reference.lambda_, rtol=1e-12)
 
 
 def test_left_out_topics_are_exercised_and_a_looser_threshold_is_caught(monkeypatch):
