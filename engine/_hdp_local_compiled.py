@@ -52,7 +52,7 @@ from numba.np.numpy_support import as_dtype
 
 from engine._hdp_local import HDPLocalFit
 from engine._hdp_local import fit_documents as fit_documents_reference
-from engine._lda_local import _tiny
+from engine._lda_local import _flush_floor, _tiny
 from engine._lda_local_compiled import _accumulate
 from engine._parallel import PARALLEL_LOCK
 
@@ -851,7 +851,7 @@ def fit_documents_compiled(
     with PARALLEL_LOCK, _one_blas_thread(), _one_document_per_chunk():
         _fit_all(indptr, indices, counts.data, elog_beta_t, exp_elog_beta_t, elog_sticks, empty_zeta, float(alpha),
                  int(T), float(tol), int(max_iter), int(0 if warm else warmup_iter), mode, lda_alpha, psi_lda_alpha,
-                 prior, phi_init, floor, 0.5 * float(np.log(np.finfo(dtype).tiny)), _tiny(dtype, K), head,
+                 prior, phi_init, floor, _flush_floor(dtype), _tiny(dtype, K), head,
                  tail_stick, skip_mass, atom_topic, word_atom, doc_sticks, n_iter, fallback)
     if fallback.any():  # the NumPy reference treats underflowing normalisers exactly
         docs = np.flatnonzero(fallback)

@@ -75,15 +75,18 @@ class LazyTopics:
         For compiled code that reads the rows where it uses them; ``x`` is the
         stored (words, topics) array itself and must not be written.
         """
-        return self._excess, np.exp(self._log_decay - self._stamp[columns]).astype(self.dtype, copy=False)
+        return self._excess, self._decay(columns)
 
     def rows(self, columns: np.ndarray) -> np.ndarray:
         """Current lambda[:, columns].T, C-contiguous of shape (len(columns), n_topics)."""
-        decay = np.exp(self._log_decay - self._stamp[columns]).astype(self.dtype, copy=False)
         rows = self._excess[columns]
-        rows *= decay[:, None]
+        rows *= self._decay(columns)[:, None]
         rows += self.eta
         return rows
+
+    def _decay(self, columns) -> np.ndarray:
+        """exp(L - stamp_v): the decay still pending on each of ``columns`` since it was last written."""
+        return np.exp(self._log_decay - self._stamp[columns]).astype(self.dtype, copy=False)
 
     def row_totals(self) -> np.ndarray:
         """Current sum_v lambda_kv, shape (n_topics, 1)."""
@@ -130,8 +133,7 @@ class LazyTopics:
         cached until the next write and is read-only.
         """
         if self._dense is None:
-            decay = np.exp(self._log_decay - self._stamp).astype(self.dtype, copy=False)
-            self._dense = np.ascontiguousarray((self._excess * decay[:, None]).T)
+            self._dense = np.ascontiguousarray((self._excess * self._decay(slice(None))[:, None]).T)
             self._dense += self.eta
             self._dense.flags.writeable = False
         return self._dense

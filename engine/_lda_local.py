@@ -60,6 +60,11 @@ class LocalFit:
     n_iter: np.ndarray
 
 
+def _flush_floor(dtype) -> float:
+    """log sqrt(tiny): exp-space entries below exp of this are flushed to zero (see :func:`exp_shifted`)."""
+    return 0.5 * float(np.log(np.finfo(dtype).tiny))
+
+
 def _tiny(dtype: np.dtype, n_topics: int) -> float:
     """Normalisers below this are recomputed exactly in log space.
 
@@ -83,7 +88,7 @@ def exp_shifted(elog: np.ndarray, axis: int = -1) -> np.ndarray:
     """
     shifted = elog - elog.max(axis=axis, keepdims=True)
     out = np.exp(shifted)
-    out[shifted < 0.5 * np.log(np.finfo(shifted.dtype).tiny)] = 0.0
+    out[shifted < _flush_floor(shifted.dtype)] = 0.0
     return out
 
 

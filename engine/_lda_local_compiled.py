@@ -31,13 +31,10 @@ import scipy.sparse as sp
 from scipy.special import psi
 
 from engine._lazy_topics import LazyTopics
-from engine._lda_local import LocalFit, _tiny, exp_shifted, fit_documents
+from engine._lda_local import LocalFit, _flush_floor, _tiny, exp_shifted, fit_documents
 from engine._parallel import FAST_MATH, PARALLEL_LOCK
 
-__all__ = ["digamma", "fit_documents_compiled", "local_step_compiled"]
-
-_KERNEL_LOCK = PARALLEL_LOCK  # see engine._parallel: parallel kernels are entered one at a time
-
+__all__ = ["digamma", "local_step_compiled"]
 
 @numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
 def digamma(x: float) -> float:
@@ -225,21 +222,16 @@ def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter):
     exp_theta = np.zeros((n_docs, n_topics), dtype=dtype)
     n_iter = np.zeros(n_docs, dtype=np.int64)
     lost = np.zeros(n_docs, dtype=np.bool_)
-    with _KERNEL_LOCK:
+    with PARALLEL_LOCK:
         _fit_all(counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data, beta_rows,
-                 alpha_vector, gamma, float(tol), int(max_iter), _tiny(dtype, n_topics), _floor(dtype), ratio,
+                 alpha_vector, gamma, float(tol), int(max_iter), _tiny(dtype, n_topics), _flush_floor(dtype), ratio,
                  exp_theta, n_iter, lost)
     return gamma, ratio, exp_theta, n_iter, lost
 
 
-def _floor(dtype) -> float:
-    """log sqrt(tiny): theta~ and beta~ entries below its exp are flushed to zero (see exp_shifted)."""
-    return 0.5 * float(np.log(np.finfo(dtype).tiny))
-
-
 def _word_topic(counts, ratio, exp_theta, beta_rows) -> np.ndarray:
     ratios = sp.csc_matrix(sp.csr_matrix((ratio, counts.indices, counts.indptr), shape=counts.shape))
-    with _KERNEL_LOCK:
+    with PARALLEL_LOCK:
         return _word_topic_rows(ratios.indptr.astype(np.int64), ratios.indices.astype(np.int64), ratios.data,
                                 exp_theta, beta_rows)
 
@@ -253,18 +245,6 @@ def _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_be
     word_topic += exact.topic_word.T  # lost documents contributed nothing so far
 
 
-def fit_documents_compiled(counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol, max_iter) -> LocalFit:
-    """Drop-in replacement of :func:`engine._lda_local.fit_documents` running the compiled kernel."""
-    counts = counts.astype(exp_elog_beta.dtype, copy=False)
-    beta_rows = np.ascontiguousarray(exp_elog_beta.T)
-    gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter)
-    word_topic = _word_topic(counts, ratio, exp_theta, beta_rows)
-    if lost.any():
-        _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol,
-                     max_iter)
-    return LocalFit(doc_topic=gamma, topic_word=word_topic.T, n_iter=n_iter)
-
-
 def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_init, tol, max_iter) -> LocalFit:
     """LDA's whole local step on the minibatch ``counts`` (columns re-indexed to ``columns``), compiled.
 
@@ -276,9 +256,9 @@ def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_in
     dtype = excess.dtype
     counts = counts.astype(dtype, copy=False)
     psi_totals = psi(topics.row_totals()[:, 0].astype(np.float64))
-    with _KERNEL_LOCK:
+    with PARALLEL_LOCK:
         beta_rows = _exp_elog_rows(excess, np.asarray(columns, dtype=np.int64), decay, float(topics.eta), psi_totals,
-                                   _floor(dtype))
+                                   _flush_floor(dtype))
     gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter)
     word_topic = _word_topic(counts, ratio, exp_theta, beta_rows)
     if lost.any():  # rare: E[log beta] in the reference's own (topics, words) layout
