@@ -93,7 +93,10 @@ def systems_for_seed(args, train, bow, seed: int) -> list[tuple[str, str, int, o
     suffix += "" if args.kernel == "auto" else f" [{args.kernel}]"
 
     def engine_hdp():
-        return _with_kernel(EngineHDP(train, hdp, args.threads, args.dtype), args)
+        system = _with_kernel(EngineHDP(train, hdp, args.threads, args.dtype), args)
+        if args.hdp_local_tol is not None:
+            system.model.local_tol = args.hdp_local_tol
+        return system
 
     made = [(ENGINE_HDP + suffix, "hdp", args.k, engine_hdp)]
     if bow is not None:
@@ -383,7 +386,16 @@ def parse_args(argv=None):
         help="the engine's local-step implementation (HDP and LDA); the compiled one uses numba's threads "
         "(NUMBA_NUM_THREADS), not --threads",
     )
+    p.add_argument(
+        "--hdp-local-tol", type=float, default=None,
+        help="the engine HDP's local_tol (default: engine.HDP's own default)",
+    )
     p.add_argument("--no-gensim", action="store_true", help="leave gensim's HdpModel out")
+    p.add_argument(
+        "--cold", action="store_true",
+        help="count numba's one-time start-up (0.3 - 0.7 s) in the engine's first epoch instead of loading "
+        "the kernels before timing",
+    )
     p.add_argument("--json", type=Path, help="also write every record and the run's settings to this file")
     args = p.parse_args(argv)
     for name in ("epochs", "threads", "batch_size"):
@@ -393,8 +405,8 @@ def parse_args(argv=None):
         p.error(f"need --k >= 2 and 1 <= --t <= --k, got --k {args.k} --t {args.t}")
     if any(k < 2 for k in args.lda_k):
         p.error(f"every --lda-k must be >= 2, got {args.lda_k}")
-    for name in ("alpha", "gamma", "eta"):
-        if getattr(args, name) <= 0:
+    for name in ("alpha", "gamma", "eta", "hdp_local_tol"):
+        if getattr(args, name) is not None and getattr(args, name) <= 0:
             p.error(f"--{name} must be > 0, got {getattr(args, name)}")
     return args
 
@@ -410,6 +422,8 @@ def main(argv=None) -> int:
         for n, p in inspect.signature(engine.HDP).parameters.items()
         if n in ("topic_init", "local_init", "stick_init", "warmup_iter", "reorder_topics", "local_tol")
     }
+    if args.hdp_local_tol is not None:
+        hdp_defaults["local_tol"] = args.hdp_local_tol
     lda_defaults = {
         n: p.default
         for n, p in inspect.signature(engine.LDA).parameters.items()
@@ -442,9 +456,11 @@ def main(argv=None) -> int:
         f"eta = {s['eta']:g}; LDA: K in {s['lda_k']}, alpha = 1/K, eta = {s['eta']:g}; "
         f"S = {s['batch_size']}, kappa = {s['kappa']:g}, tau = {s['tau']:g}, rho_t = (tau + t)^-kappa; {s['dtype']}; "
         f"engine kernel {s['kernel']} (numba threads: {_numba_threads()})\n"
-        f"engine.HDP defaults: {hdp_defaults}\nengine.LDA defaults: {lda_defaults}",
+        f"engine.HDP options: {hdp_defaults}\nengine.LDA defaults: {lda_defaults}",
         flush=True,
     )
+    meta["kernels"] = _report.warm_up([args.dtype], args.cold)
+    print(meta["kernels"], flush=True)
     bow = None if args.no_gensim else gensim_bow(train)
     records = []
     for seed in args.seeds:

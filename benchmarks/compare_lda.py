@@ -256,6 +256,11 @@ def parse_args(argv=None):
         choices=["float64", "float32"],
         help="engine precisions to compare (float32 engines are named engine[...][float32])",
     )
+    p.add_argument(
+        "--cold", action="store_true",
+        help="count numba's one-time start-up (0.3 - 0.7 s) in the engine's first epoch instead of loading "
+        "the kernels before timing",
+    )
     p.add_argument("--json", type=Path, help="also write every record and the run's settings to this file")
     args = p.parse_args(argv)
     if len(args.kappa) != len(args.tau) and 1 not in (len(args.kappa), len(args.tau)):
@@ -301,6 +306,8 @@ def main(argv=None) -> int:
         "shared_start": args.shared_start,
     }
     print(_report.header(meta), flush=True)
+    meta["kernels"] = _report.warm_up(args.dtype, args.cold)
+    print(meta["kernels"] + "\n", flush=True)
     bow = gensim_bow(train) if "gensim" in args.peers else None
     records = []
     for kappa, tau in schedules:

@@ -64,6 +64,7 @@ from engine.schedule import step_size
 from engine.semisynthetic import SemiSyntheticGenerator
 from engine.svi import SVI, BatchVI, StepReport
 from engine.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
+from engine.warmup import warm_up_kernels
 
 __all__ = [
     "HDP",
@@ -124,6 +125,7 @@ __all__ = [
     "top_corpus_words",
     "top_documents",
     "top_relevant_words",
+    "warm_up_kernels",
     "word_marginal",
     "write_ldac",
     "write_mtx",

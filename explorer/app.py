@@ -11,11 +11,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import icons, state, ui
+from explorer import cached, icons, state, ui
 
 PAGES = Path(__file__).resolve().parent / "views"
 
 st.set_page_config(page_title="Topic explorer", page_icon=icons.APP, layout="wide")
+cached.kernel_warm_up()
 state.start_session()
 navigation = st.navigation([
     st.Page(PAGES / "data.py", title="Data", icon=icons.DATA, url_path="data"),

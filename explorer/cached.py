@@ -7,21 +7,37 @@ passed with a leading underscore and identified by the key arguments.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import streamlit as st
 
 from explorer import clouds, samples, uploads
-from explorer.engine_api import most_likely_topics
+from explorer.engine_api import most_likely_topics, warm_up_kernels
 from explorer.runs import ThreadLimiter
 from explorer.storage import Collection
 
-__all__ = ["doc_topic", "limiter", "sample_collection", "sample_source", "source_collection", "word_cloud"]
+__all__ = [
+    "doc_topic", "kernel_warm_up", "limiter", "sample_collection", "sample_source", "source_collection", "word_cloud",
+]
 
 
 @st.cache_resource(show_spinner=False)
 def limiter() -> ThreadLimiter:
     """The server-wide cap on training threads (one object for all sessions)."""
     return ThreadLimiter()
+
+
+@st.cache_resource(show_spinner=False)
+def kernel_warm_up() -> threading.Thread:
+    """Load the engine's compiled kernels in the background, once per server.
+
+    numba's first call costs a fixed fraction of a second; paid here while the
+    visitor looks at the first page, the first training step is not delayed.
+    """
+    thread = threading.Thread(target=warm_up_kernels, name="kernel-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 @st.cache_resource(show_spinner="Reading the sample collection…")

@@ -39,6 +39,7 @@ from engine import (
     top_corpus_words,
     top_documents,
     top_relevant_words,
+    warm_up_kernels,
 )
 
 __all__ = [
@@ -74,6 +75,7 @@ __all__ = [
     "top_relevant_words",
     "topic_order",
     "topics_covering",
+    "warm_up_kernels",
 ]
 
 
