@@ -268,6 +268,25 @@ def _exp_shifted_rows(values, out, lowest):
                 row[k] = 0.0
 
 
+@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+def _word_bounds(elog_beta_t, head, max_abs, tail_max):
+    """Per word (row): the largest |E[log beta_kw]|, and the largest E[log beta_kw] past the head (k >= head).
+
+    Computed once per minibatch word rather than once per document that uses it.
+    """
+    W, K = elog_beta_t.shape
+    for w in numba.prange(W):
+        row = elog_beta_t[w]
+        largest = 0.0
+        for k in range(K):
+            largest = max(largest, abs(row[k]))
+        top = -np.inf
+        for k in range(head, K):
+            top = max(top, row[k])
+        max_abs[w] = largest
+        tail_max[w] = top
+
+
 def elog_beta_rows(lambda_rows: np.ndarray, row_totals: np.ndarray) -> np.ndarray:
     """E[log beta_kw] = psi(lambda_kw) - psi(sum_v lambda_kv) for the minibatch's words, word-major.
 
@@ -592,9 +611,9 @@ def _lda_phi(E, g, topic_prior, phi, bits):
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
-def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, sticks, empty_zeta, alpha, T, tol, max_iter,
-             warmup, mode, lda_alpha, psi_lda_alpha, topic_prior, phi_init, floor, lda_floor, tiny, head, tail_stick,
-             skip_mass, out_zeta, out_phi, out_gamma, out_iter, out_fallback):
+def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, word_max_abs, word_tail_max, sticks, empty_zeta,
+             alpha, T, tol, max_iter, warmup, mode, lda_alpha, psi_lda_alpha, topic_prior, phi_init, floor, lda_floor,
+             tiny, head, tail_stick, skip_mass, out_zeta, out_phi, out_gamma, out_iter, out_fallback):
     D = indptr.shape[0] - 1
     K = elog_beta_t.shape[1]
     for d in numba.prange(D):
@@ -615,15 +634,10 @@ def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, sticks, empty_
         tail_max = np.empty(n)  # each word's largest E[log beta] past the head
         max_abs = 1.0  # the largest |E[log beta]| of the document
         for j in range(n):
-            source = elog_beta_t[indices[start + j]]
-            row = E[j]
-            for k in range(K):
-                row[k] = source[k]
-                max_abs = max(max_abs, abs(source[k]))
-            m = -np.inf
-            for k in range(head, K):
-                m = max(m, row[k])
-            tail_max[j] = m
+            w = indices[start + j]
+            E[j] = elog_beta_t[w]
+            tail_max[j] = word_tail_max[w]
+            max_abs = max(max_abs, word_max_abs[w])
         log_skip = math.log(skip_mass / (K * max_abs))
         phi = np.empty((n, T), dtype=dtype)
         weighted = np.empty((n, T), dtype=dtype)
@@ -848,10 +862,14 @@ def fit_documents_compiled(
     fallback = np.zeros(D, dtype=np.bool_)
     indptr = counts.indptr.astype(np.int64)
     indices = counts.indices.astype(np.int64)
+    word_max_abs = np.empty(elog_beta_t.shape[0])
+    word_tail_max = np.empty(elog_beta_t.shape[0])
+    with PARALLEL_LOCK:
+        _word_bounds(elog_beta_t, head, word_max_abs, word_tail_max)
     with PARALLEL_LOCK, _one_blas_thread(), _one_document_per_chunk():
-        _fit_all(indptr, indices, counts.data, elog_beta_t, exp_elog_beta_t, elog_sticks, empty_zeta, float(alpha),
-                 int(T), float(tol), int(max_iter), int(0 if warm else warmup_iter), mode, lda_alpha, psi_lda_alpha,
-                 prior, phi_init, floor, _flush_floor(dtype), _tiny(dtype, K), head,
+        _fit_all(indptr, indices, counts.data, elog_beta_t, exp_elog_beta_t, word_max_abs, word_tail_max, elog_sticks,
+                 empty_zeta, float(alpha), int(T), float(tol), int(max_iter), int(0 if warm else warmup_iter), mode,
+                 lda_alpha, psi_lda_alpha, prior, phi_init, floor, _flush_floor(dtype), _tiny(dtype, K), head,
                  tail_stick, skip_mass, atom_topic, word_atom, doc_sticks, n_iter, fallback)
     if fallback.any():  # the NumPy reference treats underflowing normalisers exactly
         docs = np.flatnonzero(fallback)
