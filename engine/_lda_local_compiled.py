@@ -77,8 +77,8 @@ def _theta(gamma, theta, floor):
 
 @numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
 def _normaliser(theta, row):
-    """norm_w = sum_k theta~_k beta~_kw for one word's row of topic weights."""
-    total = 0.0
+    """norm_w = sum_k theta~_k beta~_kw for one word's row of topic weights (in theta's precision)."""
+    total = theta.dtype.type(0)
     for k in range(theta.shape[0]):
         total += theta[k] * row[k]
     return total
@@ -90,12 +90,15 @@ def _accumulate(theta, rows, counts, acc, tiny):
 
     Words go four at a time: theta is loaded once for four dot products and
     acc once for four updates, which halves the memory traffic of the loop.
+    The sums are in acc's precision: float32 arrays keep the loop in float32
+    (twice the numbers per vector instruction), float64 ones in float64.
     """
     n, K = rows.shape
+    zero = acc.dtype.type(0)
     j = 0
     while j + 4 <= n:
         r0, r1, r2, r3 = rows[j], rows[j + 1], rows[j + 2], rows[j + 3]
-        n0 = n1 = n2 = n3 = 0.0
+        n0 = n1 = n2 = n3 = zero
         for k in range(K):
             t = theta[k]
             n0 += t * r0[k]
@@ -134,8 +137,8 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
         for j in range(n):
             rows[j] = beta_t[indices[start + j]]
         g = gamma[d].copy()
-        theta = np.empty(K, dtype=np.float64)
-        acc = np.empty(K, dtype=np.float64)
+        theta = np.empty(K, dtype=beta_t.dtype)  # the kernel's precision: float32 data, float32 sums
+        acc = np.empty(K, dtype=beta_t.dtype)
         _theta(g, theta, floor)
         iterations = 0
         lost = False
