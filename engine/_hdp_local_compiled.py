@@ -10,7 +10,9 @@ of its n distinct words once into a contiguous (n, K) array E and iterates
 
 with the two products as BLAS calls on the document's own arrays (scipy's
 xgemm through numba's binding, single-threaded inside the parallel loop), and
-the softmaxes and digammas vectorised.  The "lda" start runs LDA's local step
+the softmaxes and digammas vectorised (both in :mod:`engine._compiled_math`).
+The minibatch-wide passes over its words' E[log beta] rows are in
+:mod:`engine._hdp_rows_compiled`.  The "lda" start runs LDA's local step
 inside the same loop, summing only the topics whose exp(E[log theta_k]) is
 not flushed to zero (a flushed topic keeps gamma_k = alpha_k exactly).
 
@@ -46,12 +48,11 @@ import math
 import numba
 import numpy as np
 import scipy.sparse as sp
-from numba.extending import overload
-from numba.np.linalg import _BLAS, get_blas_kind
-from numba.np.numpy_support import as_dtype
 
+from engine._compiled_math import all_finite, digamma_inplace, exp_inplace, gemm, psi_values
 from engine._hdp_local import HDPLocalFit
 from engine._hdp_local import fit_documents as fit_documents_reference
+from engine._hdp_rows_compiled import _exp_shifted_rows, _word_bounds, elog_beta_rows
 from engine._lda_local import _flush_floor, _tiny
 from engine._lda_local_compiled import _accumulate
 from engine._parallel import PARALLEL_LOCK
@@ -59,247 +60,11 @@ from engine._parallel import PARALLEL_LOCK
 __all__ = ["elog_beta_rows", "fit_documents_compiled"]
 
 _LDA, _PAPER, _WARM = 0, 1, 2  # how phi starts
-_LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two for an exact range reduction
-_LN2_LO = 1.90821492927058770002e-10
 _N, _T = ord("n"), ord("t")
 _SKIP_MASS = {np.dtype(np.float64): 2.0**-60, np.dtype(np.float32): 2.0**-30}  # see the module docstring
 _HEAD_MARGIN = 3.0  # nats of stick term kept in the head beyond the skip threshold
 _TOPIC_WORD_PARTS = 8  # column parts of the topic-word pass; fixed, so its sums do not depend on the threads
 _BLAS_CONTROLLER = None
-
-
-def _gemm(transa, transb, M, N, depth, A, lda, B, ldb, beta, C, ldc):
-    """Row-major C (M x N) <- op(A) op(B) + beta C; op(X) = X or X^T as trans is ord("n") or ord("t").
-
-    A, B and C may be strided views: only their first element and the leading
-    dimensions lda, ldb, ldc (row strides in elements) are used.
-    """
-
-
-@overload(_gemm, jit_options={"cache": True})
-def _gemm_overload(transa, transb, M, N, depth, A, lda, B, ldb, beta, C, ldc):
-    xxgemm = _BLAS().numba_xxgemm(A.dtype)  # numba's own binding of scipy's BLAS xgemm
-    kind = ord(get_blas_kind(A.dtype))
-    dtype = as_dtype(A.dtype)
-
-    def impl(transa, transb, M, N, depth, A, lda, B, ldb, beta, C, ldc):
-        # column-major BLAS sees each row-major array as its transpose: C^T = op(B)^T op(A)^T
-        scalars = np.empty(2, dtype=dtype)
-        scalars[0] = 1.0
-        scalars[1] = beta
-        xxgemm(kind, transb, transa, N, M, depth, scalars[0:].ctypes, B.ctypes, ldb, A.ctypes, lda,
-               scalars[1:].ctypes, C.ctypes, ldc)
-
-    return impl
-
-
-def _exp64(x, bits):
-    """x <- exp(x) for float64 x in [-700, 0] (error below 3e-16 relative); ``bits`` is int64 scratch.
-
-    exp(x) = 2^t exp(r) with t = round(x / ln 2), |r| <= ln 2 / 2; exp(r) by its
-    Taylor series to r^13 (remainder < 1e-17) and 2^t built from its exponent bits.
-    """
-    L = x.shape[0]
-    for j in range(L):
-        v = x[j]
-        t = math.floor(v * _LOG2E + 0.5)
-        r = (v - t * _LN2_HI) - t * _LN2_LO
-        p = 1.0 / 6227020800.0
-        p = p * r + 1.0 / 479001600.0
-        p = p * r + 1.0 / 39916800.0
-        p = p * r + 1.0 / 3628800.0
-        p = p * r + 1.0 / 362880.0
-        p = p * r + 1.0 / 40320.0
-        p = p * r + 1.0 / 5040.0
-        p = p * r + 1.0 / 720.0
-        p = p * r + 1.0 / 120.0
-        p = p * r + 1.0 / 24.0
-        p = p * r + 1.0 / 6.0
-        p = p * r + 0.5
-        p = p * r + 1.0
-        p = p * r + 1.0
-        bits[j] = (np.int64(t) + 1023) << 52
-        x[j] = p
-    scale = bits[:L].view(np.float64)
-    for j in range(L):
-        x[j] = x[j] * scale[j]
-
-
-def _exp32(x, bits):
-    """x <- exp(x) for float32 x in [-87, 0] (error ~1e-7 relative, float32's own), eight to a vector.
-
-    The same reduction in float32 and exp(r) to r^7 (remainder < 1e-8).
-    """
-    L = x.shape[0]
-    bits32 = bits[:(L + 1) // 2].view(np.int32)
-    for j in range(L):
-        v = x[j]
-        t = np.floor(v * _LOG2E_32 + _HALF_32)
-        r = (v - t * _LN2_HI_32) - t * _LN2_LO_32
-        p = _INV5040_32
-        p = p * r + _INV720_32
-        p = p * r + _INV120_32
-        p = p * r + _INV24_32
-        p = p * r + _INV6_32
-        p = p * r + _HALF_32
-        p = p * r + _ONE_32
-        p = p * r + _ONE_32
-        bits32[j] = (np.int32(t) + np.int32(127)) << np.int32(23)
-        x[j] = p
-    scale = bits32[:L].view(np.float32)
-    for j in range(L):
-        x[j] = x[j] * scale[j]
-
-
-_LOG2E_32, _HALF_32, _ONE_32 = np.float32(_LOG2E), np.float32(0.5), np.float32(1.0)
-_LN2_HI_32, _LN2_LO_32 = np.float32(0.693359375), np.float32(-2.12194440e-4)  # float32 split of ln 2
-_INV6_32, _INV24_32, _INV120_32, _INV720_32, _INV5040_32 = (np.float32(1.0 / f) for f in (6, 24, 120, 720, 5040))
-
-
-def _exp_kernel(x, bits):
-    """x <- exp(x) in place, vectorised, in x's own precision (see _exp64, _exp32)."""
-
-
-# no "reassoc": the range reduction x - t ln2_hi - t ln2_lo must be evaluated as written
-_EXP_FLAGS = {"nnan", "ninf", "nsz", "contract", "arcp"}
-
-
-@overload(_exp_kernel, jit_options={"cache": True, "fastmath": _EXP_FLAGS})
-def _exp_kernel_overload(x, bits):
-    return _exp32 if x.dtype == numba.types.float32 else _exp64
-
-
-@numba.njit(cache=True, fastmath=_EXP_FLAGS)
-def _exp_inplace(x, bits):
-    """x <- exp(x) for x in [-700, 0] (float64) or [-87, 0] (float32); ``bits`` is int64 scratch of x's length."""
-    _exp_kernel(x, bits)
-
-
-_SQRT2 = 1.4142135623730951
-
-
-@numba.njit(cache=True, fastmath={"nnan", "ninf", "nsz", "contract", "arcp"}, error_model="numpy")
-def _digamma_inplace(x, shifted, correction, exponent, inverse):
-    """x <- psi(x) for x > 0, vectorised (absolute error ~1e-16); the other four are scratch of x's length.
-
-    psi(x) = psi(y) - sum_{r<10} 1 / (x + r) with y = x + 10 when x < 10 (the sum as one
-    fraction), psi(y) = log y - 1 / (2y) - sum_k B_2k / (2k y^2k) up to y^-14, and
-    log y = e log 2 + 2 atanh((m - 1) / (m + 1)) from y = m 2^e, m in [sqrt(1/2), sqrt(2)).
-    """
-    L = x.shape[0]
-    for j in range(L):
-        v = max(np.float64(x[j]), 1e-300)
-        u = min(v, 10.0)
-        num = 1.0
-        den = u
-        for r in range(1, 10):
-            t = u + r
-            num = num * t + den
-            den = den * t
-        small = v < 10.0
-        correction[j] = num / den if small else 0.0
-        y = v + 10.0 if small else v
-        shifted[j] = y
-        inverse[j] = 1.0 / y
-    bits = shifted[:L].view(np.int64)
-    for j in range(L):
-        b = bits[j]
-        exponent[j] = (b >> 52) - 1023
-        bits[j] = (b & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000  # the mantissa, as a number in [1, 2)
-    for j in range(L):
-        m = shifted[j]
-        e = np.float64(exponent[j])
-        big = m > _SQRT2
-        m = m * 0.5 if big else m
-        e = e + 1.0 if big else e
-        f = (m - 1.0) / (m + 1.0)
-        z = f * f
-        p = 1.0 / 23.0
-        p = p * z + 1.0 / 21.0
-        p = p * z + 1.0 / 19.0
-        p = p * z + 1.0 / 17.0
-        p = p * z + 1.0 / 15.0
-        p = p * z + 1.0 / 13.0
-        p = p * z + 1.0 / 11.0
-        p = p * z + 1.0 / 9.0
-        p = p * z + 1.0 / 7.0
-        p = p * z + 1.0 / 5.0
-        p = p * z + 1.0 / 3.0
-        p = p * z + 1.0
-        log_y = e * _LN2_HI + (2.0 * f * p + e * _LN2_LO)
-        inv = inverse[j]
-        inv2 = inv * inv
-        series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (
-            1.0 / 240 - inv2 * (1.0 / 132 - inv2 * (691.0 / 32760 - inv2 / 12))))))
-        x[j] = log_y - 0.5 * inv - series - correction[j]
-
-
-@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
-def _row_expectations(lambda_rows, psi_totals, out):
-    """out[w, k] = psi(lambda_rows[w, k]) - psi_totals[k], the words spread over the cores."""
-    W, K = lambda_rows.shape
-    for w in numba.prange(W):
-        row = out[w]
-        values = np.empty(K)
-        scratch = np.empty((3, K))
-        exponent = np.empty(K, dtype=np.int64)
-        for k in range(K):
-            values[k] = lambda_rows[w, k]
-        _digamma_inplace(values, scratch[0], scratch[1], exponent, scratch[2])
-        for k in range(K):
-            row[k] = values[k] - psi_totals[k]
-
-
-@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
-def _exp_shifted_rows(values, out, lowest):
-    """out[w] = exp(values[w] - max values[w]), entries below exp(lowest) set to 0."""
-    W, K = values.shape
-    for w in numba.prange(W):
-        row = out[w]
-        top = values[w, 0]
-        for k in range(1, K):
-            top = max(top, values[w, k])
-        for k in range(K):
-            row[k] = max(values[w, k] - top, lowest)
-        _exp_inplace(row, np.empty(K, dtype=np.int64))
-        for k in range(K):
-            if values[w, k] - top < lowest:
-                row[k] = 0.0
-
-
-@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
-def _word_bounds(elog_beta_t, head, max_abs, tail_max):
-    """Per word (row): the largest |E[log beta_kw]|, and the largest E[log beta_kw] past the head (k >= head).
-
-    Computed once per minibatch word rather than once per document that uses it.
-    """
-    W, K = elog_beta_t.shape
-    for w in numba.prange(W):
-        row = elog_beta_t[w]
-        largest = 0.0
-        for k in range(K):
-            largest = max(largest, abs(row[k]))
-        top = -np.inf
-        for k in range(head, K):
-            top = max(top, row[k])
-        max_abs[w] = largest
-        tail_max[w] = top
-
-
-def elog_beta_rows(lambda_rows: np.ndarray, row_totals: np.ndarray) -> np.ndarray:
-    """E[log beta_kw] = psi(lambda_kw) - psi(sum_v lambda_kv) for the minibatch's words, word-major.
-
-    ``lambda_rows`` is lambda[:, columns].T, C-contiguous of shape (n_columns, K)
-    (:meth:`engine._lazy_topics.LazyTopics.rows`); ``row_totals`` the full sums
-    sum_v lambda_kv.  Returns a C-contiguous (n_columns, K) array whose
-    transpose is what :func:`engine._dirichlet.dirichlet_expectation_columns` gives.
-    """
-    psi_totals = _psi(row_totals)
-    out = np.empty(lambda_rows.shape, dtype=lambda_rows.dtype)
-    with PARALLEL_LOCK:
-        _row_expectations(np.ascontiguousarray(lambda_rows), psi_totals, out)
-    return out
 
 
 @numba.njit(cache=True, inline="always", fastmath=True)
@@ -316,7 +81,7 @@ def _softmax_rows(x, floor, bits, inverse):
             top = max(top, x[r, c])
         for c in range(C):
             x[r, c] = max(x[r, c] - top, floor)
-    _exp_inplace(x.reshape(R * C), bits)
+    exp_inplace(x.reshape(R * C), bits)
     for r in range(R):
         total = 0.0
         for c in range(C):
@@ -325,15 +90,6 @@ def _softmax_rows(x, floor, bits, inverse):
         inverse[r] = inv
         for c in range(C):
             x[r, c] *= inv
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _all_finite(values):
-    """True if no entry is inf or nan (compiled without fastmath, which would assume it)."""
-    bad = 0
-    for v in values.reshape(values.size):
-        bad += not np.isfinite(v)
-    return bad == 0
 
 
 @numba.njit(cache=True, inline="always", fastmath=True)
@@ -397,7 +153,7 @@ def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc
         for a in range(n_active):
             work[0, a] = g[active[a]]
         m = n_active
-        _digamma_inplace(work[0, :m], work[1, :m], work[2, :m], iwork[:m], work[3, :m])
+        digamma_inplace(work[0, :m], work[1, :m], work[2, :m], iwork[:m], work[3, :m])
         for a in range(n_active):
             psi_g[active[a]] = work[0, a]
         top = -np.inf
@@ -417,7 +173,7 @@ def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc
             else:
                 theta[k] = 0.0
                 psi_g[k] = psi_alpha[k]
-        _exp_inplace(work[0, :n_active], iwork)
+        exp_inplace(work[0, :n_active], iwork)
         for a in range(n_active):
             theta[active[a]] = work[0, a]
         changed |= n_active != previous
@@ -434,7 +190,7 @@ def _exp_block(x, rows, columns, buffer, bits):
         for c in range(columns):
             buffer[m] = x[r, c]
             m += 1
-    _exp_inplace(buffer[:m], bits)
+    exp_inplace(buffer[:m], bits)
     m = 0
     for r in range(rows):
         for c in range(columns):
@@ -461,7 +217,7 @@ def _zeta_update(E, weighted, zeta_t, stick_term, head, tail_max, tail_stick, lo
     n, K = E.shape
     T = weighted.shape[1]
     rows = head
-    _gemm(_T, _N, rows, T, n, E, K, weighted, T, 0.0, zeta_t, T)
+    gemm(_T, _N, rows, T, n, E, K, weighted, T, 0.0, zeta_t, T)
     for i in range(T):
         top[i] = -np.inf
         total[i] = 0.0
@@ -483,7 +239,7 @@ def _zeta_update(E, weighted, zeta_t, stick_term, head, tail_max, tail_stick, lo
                 exact = i + 1
             total[i] = 0.0
         if exact > 0:  # the exact tail of the first ``exact`` atoms
-            _gemm(_T, _N, K - rows, exact, n, E[:, rows:], K, weighted, T, 0.0, zeta_t[rows:], T)
+            gemm(_T, _N, K - rows, exact, n, E[:, rows:], K, weighted, T, 0.0, zeta_t[rows:], T)
             for k in range(rows, K):
                 s = stick_term[k]
                 for i in range(exact):
@@ -492,7 +248,7 @@ def _zeta_update(E, weighted, zeta_t, stick_term, head, tail_max, tail_stick, lo
     for k in range(rows):
         for i in range(T):
             zeta_t[k, i] = max(zeta_t[k, i] - top[i], floor)
-    _exp_inplace(zeta_t.reshape(K * T)[:rows * T], bits)
+    exp_inplace(zeta_t.reshape(K * T)[:rows * T], bits)
     for k in range(rows):
         for i in range(T):
             total[i] += zeta_t[k, i]
@@ -524,7 +280,7 @@ def _zeta_tails(E, weighted, zeta_t, stick_term, rows, exact, floor, top, total,
     """
     n, K = E.shape
     T = weighted.shape[1]
-    _gemm(_T, _N, K - rows, T - exact, n, E[:, rows:], K, weighted[:, exact:], T, 0.0, zeta_t[rows:, exact:], T)
+    gemm(_T, _N, K - rows, T - exact, n, E[:, rows:], K, weighted[:, exact:], T, 0.0, zeta_t[rows:, exact:], T)
     for k in range(rows, K):
         for i in range(exact, T):
             zeta_t[k, i] = max(zeta_t[k, i] + stick_term[k] - top[i], floor)
@@ -543,7 +299,7 @@ def _phi_logits(E, zeta_t, rows, exact, max_abs, skip_mass, phi):
     """
     n, K = E.shape
     T = zeta_t.shape[1]
-    _gemm(_N, _N, n, T, rows, E, K, zeta_t, T, 0.0, phi, T)
+    gemm(_N, _N, n, T, rows, E, K, zeta_t, T, 0.0, phi, T)
     if rows < K:
         needed = 0
         for i in range(exact):
@@ -553,7 +309,7 @@ def _phi_logits(E, zeta_t, rows, exact, max_abs, skip_mass, phi):
             if mass * max_abs > skip_mass:
                 needed = i + 1
         if needed > 0:
-            _gemm(_N, _N, n, needed, K - rows, E[:, rows:], K, zeta_t[rows:], T, 1.0, phi, T)
+            gemm(_N, _N, n, needed, K - rows, E[:, rows:], K, zeta_t[rows:], T, 1.0, phi, T)
 
 
 @numba.njit(cache=True, inline="always", fastmath=True)
@@ -565,7 +321,7 @@ def _stick_terms(gam, elog_pi, args, scratch, exponent):
         args[T - 1 + i] = gam[i, 1]
         args[2 * (T - 1) + i] = gam[i, 0] + gam[i, 1]
     L = 3 * (T - 1)
-    _digamma_inplace(args[:L], scratch[0, :L], scratch[1, :L], exponent[:L], scratch[2, :L])
+    digamma_inplace(args[:L], scratch[0, :L], scratch[1, :L], exponent[:L], scratch[2, :L])
     done = 0.0
     for i in range(T - 1):
         psi_ab = args[2 * (T - 1) + i]
@@ -602,7 +358,7 @@ def _lda_phi(E, g, topic_prior, phi, bits):
     args[0, T] = 0.0
     for k in range(K):
         args[0, T] += g[k]
-    _digamma_inplace(args[0], args[1], args[2], bits[:T + 1], args[3])
+    digamma_inplace(args[0], args[1], args[2], bits[:T + 1], args[3])
     for i in range(T):
         val[i] = args[0, i] - args[0, T]  # E[log theta_d,k_i] = psi(gamma_k_i) - psi(sum_k gamma_k)
     for j in range(n):
@@ -731,7 +487,7 @@ def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, word_max_abs, 
         if rows < K and exact < T:  # the returned zeta in full, from the same phi as the last iteration's
             _zeta_tails(E, weighted, zeta_t, stick_term, rows, exact, floor, top, total, bits, buffer)
         # every zeta and phi is exp(a clamped logit) times its normaliser: finite iff the normalisers are
-        if not (_all_finite(total) and _all_finite(row_inverse)):
+        if not (all_finite(total) and all_finite(row_inverse)):
             out_fallback[d] = True
             continue
         zeta = out_zeta[d]
@@ -775,14 +531,6 @@ def _topic_word_t(indptr, indices, data, phi, zeta, bounds, out):
                 row = out[indices[e]]
                 for k in range(K):
                     row[k] += rows[e - first, k]
-
-
-def _psi(values) -> np.ndarray:
-    """psi of each value (float64; values below 1e-300, such as a zero prior, taken as 1e-300)."""
-    out = np.array(values, dtype=np.float64).ravel()
-    L = out.size
-    _digamma_inplace(out, np.empty(L), np.empty(L), np.empty(L, dtype=np.int64), np.empty(L))
-    return out
 
 
 def _one_blas_thread():
@@ -840,7 +588,7 @@ def fit_documents_compiled(
     if mode == _LDA:  # LDA's local step with theta_d ~ Dirichlet(alpha E[sigma(V)]), started at gamma_d = 1
         prior = np.asarray(topic_prior, dtype=dtype)
         lda_alpha = prior.astype(np.float64)
-        psi_lda_alpha = _psi(lda_alpha)
+        psi_lda_alpha = psi_values(lda_alpha)
         exp_elog_beta_t = np.empty_like(elog_beta_t)  # exp(E[log beta_kw] - max_k), one row per word
         with PARALLEL_LOCK:
             _exp_shifted_rows(elog_beta_t, exp_elog_beta_t, -700.0 if dtype == np.float64 else -87.0)

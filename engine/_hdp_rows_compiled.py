@@ -1,0 +1,84 @@
+"""The minibatch's E[log beta] rows for the compiled HDP step: one parallel pass per word (numba).
+
+Word-major (one row of K topics per minibatch word) like the rest of the
+compiled step: E[log beta_kw] from lambda's rows, exp(E[log beta] - row max)
+for the "lda" start, and the per-word bounds the head/tail split of
+:mod:`engine._hdp_local_compiled` uses.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from engine._compiled_math import digamma_inplace, exp_inplace, psi_values
+from engine._parallel import PARALLEL_LOCK
+
+__all__ = ["elog_beta_rows"]
+
+
+@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+def _row_expectations(lambda_rows, psi_totals, out):
+    """out[w, k] = psi(lambda_rows[w, k]) - psi_totals[k], the words spread over the cores."""
+    W, K = lambda_rows.shape
+    for w in numba.prange(W):
+        row = out[w]
+        values = np.empty(K)
+        scratch = np.empty((3, K))
+        exponent = np.empty(K, dtype=np.int64)
+        for k in range(K):
+            values[k] = lambda_rows[w, k]
+        digamma_inplace(values, scratch[0], scratch[1], exponent, scratch[2])
+        for k in range(K):
+            row[k] = values[k] - psi_totals[k]
+
+
+@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+def _exp_shifted_rows(values, out, lowest):
+    """out[w] = exp(values[w] - max values[w]), entries below exp(lowest) set to 0."""
+    W, K = values.shape
+    for w in numba.prange(W):
+        row = out[w]
+        top = values[w, 0]
+        for k in range(1, K):
+            top = max(top, values[w, k])
+        for k in range(K):
+            row[k] = max(values[w, k] - top, lowest)
+        exp_inplace(row, np.empty(K, dtype=np.int64))
+        for k in range(K):
+            if values[w, k] - top < lowest:
+                row[k] = 0.0
+
+
+@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+def _word_bounds(elog_beta_t, head, max_abs, tail_max):
+    """Per word (row): the largest |E[log beta_kw]|, and the largest E[log beta_kw] past the head (k >= head).
+
+    Computed once per minibatch word rather than once per document that uses it.
+    """
+    W, K = elog_beta_t.shape
+    for w in numba.prange(W):
+        row = elog_beta_t[w]
+        largest = 0.0
+        for k in range(K):
+            largest = max(largest, abs(row[k]))
+        top = -np.inf
+        for k in range(head, K):
+            top = max(top, row[k])
+        max_abs[w] = largest
+        tail_max[w] = top
+
+
+def elog_beta_rows(lambda_rows: np.ndarray, row_totals: np.ndarray) -> np.ndarray:
+    """E[log beta_kw] = psi(lambda_kw) - psi(sum_v lambda_kv) for the minibatch's words, word-major.
+
+    ``lambda_rows`` is lambda[:, columns].T, C-contiguous of shape (n_columns, K)
+    (:meth:`engine._lazy_topics.LazyTopics.rows`); ``row_totals`` the full sums
+    sum_v lambda_kv.  Returns a C-contiguous (n_columns, K) array whose
+    transpose is what :func:`engine._dirichlet.dirichlet_expectation_columns` gives.
+    """
+    psi_totals = psi_values(row_totals)
+    out = np.empty(lambda_rows.shape, dtype=lambda_rows.dtype)
+    with PARALLEL_LOCK:
+        _row_expectations(np.ascontiguousarray(lambda_rows), psi_totals, out)
+    return out
