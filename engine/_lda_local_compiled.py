@@ -23,56 +23,40 @@ use it (:func:`_word_topic_rows`), both spread over the cores.
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import psi
 
+from engine._compiled_math import digamma_inplace, exp_inplace
 from engine._lazy_topics import LazyTopics
 from engine._lda_local import LocalFit, _flush_floor, _tiny, exp_shifted, fit_documents
 from engine._parallel import FAST_MATH, PARALLEL_LOCK
 
-__all__ = ["digamma", "local_step_compiled"]
+__all__ = ["local_step_compiled"]
 
 @numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
-def digamma(x: float) -> float:
-    """psi(x) for x > 0 (error < 1e-10 relative): the asymptotic series at x >= 6.
+def _theta(gamma, theta, floor, work, scratch, bits):
+    """theta~ = exp(E[log theta] - max), entries below exp(floor) flushed to zero.
 
-    Below 6, psi(x) = psi(x + 6) - sum_{i<6} 1/(x + i), and the sum is p'(x)/p(x)
-    for p(x) = x (x + 1) ... (x + 5): one division instead of six.
+    The K digammas and exps run over the whole vector in their vectorised forms
+    (:mod:`engine._compiled_math`); ``work``, ``scratch`` (3 x K) and ``bits``
+    are float64 and int64 scratch of K entries.
     """
-    shift = 0.0
-    if x < 6.0:
-        p = x
-        dp = 1.0
-        for i in range(1, 6):
-            dp = dp * (x + i) + p
-            p = p * (x + i)
-        shift = dp / p
-        x += 6.0
-    inv = 1.0 / x
-    inv2 = inv * inv
-    series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132))))
-    return math.log(x) - 0.5 * inv - series - shift
-
-
-@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
-def _theta(gamma, theta, floor):
-    """theta~ = exp(E[log theta] - max), entries below exp(floor) flushed to zero."""
     K = gamma.shape[0]
-    total = 0.0
     for k in range(K):
-        total += gamma[k]
-    psi_total = digamma(total)
+        work[k] = gamma[k]
+    digamma_inplace(work, scratch[0], scratch[1], bits, scratch[2])
     top = -np.inf
     for k in range(K):
-        theta[k] = digamma(gamma[k]) - psi_total
-        top = max(top, theta[k])
+        top = max(top, work[k])
+    shifted = scratch[0]
     for k in range(K):
-        shifted = theta[k] - top
-        theta[k] = math.exp(shifted) if shifted >= floor else 0.0
+        shifted[k] = work[k] - top  # E[log theta_k] - max_j E[log theta_j]: psi(sum gamma) cancels
+        work[k] = max(shifted[k], floor)  # in exp_inplace's range; flushed below
+    exp_inplace(work, bits)
+    for k in range(K):
+        theta[k] = work[k] if shifted[k] >= floor else 0.0
 
 
 @numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
@@ -139,7 +123,10 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
         g = gamma[d].copy()
         theta = np.empty(K, dtype=beta_t.dtype)  # the kernel's precision: float32 data, float32 sums
         acc = np.empty(K, dtype=beta_t.dtype)
-        _theta(g, theta, floor)
+        work = np.empty(K)
+        scratch = np.empty((3, K))
+        bits = np.empty(K, dtype=np.int64)
+        _theta(g, theta, floor, work, scratch, bits)
         iterations = 0
         lost = False
         while iterations < max_iter:
@@ -153,7 +140,7 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
                 change += abs(value - g[k])
                 g[k] = value
             iterations += 1
-            _theta(g, theta, floor)
+            _theta(g, theta, floor, work, scratch, bits)
             if change < tol * K:
                 break
         if not lost:  # phi is optimal for the final gamma: its normalisers once more
@@ -171,6 +158,9 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
             n_iter_out[d] = iterations
 
 
+_ROW_BLOCK = 64  # words per task of _exp_elog_rows: its scratch arrays are allocated once per block
+
+
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
 def _exp_elog_rows(excess, columns, decay, eta, psi_totals, floor):
     """exp(E[log beta_kw] - max_j E[log beta_jw]) for the words ``columns``, flushed below exp(floor).
@@ -178,20 +168,32 @@ def _exp_elog_rows(excess, columns, decay, eta, psi_totals, floor):
     lambda_kw = eta + excess[w, k] decay_w is read straight from the lazily
     decayed store (see LazyTopics.stored_rows), and
     E[log beta_kw] = psi(lambda_kw) - psi(sum_v lambda_kv); the shift per word
-    cancels in phi.  Rows are words, so each row is one contiguous pass.
+    cancels in phi.  Rows are words, so each row is one contiguous pass; the
+    digamma and exp run over whole rows in their vectorised forms
+    (:mod:`engine._compiled_math`), blocks of words spread over the cores.
     """
     n_words, K = columns.shape[0], excess.shape[1]
     out = np.empty((n_words, K), dtype=excess.dtype)
-    for j in numba.prange(n_words):
-        row = excess[columns[j]]
-        elog = np.empty(K, dtype=np.float64)
-        top = -np.inf
-        for k in range(K):
-            elog[k] = digamma(eta + row[k] * decay[j]) - psi_totals[k]
-            top = max(top, elog[k])
-        for k in range(K):
-            shifted = elog[k] - top
-            out[j, k] = math.exp(shifted) if shifted >= floor else 0.0
+    for block in numba.prange((n_words + _ROW_BLOCK - 1) // _ROW_BLOCK):
+        elog = np.empty(K)
+        shifted = np.empty(K)
+        scratch = np.empty((3, K))
+        bits = np.empty(K, dtype=np.int64)
+        for j in range(block * _ROW_BLOCK, min(n_words, (block + 1) * _ROW_BLOCK)):
+            row = excess[columns[j]]
+            for k in range(K):
+                elog[k] = eta + row[k] * decay[j]
+            digamma_inplace(elog, scratch[0], scratch[1], bits, scratch[2])
+            top = -np.inf
+            for k in range(K):
+                elog[k] -= psi_totals[k]
+                top = max(top, elog[k])
+            for k in range(K):
+                shifted[k] = elog[k] - top
+                elog[k] = max(shifted[k], floor)  # in exp_inplace's range; flushed below
+            exp_inplace(elog, bits)
+            for k in range(K):
+                out[j, k] = elog[k] if shifted[k] >= floor else 0.0
     return out
 
 

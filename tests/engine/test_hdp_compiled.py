@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.special import psi
 
 import engine
 from engine._dirichlet import dirichlet_expectation_columns
@@ -17,7 +16,6 @@ from engine.svi import SVI, BatchVI
 from tests.engine._reference import planted_counts
 
 compiled = pytest.importorskip("engine._hdp_local_compiled")
-compiled_math = pytest.importorskip("engine._compiled_math")
 
 _FIELDS = ("doc_topic", "topic_word", "topic_mass", "atom_topic", "word_atom", "doc_sticks")
 
@@ -59,23 +57,6 @@ def _assert_same(expected, got, rtol=1e-7):
     np.testing.assert_array_equal(got.columns, expected.columns)
     for name in _FIELDS:
         np.testing.assert_allclose(getattr(got, name), getattr(expected, name), rtol=rtol, atol=0, err_msg=name)
-
-
-def test_vectorised_digamma_and_exp_match_scipy_and_numpy():
-    x = np.concatenate([np.logspace(-300, 8, 400), np.linspace(1e-3, 30.0, 400)])
-    n = x.size
-    ours = x.copy()
-    compiled_math.digamma_inplace(ours, np.empty(n), np.empty(n), np.empty(n, dtype=np.int64), np.empty(n))
-    np.testing.assert_allclose(ours, psi(x), rtol=1e-13, atol=1e-14)
-    y = np.linspace(-700.0, 0.0, 2001)
-    ours = y.copy()
-    compiled_math.exp_inplace(ours, np.empty(y.size, dtype=np.int64))
-    np.testing.assert_allclose(ours, np.exp(y), rtol=4e-16, atol=0)
-    y = np.linspace(-87.0, 0.0, 2001, dtype=np.float32)
-    ours = y.copy()
-    compiled_math.exp_inplace(ours, np.empty(y.size, dtype=np.int64))
-    assert ours.dtype == np.float32
-    np.testing.assert_allclose(ours, np.exp(y.astype(np.float64)), rtol=2e-7, atol=0)
 
 
 def test_elog_beta_rows_is_the_scipy_expectation_word_major():
