@@ -139,7 +139,7 @@ def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc
             if low <= tiny:
                 return False
             for a in range(n_active):
-                s = 0.0
+                s = acc.dtype.type(0)
                 for j in range(n):
                     s += norm[j] * compact[a, j]
                 acc[active[a]] = s
@@ -423,10 +423,11 @@ def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, word_max_abs, 
             for j in range(n):
                 B[j] = exp_elog_beta_t[indices[start + j]]
             g = np.empty(K)
-            if not _lda_start(B, c, lda_alpha, psi_lda_alpha, tol, max_iter, tiny, lda_floor, g, np.empty(K),
-                              np.empty(K), np.empty(K), np.empty(K, dtype=np.int64),
-                              np.empty((K // 4 + 1, n), dtype=dtype), np.empty(n), np.empty((4, K + 1)),
-                              np.empty(K + 1, dtype=np.int64)):
+            # theta~, the sums and the normalisers in the step's precision (float32 sums for float32 models)
+            if not _lda_start(B, c, lda_alpha, psi_lda_alpha, tol, max_iter, tiny, lda_floor, g,
+                              np.empty(K, dtype=dtype), np.empty(K, dtype=dtype), np.empty(K),
+                              np.empty(K, dtype=np.int64), np.empty((K // 4 + 1, n), dtype=dtype),
+                              np.empty(n, dtype=dtype), np.empty((4, K + 1)), np.empty(K + 1, dtype=np.int64)):
                 out_fallback[d] = True
                 continue
             _lda_phi(E, g, topic_prior, phi, bits)
