@@ -17,37 +17,43 @@ from engine._parallel import PARALLEL_LOCK
 __all__ = ["elog_beta_rows"]
 
 
+_BLOCK = 64  # words per parallel task: each task allocates its scratch once
+
+
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
 def _row_expectations(lambda_rows, psi_totals, out):
-    """out[w, k] = psi(lambda_rows[w, k]) - psi_totals[k], the words spread over the cores."""
+    """out[w, k] = psi(lambda_rows[w, k]) - psi_totals[k], blocks of words spread over the cores."""
     W, K = lambda_rows.shape
-    for w in numba.prange(W):
-        row = out[w]
+    for block in numba.prange((W + _BLOCK - 1) // _BLOCK):
         values = np.empty(K)
         scratch = np.empty((3, K))
         exponent = np.empty(K, dtype=np.int64)
-        for k in range(K):
-            values[k] = lambda_rows[w, k]
-        digamma_inplace(values, scratch[0], scratch[1], exponent, scratch[2])
-        for k in range(K):
-            row[k] = values[k] - psi_totals[k]
+        for w in range(block * _BLOCK, min(W, (block + 1) * _BLOCK)):
+            row = out[w]
+            for k in range(K):
+                values[k] = lambda_rows[w, k]
+            digamma_inplace(values, scratch[0], scratch[1], exponent, scratch[2])
+            for k in range(K):
+                row[k] = values[k] - psi_totals[k]
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
 def _exp_shifted_rows(values, out, lowest):
     """out[w] = exp(values[w] - max values[w]), entries below exp(lowest) set to 0."""
     W, K = values.shape
-    for w in numba.prange(W):
-        row = out[w]
-        top = values[w, 0]
-        for k in range(1, K):
-            top = max(top, values[w, k])
-        for k in range(K):
-            row[k] = max(values[w, k] - top, lowest)
-        exp_inplace(row, np.empty(K, dtype=np.int64))
-        for k in range(K):
-            if values[w, k] - top < lowest:
-                row[k] = 0.0
+    for block in numba.prange((W + _BLOCK - 1) // _BLOCK):
+        bits = np.empty(K, dtype=np.int64)
+        for w in range(block * _BLOCK, min(W, (block + 1) * _BLOCK)):
+            row = out[w]
+            top = values[w, 0]
+            for k in range(1, K):
+                top = max(top, values[w, k])
+            for k in range(K):
+                row[k] = max(values[w, k] - top, lowest)
+            exp_inplace(row, bits)
+            for k in range(K):
+                if values[w, k] - top < lowest:
+                    row[k] = 0.0
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
