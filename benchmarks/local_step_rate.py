@@ -208,7 +208,7 @@ def parse_args(argv=None):
     p.add_argument("--batch-size", type=int, default=256, help="documents per minibatch S")
     p.add_argument("--batches", type=int, default=4, help="fixed minibatches timed per repeat")
     p.add_argument("--warm-steps", type=int, default=4, help="SVI steps trained before timing")
-    p.add_argument("--repeats", type=int, default=5,
+    p.add_argument("--repeats", type=int, default=9,
                    help="time every minibatch this many times; keep each one's best")
     p.add_argument("--gemm-size", type=int, default=1024, help="N of the N x N matmul that measures the peak")
     p.add_argument("--gemm-repeats", type=int, default=10, help="matmuls per thread count; keep the best")
