@@ -80,6 +80,9 @@ class _LDAView:
         return self.topics
 
 
+SPEED_TARGET = 10.0  # the performance issue's target: documents/second at least 10x gensim's HdpModel
+
+
 def _with_kernel(system, args):
     """The engine system with its model's local-step implementation set to ``--kernel`` (read at every step)."""
     system.model.kernel = args.kernel
@@ -328,10 +331,10 @@ def summary(records: list[dict]) -> str:
             at[engine_hdp, epochs[-1], s]["docs_per_second"] / at[gensim, epochs[-1], s]["docs_per_second"]
             for s in seeds
         ]
+        ratio = speed[engine_hdp] / speed[gensim]
         out.append(
-            f"- target docs/s >= gensim HDP: {speed[engine_hdp] / speed[gensim]:.2f}x over all epochs and seeds "
-            f"(per seed {', '.join(f'{x:.2f}x' for x in ratios)}): "
-            f"{'PASS' if speed[engine_hdp] >= speed[gensim] else 'FAIL'}"
+            f"- target docs/s >= {SPEED_TARGET:g}x gensim HDP: {ratio:.2f}x over all epochs and seeds "
+            f"(per seed {', '.join(f'{x:.2f}x' for x in ratios)}): {'PASS' if ratio >= SPEED_TARGET else 'FAIL'}"
         )
     return "\n".join(out)
 
