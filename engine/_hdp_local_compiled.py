@@ -52,7 +52,7 @@ import scipy.sparse as sp
 from engine._compiled_math import all_finite, digamma_inplace, exp_inplace, gemm, psi_values
 from engine._hdp_local import HDPLocalFit
 from engine._hdp_local import fit_documents as fit_documents_reference
-from engine._hdp_rows_compiled import _exp_shifted_rows, _word_bounds, elog_beta_rows
+from engine._hdp_rows_compiled import elog_beta_rows, exp_shifted_rows, word_bounds
 from engine._lda_local import _flush_floor, _tiny
 from engine._lda_local_compiled import _accumulate
 from engine._parallel import PARALLEL_LOCK
@@ -592,7 +592,7 @@ def fit_documents_compiled(
         psi_lda_alpha = psi_values(lda_alpha)
         exp_elog_beta_t = np.empty_like(elog_beta_t)  # exp(E[log beta_kw] - max_k), one row per word
         with PARALLEL_LOCK:
-            _exp_shifted_rows(elog_beta_t, exp_elog_beta_t, -700.0 if dtype == np.float64 else -87.0)
+            exp_shifted_rows(elog_beta_t, exp_elog_beta_t, -700.0 if dtype == np.float64 else -87.0)
     phi_init = np.ascontiguousarray(word_atom_init, dtype=dtype) if warm else np.zeros((0, T), dtype=dtype)
     skip_mass = _SKIP_MASS[np.dtype(dtype)]
     # the head: topics whose stick term is within reach of the largest (see the module docstring)
@@ -614,7 +614,7 @@ def fit_documents_compiled(
     word_max_abs = np.empty(elog_beta_t.shape[0])
     word_tail_max = np.empty(elog_beta_t.shape[0])
     with PARALLEL_LOCK:
-        _word_bounds(elog_beta_t, head, word_max_abs, word_tail_max)
+        word_bounds(elog_beta_t, head, word_max_abs, word_tail_max)
     with PARALLEL_LOCK, _one_blas_thread(), _one_document_per_chunk():
         _fit_all(indptr, indices, counts.data, elog_beta_t, exp_elog_beta_t, word_max_abs, word_tail_max, elog_sticks,
                  empty_zeta, float(alpha), int(T), float(tol), int(max_iter), int(0 if warm else warmup_iter), mode,

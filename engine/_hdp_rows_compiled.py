@@ -14,7 +14,7 @@ import numpy as np
 from engine._compiled_math import digamma_inplace, exp_inplace, psi_values
 from engine._parallel import PARALLEL_LOCK
 
-__all__ = ["elog_beta_rows"]
+__all__ = ["elog_beta_rows", "exp_shifted_rows", "word_bounds"]
 
 
 _BLOCK = 64  # words per parallel task: each task allocates its scratch once
@@ -38,7 +38,7 @@ def _row_expectations(lambda_rows, psi_totals, out):
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
-def _exp_shifted_rows(values, out, lowest):
+def exp_shifted_rows(values, out, lowest):
     """out[w] = exp(values[w] - max values[w]), entries below exp(lowest) set to 0."""
     W, K = values.shape
     for block in numba.prange((W + _BLOCK - 1) // _BLOCK):
@@ -57,7 +57,7 @@ def _exp_shifted_rows(values, out, lowest):
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
-def _word_bounds(elog_beta_t, head, max_abs, tail_max):
+def word_bounds(elog_beta_t, head, max_abs, tail_max):
     """Per word (row): the largest |E[log beta_kw]|, and the largest E[log beta_kw] past the head (k >= head).
 
     Computed once per minibatch word rather than once per document that uses it.
