@@ -97,31 +97,41 @@ def trained_model(train, k: int, dtype: str, kernel: str, warm_steps: int, batch
     return model
 
 
-def time_local_step(model, batches, threads: list[int], repeats: int):
-    """Seconds of every (repeat, minibatch) per thread count, and the n_iter of each minibatch.
+def time_local_steps(models: dict, batches, threads: list[int], repeats: int):
+    """Seconds of every (repeat, minibatch) per configuration and thread count, and each minibatch's n_iter.
 
-    Thread counts alternate minibatch by minibatch (the order rotating), so a
-    burst of load from elsewhere hits them alike.  Returns ``seconds[n]`` of
-    shape (repeats, minibatches).
+    ``models`` maps a configuration (K, dtype, kernel) to its trained model.
+    Each repeat goes once through every configuration, so a configuration's
+    repeats are spread over the whole run rather than bunched together, and a
+    burst of load from elsewhere lasting seconds spoils one repeat of many
+    configurations instead of every repeat of one.  Within a configuration the
+    thread counts alternate minibatch by minibatch (the order rotating).
+    Returns ``seconds[config][n]`` of shape (repeats, minibatches) and
+    ``n_iter[config]``, a list with one array per minibatch.
     """
-    seconds = {n: np.zeros((repeats, len(batches))) for n in threads}
-    n_iter = {}
+    counts = {config: threads if config[2] == "compiled" else [1] for config in models}
+    seconds = {c: {n: np.zeros((repeats, len(batches))) for n in counts[c]} for c in models}
+    n_iter = {c: {} for c in models}
     with threadpool_limits(limits=1, user_api="blas"):
-        for n in threads:  # warm-up: numba compiles (or loads its cache) on the first call of each dtype
-            numba.set_num_threads(n)
-            model.local_step(batches[0])
+        for config, model in models.items():  # warm-up: numba loads (or compiles) each dtype's kernels
+            for n in counts[config]:
+                numba.set_num_threads(n)
+                model.local_step(batches[0])
         for repeat in range(repeats):
-            for i, batch in enumerate(batches):
-                turn = (repeat + i) % len(threads)
-                for n in threads[turn:] + threads[:turn]:
-                    numba.set_num_threads(n)
-                    started = time.perf_counter()
-                    stats = model.local_step(batch)
-                    seconds[n][repeat, i] = time.perf_counter() - started
-                    if i in n_iter and not np.array_equal(n_iter[i], stats.n_iter):
-                        print(f"warning: minibatch {i} took other iteration counts at {n} thread(s)", file=sys.stderr)
-                    n_iter[i] = stats.n_iter
-    return seconds, [n_iter[i] for i in range(len(batches))]
+            for config, model in models.items():
+                for i, batch in enumerate(batches):
+                    turn = (repeat + i) % len(counts[config])
+                    for n in counts[config][turn:] + counts[config][:turn]:
+                        numba.set_num_threads(n)
+                        started = time.perf_counter()
+                        stats = model.local_step(batch)
+                        seconds[config][n][repeat, i] = time.perf_counter() - started
+                        seen = n_iter[config]
+                        if i in seen and not np.array_equal(seen[i], stats.n_iter):
+                            print(f"warning: {config} minibatch {i} took other iteration counts at {n} thread(s)",
+                                  file=sys.stderr)
+                        seen[i] = stats.n_iter
+    return seconds, {c: [n_iter[c][i] for i in range(len(batches))] for c in models}
 
 
 def best_seconds(seconds: np.ndarray) -> float:
@@ -136,23 +146,20 @@ def best_seconds(seconds: np.ndarray) -> float:
     return float(seconds.min(axis=0).sum())
 
 
-def run_config(args, train, batches, k: int, dtype: str, kernel: str) -> list[dict]:
-    """Time one (K, dtype, kernel); one record per thread count."""
-    threads = args.threads if kernel == "compiled" else [1]
-    numba.set_num_threads(max(args.threads))
-    model = trained_model(train, k, dtype, kernel, args.warm_steps, args.batch_size)
-    seconds, n_iter = time_local_step(model, batches, threads, args.repeats)
+def config_records(config, seconds: dict, n_iter: list, batches) -> list[dict]:
+    """One record per thread count of one (K, dtype, kernel) configuration."""
+    k, dtype, kernel = config
     distinct = np.concatenate([np.diff(b.indptr) for b in batches])
     iterations = np.concatenate(n_iter)
     updates = int(np.sum(iterations * distinct)) * k
     records = []
     one_thread = best_seconds(seconds[1])
-    for n in threads:
-        best = best_seconds(seconds[n])
+    for n, times in seconds.items():
+        best = best_seconds(times)
         gflops = FLOPS_PER_UPDATE * updates / best / 1e9
         records.append({
             "kernel": kernel, "dtype": dtype, "k": k, "threads": n, "docs": int(distinct.size),
-            "seconds": best, "seconds_per_repeat": seconds[n].sum(axis=1).tolist(),
+            "seconds": best, "seconds_per_repeat": times.sum(axis=1).tolist(),
             "docs_per_second": distinct.size / best,
             "mean_local_iterations": float(iterations.mean()), "word_topic_updates": updates,
             "updates_per_second": updates / best, "gflops_equivalent": gflops,
@@ -252,15 +259,19 @@ def main(argv=None) -> int:
           f"machine: {meta['machine']}; load average {meta['load_average']}; BLAS: {', '.join(blas)}\n"
           f"source: {meta['source']}\n", flush=True)
     peaks = {d: gemm_peak(d, args.threads, args.gemm_size, args.gemm_repeats) for d in args.dtype}
+    numba.set_num_threads(max(args.threads))
+    models = {
+        (k, dtype, kernel): trained_model(train, k, dtype, kernel, args.warm_steps, args.batch_size)
+        for k in args.k for dtype in args.dtype for kernel in args.kernel
+    }
+    seconds, n_iter = time_local_steps(models, batches, args.threads, args.repeats)
     records = []
-    for k in args.k:
-        for dtype in args.dtype:
-            for kernel in args.kernel:
-                got = run_config(args, train, batches, k, dtype, kernel)
-                for r in got:
-                    print(f"K={k} {dtype} {kernel} {r['threads']} thread(s): {r['docs_per_second']:,.0f} docs/s, "
-                          f"{r['gflops_equivalent']:.2f} GFLOP/s equiv", file=sys.stderr, flush=True)
-                records.extend(got)
+    for config in models:
+        got = config_records(config, seconds[config], n_iter[config], batches)
+        for r in got:
+            print(f"K={r['k']} {r['dtype']} {r['kernel']} {r['threads']} thread(s): {r['docs_per_second']:,.0f} "
+                  f"docs/s, {r['gflops_equivalent']:.2f} GFLOP/s equiv", file=sys.stderr, flush=True)
+        records.extend(got)
     for d in args.dtype:  # the peak again after the local steps: the best of both
         after = gemm_peak(d, args.threads, args.gemm_size, args.gemm_repeats)
         peaks[d] = {n: max(peaks[d][n], after[n]) for n in args.threads}
