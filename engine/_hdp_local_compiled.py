@@ -313,6 +313,17 @@ def _phi_logits(E, zeta_t, rows, exact, max_abs, skip_mass, phi):
 
 
 @numba.njit(cache=True, inline="always", fastmath=True)
+def _atom_counts(phi, c, nd):
+    """n_di = sum_n c_dn phi_dn^i: the words each atom holds."""
+    n, T = phi.shape
+    for i in range(T):
+        nd[i] = 0.0
+    for j in range(n):
+        for i in range(T):
+            nd[i] += c[j] * phi[j, i]
+
+
+@numba.njit(cache=True, inline="always", fastmath=True)
 def _stick_terms(gam, elog_pi, args, scratch, exponent):
     """E[log sigma_i(pi_d)] = E[log pi_di] + sum_{j<i} E[log(1 - pi_dj)] from gamma_d (digammas vectorised)."""
     T = elog_pi.shape[0]
@@ -432,11 +443,7 @@ def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, word_max_abs, 
                 continue
             _lda_phi(E, g, topic_prior, phi, bits)
             _softmax_rows(phi, floor, bits, row_inverse)
-        for i in range(T):
-            nd[i] = 0.0
-        for j in range(n):
-            for i in range(T):
-                nd[i] += c[j] * phi[j, i]
+        _atom_counts(phi, c, nd)
         iterations = 0
         rows, exact = K, T
         stick_term = no_sticks
@@ -463,11 +470,7 @@ def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, word_max_abs, 
                         phi[j, i] += elog_pi[i]
             _softmax_rows(phi, floor, bits, row_inverse)
             # u_dk = sum_i zeta_di^k n_di: expected topic usage, the convergence measure
-            for i in range(T):
-                nd[i] = 0.0
-            for j in range(n):
-                for i in range(T):
-                    nd[i] += c[j] * phi[j, i]
+            _atom_counts(phi, c, nd)
             for k in range(K):
                 u = 0.0
                 for i in range(T if k < rows else exact):  # the other entries were not computed: below 2^-60
