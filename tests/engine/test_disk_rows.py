@@ -14,6 +14,7 @@ from engine import _disk_arrays
 from engine._disk_arrays import DiskCounts, _ArrayReader, _FileArray, _reader
 from engine.errors import CorpusFormatError
 from engine.ondisk import DiskCorpus
+from tests.engine._disk import assert_same_csr, disk_counts
 
 # 0: every span its own read; 8: only near spans merge; 4 KiB: the default; 1 GiB: one read per sorted run
 GAPS = [0, 8, 1 << 12, 1 << 30]
@@ -27,21 +28,6 @@ def matrix():
     dense[[0, -1]] = 0
     dense[1] = 1  # a full row
     return sp.csr_matrix(dense)
-
-
-def save_counts(folder, matrix) -> DiskCounts:
-    arrays = {"indptr": matrix.indptr.astype(np.int64), "indices": matrix.indices.astype(np.int32),
-              "data": matrix.data.astype(np.int32)}
-    for name, array in arrays.items():
-        np.save(folder / f"{name}.npy", array)
-    mapped = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in arrays}
-    return DiskCounts(mapped["indptr"], mapped["indices"], mapped["data"], matrix.shape[1])
-
-
-def assert_same_csr(got, expected):
-    assert isinstance(got, sp.csr_matrix) and got.shape == expected.shape
-    assert np.array_equal(got.indptr, expected.indptr) and np.array_equal(got.indices, expected.indices)
-    assert np.array_equal(got.data, expected.data) and got.data.dtype == np.int64
 
 
 def row_keys(n_rows: int, rng: np.random.Generator) -> list:
@@ -63,7 +49,7 @@ def row_keys(n_rows: int, rng: np.random.Generator) -> list:
 @pytest.mark.parametrize("gap", GAPS)
 def test_rows_equal_the_in_memory_csr_rows(tmp_path, monkeypatch, matrix, gap):
     monkeypatch.setattr(_disk_arrays, "_GAP_BYTES", gap)
-    counts = save_counts(tmp_path, matrix)
+    counts = disk_counts(tmp_path, matrix)
     assert all(isinstance(r, _FileArray) for r in (counts._indptr, counts._indices, counts._data))
     for key in row_keys(matrix.shape[0], np.random.default_rng(gap)):
         expected = matrix[[key]] if isinstance(key, int) else matrix[key]
@@ -71,7 +57,7 @@ def test_rows_equal_the_in_memory_csr_rows(tmp_path, monkeypatch, matrix, gap):
 
 
 def test_rows_are_read_from_the_files_not_the_memory_maps(tmp_path, matrix):
-    counts = save_counts(tmp_path, matrix)
+    counts = disk_counts(tmp_path, matrix)
 
     class Untouchable:
         def __getitem__(self, key):
@@ -116,7 +102,7 @@ def test_spans_concatenate_any_spans(tmp_path, monkeypatch, gap):
 
 
 def test_a_view_of_a_memory_map_is_read_in_memory(tmp_path, matrix):
-    save_counts(tmp_path, matrix)
+    disk_counts(tmp_path, matrix)
     mapped = np.load(tmp_path / "indices.npy", mmap_mode="r")
     view = _reader(mapped[10:])  # its offset attribute would be wrong for a file read
     assert not isinstance(view, _FileArray) and np.array_equal(view.read(0, 5), matrix.indices[10:15])
@@ -131,11 +117,11 @@ def test_in_memory_arrays_still_work(matrix):
 
 def test_row_sums_read_in_chunks(tmp_path, monkeypatch, matrix):
     monkeypatch.setattr(_disk_arrays, "_ROWS_PER_READ", 7)
-    assert np.array_equal(save_counts(tmp_path, matrix).row_sums(), matrix.sum(axis=1).A1)
+    assert np.array_equal(disk_counts(tmp_path, matrix).row_sums(), matrix.sum(axis=1).A1)
 
 
 def test_pickling_and_copying_reopen_the_files(tmp_path, matrix):
-    counts = save_counts(tmp_path, matrix)
+    counts = disk_counts(tmp_path, matrix)
     rows = np.random.default_rng(2).integers(0, matrix.shape[0], size=80)
     assert len(pickle.dumps(counts)) < 1000  # the paths, not the arrays
     for other in (pickle.loads(pickle.dumps(counts)), copy.copy(counts), copy.deepcopy(counts)):
@@ -149,7 +135,7 @@ def test_pickling_and_copying_reopen_the_files(tmp_path, matrix):
 
 
 def test_two_threads_read_concurrently(tmp_path, matrix):
-    counts = save_counts(tmp_path, matrix)
+    counts = disk_counts(tmp_path, matrix)
     failures, start = [], threading.Barrier(2)
 
     def read(seed: int) -> None:
@@ -171,7 +157,7 @@ def test_two_threads_read_concurrently(tmp_path, matrix):
 
 
 def test_a_truncated_file_is_reported(tmp_path, matrix):
-    counts = save_counts(tmp_path, matrix)
+    counts = disk_counts(tmp_path, matrix)
     with open(tmp_path / "indices.npy", "r+b") as file:
         file.truncate(128 + 4 * (matrix.nnz // 2))
     with pytest.raises(CorpusFormatError, match="truncated"):

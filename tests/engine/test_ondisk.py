@@ -16,7 +16,8 @@ import engine
 from engine import _disk_format, ondisk
 from engine.corpus import Corpus
 from engine.errors import CorpusFormatError, EmptyVocabularyError
-from engine.ondisk import DiskCorpus, DiskCounts
+from engine.ondisk import DiskCorpus
+from tests.engine._disk import assert_same_csr, disk_counts
 
 TEXTS = {
     "a.txt": "The quick brown fox jumps over the lazy dog. The dog sleeps.",
@@ -194,21 +195,6 @@ def csr_with_empty_rows():
     dense = rng.poisson(0.4, size=(60, 25)) * (rng.random((60, 1)) < 0.8)  # about a fifth of the rows empty
     dense[-1] = 0
     return sp.csr_matrix(dense)
-
-
-def disk_counts(tmp_path, matrix) -> DiskCounts:
-    arrays = {"indptr": matrix.indptr.astype(np.int64), "indices": matrix.indices.astype(np.int32),
-              "data": matrix.data.astype(np.int32)}
-    for name, array in arrays.items():
-        np.save(tmp_path / f"{name}.npy", array)
-    mapped = {name: np.load(tmp_path / f"{name}.npy", mmap_mode="r") for name in arrays}
-    return DiskCounts(mapped["indptr"], mapped["indices"], mapped["data"], matrix.shape[1])
-
-
-def assert_same_csr(got, expected):
-    assert isinstance(got, sp.csr_matrix) and got.shape == expected.shape
-    assert np.array_equal(got.indptr, expected.indptr) and np.array_equal(got.indices, expected.indices)
-    assert np.array_equal(got.data, expected.data) and got.data.dtype == np.int64
 
 
 def test_row_gathering_equals_csr_indexing(tmp_path, csr_with_empty_rows):
