@@ -26,10 +26,11 @@ from engine._disk_writer import _INT32_MAX
 from engine._textio import (
     DEFAULT_MAX_TOTAL_BYTES,
     SkippedFile,
-    _check_entry_name,
     _column,
     _is_txt,
+    _read_entry,
     _title,
+    _zip_text_entries,
     decode_text,
     table_format,
 )
@@ -88,28 +89,14 @@ def _zip_documents(path: Path, skipped: list | None,
     except zipfile.BadZipFile as exc:
         raise CorpusFormatError(f"{label} is not a valid zip archive ({exc})") from None
     with archive:
-        seen: set[str] = set()
-        for info in archive.infolist():
-            _check_entry_name(info.filename)
-            if info.filename in seen:
-                raise CorpusFormatError(f"{label} holds the entry {info.filename!r} twice")
-            seen.add(info.filename)
-            parts = info.filename.split("/")
-            if info.is_dir():
-                continue
-            if "__MACOSX" in parts or parts[-1].startswith("._") or not _is_txt(info.filename):
-                if skipped is not None:
-                    metadata = "__MACOSX" in parts or parts[-1].startswith("._")
-                    skipped.append(SkippedFile(info.filename, "macOS metadata" if metadata else "not a .txt file"))
-                continue
+        to_read, skipped_here = _zip_text_entries(archive.infolist(), label)
+        if skipped is not None:
+            skipped.extend(skipped_here)
+        for info in to_read:
             if info.file_size > max_entry_bytes:
                 raise UnsafeArchiveError(f"{info.filename!r} in {label} expands to {info.file_size} bytes, more "
                                          f"than {max_entry_bytes}; split it")
-            try:
-                with archive.open(info) as entry:
-                    data = entry.read(info.file_size + 1)  # never decompress past the declared size
-            except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as exc:
-                raise CorpusFormatError(f"cannot read {info.filename!r} in {label}: {exc}") from None
+            data = _read_entry(archive, info, info.file_size, label)  # never decompress past the declared size
             if len(data) > info.file_size:
                 raise UnsafeArchiveError(f"{info.filename!r} in {label} expands past the size it declares "
                                          "(a possible zip bomb); rebuild the archive")

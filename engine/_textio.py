@@ -221,6 +221,40 @@ def _check_entry_name(name: str) -> None:
         )
 
 
+def _zip_text_entries(infos, label: str) -> tuple[list[zipfile.ZipInfo], list[SkippedFile]]:
+    """The .txt entries of an archive's ``infos``, and the other files with why they are skipped.
+
+    Folders are ignored; macOS ``__MACOSX``/``._`` metadata and non-.txt files
+    are skipped.  Raises UnsafeArchiveError for an absolute or ``..`` path and
+    CorpusFormatError for a repeated entry name, before anything is read.
+    """
+    to_read, skipped, seen = [], [], set()
+    for info in infos:
+        _check_entry_name(info.filename)
+        if info.filename in seen:
+            raise CorpusFormatError(f"{label} holds the entry {info.filename!r} twice")
+        seen.add(info.filename)
+        parts = info.filename.split("/")
+        if info.is_dir():
+            continue
+        if "__MACOSX" in parts or parts[-1].startswith("._"):
+            skipped.append(SkippedFile(info.filename, "macOS metadata"))
+        elif _is_txt(info.filename):
+            to_read.append(info)
+        else:
+            skipped.append(SkippedFile(info.filename, "not a .txt file"))
+    return to_read, skipped
+
+
+def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, label: str) -> bytes:
+    """At most ``limit + 1`` decompressed bytes of an entry (so a caller sees when it runs past ``limit``)."""
+    try:
+        with archive.open(info) as entry:
+            return entry.read(limit + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as exc:
+        raise CorpusFormatError(f"cannot read {info.filename!r} in {label}: {exc}") from None
+
+
 def read_zip(
     source: str | os.PathLike | bytes,
     max_files: int = DEFAULT_MAX_FILES,
@@ -263,21 +297,7 @@ def read_zip(
                 f"{label} has {len(infos)} entries, more than max_files={max_files}; "
                 "split it or raise max_files"
             )
-        to_read, skipped, seen = [], [], set()
-        for info in infos:
-            _check_entry_name(info.filename)
-            if info.filename in seen:
-                raise CorpusFormatError(f"{label} holds the entry {info.filename!r} twice")
-            seen.add(info.filename)
-            parts = info.filename.split("/")
-            if info.is_dir():
-                continue
-            if "__MACOSX" in parts or parts[-1].startswith("._"):
-                skipped.append(SkippedFile(info.filename, "macOS metadata"))
-            elif _is_txt(info.filename):
-                to_read.append(info)
-            else:
-                skipped.append(SkippedFile(info.filename, "not a .txt file"))
+        to_read, skipped = _zip_text_entries(infos, label)
         declared = sum(info.file_size for info in to_read)
         too_large = UnsafeArchiveError(
             f"{label} expands to more than max_total_bytes={max_total_bytes} bytes of text "
@@ -287,11 +307,7 @@ def read_zip(
             raise too_large
         documents, budget = [], max_total_bytes
         for info in to_read:
-            try:
-                with archive.open(info) as entry:
-                    data = entry.read(budget + 1)  # never decompress past the budget
-            except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as exc:
-                raise CorpusFormatError(f"cannot read {info.filename!r} in {label}: {exc}") from None
+            data = _read_entry(archive, info, budget, label)  # never decompress past the budget
             budget -= len(data)
             if budget < 0:
                 raise too_large
