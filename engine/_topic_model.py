@@ -9,7 +9,7 @@ import numpy as np
 from engine._lazy_topics import LazyTopics
 from engine._validation import check_int
 
-__all__ = ["DTYPES", "TOPIC_INITS", "TopicModel", "initial_topics"]
+__all__ = ["DTYPES", "TOPIC_INITS", "TopicModel", "choose_kernel", "initial_topics"]
 
 DTYPES = ("float64", "float32")  # precisions of the topics and the local step
 TOPIC_INITS = ("exponential", "gamma")  # random starts of lambda (see initial_topics)
@@ -123,3 +123,19 @@ def initial_topics(
     else:
         values = rng.gamma(100.0, 1.0 / 100.0, size=shape)
     return values.astype(dtype)
+
+
+def choose_kernel(kernel: str, reference, load_compiled):
+    """The local step for a ``kernel`` setting: ``reference`` for "numpy", else what ``load_compiled()`` returns.
+
+    ``load_compiled`` imports the numba kernel; when numba is missing, "auto"
+    falls back to the reference and "compiled" says how to get it.
+    """
+    if kernel == "numpy":
+        return reference
+    try:
+        return load_compiled()
+    except ImportError:
+        if kernel == "compiled":
+            raise ImportError('kernel="compiled" needs numba: pip install numba, or use kernel="numpy"') from None
+        return reference

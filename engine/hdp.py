@@ -16,7 +16,7 @@ from engine._hdp_local import (
     topic_word_stats,
 )
 from engine._lazy_topics import LazyTopics
-from engine._topic_model import DTYPES, TOPIC_INITS, TopicModel
+from engine._topic_model import DTYPES, TOPIC_INITS, TopicModel, choose_kernel
 from engine._validation import as_counts, check_choice, check_int, check_positive
 from engine.lda import restrict_columns
 
@@ -413,14 +413,11 @@ def _local_kernel(kernel: str):
     The compiled pair (which needs numba) works word-major: its E[log beta] is
     the transposed view of a (n_columns, K) array, and so is its topic_word.
     """
-    if kernel == "numpy":
-        return _numpy_kernel
-    try:
-        from engine._hdp_local_compiled import elog_beta_rows, fit_documents_compiled
-    except ImportError:
-        if kernel == "compiled":
-            raise ImportError('kernel="compiled" needs numba: pip install numba, or use kernel="numpy"') from None
-        return _numpy_kernel
+    return choose_kernel(kernel, _numpy_kernel, _compiled_kernel)
+
+
+def _compiled_kernel():
+    from engine._hdp_local_compiled import elog_beta_rows, fit_documents_compiled  # needs numba
 
     def compiled(topics, columns):
         return elog_beta_rows(topics.rows(columns), topics.row_totals()).T, fit_documents_compiled

@@ -11,7 +11,7 @@ from scipy.special import gammaln, logsumexp
 from engine._dirichlet import dirichlet_expectation, dirichlet_expectation_columns
 from engine._lazy_topics import LazyTopics
 from engine._lda_local import exp_shifted, fit_documents
-from engine._topic_model import DTYPES, TOPIC_INITS, TopicModel
+from engine._topic_model import DTYPES, TOPIC_INITS, TopicModel, choose_kernel
 from engine._validation import as_counts, check_choice, check_int, check_positive
 
 __all__ = ["LDA", "LDAStats"]
@@ -255,14 +255,12 @@ def _numpy_local_step(topics, counts, columns, alpha, start, tol, max_iter):
     return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter)
 
 
+def _compiled_local_step():
+    from engine._lda_local_compiled import local_step_compiled  # needs numba
+
+    return local_step_compiled
+
+
 def _local_kernel(kernel: str):
     """The local-step function for a ``kernel`` setting (the compiled one needs numba)."""
-    if kernel == "numpy":
-        return _numpy_local_step
-    try:
-        from engine._lda_local_compiled import local_step_compiled
-    except ImportError:
-        if kernel == "compiled":
-            raise ImportError('kernel="compiled" needs numba: pip install numba, or use kernel="numpy"') from None
-        return _numpy_local_step
-    return local_step_compiled
+    return choose_kernel(kernel, _numpy_local_step, _compiled_local_step)

@@ -1,4 +1,4 @@
-"""engine.warm_up_kernels loads every compiled kernel a training step uses, for the dtypes asked."""
+"""The compiled kernels: warm_up_kernels loads every one a step uses; without numba the models fall back to NumPy."""
 
 from __future__ import annotations
 
@@ -57,3 +57,33 @@ def test_warm_up_changes_no_result():
     after = trained()
     np.testing.assert_array_equal(before[0], after[0])
     np.testing.assert_array_equal(before[1], after[1])
+
+
+_WITHOUT_NUMBA = """
+import sys
+sys.modules["numba"] = None  # as if numba were not installed
+import numpy as np
+import engine
+from engine import hdp, lda
+
+assert lda._local_kernel("auto") is lda._numpy_local_step
+assert hdp._local_kernel("auto") is hdp._numpy_kernel
+for module in (lda, hdp):
+    try:
+        module._local_kernel("compiled")
+    except ImportError as exc:
+        assert "pip install numba" in str(exc)
+    else:
+        raise AssertionError("compiled kernel chosen without numba")
+X = np.array([[2, 1, 0, 3], [0, 1, 4, 0], [1, 0, 0, 2]])
+for model in (engine.LDA(n_topics=2, n_words=4), engine.HDP(n_topics=3, doc_truncation=2, n_words=4)):
+    engine.SVI(model, X, batch_size=2, seed=0).run(n_steps=2)
+    assert np.all(np.isfinite(model.lambda_))
+print("ok")
+"""
+
+
+def test_without_numba_auto_falls_back_and_compiled_says_how_to_get_it():
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_NUMBA], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("ok")
