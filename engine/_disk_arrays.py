@@ -49,6 +49,9 @@ else:  # Windows has no positional reads: a lock keeps each seek and its read to
             return os.read(fd, size)
 
 
+_HAS_PREADV = hasattr(os, "preadv")
+
+
 def _pread_into(fd: int, view: memoryview, position: int) -> int:
     """Read into ``view`` from byte ``position``; the number of bytes read (0 at the end of the file)."""
     if _HAS_PREADV:  # straight into the buffer, no copy
@@ -56,9 +59,6 @@ def _pread_into(fd: int, view: memoryview, position: int) -> int:
     chunk = _pread(fd, view.nbytes, position)
     view[:len(chunk)] = chunk
     return len(chunk)
-
-
-_HAS_PREADV = hasattr(os, "preadv")
 
 
 class _ArrayReader:

@@ -9,10 +9,11 @@ import numpy as np
 from engine._lazy_topics import LazyTopics
 from engine._validation import check_int
 
-__all__ = ["DTYPES", "TOPIC_INITS", "TopicModel", "choose_kernel", "initial_topics"]
+__all__ = ["DTYPES", "KERNELS", "TOPIC_INITS", "TopicModel", "choose_kernel", "initial_topics"]
 
 DTYPES = ("float64", "float32")  # precisions of the topics and the local step
 TOPIC_INITS = ("exponential", "gamma")  # random starts of lambda (see initial_topics)
+KERNELS = ("auto", "compiled", "numpy")  # the local-step implementations a model can be asked for
 
 
 class TopicModel:

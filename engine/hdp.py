@@ -16,7 +16,7 @@ from engine._hdp_local import (
     topic_word_stats,
 )
 from engine._lazy_topics import LazyTopics
-from engine._topic_model import DTYPES, TOPIC_INITS, TopicModel, choose_kernel
+from engine._topic_model import DTYPES, KERNELS, TOPIC_INITS, TopicModel, choose_kernel
 from engine._validation import as_counts, check_choice, check_int, check_positive
 from engine.lda import restrict_columns
 
@@ -24,7 +24,6 @@ __all__ = ["HDP", "HDPStats"]
 
 _LOCAL_INITS = ("lda", "paper")
 _STICK_INITS = ("prior", "uniform")
-_KERNELS = ("auto", "compiled", "numpy")
 _TRANSFORM_ELEMENTS = 1 << 22  # zeta entries (docs x T x K) held at once by transform
 
 
@@ -213,7 +212,7 @@ class HDP(TopicModel):
         self.reorder_topics = bool(reorder_topics)
         self.local_init = check_choice("local_init", local_init, _LOCAL_INITS)
         self.stick_init = check_choice("stick_init", stick_init, _STICK_INITS)
-        self.kernel = check_choice("kernel", kernel, _KERNELS)
+        self.kernel = check_choice("kernel", kernel, KERNELS)
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
         self._sticks: np.ndarray | None = None
 

@@ -11,13 +11,12 @@ from scipy.special import gammaln, logsumexp
 from engine._dirichlet import dirichlet_expectation, dirichlet_expectation_columns
 from engine._lazy_topics import LazyTopics
 from engine._lda_local import exp_shifted, fit_documents
-from engine._topic_model import DTYPES, TOPIC_INITS, TopicModel, choose_kernel
+from engine._topic_model import DTYPES, KERNELS, TOPIC_INITS, TopicModel, choose_kernel
 from engine._validation import as_counts, check_choice, check_int, check_positive
 
 __all__ = ["LDA", "LDAStats"]
 
 _GAMMA_INITS = ("ones", "random")
-_KERNELS = ("auto", "compiled", "numpy")
 
 
 @dataclass(frozen=True)
@@ -135,7 +134,7 @@ class LDA(TopicModel):
         self.gamma_init = check_choice("gamma_init", gamma_init, _GAMMA_INITS)
         self.dtype = check_choice("dtype", str(np.dtype(dtype)), DTYPES)
         self.topic_init = check_choice("topic_init", topic_init, TOPIC_INITS)
-        self.kernel = check_choice("kernel", kernel, _KERNELS)
+        self.kernel = check_choice("kernel", kernel, KERNELS)
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
 
     # ----------------------------------------------------------------- state
