@@ -32,9 +32,9 @@ rounding of the products themselves.  The other atoms (those whose words point
 them at a far topic) get their tails exactly.  The zeta returned holds the
 left-out entries as 0 (the reference's values there sum to less than the
 skip mass per atom), and the topic-word statistics skip them too: a word's
-statistic moves by less than 2^-60 of its count, against eta >= ~1e-3 in lambda.
-Completing those entries exactly, as an earlier version did, cost about
-a tenth of the kernel for values no result can see.
+statistic moves by less than 2^-60 of its count.  Completing those entries
+exactly, as an earlier version did, cost one more product per document,
+4 to 8 % of an SVI step on AP (K = 150, T = 20).
 
 A document whose LDA normaliser would need the exact log-space treatment (or
 whose result is not finite) is handed back to the NumPy reference.
