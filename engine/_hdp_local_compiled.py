@@ -372,7 +372,7 @@ def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, word_max_abs, 
         start, end = indptr[d], indptr[d + 1]
         n = end - start
         out_fallback[d] = False
-        out_tail_atoms[d] = T
+        out_tail_atoms[d] = T  # complete zeta: kept by empty documents and by those handed to the reference
         if n == 0:  # zeta_di ∝ exp E[log sigma(V)], gamma_di = (1, alpha)
             for i in range(T):
                 out_zeta[d, i] = empty_zeta
@@ -633,7 +633,6 @@ def fit_documents_compiled(
             sub, elog_beta, elog_sticks, alpha, T, tol, max_iter, warmup_iter, init, topic_prior, start
         )
         atom_topic[docs], doc_sticks[docs], n_iter[docs] = exact.atom_topic, exact.doc_sticks, exact.n_iter
-        tail_atoms[docs] = T  # the reference's zeta is complete
         for row, d in enumerate(docs):
             word_atom[counts.indptr[d]:counts.indptr[d + 1]] = exact.word_atom[sub.indptr[row]:sub.indptr[row + 1]]
     # parts of the columns with about equal numbers of entries, a few per thread
