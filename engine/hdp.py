@@ -120,7 +120,20 @@ class HDP(TopicModel):
     local_tol : float
         A document's local loop stops when the mean absolute change (over
         topics) of its expected topic usage sum_i zeta_di^k sum_n phi_dn^i
-        (in words) falls below this.
+        (in words) falls below this.  The default 1e-2 holds for every fit
+        except those against the random start (see ``initial_local_tol``).
+    initial_local_tol : float
+        ``local_tol`` while the topics are still the random start: from
+        :meth:`initialize` until the first global update (never looser than
+        ``local_tol``; topics set through ``lambda_`` or loaded from a file
+        count as updated).  The first minibatch breaks the symmetry of nearly
+        identical random topics, and the HDP's later quality rests on those
+        fits being tight; later minibatches, fitted against informative
+        topics, tolerate a 10x looser loop.  AP, K = 150, T = 20, S = 256,
+        2 epochs, 3 seeds, scored at 1e-3: 1e-3 for the first minibatch and
+        1e-2 after it trains 1.3x-1.4x faster than 1e-3 throughout, within
+        0.003 nats/word of its held-out score (mean -0.001); 5e-3 throughout
+        loses 0.03 on one seed.
     local_max_iter : int
         Cap on local iterations per document.
     topic_init : {"gamma", "exponential"}
@@ -185,7 +198,7 @@ class HDP(TopicModel):
         gamma: float = 1.0,
         eta: float = 0.01,
         seed: int = 0,
-        local_tol: float = 1e-3,
+        local_tol: float = 1e-2,
         local_max_iter: int = 100,
         topic_init: str = "gamma",
         dtype: str = "float64",
@@ -194,6 +207,7 @@ class HDP(TopicModel):
         local_init: str = "lda",
         stick_init: str = "prior",
         kernel: str = "auto",
+        initial_local_tol: float = 1e-3,
     ):
         self.n_topics = check_int("n_topics", n_topics, 2)
         self.doc_truncation = check_int("doc_truncation", doc_truncation, 1, self.n_topics)
@@ -203,6 +217,7 @@ class HDP(TopicModel):
         self.eta = check_positive("eta", eta)
         self.seed = check_int("seed", seed, 0)
         self.local_tol = check_positive("local_tol", local_tol)
+        self.initial_local_tol = check_positive("initial_local_tol", initial_local_tol)
         self.local_max_iter = check_int("local_max_iter", local_max_iter, 1)
         self.topic_init = check_choice("topic_init", topic_init, TOPIC_INITS)
         self.dtype = check_choice("dtype", str(np.dtype(dtype)), DTYPES)
@@ -215,9 +230,11 @@ class HDP(TopicModel):
         self.kernel = check_choice("kernel", kernel, KERNELS)
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
         self._sticks: np.ndarray | None = None
+        self._at_random_start = False  # the topics are initialize()'s random draw, not yet updated
 
     # ----------------------------------------------------------------- state
     def _topics_assigned(self) -> None:
+        self._at_random_start = False
         if self._sticks is None:
             self._sticks = self._prior_sticks()
 
@@ -251,6 +268,7 @@ class HDP(TopicModel):
             "eta": self.eta,
             "seed": self.seed,
             "local_tol": self.local_tol,
+            "initial_local_tol": self.initial_local_tol,
             "local_max_iter": self.local_max_iter,
             "topic_init": self.topic_init,
             "dtype": self.dtype,
@@ -269,6 +287,14 @@ class HDP(TopicModel):
             self._sticks = _sticks_from_counts(counts, self.gamma).astype(self.dtype)
         else:
             self._sticks = self._prior_sticks()
+        self._at_random_start = True
+
+    @property
+    def current_local_tol(self) -> float:
+        """The tolerance of the next local fit: ``initial_local_tol`` against the random start, else ``local_tol``."""
+        if self._at_random_start:
+            return min(self.local_tol, self.initial_local_tol)
+        return self.local_tol
 
     # ---------------------------------------------------------- inference
     def local_step(self, X, rng: np.random.Generator | None = None, warm_start: HDPStats | None = None) -> HDPStats:
@@ -295,7 +321,7 @@ class HDP(TopicModel):
                     f"{(counts.nnz, self.doc_truncation)}; pass the statistics of the same documents"
                 )
         fit, topic_word = fit_local(
-            counts, elog_beta, elog_sticks, self.alpha, self.doc_truncation, self.local_tol,
+            counts, elog_beta, elog_sticks, self.alpha, self.doc_truncation, self.current_local_tol,
             self.local_max_iter, self.warmup_iter, self.local_init,
             self.alpha * stick_weights(self._sticks), start,
         )
@@ -323,6 +349,7 @@ class HDP(TopicModel):
                 topics.permute_rows(order)
                 sticks = _sticks_from_counts(counts[order], self.gamma).astype(self.dtype, copy=False)
         self._sticks = sticks
+        self._at_random_start = False
 
     def global_step(self, stats: HDPStats, scale: float, rho: float) -> None:
         """Blend the intermediate globals in with step size rho; then reorder if asked."""

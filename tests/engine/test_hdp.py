@@ -184,6 +184,49 @@ def test_stick_initialisations():
     np.testing.assert_array_equal(uniform.lambda_, prior.lambda_)
 
 
+def test_fits_against_the_random_start_use_the_initial_tolerance():
+    """initial_local_tol until the first global update, local_tol after it, and never the looser of the two."""
+    X = _small_corpus(seed=4, n_docs=40)
+    loose = HDP(6, 4, X.shape[1], seed=2, local_tol=0.3, initial_local_tol=1e-6)
+    tight = HDP(6, 4, X.shape[1], seed=2, local_tol=1e-6)
+    assert loose.get_params()["initial_local_tol"] == 1e-6
+    for model in (loose, tight):
+        model.initialize(X.shape[0])
+    assert loose.current_local_tol == 1e-6
+    first = loose.local_step(X)
+    np.testing.assert_array_equal(first.n_iter, tight.local_step(X).n_iter)
+    np.testing.assert_array_equal(first.topic_word, tight.local_step(X).topic_word)
+
+    loose.global_step(first, scale=1.0, rho=0.5)
+    assert loose.current_local_tol == 0.3
+    after = loose.local_step(X)
+    same_globals = HDP(6, 4, X.shape[1], seed=2, local_tol=0.3)
+    same_globals.lambda_, same_globals.sticks_ = loose.lambda_, loose.sticks_
+    np.testing.assert_array_equal(after.n_iter, same_globals.local_step(X).n_iter)
+    assert after.n_iter.mean() < first.n_iter.mean()
+
+    never_looser = HDP(6, 4, X.shape[1], local_tol=1e-6, initial_local_tol=0.3)
+    never_looser.initialize(X.shape[0])
+    assert never_looser.current_local_tol == 1e-6
+    assigned = HDP(6, 4, X.shape[1], local_tol=0.3)
+    assigned.initialize(X.shape[0])
+    assigned.lambda_ = assigned.lambda_  # topics given by hand count as updated
+    assert assigned.current_local_tol == 0.3
+
+
+def test_first_svi_step_is_fitted_to_the_initial_tolerance():
+    X = _small_corpus(seed=5, n_docs=60)
+    split = HDP(6, 4, X.shape[1], seed=1, local_tol=0.3, initial_local_tol=1e-6)
+    tight = HDP(6, 4, X.shape[1], seed=1, local_tol=1e-6)
+    trainers = [SVI(model, X, batch_size=20, kappa=0.7, tau=1.0, seed=3) for model in (split, tight)]
+    for trainer in trainers:
+        trainer.step()
+    np.testing.assert_array_equal(split.lambda_, tight.lambda_)
+    for trainer in trainers:
+        trainer.step()
+    assert not np.array_equal(split.lambda_, tight.lambda_)
+
+
 def test_batch_elbo_never_decreases():
     X, _ = _lda_corpus(n_docs=120, n_topics=4, block=8, doc_length=30)
     model = HDP(12, 5, X.shape[1], seed=3, local_tol=1e-4)
@@ -280,6 +323,8 @@ def test_same_seed_same_result_and_different_seeds_differ():
         ({"gamma": 0}, "gamma"),
         ({"gamma": float("nan")}, "gamma"),
         ({"eta": 0.0}, "eta"),
+        ({"initial_local_tol": 0.0}, "initial_local_tol"),
+        ({"local_tol": -1e-3}, "local_tol"),
         ({"n_words": 0}, "n_words"),
         ({"warmup_iter": -1}, "warmup_iter"),
         ({"reorder_topics": "yes"}, "reorder_topics"),
