@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from engine._compiled_math import digamma_inplace, exp_inplace, psi_values
+from engine._lazy_topics import LazyTopics
 from engine._parallel import PARALLEL_LOCK
 
 __all__ = ["elog_beta_rows", "exp_shifted_rows", "word_bounds"]
@@ -21,17 +22,24 @@ _BLOCK = 64  # words per parallel task: each task allocates its scratch once
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
-def _row_expectations(lambda_rows, psi_totals, out):
-    """out[w, k] = psi(lambda_rows[w, k]) - psi_totals[k], blocks of words spread over the cores."""
-    W, K = lambda_rows.shape
+def _row_expectations(excess, columns, decay, eta, psi_totals, out):
+    """out[j, k] = psi(lambda_kw) - psi_totals[k] for w = columns[j], blocks of words spread over the cores.
+
+    lambda_kw = eta + excess[w, k] decay[j] is read straight from the lazily
+    decayed store (:meth:`engine._lazy_topics.LazyTopics.stored_rows`), in the
+    store's precision as :meth:`~engine._lazy_topics.LazyTopics.rows` forms it.
+    """
+    W, K = columns.shape[0], excess.shape[1]
     for block in numba.prange((W + _BLOCK - 1) // _BLOCK):
         values = np.empty(K)
         scratch = np.empty((3, K))
         exponent = np.empty(K, dtype=np.int64)
         for w in range(block * _BLOCK, min(W, (block + 1) * _BLOCK)):
             row = out[w]
+            source = excess[columns[w]]
+            scale = decay[w]
             for k in range(K):
-                values[k] = lambda_rows[w, k]
+                values[k] = source[k] * scale + eta[0]
             digamma_inplace(values, scratch[0], scratch[1], exponent, scratch[2])
             for k in range(K):
                 row[k] = values[k] - psi_totals[k]
@@ -75,16 +83,18 @@ def word_bounds(elog_beta_t, head, max_abs, tail_max):
         tail_max[w] = top
 
 
-def elog_beta_rows(lambda_rows: np.ndarray, row_totals: np.ndarray) -> np.ndarray:
-    """E[log beta_kw] = psi(lambda_kw) - psi(sum_v lambda_kv) for the minibatch's words, word-major.
+def elog_beta_rows(topics: LazyTopics, columns: np.ndarray) -> np.ndarray:
+    """E[log beta_kw] = psi(lambda_kw) - psi(sum_v lambda_kv) for the words ``columns``, word-major.
 
-    ``lambda_rows`` is lambda[:, columns].T, C-contiguous of shape (n_columns, K)
-    (:meth:`engine._lazy_topics.LazyTopics.rows`); ``row_totals`` the full sums
-    sum_v lambda_kv.  Returns a C-contiguous (n_columns, K) array whose
-    transpose is what :func:`engine._dirichlet.dirichlet_expectation_columns` gives.
+    Reads lambda's rows where it uses them (no copy of lambda[:, columns] is
+    built first) and returns a C-contiguous (n_columns, K) array whose
+    transpose is what :func:`engine._dirichlet.dirichlet_expectation_columns`
+    gives for ``topics.columns(columns)``.
     """
-    psi_totals = psi_values(row_totals)
-    out = np.empty(lambda_rows.shape, dtype=lambda_rows.dtype)
+    excess, decay = topics.stored_rows(columns)
+    psi_totals = psi_values(topics.row_totals())
+    out = np.empty((len(columns), excess.shape[1]), dtype=excess.dtype)
+    eta = np.array([topics.eta], dtype=excess.dtype)  # added in the store's precision, as rows() does
     with PARALLEL_LOCK:
-        _row_expectations(np.ascontiguousarray(lambda_rows), psi_totals, out)
+        _row_expectations(excess, np.asarray(columns, dtype=np.int64), decay, eta, psi_totals, out)
     return out

@@ -446,6 +446,6 @@ def _compiled_kernel():
     from engine._hdp_local_compiled import elog_beta_rows, fit_documents_compiled  # needs numba
 
     def compiled(topics, columns):
-        return elog_beta_rows(topics.rows(columns), topics.row_totals()).T, fit_documents_compiled
+        return elog_beta_rows(topics, columns).T, fit_documents_compiled
 
     return compiled

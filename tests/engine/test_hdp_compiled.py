@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 import engine
 from engine._dirichlet import dirichlet_expectation_columns
+from engine._lazy_topics import LazyTopics
 from engine.hdp import HDP
 from engine.persistence import load_model, save_model
 from engine.svi import SVI, BatchVI
@@ -75,9 +76,12 @@ def test_elog_beta_rows_is_the_scipy_expectation_word_major():
     rng = np.random.default_rng(0)
     lambda_ = rng.gamma(0.3, 1.0, size=(7, 40)) + 1e-3
     columns = np.array([0, 3, 4, 17, 39])
-    rows = compiled.elog_beta_rows(np.ascontiguousarray(lambda_[:, columns].T), lambda_.sum(axis=1, keepdims=True))
+    topics = LazyTopics(lambda_, eta=1e-3)
+    topics.blend(rng.gamma(1.0, 1.0, size=(7, 3)), np.array([3, 17, 20]), scale=2.0, rho=0.4)  # pending decay
+    rows = compiled.elog_beta_rows(topics, columns)  # before dense(), which applies the pending decay
+    current = topics.dense()
     assert rows.shape == (columns.size, 7) and rows.flags.c_contiguous
-    expected = dirichlet_expectation_columns(lambda_[:, columns], lambda_.sum(axis=1, keepdims=True))
+    expected = dirichlet_expectation_columns(current[:, columns], current.sum(axis=1, keepdims=True))
     np.testing.assert_allclose(rows.T, expected, rtol=1e-13)
 
 
