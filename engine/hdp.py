@@ -131,7 +131,7 @@ class HDP(TopicModel):
         fits being tight; later minibatches, fitted against informative
         topics, tolerate a 10x looser loop.  AP, K = 150, T = 20, S = 256,
         2 epochs, 3 seeds, scored at 1e-3: 1e-3 for the first minibatch and
-        1e-2 after it trains 1.3x-1.4x faster than 1e-3 throughout, within
+        1e-2 after it trains 1.2x-1.4x faster than 1e-3 throughout, within
         0.003 nats/word of its held-out score (mean -0.001); 5e-3 throughout
         loses 0.03 on one seed.
     local_max_iter : int
