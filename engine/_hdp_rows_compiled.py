@@ -11,8 +11,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from engine._compiled_math import digamma_inplace, exp_inplace, psi_values
+from engine._compiled_math import exp_inplace, psi_values
 from engine._lazy_topics import LazyTopics
+from engine._lazy_topics_compiled import row_expectations
 from engine._parallel import PARALLEL_LOCK
 
 __all__ = ["elog_beta_rows", "exp_shifted_rows", "word_bounds"]
@@ -35,14 +36,10 @@ def _row_expectations(excess, columns, decay, eta, psi_totals, out):
         scratch = np.empty((3, K))
         exponent = np.empty(K, dtype=np.int64)
         for w in range(block * _BLOCK, min(W, (block + 1) * _BLOCK)):
+            row_expectations(excess[columns[w]], decay[w], eta, psi_totals, values, scratch, exponent)
             row = out[w]
-            source = excess[columns[w]]
-            scale = decay[w]
             for k in range(K):
-                values[k] = source[k] * scale + eta[0]
-            digamma_inplace(values, scratch[0], scratch[1], exponent, scratch[2])
-            for k in range(K):
-                row[k] = values[k] - psi_totals[k]
+                row[k] = values[k]
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
@@ -94,7 +91,7 @@ def elog_beta_rows(topics: LazyTopics, columns: np.ndarray) -> np.ndarray:
     excess, decay = topics.stored_rows(columns)
     psi_totals = psi_values(topics.row_totals())
     out = np.empty((len(columns), excess.shape[1]), dtype=excess.dtype)
-    eta = np.array([topics.eta], dtype=excess.dtype)  # added in the store's precision, as rows() does
+    eta = excess.dtype.type(topics.eta)  # added in the store's precision, as rows() does
     with PARALLEL_LOCK:
         _row_expectations(excess, np.asarray(columns, dtype=np.int64), decay, eta, psi_totals, out)
     return out

@@ -30,6 +30,7 @@ from scipy.special import psi
 
 from engine._compiled_math import digamma_inplace, exp_inplace
 from engine._lazy_topics import LazyTopics
+from engine._lazy_topics_compiled import row_expectations
 from engine._lda_local import LocalFit, _flush_floor, _tiny, exp_shifted, fit_documents
 from engine._parallel import FAST_MATH, PARALLEL_LOCK
 
@@ -180,13 +181,9 @@ def _exp_elog_rows(excess, columns, decay, eta, psi_totals, floor):
         scratch = np.empty((3, K))
         bits = np.empty(K, dtype=np.int64)
         for j in range(block * _ROW_BLOCK, min(n_words, (block + 1) * _ROW_BLOCK)):
-            row = excess[columns[j]]
-            for k in range(K):
-                elog[k] = eta + row[k] * decay[j]
-            digamma_inplace(elog, scratch[0], scratch[1], bits, scratch[2])
+            row_expectations(excess[columns[j]], decay[j], eta, psi_totals, elog, scratch, bits)
             top = -np.inf
             for k in range(K):
-                elog[k] -= psi_totals[k]
                 top = max(top, elog[k])
             for k in range(K):
                 shifted[k] = elog[k] - top
