@@ -92,7 +92,9 @@ def exp_shifted(elog: np.ndarray, axis: int = -1) -> np.ndarray:
     return out
 
 
-def _elog_theta(doc_topic: np.ndarray) -> np.ndarray:
+def _elog_theta(doc_topic: np.ndarray, zero_order: bool = False) -> np.ndarray:
+    if zero_order:  # the zero-order update uses log E[theta_dk] = log gamma_dk - log sum_j gamma_dj
+        return np.log(doc_topic) - np.log(doc_topic.sum(axis=1, keepdims=True))
     # E[log theta_dk] = psi(gamma_dk) - psi(sum_j gamma_dj)
     return psi(doc_topic) - psi(doc_topic.sum(axis=1, keepdims=True))
 
@@ -120,7 +122,7 @@ def _block_layout(counts: sp.csr_matrix, docs: np.ndarray, width: int):
     return valid, positions, words, word_counts
 
 
-def _fit_block(E, word_counts, words, gamma, alpha, tol, max_iter, rescue, tiny):
+def _fit_block(E, word_counts, words, gamma, alpha, tol, max_iter, rescue, tiny, zero_order=False):
     """Iterate gamma for one padded block; returns the final gamma and iterations per document.
 
     Converged documents are recorded and then ignored; once they are a quarter
@@ -134,7 +136,7 @@ def _fit_block(E, word_counts, words, gamma, alpha, tol, max_iter, rescue, tiny)
     n_done = 0
     E_live, c_live, w_live = E, word_counts, words
     g = gamma.copy()
-    elog_theta = _elog_theta(g)
+    elog_theta = _elog_theta(g, zero_order)
     theta = exp_shifted(elog_theta)
     tol_sum = tol * n_topics  # mean absolute change < tol  <=>  sum < tol * K
     for iteration in range(1, max_iter + 1):
@@ -156,7 +158,7 @@ def _fit_block(E, word_counts, words, gamma, alpha, tol, max_iter, rescue, tiny)
             np.add.at(new_g, rows, phi)
         change = np.abs(g - new_g, out=g).sum(axis=1)
         g = new_g
-        elog_theta = _elog_theta(g)
+        elog_theta = _elog_theta(g, zero_order)
         theta = exp_shifted(elog_theta)
         done = active & (change < tol_sum)
         if done.any():
@@ -184,6 +186,7 @@ def fit_documents(
     doc_topic_init: np.ndarray,
     tol: float,
     max_iter: int,
+    zero_order: bool = False,
 ) -> LocalFit:
     """Run the LDA local step on every document of ``counts``.
 
@@ -203,6 +206,10 @@ def fit_documents(
         Initial gamma (ones in the paper's box, or random Gamma(100, 1/100)).
     tol, max_iter : float, int
         Stop a document when the mean absolute change of gamma_d is below tol.
+    zero_order : bool
+        Weigh topics by log E[theta_dk] = log(gamma_dk / sum_j gamma_dj) instead of
+        E[log theta_dk] (the zero-order update of SCVB0; pass the matching
+        log E[beta] as ``elog_beta``).
     """
     dtype = exp_elog_beta.dtype
     n_docs = counts.shape[0]
@@ -230,11 +237,12 @@ def fit_documents(
         end -= docs.size
         valid, positions, words, word_counts = _block_layout(counts, docs, width)
         E = beta_t[words]  # (docs, width, topics)
-        gamma, iters = _fit_block(E, word_counts, words, doc_topic[docs], alpha, tol, max_iter, rescue, tiny)
+        gamma, iters = _fit_block(E, word_counts, words, doc_topic[docs], alpha, tol, max_iter, rescue, tiny,
+                                  zero_order)
         doc_topic[docs] = gamma
         n_iter[docs] = iters
         # phi is optimal for the final gamma: recompute the normalisers once more
-        elog_theta = _elog_theta(gamma)
+        elog_theta = _elog_theta(gamma, zero_order)
         theta = exp_shifted(elog_theta)
         norm = np.matmul(E, theta[:, :, None])[:, :, 0]
         lost = (norm <= tiny) & (word_counts > 0)

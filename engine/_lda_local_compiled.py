@@ -61,6 +61,16 @@ def _theta(gamma, theta, floor, work, scratch, bits):
 
 
 @numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
+def _theta_mean(gamma, theta):
+    """theta~ = E[theta] / max_k E[theta_k] = gamma / max_k gamma_k (the zero-order update's weights)."""
+    top = gamma[0]
+    for k in range(gamma.shape[0]):
+        top = max(top, gamma[k])
+    for k in range(gamma.shape[0]):
+        theta[k] = gamma[k] / top
+
+
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
 def _normaliser(theta, row):
     """norm_w = sum_k theta~_k beta~_kw for one word's row of topic weights (in theta's precision)."""
     total = theta.dtype.type(0)
@@ -108,7 +118,7 @@ def _accumulate(theta, rows, counts, acc, tiny):
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
-def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, floor,
+def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, floor, zero_order,
              ratio_out, exp_theta_out, n_iter_out, lost_out):
     S, K = gamma.shape
     for d in numba.prange(S):
@@ -127,7 +137,10 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
         work = np.empty(K)
         scratch = np.empty((3, K))
         bits = np.empty(K, dtype=np.int64)
-        _theta(g, theta, floor, work, scratch, bits)
+        if zero_order:
+            _theta_mean(g, theta)
+        else:
+            _theta(g, theta, floor, work, scratch, bits)
         iterations = 0
         lost = False
         while iterations < max_iter:
@@ -141,7 +154,10 @@ def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, f
                 change += abs(value - g[k])
                 g[k] = value
             iterations += 1
-            _theta(g, theta, floor, work, scratch, bits)
+            if zero_order:
+                _theta_mean(g, theta)
+            else:
+                _theta(g, theta, floor, work, scratch, bits)
             if change < tol * K:
                 break
         if not lost:  # phi is optimal for the final gamma: its normalisers once more
@@ -195,6 +211,27 @@ def _exp_elog_rows(excess, columns, decay, eta, psi_totals, floor):
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
+def _mean_rows(excess, columns, decay, eta, totals):
+    """E[beta_kw] / max_j E[beta_jw] for the words ``columns`` (the zero-order update's topic weights).
+
+    lambda_kw = eta + excess[w, k] decay_w as in :func:`_exp_elog_rows`;
+    E[beta_kw] = lambda_kw / sum_v lambda_kv, and the shift per word cancels in phi.
+    """
+    n_words, K = columns.shape[0], excess.shape[1]
+    out = np.empty((n_words, K), dtype=excess.dtype)
+    for j in numba.prange(n_words):
+        row = excess[columns[j]]
+        top = 0.0
+        for k in range(K):
+            value = (eta + row[k] * decay[j]) / totals[k]
+            out[j, k] = value
+            top = max(top, value)
+        for k in range(K):
+            out[j, k] /= top
+    return out
+
+
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
 def _word_topic_rows(col_indptr, col_docs, col_ratios, exp_theta, beta_rows):
     """sum_d c_dw phi_dwk = beta~_kw sum_d theta~_dk c_dw / norm_dw, one row per word.
 
@@ -214,7 +251,7 @@ def _word_topic_rows(col_indptr, col_docs, col_ratios, exp_theta, beta_rows):
     return out
 
 
-def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter):
+def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, zero_order=False):
     """Run the kernel; returns gamma, the CSR-ordered ratios c_dw / norm_dw, theta~, n_iter, lost."""
     dtype = beta_rows.dtype
     n_docs, n_topics = counts.shape[0], beta_rows.shape[1]
@@ -226,8 +263,8 @@ def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter):
     lost = np.zeros(n_docs, dtype=np.bool_)
     with PARALLEL_LOCK:
         _fit_all(counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data, beta_rows,
-                 alpha_vector, gamma, float(tol), int(max_iter), _tiny(dtype, n_topics), _flush_floor(dtype), ratio,
-                 exp_theta, n_iter, lost)
+                 alpha_vector, gamma, float(tol), int(max_iter), _tiny(dtype, n_topics), _flush_floor(dtype),
+                 bool(zero_order), ratio, exp_theta, n_iter, lost)
     return gamma, ratio, exp_theta, n_iter, lost
 
 
@@ -239,32 +276,43 @@ def _word_topic(counts, ratio, exp_theta, beta_rows) -> np.ndarray:
 
 
 def _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol,
-                 max_iter) -> None:
+                 max_iter, zero_order) -> None:
     """Refit the documents whose normaliser underflowed with the exact NumPy reference, in place."""
     docs = np.flatnonzero(lost)
-    exact = fit_documents(counts[docs], exp_elog_beta, elog_beta, alpha, doc_topic_init[docs], tol, max_iter)
+    exact = fit_documents(counts[docs], exp_elog_beta, elog_beta, alpha, doc_topic_init[docs], tol, max_iter,
+                          zero_order)
     gamma[docs], n_iter[docs] = exact.doc_topic, exact.n_iter
     word_topic += exact.topic_word.T  # lost documents contributed nothing so far
 
 
-def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_init, tol, max_iter) -> LocalFit:
+def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_init, tol, max_iter,
+                        zero_order: bool = False) -> LocalFit:
     """LDA's whole local step on the minibatch ``counts`` (columns re-indexed to ``columns``), compiled.
 
     Same result as computing E[log beta] with scipy and calling the NumPy
     reference, but word-major from lambda's rows to the statistics: the
     returned ``topic_word`` is a transposed view of a (words, topics) array.
+    ``zero_order`` weighs topics by E[beta] and E[theta] instead of exp E[log .].
     """
     excess, decay = topics.stored_rows(columns)
     dtype = excess.dtype
     counts = counts.astype(dtype, copy=False)
-    psi_totals = psi(topics.row_totals()[:, 0].astype(np.float64))
+    totals = topics.row_totals()[:, 0].astype(np.float64)
+    word_ids = np.asarray(columns, dtype=np.int64)
     with PARALLEL_LOCK:
-        beta_rows = _exp_elog_rows(excess, np.asarray(columns, dtype=np.int64), decay, float(topics.eta), psi_totals,
-                                   _flush_floor(dtype))
-    gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter)
+        if zero_order:
+            beta_rows = _mean_rows(excess, word_ids, decay, float(topics.eta), totals)
+        else:
+            beta_rows = _exp_elog_rows(excess, word_ids, decay, float(topics.eta), psi(totals), _flush_floor(dtype))
+    gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter,
+                                                      zero_order)
     word_topic = _word_topic(counts, ratio, exp_theta, beta_rows)
     if lost.any():  # rare: E[log beta] in the reference's own (topics, words) layout
-        elog_beta = (psi(topics.rows(columns)) - psi_totals.astype(dtype)).T
+        rows = topics.rows(columns)
+        if zero_order:
+            elog_beta = (np.log(rows) - np.log(totals).astype(dtype)).T
+        else:
+            elog_beta = (psi(rows) - psi(totals).astype(dtype)).T
         _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_shifted(elog_beta, axis=0), elog_beta, alpha,
-                     doc_topic_init, tol, max_iter)
+                     doc_topic_init, tol, max_iter, zero_order)
     return LocalFit(doc_topic=gamma, topic_word=word_topic.T, n_iter=n_iter)

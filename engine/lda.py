@@ -17,6 +17,23 @@ from engine._validation import as_counts, check_choice, check_int, check_positiv
 __all__ = ["LDA", "LDAStats"]
 
 _GAMMA_INITS = ("ones", "random")
+LOCAL_UPDATES = ("mean_field", "zero_order")  # the paper's phi update, or SCVB0's zero-order one
+
+
+def check_alpha(alpha, n_topics: int) -> float | np.ndarray:
+    """A positive scalar, or a positive finite vector of length ``n_topics`` (an asymmetric prior)."""
+    if np.ndim(alpha) == 0:
+        return check_positive("alpha", alpha)
+    try:
+        vector = np.array(alpha, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha must be a number or a sequence of {n_topics} numbers, got {alpha!r}") from None
+    if vector.shape != (n_topics,):
+        raise ValueError(f"alpha must be a number or have shape ({n_topics},) (one value per topic), "
+                         f"got shape {vector.shape}")
+    if not np.all(np.isfinite(vector)) or vector.min() <= 0:
+        raise ValueError("alpha must be finite and > 0 in every topic")
+    return vector
 
 
 @dataclass(frozen=True)
@@ -78,8 +95,9 @@ class LDA(TopicModel):
         Number of topics K (>= 2).
     n_words : int
         Vocabulary size V.
-    alpha : float, optional
-        Symmetric Dirichlet prior on per-document topic proportions; 1/K if None.
+    alpha : float or array-like of shape (n_topics,), optional
+        Dirichlet prior on per-document topic proportions: a number (symmetric)
+        or one value per topic (asymmetric); 1/K if None.
     eta : float
         Symmetric Dirichlet prior on topics.
     seed : int
@@ -103,6 +121,14 @@ class LDA(TopicModel):
         gensim after 1-2 epochs (its mean is below 1 on small corpora, so each
         topic starts peaked on random words) while "gamma" is level with them:
         hence the default (benchmarks/RESULTS.md).
+    local_update : {"mean_field", "zero_order"}
+        How a document's words are shared among topics in the local step.
+        "mean_field" is the paper's: phi_dwk ∝ exp(E[log theta_dk] + E[log beta_kw]).
+        "zero_order" is the zero-order collapsed update of SCVB0 (Foulds,
+        Boyles, DuBois, Smyth & Welling, KDD 2013): phi_dwk ∝ E[theta_dk] E[beta_kw]
+        = (gamma_dk / sum_j gamma_dj) (lambda_kw / sum_v lambda_kv); the global
+        step is the same.  The exp-digamma of the mean-field update all but
+        forbids words a topic holds little of, which starves small topics.
     kernel : {"auto", "compiled", "numpy"}
         The local step's implementation: "compiled" is a numba kernel that
         fuses each document's loop and spreads documents over all cores;
@@ -123,10 +149,11 @@ class LDA(TopicModel):
         dtype: str = "float64",
         topic_init: str = "gamma",
         kernel: str = "auto",
+        local_update: str = "mean_field",
     ):
         self.n_topics = check_int("n_topics", n_topics, 2)
         self.n_words = check_int("n_words", n_words, 1)
-        self.alpha = 1.0 / self.n_topics if alpha is None else check_positive("alpha", alpha)
+        self.alpha = 1.0 / self.n_topics if alpha is None else check_alpha(alpha, self.n_topics)
         self.eta = check_positive("eta", eta)
         self.seed = check_int("seed", seed, 0)
         self.local_tol = check_positive("local_tol", local_tol)
@@ -135,6 +162,7 @@ class LDA(TopicModel):
         self.dtype = check_choice("dtype", str(np.dtype(dtype)), DTYPES)
         self.topic_init = check_choice("topic_init", topic_init, TOPIC_INITS)
         self.kernel = check_choice("kernel", kernel, KERNELS)
+        self.local_update = check_choice("local_update", local_update, LOCAL_UPDATES)
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
 
     # ----------------------------------------------------------------- state
@@ -143,7 +171,7 @@ class LDA(TopicModel):
         return {
             "n_topics": self.n_topics,
             "n_words": self.n_words,
-            "alpha": self.alpha,
+            "alpha": self.alpha.tolist() if isinstance(self.alpha, np.ndarray) else self.alpha,
             "eta": self.eta,
             "seed": self.seed,
             "local_tol": self.local_tol,
@@ -152,6 +180,7 @@ class LDA(TopicModel):
             "dtype": self.dtype,
             "topic_init": self.topic_init,
             "kernel": self.kernel,
+            "local_update": self.local_update,
         }
 
     def initialize(self, n_docs: int) -> None:
@@ -176,7 +205,8 @@ class LDA(TopicModel):
         counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
         start = warm_start.doc_topic if warm_start is not None else self._initial_doc_topic(counts.shape[0], rng)
         fit = _local_kernel(self.kernel)(
-            topics, counts, columns, self.alpha, start, self.local_tol, self.local_max_iter
+            topics, counts, columns, self.alpha, start, self.local_tol, self.local_max_iter,
+            self.local_update == "zero_order",
         )
         return LDAStats(fit.doc_topic, fit.topic_word, columns, fit.n_iter)
 
@@ -220,8 +250,9 @@ class LDA(TopicModel):
         gamma = stats.doc_topic.astype(np.float64)
         elog_theta = dirichlet_expectation(gamma)
         elog_beta = dirichlet_expectation(lambda_)
-        alpha, eta = self.alpha, self.eta
+        eta = self.eta
         K, V = lambda_.shape
+        alpha = np.broadcast_to(np.asarray(self.alpha, dtype=np.float64), (K,))
         rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
         word_term = 0.0
         chunk = max(1, (1 << 20) // K)
@@ -233,7 +264,7 @@ class LDA(TopicModel):
             np.sum((alpha - gamma) * elog_theta)
             + np.sum(gammaln(gamma))
             - np.sum(gammaln(gamma.sum(axis=1)))
-            + gamma.shape[0] * (gammaln(K * alpha) - K * gammaln(alpha))
+            + gamma.shape[0] * (gammaln(alpha.sum()) - gammaln(alpha).sum())
         )
         topic_term = (
             np.sum((eta - lambda_) * elog_beta)
@@ -246,12 +277,14 @@ class LDA(TopicModel):
 
 
 
-def _numpy_local_step(topics, counts, columns, alpha, start, tol, max_iter):
+def _numpy_local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=False):
     """The reference: E[log beta] with scipy on lambda's (topics, words) columns, then the NumPy local step."""
-    # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky), on the minibatch's columns only
-    elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals())
+    if zero_order:  # log E[beta_kv] = log lambda_kv - log sum_y lambda_ky
+        elog_beta = np.log(topics.columns(columns)) - np.log(topics.row_totals())
+    else:  # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky), on the minibatch's columns only
+        elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals())
     exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
-    return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter)
+    return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter, zero_order)
 
 
 def _compiled_local_step():
