@@ -26,6 +26,7 @@ from engine.bow_formats import (
     write_mtx,
     write_uci,
 )
+from engine.coherence import CoherenceReference, topic_coherence
 from engine.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.errors import (
     CorpusFormatError,
@@ -72,6 +73,7 @@ __all__ = [
     "SVI",
     "TOKEN_PATTERN",
     "BatchVI",
+    "CoherenceReference",
     "Corpus",
     "CorpusFormatError",
     "DiskCorpus",
@@ -125,6 +127,7 @@ __all__ = [
     "top_corpus_words",
     "top_documents",
     "top_relevant_words",
+    "topic_coherence",
     "warm_up_kernels",
     "word_marginal",
     "write_ldac",
