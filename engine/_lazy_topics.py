@@ -119,6 +119,11 @@ class LazyTopics:
         self._totals = (1.0 - rho) * self._totals + (rho * scale) * word_topic.sum(axis=0)
         self._dense = None
 
+    def set_eta(self, eta: float) -> None:
+        """Move the prior every entry decays towards; lambda = eta + x shifts by the change everywhere."""
+        self.eta = float(eta)
+        self._dense = None
+
     def permute_rows(self, order: np.ndarray) -> None:
         """Reorder the topics (rows); the pending decay is per column, so it is unaffected."""
         self._excess = np.ascontiguousarray(self._excess[:, order])

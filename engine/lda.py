@@ -13,11 +13,18 @@ from engine._lazy_topics import LazyTopics
 from engine._lda_local import exp_shifted, fit_documents
 from engine._topic_model import DTYPES, KERNELS, TOPIC_INITS, TopicModel, choose_kernel
 from engine._validation import as_counts, check_choice, check_int, check_positive
+from engine._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
 
 __all__ = ["LDA", "LDAStats"]
 
 _GAMMA_INITS = ("ones", "random")
 LOCAL_UPDATES = ("mean_field", "zero_order")  # the paper's phi update, or SCVB0's zero-order one
+PRESETS = ("default", "paper")
+# what each preset fills in for the settings left unset (alpha None means 1/K)
+_PRESET_SETTINGS = {
+    "default": {"alpha": 0.1, "local_update": "zero_order"},
+    "paper": {"alpha": None, "local_update": "mean_field"},
+}
 
 
 def check_alpha(alpha, n_topics: int) -> float | np.ndarray:
@@ -97,7 +104,8 @@ class LDA(TopicModel):
         Vocabulary size V.
     alpha : float or array-like of shape (n_topics,), optional
         Dirichlet prior on per-document topic proportions: a number (symmetric)
-        or one value per topic (asymmetric); 1/K if None.
+        or one value per topic (asymmetric).  Unset: 0.1, or 1/K with
+        ``preset="paper"``.
     eta : float
         Symmetric Dirichlet prior on topics.
     seed : int
@@ -121,19 +129,34 @@ class LDA(TopicModel):
         gensim after 1-2 epochs (its mean is below 1 on small corpora, so each
         topic starts peaked on random words) while "gamma" is level with them:
         hence the default (benchmarks/RESULTS.md).
-    local_update : {"mean_field", "zero_order"}
-        How a document's words are shared among topics in the local step.
+    local_update : {"mean_field", "zero_order"}, optional
+        How a document's words are shared among topics in the local step
+        (unset: "zero_order", or "mean_field" with ``preset="paper"``).
         "mean_field" is the paper's: phi_dwk ∝ exp(E[log theta_dk] + E[log beta_kw]).
         "zero_order" is the zero-order collapsed update of SCVB0 (Foulds,
         Boyles, DuBois, Smyth & Welling, KDD 2013): phi_dwk ∝ E[theta_dk] E[beta_kw]
         = (gamma_dk / sum_j gamma_dj) (lambda_kw / sum_v lambda_kv); the global
         step is the same.  The exp-digamma of the mean-field update all but
         forbids words a topic holds little of, which starves small topics.
+    learn_alpha : bool
+        Learn an asymmetric alpha (one value per topic) by empirical Bayes:
+        each global step also takes a Newton step on alpha from the
+        minibatch's E[log theta_d] (:mod:`engine._priors`), blended in with the
+        same rho_t.  ``alpha`` is then the starting value.
+    learn_eta : bool
+        Learn the symmetric eta the same way, from the topics' E[log beta_k]
+        (costs one pass over lambda per step).
     kernel : {"auto", "compiled", "numpy"}
         The local step's implementation: "compiled" is a numba kernel that
         fuses each document's loop and spreads documents over all cores;
         "numpy" is the vectorised reference it is tested against; "auto" takes
         the compiled one when numba imports.
+    preset : {"default", "paper"}
+        Fills in the settings left unset.  "paper" is the algorithm box of
+        Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K.
+        "default" is what measured best on a panel of collections
+        (benchmarks/RESULTS.md, "Topic quality"): the zero-order local step and
+        alpha = 0.1.  Explicit arguments always win over the preset.
     """
 
     def __init__(
@@ -149,10 +172,17 @@ class LDA(TopicModel):
         dtype: str = "float64",
         topic_init: str = "gamma",
         kernel: str = "auto",
-        local_update: str = "mean_field",
+        local_update: str | None = None,
+        learn_alpha: bool = False,
+        learn_eta: bool = False,
+        preset: str = "default",
     ):
         self.n_topics = check_int("n_topics", n_topics, 2)
         self.n_words = check_int("n_words", n_words, 1)
+        self.preset = check_choice("preset", preset, PRESETS)
+        filled = _PRESET_SETTINGS[self.preset]
+        alpha = filled["alpha"] if alpha is None else alpha
+        local_update = filled["local_update"] if local_update is None else local_update
         self.alpha = 1.0 / self.n_topics if alpha is None else check_alpha(alpha, self.n_topics)
         self.eta = check_positive("eta", eta)
         self.seed = check_int("seed", seed, 0)
@@ -163,6 +193,10 @@ class LDA(TopicModel):
         self.topic_init = check_choice("topic_init", topic_init, TOPIC_INITS)
         self.kernel = check_choice("kernel", kernel, KERNELS)
         self.local_update = check_choice("local_update", local_update, LOCAL_UPDATES)
+        self.learn_alpha = check_choice("learn_alpha", learn_alpha, (True, False))
+        self.learn_eta = check_choice("learn_eta", learn_eta, (True, False))
+        if self.learn_alpha and np.ndim(self.alpha) == 0:
+            self.alpha = np.full(self.n_topics, self.alpha)
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
 
     # ----------------------------------------------------------------- state
@@ -181,6 +215,9 @@ class LDA(TopicModel):
             "topic_init": self.topic_init,
             "kernel": self.kernel,
             "local_update": self.local_update,
+            "learn_alpha": self.learn_alpha,
+            "learn_eta": self.learn_eta,
+            "preset": self.preset,
         }
 
     def initialize(self, n_docs: int) -> None:
@@ -216,7 +253,23 @@ class LDA(TopicModel):
         Only the minibatch's columns are written; the decay of the others is
         applied lazily (see :class:`engine._lazy_topics.LazyTopics`).
         """
-        self._require_topics().blend(stats.topic_word, stats.columns, scale, rho)
+        topics = self._require_topics()
+        topics.blend(stats.topic_word, stats.columns, scale, rho)
+        if self.learn_alpha:
+            self.alpha = self._alpha_step(stats.doc_topic, rho)
+        if self.learn_eta:
+            self.eta = self._eta_step(rho)
+            topics.set_eta(self.eta)
+
+    def _alpha_step(self, doc_topic: np.ndarray, rho: float) -> np.ndarray:
+        """alpha <- (1 - rho) alpha + rho alpha*, alpha* one Newton step on the minibatch's mean E[log theta_d]."""
+        mean_log = dirichlet_expectation(doc_topic.astype(np.float64)).mean(axis=0)
+        return (1.0 - rho) * self.alpha + rho * dirichlet_newton_step(self.alpha, mean_log)
+
+    def _eta_step(self, rho: float) -> float:
+        """eta <- (1 - rho) eta + rho eta*, eta* one Newton step on the topics' mean E[log beta_k]."""
+        mean_log = dirichlet_expectation(self._require_fitted().astype(np.float64)).mean(axis=0)
+        return (1.0 - rho) * self.eta + rho * symmetric_dirichlet_newton_step(self.eta, mean_log)
 
     def batch_update(self, stats: LDAStats) -> None:
         """The classical coordinate-ascent update lambda = eta + sum_d sum_n phi_dn w_dn."""

@@ -38,7 +38,8 @@ def warm_up_kernels(dtypes=("float64",)) -> float:
     n_words = _TINY_COUNTS.shape[1]
     for dtype in dtypes:
         for model in (
-            LDA(n_topics=3, n_words=n_words, dtype=dtype),
+            LDA(n_topics=3, n_words=n_words, dtype=dtype, local_update="zero_order"),
+            LDA(n_topics=3, n_words=n_words, dtype=dtype, local_update="mean_field"),
             HDP(n_topics=4, doc_truncation=2, n_words=n_words, dtype=dtype),
         ):
             SVI(model, _TINY_COUNTS, batch_size=2, seed=0).step()

@@ -56,3 +56,36 @@ def planted_counts(n_docs=300, n_topics=4, words_per_topic=12, doc_length=60, se
     for d in range(n_docs):
         rows.append(rng.multinomial(doc_length, theta[d] @ topics))
     return sp.csr_matrix(np.array(rows)), topics
+
+
+def zero_order_local_reference(counts, lambda_, alpha, tol, max_iter, gamma0):
+    """SCVB0's zero-order local loop, one document and one word type at a time (no tricks).
+
+    phi_dwk ∝ (gamma_dk / sum_j gamma_dj) (lambda_kw / sum_v lambda_kv);
+    gamma_d = alpha + sum_w c_dw phi_dw.  Returns gamma (D, K) and sum_d c_dw phi_dwk (K, V).
+    """
+    counts = counts.tocsr()
+    K, V = lambda_.shape
+    mean_beta = lambda_ / lambda_.sum(axis=1, keepdims=True)
+    gamma_all = np.array(gamma0, dtype=float)
+    sstats = np.zeros((K, V))
+    for d in range(counts.shape[0]):
+        words = counts.indices[counts.indptr[d]:counts.indptr[d + 1]]
+        cnt = counts.data[counts.indptr[d]:counts.indptr[d + 1]].astype(float)
+        if words.size == 0:
+            gamma_all[d] = alpha
+            continue
+        gamma = gamma_all[d].copy()
+        for _ in range(max_iter):
+            phi = (gamma / gamma.sum())[None, :] * mean_beta[:, words].T  # (N, K)
+            phi /= phi.sum(axis=1, keepdims=True)
+            new = alpha + cnt @ phi
+            change = np.mean(np.abs(new - gamma))
+            gamma = new
+            if change < tol:
+                break
+        phi = (gamma / gamma.sum())[None, :] * mean_beta[:, words].T
+        phi /= phi.sum(axis=1, keepdims=True)
+        gamma_all[d] = gamma
+        sstats[:, words] += (cnt[:, None] * phi).T
+    return gamma_all, sstats

@@ -10,7 +10,7 @@ from scipy.special import gammaln, psi
 
 import engine
 from engine.lda import restrict_columns
-from tests.engine._reference import lda_local_reference, planted_counts
+from tests.engine._reference import lda_local_reference, planted_counts, zero_order_local_reference
 
 
 @pytest.fixture
@@ -22,6 +22,7 @@ def _model(X, n_topics=4, **kwargs):
     # the paper's exponential start gives sharply different topics, so each document's
     # local optimum is well separated and the fixed-point checks below are tight
     kwargs.setdefault("topic_init", "exponential")
+    kwargs.setdefault("preset", "paper")  # these tests hold the paper's local step to its equations
     model = engine.LDA(n_topics=n_topics, n_words=X.shape[1], seed=3, **kwargs)
     model.initialize(X.shape[0])
     return model
@@ -52,6 +53,53 @@ def test_local_step_reaches_the_fixed_point(planted):
         phi = np.exp(logits - logits.max(axis=1, keepdims=True))
         phi /= phi.sum(axis=1, keepdims=True)
         np.testing.assert_allclose(gamma[d], model.alpha + row.data @ phi, atol=1e-5)
+
+
+@pytest.mark.parametrize("kernel", ["numpy", "compiled"])
+def test_zero_order_local_step_matches_per_document_reference(planted, kernel):
+    X, _ = planted
+    model = _model(X, local_tol=1e-8, local_max_iter=1000, preset="default", kernel=kernel)
+    assert model.local_update == "zero_order"
+    stats = model.local_step(X)
+    gamma0 = np.ones((X.shape[0], model.n_topics))
+    gamma, sstats = zero_order_local_reference(X, model.lambda_, model.alpha, 1e-8, 1000, gamma0)
+    np.testing.assert_allclose(stats.doc_topic, gamma, rtol=1e-6)
+    full = np.zeros_like(sstats)
+    full[:, stats.columns] = stats.topic_word
+    np.testing.assert_allclose(full, sstats, rtol=1e-6, atol=1e-9)
+    # the fixed point: gamma_d = alpha + sum_w c_dw phi_dw with phi ∝ E[theta_d] E[beta_w]
+    mean_beta = model.lambda_ / model.lambda_.sum(axis=1, keepdims=True)
+    for d in range(0, X.shape[0], 37):
+        row = X.getrow(d)
+        phi = (gamma[d] / gamma[d].sum())[None, :] * mean_beta[:, row.indices].T
+        phi /= phi.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(stats.doc_topic[d], model.alpha + row.data @ phi, atol=1e-5)
+
+
+def test_presets_fill_only_what_is_unset():
+    default = engine.LDA(n_topics=5, n_words=10)
+    paper = engine.LDA(n_topics=5, n_words=10, preset="paper")
+    assert (default.local_update, default.alpha) == ("zero_order", 0.1)
+    assert (paper.local_update, paper.alpha) == ("mean_field", pytest.approx(0.2))
+    mixed = engine.LDA(n_topics=5, n_words=10, preset="paper", alpha=0.3, local_update="zero_order")
+    assert (mixed.local_update, mixed.alpha) == ("zero_order", 0.3)
+    again = engine.LDA(**default.get_params())
+    assert again.get_params() == default.get_params()
+    with pytest.raises(ValueError, match="preset must be one of"):
+        engine.LDA(n_topics=5, n_words=10, preset="gibbs")
+
+
+def test_asymmetric_alpha_is_validated_and_used(planted):
+    X, _ = planted
+    with pytest.raises(ValueError, match=r"alpha must be a number or have shape \(4,\)"):
+        engine.LDA(n_topics=4, n_words=X.shape[1], alpha=[0.1, 0.2])
+    with pytest.raises(ValueError, match="finite and > 0"):
+        engine.LDA(n_topics=4, n_words=X.shape[1], alpha=[0.1, 0.2, -1.0, 0.1])
+    alpha = np.array([0.5, 0.1, 0.1, 2.0])
+    model = _model(X, alpha=alpha, local_tol=1e-8, local_max_iter=1000)
+    gamma = model.local_step(X[:3]).doc_topic
+    reference, _ = lda_local_reference(X[:3], model.lambda_, alpha, 1e-8, 1000, np.ones((3, 4)))
+    np.testing.assert_allclose(gamma, reference, rtol=1e-6)
 
 
 def test_topic_statistics_sum_to_the_token_count(planted):

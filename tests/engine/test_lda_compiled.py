@@ -22,10 +22,11 @@ def _pair(X, **kwargs):
     return reference, fast
 
 
+@pytest.mark.parametrize("local_update", ["mean_field", "zero_order"])
 @pytest.mark.parametrize(("dtype", "rtol"), [("float64", 1e-7), ("float32", 2e-2)])
-def test_local_step_equals_the_numpy_reference(dtype, rtol):
+def test_local_step_equals_the_numpy_reference(dtype, rtol, local_update):
     X, _ = planted_counts(n_docs=150, seed=1)
-    reference, fast = _pair(X, dtype=dtype)
+    reference, fast = _pair(X, dtype=dtype, local_update=local_update)
     a, b = reference.local_step(X), fast.local_step(X)
     np.testing.assert_allclose(b.doc_topic, a.doc_topic, rtol=rtol)
     np.testing.assert_allclose(b.topic_word, a.topic_word, rtol=rtol, atol=1e-6)
@@ -35,15 +36,16 @@ def test_local_step_equals_the_numpy_reference(dtype, rtol):
 def test_float32_kernel_agrees_with_float64():
     """The float32 kernel sums in float32; with the same topics it lands where float64 does.
 
-    Measured: gamma within 2e-5 (of values up to 60), statistics within 1e-6
-    relative; the bounds leave a factor of 5 to 10.
+    Measured (paper preset): gamma within 2e-5 (of values up to 60), statistics
+    within 1e-6 relative; the bounds leave a factor of 5 to 10.
     """
     X, _ = planted_counts(n_docs=150, seed=1)
-    reference = engine.LDA(n_topics=6, n_words=X.shape[1], seed=4, topic_init="exponential", kernel="numpy")
+    reference = engine.LDA(n_topics=6, n_words=X.shape[1], seed=4, topic_init="exponential", kernel="numpy",
+                           preset="paper")
     reference.initialize(X.shape[0])
     engine.SVI(reference, X, batch_size=30, seed=1).run(n_steps=4)
-    double = engine.LDA(n_topics=6, n_words=X.shape[1], kernel="compiled")
-    single = engine.LDA(n_topics=6, n_words=X.shape[1], kernel="compiled", dtype="float32")
+    double = engine.LDA(n_topics=6, n_words=X.shape[1], kernel="compiled", preset="paper")
+    single = engine.LDA(n_topics=6, n_words=X.shape[1], kernel="compiled", dtype="float32", preset="paper")
     double.lambda_ = reference.lambda_
     single.lambda_ = reference.lambda_.astype(np.float32)
     a, b = double.local_step(X), single.local_step(X)
@@ -52,9 +54,10 @@ def test_float32_kernel_agrees_with_float64():
     np.testing.assert_allclose(b.topic_word, a.topic_word, rtol=1e-5, atol=1e-5)
 
 
-def test_several_svi_steps_give_the_same_lambda():
+@pytest.mark.parametrize("local_update", ["mean_field", "zero_order"])
+def test_several_svi_steps_give_the_same_lambda(local_update):
     X, _ = planted_counts(n_docs=300, seed=2)
-    reference, fast = _pair(X)
+    reference, fast = _pair(X, local_update=local_update)
     for model in (reference, fast):
         engine.SVI(model, X, batch_size=40, kappa=0.7, tau=4.0, seed=1).run(n_steps=12)
     np.testing.assert_allclose(fast.lambda_, reference.lambda_, rtol=1e-6)

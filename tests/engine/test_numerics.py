@@ -58,7 +58,7 @@ def test_underflowed_normalisers_are_rescued_in_log_space(dtype, monkeypatch):
     monkeypatch.setattr(_lda_local._Rescue, "weighted_phi",
                         lambda self, *args: rescued.append(1) or original(self, *args))
     model = engine.LDA(n_topics=2, n_words=2, alpha=1e-6, eta=1e-6, local_tol=1e-10, local_max_iter=500,
-                       dtype=dtype)
+                       dtype=dtype, preset="paper")
     model.lambda_ = np.array([[1e4, 1e-6], [1e-6, 1e4]])
     X = sp.csr_matrix(np.array([[50, 3], [3, 50]]))
     start = np.array([[50.0, 1e-6], [1e-6, 50.0]])
@@ -97,7 +97,7 @@ def test_tiny_priors_match_the_log_space_reference(alpha, eta):
 
     X, _ = planted_counts(n_docs=40, doc_length=30, seed=5)
     model = engine.LDA(n_topics=4, n_words=X.shape[1], alpha=alpha, eta=eta, seed=1,
-                       local_tol=1e-9, local_max_iter=300, topic_init="exponential")
+                       local_tol=1e-9, local_max_iter=300, topic_init="exponential", preset="paper")
     model.initialize(X.shape[0])
     engine.SVI(model, X, batch_size=40, kappa=0.9, tau=1.0).run(n_steps=3)  # sharp, trained topics
     stats = model.local_step(X)
