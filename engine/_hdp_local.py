@@ -37,6 +37,26 @@ the iteration count there).  A warm start (the phi of an earlier
 local step, as batch coordinate ascent uses) skips both the start and the
 warm-up, so every update is an exact coordinate step and the ELBO cannot fall.
 
+Zero-order updates: E[log x] replaced by log E[x], the zero-order collapsed
+update of SCVB0 (Foulds, Boyd, DuBois, Smyth & Welling, "Stochastic collapsed
+variational Bayesian inference for latent Dirichlet allocation", KDD 2013;
+CVB0 of Asuncion, Welling, Smyth & Teh, UAI 2009) carried over to the HDP.
+The topic and corpus-stick terms come in as arguments (the caller passes
+log E[beta] and log E[sigma(V)] for them); the ``zero_order`` flag switches
+the document sticks and the "lda" start.  With all three:
+
+    zeta_di^k ∝ exp{log E[sigma_k(V)] + sum_n phi_dn^i log E[beta_k,w_dn]}
+    phi_dn^i  ∝ exp{log E[sigma_i(pi_d)] + sum_k zeta_di^k log E[beta_k,w_dn]}
+
+with E[beta_kw] = lambda_kw / sum_v lambda_kv and E[sigma] the products of
+Beta means (:func:`stick_weights`); the "lda" start then runs LDA's
+zero-order step.  Mean field's exp E[log beta_kw] = exp psi(lambda_kw) / exp
+psi(sum_v lambda_kv) is about lambda_kw e^-1/2 for large lambda_kw but falls
+to e^{-1/lambda_kw} for small ones (psi(0.01) ~ -100), so a topic that holds
+little of a word is all but forbidden to take it and small topics starve;
+the zero-order weights keep them in proportion.  The updates are no longer
+coordinate ascent on the ELBO; the global step is unchanged.
+
 Convergence: a document stops when the mean absolute change (over the K
 topics) of its expected topic usage u_dk = sum_i zeta_di^k sum_n c_dn phi_dn^i
 falls below ``tol`` (u_d plays the role of LDA's gamma_d - alpha and is on
@@ -185,7 +205,7 @@ def _block_layout(counts: sp.csr_matrix, docs: np.ndarray, width: int):
     return valid, positions, words, word_counts
 
 
-def _initial_word_atom(E, word_counts, n_atoms, init, lda_gamma, topic_prior):
+def _initial_word_atom(E, word_counts, n_atoms, init, lda_gamma, topic_prior, zero_order=False):
     """phi at the start of the loop, shape (docs, width, T)."""
     B, W, _ = E.shape
     if init == "paper":
@@ -195,15 +215,25 @@ def _initial_word_atom(E, word_counts, n_atoms, init, lda_gamma, topic_prior):
         logits = np.matmul(E, zeta.transpose(0, 2, 1))  # (B, W, 1)
         return _softmax(np.repeat(logits, n_atoms, axis=2))
     # "lda": atom i <- the topic k_i with the i-th largest expected count gamma_dk - prior_k;
-    # phi_dw^i ∝ exp{E[log theta_d,k_i] + E[log beta_k_i,w]}
+    # phi_dw^i ∝ exp{E[log theta_d,k_i] + E[log beta_k_i,w]} (log E[.] of both under zero_order)
     top = np.argsort(-(lda_gamma - topic_prior), axis=1, kind="stable")[:, :n_atoms]  # (B, T)
-    elog_theta = psi(lda_gamma) - psi(lda_gamma.sum(axis=1, keepdims=True))
+    if zero_order:
+        elog_theta = np.log(lda_gamma) - np.log(lda_gamma.sum(axis=1, keepdims=True))
+    else:
+        elog_theta = psi(lda_gamma) - psi(lda_gamma.sum(axis=1, keepdims=True))
     logits = np.take_along_axis(E, np.broadcast_to(top[:, None, :], (B, W, n_atoms)), axis=2)
     logits += np.take_along_axis(elog_theta, top, axis=1)[:, None, :]
     return _softmax(logits)
 
 
-def _fit_block(E, word_counts, word_atom, elog_sticks, alpha, tol, max_iter, warmup):
+def _doc_stick_terms(doc_sticks: np.ndarray, zero_order: bool) -> np.ndarray:
+    """E[log sigma_i(pi_d)] from gamma_d, or log E[sigma_i(pi_d)] for the zero-order update; shape (..., T)."""
+    if zero_order:
+        return np.log(stick_weights(doc_sticks))
+    return stick_expectation(doc_sticks)
+
+
+def _fit_block(E, word_counts, word_atom, elog_sticks, alpha, tol, max_iter, warmup, zero_order=False):
     """Iterate the local updates for one padded block; returns (zeta, phi, gamma, n_iter)."""
     B, _, K = E.shape
     T = word_atom.shape[2]
@@ -228,7 +258,7 @@ def _fit_block(E, word_counts, word_atom, elog_sticks, alpha, tol, max_iter, war
         # phi_dn^i ∝ exp{E[log sigma_i(pi_d)] + sum_k zeta_di^k E[log beta_k,w_dn]}
         phi = np.matmul(E_live, zeta.transpose(0, 2, 1))  # (b, W, T)
         if prior:
-            phi += stick_expectation(gamma)[:, None, :].astype(phi.dtype, copy=False)
+            phi += _doc_stick_terms(gamma, zero_order)[:, None, :].astype(phi.dtype, copy=False)
         phi = _softmax(phi)
         usage = np.matmul(np.matmul(c_row, phi), zeta)[:, 0, :]  # u_dk = sum_i zeta_di^k n_di
         active = ~frozen[live]
@@ -266,6 +296,7 @@ def fit_documents(
     init: str = "lda",
     topic_prior: np.ndarray | None = None,
     word_atom_init: np.ndarray | None = None,
+    zero_order: bool = False,
 ) -> HDPLocalFit:
     """Run the HDP local step on every document of ``counts``.
 
@@ -291,6 +322,11 @@ def fit_documents(
         alpha E[sigma_k(V)], the Dirichlet parameter of the "lda" start.
     word_atom_init : ndarray of shape (nnz, T), optional
         phi of an earlier local step on the same documents (warm start).
+    zero_order : bool
+        Use log E[sigma_i(pi_d)] for the document sticks and log E[theta_d]
+        in the "lda" start (whose LDA step then takes the zero-order update);
+        pass log E[beta] and log E[sigma(V)] as ``elog_beta`` and
+        ``elog_sticks`` to match.  See the module docstring.
     """
     dtype = elog_beta.dtype
     D = counts.shape[0]
@@ -307,7 +343,7 @@ def fit_documents(
         topic_prior = np.asarray(topic_prior, dtype=dtype)
         exp_elog_beta = np.exp(elog_beta - elog_beta.max(axis=0, keepdims=True))
         lda_gamma = fit_lda_documents(
-            counts, exp_elog_beta, elog_beta, topic_prior, np.ones((D, K), dtype=dtype), tol, max_iter
+            counts, exp_elog_beta, elog_beta, topic_prior, np.ones((D, K), dtype=dtype), tol, max_iter, zero_order
         ).doc_topic
 
     atom_topic = np.empty((D, T, K), dtype=dtype)
@@ -334,9 +370,10 @@ def fit_documents(
             start = np.where(valid[:, :, None], word_atom_init[positions], 1.0 / T).astype(dtype)
         else:
             start = _initial_word_atom(
-                E, word_counts, T, init, None if lda_gamma is None else lda_gamma[docs], topic_prior
+                E, word_counts, T, init, None if lda_gamma is None else lda_gamma[docs], topic_prior, zero_order
             )
-        zeta, phi, gamma, iters = _fit_block(E, word_counts, start, elog_sticks, alpha, tol, max_iter, warmup)
+        zeta, phi, gamma, iters = _fit_block(E, word_counts, start, elog_sticks, alpha, tol, max_iter, warmup,
+                                             zero_order)
         atom_topic[docs] = zeta
         doc_sticks[docs] = gamma
         word_atom[positions[valid]] = phi[valid]

@@ -1,8 +1,8 @@
 """Compiled HDP local step (numba): one fused loop per document, documents spread over cores.
 
 The same mathematics as :mod:`engine._hdp_local`, the NumPy reference it is
-tested against (see there for the updates, the two starts, the warm-up and
-the convergence test).  Per document the kernel gathers the E[log beta] rows
+tested against (see there for the updates, the two starts, the warm-up, the
+zero-order update and the convergence test).  Per document the kernel gathers the E[log beta] rows
 of its n distinct words once into a contiguous (n, K) array E and iterates
 
     Z   = E^T (c o phi) + E[log sigma(V)]       zeta = softmax over topics of Z    (K x T)
@@ -56,12 +56,12 @@ import scipy.sparse as sp
 from engine._compiled_math import all_finite, digamma_inplace, exp_inplace, gemm, psi_values
 from engine._hdp_local import HDPLocalFit
 from engine._hdp_local import fit_documents as fit_documents_reference
-from engine._hdp_rows_compiled import elog_beta_rows, exp_shifted_rows, word_bounds
+from engine._hdp_rows_compiled import elog_beta_rows, exp_shifted_rows, log_mean_rows, word_bounds
 from engine._lda_local import _flush_floor, _tiny
 from engine._lda_local_compiled import _accumulate
 from engine._parallel import PARALLEL_LOCK
 
-__all__ = ["elog_beta_rows", "fit_documents_compiled"]
+__all__ = ["elog_beta_rows", "fit_documents_compiled", "log_mean_rows"]
 
 _LDA, _PAPER, _WARM = 0, 1, 2  # how phi starts
 _N, _T = ord("n"), ord("t")
@@ -98,7 +98,7 @@ def _softmax_rows(x, floor, bits, inverse):
 
 @numba.njit(cache=True, inline="always", fastmath=True)
 def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc, psi_g, active, compact, norm,
-               work, iwork):
+               work, iwork, zero_order):
     """LDA's local step from gamma = 1, as :mod:`engine._lda_local_compiled`; False if a normaliser underflowed.
 
     gamma_k = alpha_k + theta~_k sum_w (c_w / norm_w) beta~_kw with norm_w = sum_k theta~_k beta~_kw
@@ -106,6 +106,8 @@ def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc
     A flushed topic adds nothing to norm_w and keeps gamma_k = alpha_k exactly
     (psi_g_k = psi(alpha_k)), so once few topics are left their columns of beta~
     are copied into ``compact`` (one row per topic) and only they are summed.
+    ``zero_order``: log gamma_k in place of psi(gamma_k) (theta~_k = gamma_k / max_j gamma_j),
+    with ``psi_alpha`` holding log alpha_k.
     """
     n, K = B.shape
     for k in range(K):
@@ -157,7 +159,11 @@ def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc
         for a in range(n_active):
             work[0, a] = g[active[a]]
         m = n_active
-        digamma_inplace(work[0, :m], work[1, :m], work[2, :m], iwork[:m], work[3, :m])
+        if zero_order:
+            for a in range(m):
+                work[0, a] = math.log(work[0, a])
+        else:
+            digamma_inplace(work[0, :m], work[1, :m], work[2, :m], iwork[:m], work[3, :m])
         for a in range(n_active):
             psi_g[active[a]] = work[0, a]
         top = -np.inf
@@ -309,9 +315,20 @@ def _atom_counts(phi, c, nd):
 
 
 @numba.njit(cache=True, inline="always", fastmath=True)
-def _stick_terms(gam, elog_pi, args, scratch, exponent):
-    """E[log sigma_i(pi_d)] = E[log pi_di] + sum_{j<i} E[log(1 - pi_dj)] from gamma_d (digammas vectorised)."""
+def _stick_terms(gam, elog_pi, args, scratch, exponent, zero_order):
+    """E[log sigma_i(pi_d)] = E[log pi_di] + sum_{j<i} E[log(1 - pi_dj)] from gamma_d (digammas vectorised).
+
+    ``zero_order``: log E[sigma_i(pi_d)] = log E[pi_di] + sum_{j<i} log(1 - E[pi_dj]) instead.
+    """
     T = elog_pi.shape[0]
+    if zero_order:
+        done = 0.0
+        for i in range(T - 1):
+            total = gam[i, 0] + gam[i, 1]
+            elog_pi[i] = done + math.log(gam[i, 0] / total)
+            done += math.log(gam[i, 1] / total)
+        elog_pi[T - 1] = done
+        return
     for i in range(T - 1):
         args[i] = gam[i, 0]
         args[T - 1 + i] = gam[i, 1]
@@ -327,9 +344,9 @@ def _stick_terms(gam, elog_pi, args, scratch, exponent):
 
 
 @numba.njit(cache=True, inline="always", fastmath=True)
-def _lda_phi(E, g, topic_prior, phi, bits):
+def _lda_phi(E, g, topic_prior, phi, bits, zero_order):
     """The "lda" start: atom i <- topic k_i with the i-th largest gamma_k - prior_k (ties: lower k first),
-    phi_dw^i ∝ exp{E[log theta_d,k_i] + E[log beta_k_i,w]}."""
+    phi_dw^i ∝ exp{E[log theta_d,k_i] + E[log beta_k_i,w]} (log E[theta_d,k_i] under ``zero_order``)."""
     n, K = E.shape
     T = phi.shape[1]
     top = np.empty(T, dtype=np.int64)
@@ -354,7 +371,11 @@ def _lda_phi(E, g, topic_prior, phi, bits):
     args[0, T] = 0.0
     for k in range(K):
         args[0, T] += g[k]
-    digamma_inplace(args[0], args[1], args[2], bits[:T + 1], args[3])
+    if zero_order:
+        for i in range(T + 1):
+            args[0, i] = math.log(args[0, i])
+    else:
+        digamma_inplace(args[0], args[1], args[2], bits[:T + 1], args[3])
     for i in range(T):
         val[i] = args[0, i] - args[0, T]  # E[log theta_d,k_i] = psi(gamma_k_i) - psi(sum_k gamma_k)
     for j in range(n):
@@ -365,7 +386,8 @@ def _lda_phi(E, g, topic_prior, phi, bits):
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
 def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, word_max_abs, word_tail_max, sticks, empty_zeta,
              alpha, T, tol, max_iter, warmup, mode, lda_alpha, psi_lda_alpha, topic_prior, phi_init, floor, lda_floor,
-             tiny, head, tail_stick, skip_mass, out_zeta, out_phi, out_gamma, out_iter, out_fallback, out_tail_atoms):
+             tiny, head, tail_stick, skip_mass, zero_order, out_zeta, out_phi, out_gamma, out_iter, out_fallback,
+             out_tail_atoms):
     D = indptr.shape[0] - 1
     K = elog_beta_t.shape[1]
     for d in numba.prange(D):
@@ -424,10 +446,11 @@ def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, word_max_abs, 
             if not _lda_start(B, c, lda_alpha, psi_lda_alpha, tol, max_iter, tiny, lda_floor, g,
                               np.empty(K, dtype=dtype), np.empty(K, dtype=dtype), np.empty(K),
                               np.empty(K, dtype=np.int64), np.empty((K // 4 + 1, n), dtype=dtype),
-                              np.empty(n, dtype=dtype), np.empty((4, K + 1)), np.empty(K + 1, dtype=np.int64)):
+                              np.empty(n, dtype=dtype), np.empty((4, K + 1)), np.empty(K + 1, dtype=np.int64),
+                              zero_order):
                 out_fallback[d] = True
                 continue
-            _lda_phi(E, g, topic_prior, phi, bits)
+            _lda_phi(E, g, topic_prior, phi, bits, zero_order)
             _softmax_rows(phi, floor, bits, row_inverse)
         _atom_counts(phi, c, nd)
         iterations = 0
@@ -450,7 +473,7 @@ def _fit_all(indptr, indices, data, elog_beta_t, exp_elog_beta_t, word_max_abs, 
             # phi_dn^i ∝ exp{E[log sigma_i(pi_d)] + sum_k zeta_di^k E[log beta_k,w_dn]}
             _phi_logits(E, zeta_t, rows, exact, max_abs, skip_mass, phi)
             if prior:
-                _stick_terms(gam, elog_pi, args, scratch, bits)
+                _stick_terms(gam, elog_pi, args, scratch, bits, zero_order)
                 for j in range(n):
                     for i in range(T):
                         phi[j, i] += elog_pi[i]
@@ -568,6 +591,7 @@ def fit_documents_compiled(
     init: str = "lda",
     topic_prior: np.ndarray | None = None,
     word_atom_init: np.ndarray | None = None,
+    zero_order: bool = False,
 ) -> tuple[HDPLocalFit, np.ndarray]:
     """:func:`engine._hdp_local.fit_documents` on the compiled kernel, plus the topic-word statistics.
 
@@ -591,7 +615,7 @@ def fit_documents_compiled(
     if mode == _LDA:  # LDA's local step with theta_d ~ Dirichlet(alpha E[sigma(V)]), started at gamma_d = 1
         prior = np.asarray(topic_prior, dtype=dtype)
         lda_alpha = prior.astype(np.float64)
-        psi_lda_alpha = psi_values(lda_alpha)
+        psi_lda_alpha = np.log(lda_alpha) if zero_order else psi_values(lda_alpha)
         exp_elog_beta_t = np.empty_like(elog_beta_t)  # exp(E[log beta_kw] - max_k), one row per word
         with PARALLEL_LOCK:
             exp_shifted_rows(elog_beta_t, exp_elog_beta_t, -700.0 if dtype == np.float64 else -87.0)
@@ -622,7 +646,8 @@ def fit_documents_compiled(
         _fit_all(indptr, indices, counts.data, elog_beta_t, exp_elog_beta_t, word_max_abs, word_tail_max, elog_sticks,
                  empty_zeta, float(alpha), int(T), float(tol), int(max_iter), int(0 if warm else warmup_iter), mode,
                  lda_alpha, psi_lda_alpha, prior, phi_init, floor, _flush_floor(dtype), _tiny(dtype, K), head,
-                 tail_stick, skip_mass, atom_topic, word_atom, doc_sticks, n_iter, fallback, tail_atoms)
+                 tail_stick, skip_mass, bool(zero_order), atom_topic, word_atom, doc_sticks, n_iter, fallback,
+                 tail_atoms)
     if fallback.any():  # the NumPy reference treats underflowing normalisers exactly
         docs = np.flatnonzero(fallback)
         sub = counts[docs]
@@ -630,7 +655,7 @@ def fit_documents_compiled(
         if warm:
             start = np.concatenate([word_atom_init[counts.indptr[d]:counts.indptr[d + 1]] for d in docs])
         exact = fit_documents_reference(
-            sub, elog_beta, elog_sticks, alpha, T, tol, max_iter, warmup_iter, init, topic_prior, start
+            sub, elog_beta, elog_sticks, alpha, T, tol, max_iter, warmup_iter, init, topic_prior, start, zero_order
         )
         atom_topic[docs], doc_sticks[docs], n_iter[docs] = exact.atom_topic, exact.doc_sticks, exact.n_iter
         for row, d in enumerate(docs):

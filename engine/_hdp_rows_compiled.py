@@ -1,12 +1,15 @@
 """The minibatch's E[log beta] rows for the compiled HDP step: one parallel pass per word (numba).
 
 Word-major (one row of K topics per minibatch word) like the rest of the
-compiled step: E[log beta_kw] from lambda's rows, exp(E[log beta] - row max)
+compiled step: E[log beta_kw] (or log E[beta_kw], for the zero-order
+update) from lambda's rows, exp(E[log beta] - row max)
 for the "lda" start, and the per-word bounds the head/tail split of
 :mod:`engine._hdp_local_compiled` uses.
 """
 
 from __future__ import annotations
+
+import math
 
 import numba
 import numpy as np
@@ -16,7 +19,7 @@ from engine._lazy_topics import LazyTopics
 from engine._lazy_topics_compiled import row_expectations
 from engine._parallel import PARALLEL_LOCK
 
-__all__ = ["elog_beta_rows", "exp_shifted_rows", "word_bounds"]
+__all__ = ["elog_beta_rows", "exp_shifted_rows", "log_mean_rows", "word_bounds"]
 
 
 _BLOCK = 64  # words per parallel task: each task allocates its scratch once
@@ -40,6 +43,19 @@ def _row_expectations(excess, columns, decay, eta, psi_totals, out):
             row = out[w]
             for k in range(K):
                 row[k] = values[k]
+
+
+@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+def _row_log_means(excess, columns, decay, eta, log_totals, out):
+    """out[j, k] = log(lambda_kw) - log_totals[k] for w = columns[j], lambda_kw read from the store as above."""
+    W, K = columns.shape[0], excess.shape[1]
+    for block in numba.prange((W + _BLOCK - 1) // _BLOCK):
+        for w in range(block * _BLOCK, min(W, (block + 1) * _BLOCK)):
+            stored = excess[columns[w]]
+            scale = decay[w]
+            row = out[w]
+            for k in range(K):
+                row[k] = math.log(eta + stored[k] * scale) - log_totals[k]
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
@@ -94,4 +110,18 @@ def elog_beta_rows(topics: LazyTopics, columns: np.ndarray) -> np.ndarray:
     eta = excess.dtype.type(topics.eta)  # added in the store's precision, as rows() does
     with PARALLEL_LOCK:
         _row_expectations(excess, np.asarray(columns, dtype=np.int64), decay, eta, psi_totals, out)
+    return out
+
+
+def log_mean_rows(topics: LazyTopics, columns: np.ndarray) -> np.ndarray:
+    """log E[beta_kw] = log lambda_kw - log sum_v lambda_kv for the words ``columns``, word-major.
+
+    The zero-order update's topic term, laid out as :func:`elog_beta_rows`.
+    """
+    excess, decay = topics.stored_rows(columns)
+    log_totals = np.log(topics.row_totals()[:, 0].astype(np.float64))
+    out = np.empty((len(columns), excess.shape[1]), dtype=excess.dtype)
+    eta = excess.dtype.type(topics.eta)
+    with PARALLEL_LOCK:
+        _row_log_means(excess, np.asarray(columns, dtype=np.int64), decay, eta, log_totals, out)
     return out

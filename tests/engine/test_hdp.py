@@ -34,9 +34,13 @@ def _small_corpus(seed=0, n_docs=30, n_words=25):
     return sp.csr_matrix(dense)
 
 
+# the algorithm box's updates and start of the sticks (Hoffman et al. 2013), for tests that pin them
+_PAPER = {"local_update": "mean_field", "stick_init": "prior"}
+
+
 def _fitted_model(n_topics=6, n_atoms=4, n_words=25, seed=0, **options):
-    """A model with random lambda and non-trivial corpus sticks."""
-    model = HDP(n_topics, n_atoms, n_words, seed=seed, **options)
+    """A model with random lambda and non-trivial corpus sticks (the paper's updates unless ``options`` say)."""
+    model = HDP(n_topics, n_atoms, n_words, seed=seed, **(_PAPER | options))
     rng = np.random.default_rng(seed + 100)
     model.lambda_ = rng.gamma(1.0, 1.0, size=(n_topics, n_words)) + 0.05
     model.sticks_ = rng.uniform(0.5, 3.0, size=(n_topics - 1, 2))
@@ -57,12 +61,26 @@ def _lda_corpus(n_docs=600, n_topics=8, block=12, overlap=2, doc_length=60, seed
 
 
 # ----------------------------------------------------------------- reference local step
-def _reference_local(tokens, elog_beta, sticks, alpha, T, tol, max_iter, warmup, init):
-    """The algorithm box's local loop for one document, token by token, with plain loops."""
+def _stick_log_means(sticks):
+    """log E[sigma_i] of a truncated stick-breaking process, by plain loops over the Beta means."""
+    mean = sticks[:, 0] / sticks.sum(axis=1)
+    out = np.zeros(len(sticks) + 1)
+    for i in range(len(out)):
+        out[i] = np.log(mean[i]) if i < len(sticks) else 0.0
+        for j in range(i):
+            out[i] += np.log(1.0 - mean[j])
+    return out
+
+
+def _reference_local(tokens, elog_beta, sticks, alpha, T, tol, max_iter, warmup, init, zero_order=False):
+    """The algorithm box's local loop for one document, token by token, with plain loops.
+
+    ``zero_order``: log E[.] for every expectation (pass log E[beta] as ``elog_beta``).
+    """
     K = elog_beta.shape[0]
     N = len(tokens)
     eb = elog_beta[:, tokens]  # (K, N)
-    elog_sticks = stick_expectation(sticks)
+    elog_sticks = _stick_log_means(sticks) if zero_order else stick_expectation(sticks)
     if init == "paper":
         zeta = np.tile(_softmax(eb.sum(axis=1)), (T, 1))
         phi = np.array([_softmax(np.array([zeta[i] @ eb[:, n] for i in range(T)])) for n in range(N)])
@@ -71,10 +89,14 @@ def _reference_local(tokens, elog_beta, sticks, alpha, T, tol, max_iter, warmup,
         words, counts = np.unique(tokens, return_counts=True)
         doc = sp.csr_matrix((counts.astype(float), (np.zeros(words.size, dtype=int), np.arange(words.size))))
         e = elog_beta[:, words]
-        lda_gamma = fit_lda_documents(doc, np.exp(e - e.max(axis=0)), e, prior, np.ones((1, K)), tol, max_iter)
-        lda_gamma = lda_gamma.doc_topic[0]
+        lda_gamma = fit_lda_documents(
+            doc, np.exp(e - e.max(axis=0)), e, prior, np.ones((1, K)), tol, max_iter, zero_order
+        ).doc_topic[0]
         top = np.argsort(-(lda_gamma - prior), kind="stable")[:T]
-        elog_theta = digamma(lda_gamma) - digamma(lda_gamma.sum())
+        if zero_order:
+            elog_theta = np.log(lda_gamma) - np.log(lda_gamma.sum())
+        else:
+            elog_theta = digamma(lda_gamma) - digamma(lda_gamma.sum())
         phi = np.array([_softmax(np.array([elog_theta[k] + eb[k, n] for k in top])) for n in range(N)])
     previous = None
     for it in range(max_iter):
@@ -84,11 +106,13 @@ def _reference_local(tokens, elog_beta, sticks, alpha, T, tol, max_iter, warmup,
             gamma[i, 0] = 1.0 + phi[:, i].sum()
             gamma[i, 1] = alpha + phi[:, i + 1:].sum()
         elog_pi = np.zeros(T)
-        for i in range(T):
+        for i in range(0 if zero_order else T):
             if i < T - 1:
                 elog_pi[i] = digamma(gamma[i, 0]) - digamma(gamma[i].sum())
             for j in range(i):
                 elog_pi[i] += digamma(gamma[j, 1]) - digamma(gamma[j].sum())
+        if zero_order:
+            elog_pi = _stick_log_means(gamma)
         zeta = np.zeros((T, K))
         for i in range(T):
             logits = np.array([(elog_sticks[k] if prior else 0.0) + phi[:, i] @ eb[k] for k in range(K)])
@@ -104,19 +128,28 @@ def _reference_local(tokens, elog_beta, sticks, alpha, T, tol, max_iter, warmup,
 
 
 @pytest.mark.parametrize(
-    ("init", "warmup", "n_atoms"), [("paper", 0, 4), ("lda", 0, 4), ("paper", 3, 3), ("lda", 2, 1)]
+    ("init", "warmup", "n_atoms", "update"),
+    [("paper", 0, 4, "mean_field"), ("lda", 0, 4, "mean_field"), ("paper", 3, 3, "mean_field"),
+     ("lda", 2, 1, "mean_field"), ("lda", 0, 4, "zero_order"), ("paper", 0, 4, "zero_order"),
+     ("lda", 2, 3, "zero_order"), ("lda", 0, 4, "zero_order_all"), ("paper", 0, 5, "zero_order_all"),
+     ("lda", 2, 3, "zero_order_all")],
 )
-def test_vectorised_local_step_equals_per_document_reference(init, warmup, n_atoms):
+def test_vectorised_local_step_equals_per_document_reference(init, warmup, n_atoms, update):
     X = _small_corpus()
-    model = _fitted_model(n_atoms=n_atoms, local_init=init, warmup_iter=warmup, local_tol=1e-6, local_max_iter=60)
+    model = _fitted_model(n_atoms=n_atoms, local_init=init, warmup_iter=warmup, local_tol=1e-6, local_max_iter=60,
+                          local_update=update, kernel="numpy")
     stats = model.local_step(X)
-    elog_beta = digamma(model.lambda_) - digamma(model.lambda_.sum(axis=1, keepdims=True))
+    zero_order = update == "zero_order_all"  # log E[.] for the sticks too
+    if update != "mean_field":  # log E[beta_kw]
+        elog_beta = np.log(model.lambda_) - np.log(model.lambda_.sum(axis=1, keepdims=True))
+    else:
+        elog_beta = digamma(model.lambda_) - digamma(model.lambda_.sum(axis=1, keepdims=True))
     for d in range(X.shape[0]):
         row = X[d]
         words = row.indices
         tokens = np.repeat(words, row.data)
         zeta, phi, gamma, n_iter = _reference_local(
-            tokens, elog_beta, model.sticks_, model.alpha, n_atoms, 1e-6, 60, warmup, init
+            tokens, elog_beta, model.sticks_, model.alpha, n_atoms, 1e-6, 60, warmup, init, zero_order
         )
         # one phi per distinct word: the first token of each type
         first = np.searchsorted(tokens, words)
@@ -126,14 +159,23 @@ def test_vectorised_local_step_equals_per_document_reference(init, warmup, n_ato
         assert stats.n_iter[d] == n_iter
 
 
-def test_local_step_reaches_a_fixed_point_of_the_updates():
+@pytest.mark.parametrize("update", ["mean_field", "zero_order", "zero_order_all"])
+def test_local_step_reaches_a_fixed_point_of_the_updates(update):
     X = _small_corpus(seed=1)
-    model = _fitted_model(local_tol=1e-12, local_max_iter=2000)
+    model = _fitted_model(local_tol=1e-12, local_max_iter=2000, local_update=update)
     stats = model.local_step(X)
     assert stats.n_iter.max() < 2000
     columns = stats.columns
-    elog_beta = digamma(model.lambda_[:, columns]) - digamma(model.lambda_.sum(axis=1, keepdims=True))
-    elog_sticks = stick_expectation(model.sticks_)
+    if update == "mean_field":
+        elog_beta = digamma(model.lambda_[:, columns]) - digamma(model.lambda_.sum(axis=1, keepdims=True))
+    else:  # log E[beta]
+        elog_beta = np.log(model.lambda_[:, columns]) - np.log(model.lambda_.sum(axis=1, keepdims=True))
+    if update == "zero_order_all":  # log E[sigma(V)], log E[sigma(pi_d)]
+        elog_sticks = np.log(stick_weights(model.sticks_))
+        stick_term = _stick_log_means
+    else:
+        elog_sticks = stick_expectation(model.sticks_)
+        stick_term = stick_expectation
     for d in range(X.shape[0]):
         sl = slice(X.indptr[d], X.indptr[d + 1])
         c = X.data[sl].astype(float)
@@ -141,7 +183,7 @@ def test_local_step_reaches_a_fixed_point_of_the_updates():
         phi, zeta, gamma = stats.word_atom[sl], stats.atom_topic[d], stats.doc_sticks[d]
         np.testing.assert_allclose(gamma, doc_stick_params(c @ phi, model.alpha), rtol=1e-7)
         np.testing.assert_allclose(zeta, _softmax(elog_sticks + (phi * c[:, None]).T @ E), atol=1e-7)
-        np.testing.assert_allclose(phi, _softmax(stick_expectation(gamma) + E @ zeta.T), atol=1e-7)
+        np.testing.assert_allclose(phi, _softmax(stick_term(gamma) + E @ zeta.T), atol=1e-7)
     # the statistics are the sums the global step needs
     np.testing.assert_allclose(stats.topic_mass, stats.atom_topic.sum(axis=(0, 1)))
     np.testing.assert_allclose(stats.topic_word.sum(), X.sum(), rtol=1e-10)
@@ -175,7 +217,7 @@ def test_transform_in_chunks_equals_one_local_step(monkeypatch):
 
 
 def test_stick_initialisations():
-    prior = HDP(10, 3, 20, gamma=2.0)
+    prior = HDP(10, 3, 20, gamma=2.0, stick_init="prior")
     prior.initialize(100)
     np.testing.assert_array_equal(prior.sticks_, np.tile([1.0, 2.0], (9, 1)))  # a = 1, b = gamma
     uniform = HDP(10, 3, 20, gamma=2.0, stick_init="uniform")
@@ -229,7 +271,7 @@ def test_first_svi_step_is_fitted_to_the_initial_tolerance():
 
 def test_batch_elbo_never_decreases():
     X, _ = _lda_corpus(n_docs=120, n_topics=4, block=8, doc_length=30)
-    model = HDP(12, 5, X.shape[1], seed=3, local_tol=1e-4)
+    model = HDP(12, 5, X.shape[1], seed=3, local_tol=1e-4, **_PAPER)  # coordinate ascent: the paper's updates
     trainer = BatchVI(model, X)
     values = []
     for _ in range(12):
@@ -261,7 +303,8 @@ def test_svi_with_whole_corpus_and_unit_step_equals_one_batch_sweep(reorder):
     np.testing.assert_allclose(svi_model.sticks_, sticks, rtol=1e-9)
 
 
-def test_recovers_eight_planted_topics():
+@pytest.mark.parametrize("local_update", ["mean_field", "zero_order"])
+def test_recovers_eight_planted_topics(local_update):
     """K = 50, T = 15 on an LDA corpus with 8 topics: each true topic is a heavy learned one, and few are heavy.
 
     With the paper's initial sticks (a = 1, b = gamma) the first minibatch lands
@@ -273,16 +316,19 @@ def test_recovers_eight_planted_topics():
     what the HDP promises: every true topic found among the heavy ones, and the
     mass on few of the 50.  Seeds 0 to 11 all pass (seed 5's eight heaviest
     topics include one that merges two true topics; a lighter heavy one holds
-    one of them on its own).
+    one of them on its own).  With the zero-order update the same topics are
+    found, but the corpus weights of the unused topics fall more slowly, so
+    the mass check is the mean-field run's.
     """
     X, true_topics = _lda_corpus()
-    model = HDP(50, 15, X.shape[1], seed=0, stick_init="uniform")
+    model = HDP(50, 15, X.shape[1], seed=0, stick_init="uniform", local_update=local_update)
     trainer = SVI(model, X, batch_size=50, kappa=0.7, tau=1.0, seed=0)
     trainer.run(n_docs=5 * X.shape[0])
     weights = model.topic_weights()
     heavy = np.flatnonzero(weights >= 0.03)
     assert 8 <= len(heavy) <= 13, weights[heavy]
-    assert np.sort(weights)[::-1][:10].sum() > 0.65
+    if local_update == "mean_field":
+        assert np.sort(weights)[::-1][:10].sum() > 0.65
     learned = model.expected_topics()[heavy]
     cosine = (learned / np.linalg.norm(learned, axis=1, keepdims=True)) @ (
         true_topics / np.linalg.norm(true_topics, axis=1, keepdims=True)
@@ -293,9 +339,21 @@ def test_recovers_eight_planted_topics():
 
 
 def test_default_settings_recover_planted_blocks(planted_corpus):
-    """The defaults on the shared planted corpus (5 topics on disjoint 10-word blocks)."""
+    """The defaults on the shared planted corpus (5 topics on disjoint 10-word blocks): the 5 heaviest are them."""
     X = planted_corpus.counts
     model = HDP(20, 8, planted_corpus.n_words, seed=0)
+    SVI(model, X, batch_size=50, kappa=0.7, tau=1.0, seed=0).run(n_docs=10 * X.shape[0])
+    order = model.topic_order()
+    weights = model.topic_weights()
+    blocks = {frozenset(w // 10 for w in words) for words in np.array(model.top_words(5))[order[:5]]}
+    assert blocks == {frozenset([b]) for b in range(5)}  # each heavy topic is one whole block
+    assert weights[order[4]] > 2 * weights[order[5]]
+
+
+def test_paper_settings_recover_planted_blocks(planted_corpus):
+    """The paper's updates and sticks on the shared planted corpus: the blocks, and the other topics pruned."""
+    X = planted_corpus.counts
+    model = HDP(20, 8, planted_corpus.n_words, seed=0, **_PAPER)
     SVI(model, X, batch_size=50, kappa=0.7, tau=1.0, seed=0).run(n_docs=10 * X.shape[0])
     order = model.topic_order()
     weights = model.topic_weights()
@@ -384,10 +442,11 @@ def test_inputs_unchanged_after_local_and_global_steps():
         assert np.array_equal(getattr(stats, name), value)
 
 
-def test_numerically_safe_for_tiny_priors_one_word_and_empty_documents():
+@pytest.mark.parametrize("local_update", ["mean_field", "zero_order", "zero_order_all"])
+def test_numerically_safe_for_tiny_priors_one_word_and_empty_documents(local_update):
     X = sp.csr_matrix(np.array([[0, 0, 3, 0, 0, 0], [0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 9], [0, 1, 0, 0, 0, 0]]))
     for dtype in ("float64", "float32"):
-        model = HDP(5, 3, 6, alpha=1e-8, gamma=1e-8, eta=1e-9, dtype=dtype, seed=2)
+        model = HDP(5, 3, 6, alpha=1e-8, gamma=1e-8, eta=1e-9, dtype=dtype, seed=2, local_update=local_update)
         trainer = SVI(model, X, batch_size=4, kappa=0.7, tau=1.0)
         trainer.run(n_steps=3)
         stats = model.local_step(X)

@@ -85,31 +85,47 @@ def test_elog_beta_rows_is_the_scipy_expectation_word_major():
     np.testing.assert_allclose(rows.T, expected, rtol=1e-13)
 
 
+def test_log_mean_rows_is_log_e_beta_word_major():
+    rng = np.random.default_rng(0)
+    lambda_ = rng.gamma(0.3, 1.0, size=(7, 40)) + 1e-3
+    columns = np.array([0, 3, 4, 17, 39])
+    topics = LazyTopics(lambda_, eta=1e-3)
+    topics.blend(rng.gamma(1.0, 1.0, size=(7, 3)), np.array([3, 17, 20]), scale=2.0, rho=0.4)  # pending decay
+    rows = compiled.log_mean_rows(topics, columns)
+    current = topics.dense()
+    assert rows.shape == (columns.size, 7) and rows.flags.c_contiguous
+    expected = np.log(current[:, columns] / current.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(rows.T, expected, rtol=1e-13)
+
+
 @pytest.mark.parametrize("sticks", ["trained", "steep"])
 @pytest.mark.parametrize("local_init", ["lda", "paper"])
 @pytest.mark.parametrize("warmup_iter", [0, 2])
-def test_local_step_equals_the_numpy_reference(sticks, local_init, warmup_iter):
+@pytest.mark.parametrize("local_update", ["mean_field", "zero_order", "zero_order_all"])
+def test_local_step_equals_the_numpy_reference(sticks, local_init, warmup_iter, local_update):
     X = _corpus()
-    reference, fast = _pair(X, sticks, local_init=local_init, warmup_iter=warmup_iter)
+    reference, fast = _pair(X, sticks, local_init=local_init, warmup_iter=warmup_iter, local_update=local_update)
     expected, got = reference.local_step(X), fast.local_step(X)
     _assert_same(expected, got)
     assert got.n_iter[3] == 0 and got.word_atom.shape == (X.nnz, 6)
 
 
 @pytest.mark.parametrize("sticks", ["trained", "steep"])
-def test_warm_start_equals_the_numpy_reference(sticks):
+@pytest.mark.parametrize("local_update", ["mean_field", "zero_order", "zero_order_all"])
+def test_warm_start_equals_the_numpy_reference(sticks, local_update):
     X = _corpus(seed=3)
-    reference, fast = _pair(X, sticks)
+    reference, fast = _pair(X, sticks, local_update=local_update)
     start = reference.local_step(X)  # phi of an earlier local step, as batch VI passes it
     _assert_same(reference.local_step(X, warm_start=start), fast.local_step(X, warm_start=start))
 
 
-def test_documents_without_words_or_with_one_word():
+@pytest.mark.parametrize("local_update", ["mean_field", "zero_order", "zero_order_all"])
+def test_documents_without_words_or_with_one_word(local_update):
     X = sp.csr_matrix(np.array([[0, 0, 0, 0, 0], [0, 0, 4, 0, 0], [0, 1, 0, 0, 0], [2, 0, 0, 0, 3]]))
-    reference = HDP(6, 3, 5, alpha=0.7, seed=2, kernel="numpy")
+    reference = HDP(6, 3, 5, alpha=0.7, seed=2, kernel="numpy", local_update=local_update)
     reference.lambda_ = np.random.default_rng(1).gamma(1.0, 1.0, size=(6, 5)) + 0.05
     reference.sticks_ = np.random.default_rng(2).uniform(0.5, 3.0, size=(5, 2))
-    fast = HDP(6, 3, 5, alpha=0.7, seed=2, kernel="compiled")
+    fast = HDP(6, 3, 5, alpha=0.7, seed=2, kernel="compiled", local_update=local_update)
     fast.lambda_, fast.sticks_ = reference.lambda_, reference.sticks_
     for init in ("lda", "paper"):
         reference.local_init = fast.local_init = init
@@ -137,9 +153,11 @@ def test_left_out_topics_are_exercised_and_a_looser_threshold_is_caught(monkeypa
     _assert_same(expected, fast.local_step(X))
 
 
-def test_several_svi_steps_give_the_same_lambda_and_sticks():
+@pytest.mark.parametrize("local_update", ["mean_field", "zero_order", "zero_order_all"])
+def test_several_svi_steps_give_the_same_lambda_and_sticks(local_update):
     X = _corpus(n_docs=200, seed=4)
-    models = [HDP(20, 6, X.shape[1], seed=3, kernel=kernel) for kernel in ("numpy", "compiled")]
+    models = [HDP(20, 6, X.shape[1], seed=3, kernel=kernel, local_update=local_update)
+              for kernel in ("numpy", "compiled")]
     for model in models:
         SVI(model, X, batch_size=40, kappa=0.7, tau=4.0, seed=1).run(n_steps=10)
     np.testing.assert_allclose(models[1].lambda_, models[0].lambda_, rtol=1e-6)
@@ -178,15 +196,17 @@ def test_float32_local_step_agrees_with_float64():
     np.testing.assert_allclose(b.topic_word.sum(), X.sum(), rtol=1e-5)
 
 
-def test_float32_training_stays_finite():
+@pytest.mark.parametrize("local_update", ["mean_field", "zero_order", "zero_order_all"])
+def test_float32_training_stays_finite(local_update):
     X = _corpus(n_docs=200, seed=7)
-    model = HDP(20, 6, X.shape[1], seed=3, dtype="float32", kernel="compiled")
+    model = HDP(20, 6, X.shape[1], seed=3, dtype="float32", kernel="compiled", local_update=local_update)
     SVI(model, X, batch_size=40, kappa=0.7, tau=4.0, seed=1).run(n_steps=8)
     stats = model.local_step(X)
     assert stats.atom_topic.dtype == np.float32
     for value in (model.lambda_, model.sticks_, *(getattr(stats, name) for name in _FIELDS)):
         assert np.all(np.isfinite(value))
-    tiny = HDP(5, 3, 6, alpha=1e-8, gamma=1e-8, eta=1e-9, dtype="float32", seed=2, kernel="compiled")
+    tiny = HDP(5, 3, 6, alpha=1e-8, gamma=1e-8, eta=1e-9, dtype="float32", seed=2, kernel="compiled",
+               local_update=local_update)
     counts = sp.csr_matrix(np.array([[0, 0, 3, 0, 0, 0], [0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 9], [0, 1, 0, 0, 0, 0]]))
     SVI(tiny, counts, batch_size=4, kappa=0.7, tau=1.0).run(n_steps=3)
     stats = tiny.local_step(counts)
