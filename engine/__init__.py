@@ -61,13 +61,16 @@ from engine.run import (
     Snapshot,
     TrainingRun,
 )
-from engine.schedule import step_size
+from engine.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, step_size
 from engine.semisynthetic import SemiSyntheticGenerator
 from engine.svi import SVI, BatchVI, StepReport
 from engine.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
 from engine.warmup import warm_up_kernels
 
 __all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "DEFAULT_KAPPA",
+    "DEFAULT_TAU",
     "HDP",
     "LDA",
     "SVI",

@@ -24,6 +24,7 @@ from tqdm import tqdm
 from engine.errors import EngineError
 from engine.persistence import load_model, save_model
 from engine.run import EvalPoint, TrainingRun
+from engine.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU
 
 __all__ = ["build_parser", "main"]
 
@@ -137,12 +138,12 @@ def _add_fit(commands: Any) -> None:
     training = fit.add_argument_group("training")
     training.add_argument("--algorithm", choices=("svi", "batch"), default="svi",
                           help="stochastic variational inference, or classical batch coordinate ascent")
-    training.add_argument("--kappa", type=float, default=0.9,
+    training.add_argument("--kappa", type=float, default=DEFAULT_KAPPA,
                           help="forgetting rate of the step size rho_t = (t + tau)^-kappa, in [0, 1]; "
                           "(0.5, 1] guarantees convergence")
-    training.add_argument("--tau", type=float, default=1.0, help="delay of the step size, >= 0")
+    training.add_argument("--tau", type=float, default=DEFAULT_TAU, help="delay of the step size, >= 0")
     training.add_argument("--batch-size", type=_positive_int, default=None,
-                          help="minibatch size S (default: 256, or the number of training documents if fewer)")
+                          help=f"minibatch size S (default: {DEFAULT_BATCH_SIZE}, or the number of training documents if fewer)")
     training.add_argument("--epochs", type=_positive_float, default=1.0,
                           help="passes over the training documents (counted from the start of training, "
                           "also when resuming)")
@@ -283,7 +284,7 @@ def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any
     if args.algorithm == "batch":
         trainer = BatchVI(model, train)
     else:
-        batch_size = min(256, n_train) if args.batch_size is None else args.batch_size
+        batch_size = min(DEFAULT_BATCH_SIZE, n_train) if args.batch_size is None else args.batch_size
         trainer = SVI(model, train, batch_size=batch_size, kappa=args.kappa, tau=args.tau, seed=args.seed,
                       sampling=args.sampling)
     return TrainingRun(trainer, observed, heldout, **options)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["step_size"]
+__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_KAPPA", "DEFAULT_TAU", "step_size"]
+
+# The schedule every entry point starts from (engine.SVI, the CLI, the app): the paper's
+# kappa and tau, which also measured best with the default LDA on the panel of
+# collections in benchmarks/RESULTS.md ("Topic quality"); the app's former 0.7 / 64
+# left many topics dead there.
+DEFAULT_KAPPA = 0.9
+DEFAULT_TAU = 1.0
+DEFAULT_BATCH_SIZE = 256
 
 
 def step_size(t: int | np.ndarray, kappa: float, tau: float) -> float | np.ndarray:

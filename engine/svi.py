@@ -18,7 +18,7 @@ from threadpoolctl import ThreadpoolController
 
 from engine._validation import as_counts, check_choice, check_int
 from engine.errors import DivergedError
-from engine.schedule import step_size
+from engine.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, step_size
 
 __all__ = ["SVI", "BatchVI", "StepReport"]
 
@@ -137,9 +137,9 @@ class SVI:
         self,
         model,
         corpus,
-        batch_size: int = 256,
-        kappa: float = 0.9,
-        tau: float = 1.0,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        kappa: float = DEFAULT_KAPPA,
+        tau: float = DEFAULT_TAU,
         seed: int = 0,
         sampling: str = "epoch",
         blas_threads: int | None = 1,

@@ -9,6 +9,9 @@ come from the engine's public API.
 from __future__ import annotations
 
 from engine import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_KAPPA,
+    DEFAULT_TAU,
     HDP,
     LDA,
     SVI,
@@ -43,6 +46,9 @@ from engine import (
 )
 
 __all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "DEFAULT_KAPPA",
+    "DEFAULT_TAU",
     "HDP",
     "LDA",
     "SVI",

@@ -21,6 +21,9 @@ from typing import Any
 
 from explorer import storage
 from explorer.engine_api import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_KAPPA,
+    DEFAULT_TAU,
     HDP,
     LDA,
     SVI,
@@ -61,16 +64,14 @@ class RunSettings:
 
     model: str = "LDA"  # "LDA" or "HDP"
     n_topics: int = 10  # K
-    doc_truncation: int = 15  # T (HDP)
-    alpha: float | None = None  # None: 1/K for LDA, 1 for the HDP
+    doc_truncation: int = 20  # T (HDP), the truncation the engine's HDP is judged at
+    alpha: float | None = None  # None: the engine's default (0.1 for LDA, 1 for the HDP)
     eta: float = 0.01
     omega: float = 1.0  # HDP corpus-level concentration (engine HDP's gamma)
-    # the paper recommends kappa 0.9, tau 1; on the bundled State of the Union sample
-    # (K = 10, S = 256, 3 passes, 2 seeds) kappa 0.7, tau 64 reached -7.45 nats/word
-    # against -7.79 for (0.9, 1), -7.55 for (0.7, 16) and -7.46 for (0.6, 256)
-    kappa: float = 0.7
-    tau: float = 64.0
-    batch_size: int = 256
+    # the engine's schedule (engine.schedule): the app, the CLI and engine.SVI share it
+    kappa: float = DEFAULT_KAPPA
+    tau: float = DEFAULT_TAU
+    batch_size: int = DEFAULT_BATCH_SIZE
     n_test: int = 300
     seed: int = 0
     target_docs: int = 50_000
@@ -96,7 +97,7 @@ def default_settings(n_docs: int, n_topics: int = 10) -> RunSettings:
     """Good defaults for a collection of ``n_docs`` documents."""
     n_test = max(1, min(300, n_docs // 10))
     n_train = max(1, n_docs - n_test)
-    return RunSettings(n_topics=n_topics, batch_size=min(256, n_train), n_test=n_test,
+    return RunSettings(n_topics=n_topics, batch_size=min(DEFAULT_BATCH_SIZE, n_train), n_test=n_test,
                        target_docs=int(min(1_000_000, max(5_000, 10 * n_train))))
 
 

@@ -149,11 +149,11 @@ def _ensure_defaults() -> None:
     base = default_settings(current.corpus.n_docs if current else 1000)
     defaults = {
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
-        Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: 150, Keys.doc_truncation: 15,
+        Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: 150, Keys.doc_truncation: base.doc_truncation,
         Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
         Keys.batch_size: base.batch_size, Keys.n_test: base.n_test, Keys.seed: 0, Keys.target_docs: base.target_docs,
         Keys.x_axis: "docs_seen", Keys.relevance: 0.6, Keys.n_words: 10, Keys.compare_seconds: 10,
-        Keys.compare_kappa: 0.7, Keys.compare_tau: 64.0,
+        Keys.compare_kappa: base.kappa, Keys.compare_tau: base.tau,
     }
     for key, value in defaults.items():
         st.session_state.setdefault(key, value)

@@ -96,7 +96,24 @@ def test_schedule_change_is_recorded(collection):
     _wait(lambda: len(record.curve()[1]) == 2)
     record.stop()
     frame = tables.changes_frame([record])
-    assert set(frame["change"]) == {"κ 0.7 → 0.5", "S 32 → 64"}
+    assert set(frame["change"]) == {"κ 0.9 → 0.5", "S 32 → 64"}
+
+
+def test_app_starts_from_the_engines_defaults():
+    """The Train page, the CLI and engine.SVI / engine.HDP share one set of defaults."""
+    import inspect
+
+    import engine
+    from engine.cli import build_parser
+
+    settings = runs.RunSettings()
+    svi = inspect.signature(engine.SVI).parameters
+    assert (settings.kappa, settings.tau, settings.batch_size) == (
+        svi["kappa"].default, svi["tau"].default, svi["batch_size"].default)
+    fit = build_parser().parse_args(["fit", "corpus.txt"])
+    assert (fit.kappa, fit.tau) == (settings.kappa, settings.tau)
+    assert settings.alpha is None and fit.alpha is None  # both leave alpha to the engine
+    assert settings.doc_truncation == 20  # the truncation the HDP's defaults are judged at
 
 
 def test_comparison_runs_svi_and_batch_one_after_the_other(collection):
