@@ -286,8 +286,8 @@ def _build_model(meta: dict, name: str) -> tuple[Any, dict]:
     if not isinstance(params, dict):
         raise ModelFileError(f"{name}: the model parameters are missing")
     getter, attributes, shapes = _MODELS[class_name]
-    if class_name == "HDP":  # files from before the option was saved were fitted with the paper's update
-        params = {"local_update": "mean_field", **params}
+    # files from before local_update was saved were fitted with the paper's mean-field update
+    params = {"local_update": "mean_field", **params}
     try:
         model = getter()(**params)
         expected = {key: tuple(shape(params)) for key, shape in shapes.items()}

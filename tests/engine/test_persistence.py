@@ -271,3 +271,22 @@ def test_resuming_an_hdp_checkpoint_is_exact(tmp_path, planted_corpus):
     # holds lambda with the decay applied while the straight run keeps it pending per column
     np.testing.assert_allclose(loaded.model.lambda_, straight_model.lambda_, rtol=1e-12)
     np.testing.assert_allclose(loaded.model.sticks_, straight_model.sticks_, rtol=1e-12)
+
+
+def test_files_without_local_update_load_with_the_mean_field_update(tmp_path, planted_corpus):
+    """Model files written before the zero-order default keep the update they were trained with."""
+    X = planted_corpus.counts if hasattr(planted_corpus, "counts") else planted_corpus
+    model = LDA(n_topics=3, n_words=X.shape[1], seed=0, learn_alpha=True)
+    SVI(model, X, batch_size=20, seed=0).run(n_steps=3)
+    path = save_model(tmp_path / "new.npz", model)
+    loaded = load_model(path).model
+    assert loaded.local_update == "zero_order" and loaded.learn_alpha
+    np.testing.assert_array_equal(loaded.alpha, model.alpha)  # the learned prior travels with the model
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(str(arrays.pop("metadata")))
+    for key in ("local_update", "learn_alpha", "learn_eta", "preset"):
+        del meta["params"][key]
+    old = tmp_path / "old.npz"
+    np.savez(old, allow_pickle=False, **arrays, metadata=np.array(json.dumps(meta)))
+    assert load_model(old).model.local_update == "mean_field"
