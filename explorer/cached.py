@@ -12,13 +12,14 @@ import threading
 import numpy as np
 import streamlit as st
 
-from explorer import clouds, samples, uploads
-from explorer.engine_api import most_likely_topics, warm_up_kernels
-from explorer.runs import ThreadLimiter
+from explorer import clouds, quality, samples, uploads
+from explorer.engine_api import CoherenceReference, most_likely_topics, warm_up_kernels
+from explorer.runs import RunRecord, ThreadLimiter
 from explorer.storage import Collection
 
 __all__ = [
-    "doc_topic", "kernel_warm_up", "limiter", "sample_collection", "sample_source", "source_collection", "word_cloud",
+    "coherence_reference", "doc_topic", "kernel_warm_up", "limiter", "run_quality", "sample_collection",
+    "sample_source", "source_collection", "word_cloud",
 ]
 
 
@@ -66,6 +67,37 @@ def sample_collection(key: str, preprocessing: uploads.Preprocessing | None = No
 def doc_topic(run_id: str, step: int, collection_key: str, _model, _counts) -> np.ndarray:
     """E[theta_d] of every document of the collection under the model at ``step``."""
     return np.asarray(_model.transform(_counts))
+
+
+@st.cache_resource(show_spinner="Counting which words share documents…", max_entries=4)
+def coherence_reference(collection_key: str, n_test: int, seed: int, _collection: Collection) -> CoherenceReference:
+    """The coherence reference of a run's training documents, built once per collection and split.
+
+    Keyed by the collection's content key (a hash of its counts, vocabulary and document ids)
+    and the split's size and seed, so runs on the same documents share it, across sessions
+    too, and no session ever gets a reference built from other documents.  Read-only.
+    """
+    return quality.coherence_reference(_collection, n_test, seed)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _quality(run_id: str, step: int, hdp: bool, collection_key: str | None, _model,
+             _reference: CoherenceReference | None) -> quality.TopicQuality:
+    """Topic quality of a run's model at ``step`` (``collection_key`` identifies ``_reference``)."""
+    return quality.topic_quality(_model, _reference, hdp)
+
+
+def run_quality(record: RunRecord) -> quality.TopicQuality | None:
+    """Shares, live topics and coherence of a run's model, computed once per (run, model step)."""
+    step = record.model_step  # read before the model: a newer model under an older step is redone next time
+    model = record.model()
+    if model is None:
+        return None
+    collection, settings = record.collection, record.settings
+    reference = None if collection is None else coherence_reference(
+        collection.key, settings.n_test, settings.seed, collection)
+    return _quality(record.run_id, step, settings.model == "HDP", None if collection is None else collection.key,
+                    model, reference)
 
 
 @st.cache_resource(show_spinner=False, max_entries=12)

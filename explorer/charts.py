@@ -11,6 +11,7 @@ import pandas as pd
 
 __all__ = [
     "TOPIC_PALETTE",
+    "alpha_chart",
     "doc_topics_chart",
     "heldout_chart",
     "step_size_chart",
@@ -171,4 +172,24 @@ def doc_topics_chart(proportions: pd.DataFrame) -> alt.Chart:
             tooltip=[alt.Tooltip("label:N", title="Topic"), alt.Tooltip("percent:N", title="Share")],
         )
         .properties(height=alt.Step(22))
+    )
+
+
+def alpha_chart(alpha: pd.DataFrame) -> alt.Chart:
+    """Bars of a learned, per-topic alpha in card order; columns ``position``, ``label``, ``alpha``, ``color``.
+
+    One bar per topic, labelled with the topic's label and drawn in its colour.
+    """
+    data = alpha.assign(alpha_text=alpha["alpha"].map(lambda a: f"{a:.3g}"))
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X("alpha:Q", title="α of the topic"),
+            y=alt.Y("label:N", sort=alt.EncodingSortField(field="position", order="ascending"), title=None,
+                    axis=alt.Axis(labelOverlap=False, labelLimit=260)),
+            color=alt.Color("color:N", scale=None, legend=None),
+            tooltip=[alt.Tooltip("label:N", title="Topic"), alt.Tooltip("alpha_text:N", title="α")],
+        )
+        .properties(height=alt.Step(18))
     )

@@ -2,7 +2,7 @@
 
 Pages and helpers import engine functionality from here, so a renamed or moved
 engine function is adapted in one file.  Nothing here computes anything: topic order,
-topics in use, relevance ranking, word colouring, top documents and word counts all
+topics in use, topic coherence, relevance ranking, word colouring, top documents and word counts all
 come from the engine's public API.
 """
 
@@ -16,6 +16,7 @@ from engine import (
     LDA,
     SVI,
     BatchVI,
+    CoherenceReference,
     Corpus,
     DroppedDocument,
     EmptyCorpusError,
@@ -53,6 +54,7 @@ __all__ = [
     "LDA",
     "SVI",
     "BatchVI",
+    "CoherenceReference",
     "Corpus",
     "DroppedDocument",
     "EmptyCorpusError",

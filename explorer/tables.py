@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from explorer import formatting
+from explorer import formatting, quality
+from explorer.charts import topic_color
 from explorer.engine_api import step_size, top_relevant_words
 from explorer.runs import RunRecord
 
 __all__ = [
+    "alpha_frame",
     "changes_frame",
     "curves_frame",
     "doc_topic_frame",
@@ -22,6 +24,8 @@ __all__ = [
 ]
 
 SETTING_SYMBOLS = {"kappa": "κ", "tau": "τ", "batch_size": "S"}
+COHERENCE_COLUMN = "Coherence (NPMI)"
+LIVE_COLUMN = "Live topics"
 CURVE_COLUMNS = ["run", "step", "docs_seen", "seconds", "heldout_loglik", "rho"]
 
 
@@ -50,8 +54,14 @@ def changes_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "step", "docs_seen", "seconds", "change"])
 
 
-def run_table(records: Sequence[RunRecord], status_text) -> pd.DataFrame:
-    """The run list: one row per run with its settings and progress, formatted for people."""
+def run_table(records: Sequence[RunRecord], status_text,
+              topic_quality: Callable[[RunRecord], quality.TopicQuality | None] | None = None) -> pd.DataFrame:
+    """The run list: one row per run with its settings and progress, formatted for people.
+
+    With ``topic_quality`` (a run's :class:`~explorer.quality.TopicQuality`, e.g.
+    ``cached.run_quality``), two more columns follow the held-out score: the mean NPMI
+    coherence of the run's topics and its live topics out of K.
+    """
     rows = []
     for record in records:
         snap = record.snapshot()
@@ -70,6 +80,10 @@ def run_table(records: Sequence[RunRecord], status_text) -> pd.DataFrame:
             "Training time": formatting.duration(snap.seconds if snap else (history[-1].seconds if history else 0)),
             "Held-out log likelihood": formatting.number(history[-1].heldout_loglik) if history else "–",
         })
+        if topic_quality is not None:
+            measured = topic_quality(record)
+            rows[-1][COHERENCE_COLUMN] = quality.coherence_text(None if measured is None else measured.mean_coherence)
+            rows[-1][LIVE_COLUMN] = quality.live_text(measured)
     return pd.DataFrame(rows)
 
 
@@ -96,6 +110,21 @@ def topics_csv_frame(model, vocabulary: Sequence[str], labels: Sequence[str], n:
             for k, (row, probs) in enumerate(zip(indices, probabilities, strict=True))
             for i, p in zip(row, probs, strict=True)]
     return pd.DataFrame(rows, columns=["topic", "label", "word", "weight"])
+
+
+def alpha_frame(alpha, labels: Sequence[str], order: Sequence[int]) -> pd.DataFrame:
+    """A learned (per-topic) alpha in card order: position, topic, label, alpha, color.
+
+    ``alpha`` has one value per topic; ``order`` lists the topics as the cards show them.
+    """
+    values = np.asarray(alpha, dtype=np.float64)
+    return pd.DataFrame({
+        "position": np.arange(len(order)),
+        "topic": [int(k) + 1 for k in order],
+        "label": [labels[k] for k in order],
+        "alpha": [float(values[k]) for k in order],
+        "color": [topic_color(k) for k in order],
+    })
 
 
 def doc_topic_frame(doc_topic: np.ndarray, doc_ids: Sequence[str], titles: Sequence[str],

@@ -1,13 +1,14 @@
-"""The Topics page's live part: HDP stick weights and one card per topic (a fragment)."""
+"""The Topics page's live part: HDP stick weights, LDA's alpha and one card per topic (a fragment)."""
 
 from __future__ import annotations
 
 import time
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, state, tables, ui
+from explorer import cached, charts, formatting, icons, quality, state, tables, ui
 from explorer.engine_api import topic_order, topics_covering
 from explorer.runs import RunRecord
 from explorer.state import Keys
@@ -45,12 +46,27 @@ def _cloud(record: RunRecord, topic: int, words: pd.DataFrame, training: bool) -
     return png
 
 
+def _quality_lines(measured: quality.TopicQuality | None, topic: int) -> None:
+    """The card's coherence and, for a doubtful topic, why to doubt it."""
+    if measured is None:
+        return
+    if measured.coherence is None:
+        st.caption("Coherence: – (this model was loaded without its training documents).",
+                   help=quality.COHERENCE_HELP)
+    else:
+        st.caption(f"Coherence: **{quality.coherence_text(measured.coherence[topic])}** "
+                   f"(NPMI of its {quality.N_TOP} top words)", help=quality.COHERENCE_HELP)
+    for flag in quality.flags(measured, topic):
+        st.warning(flag, icon=icons.WARNING)
+
+
 def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.DataFrame, show_cloud: bool,
-          training: bool) -> None:
+          training: bool, measured: quality.TopicQuality | None) -> None:
     with st.container(border=True, key=f"topics.card.{topic}"):
         color = charts.topic_color(topic)
         st.markdown(f"<span style='color:{color};font-size:1.3em'>■</span> **{label}** — "
                     f"{formatting.percent(weight)} of the words", unsafe_allow_html=True)
+        _quality_lines(measured, topic)
         key = f"topics.label.{record.run_id}.{topic}"
         st.text_input("Label", value=record.labels.get(topic, ""), key=key, placeholder=label,
                       on_change=_save_label, args=(record, topic, key), label_visibility="collapsed",
@@ -60,6 +76,19 @@ def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.Da
                         key=f"topics.chart.{topic}")
         if show_cloud:
             st.image(_cloud(record, topic, words.head(CLOUD_WORDS), training), width="stretch")
+
+
+def _alpha(model, labels: list[str], order: list[int]) -> None:
+    """LDA's alpha: a bar per topic when it was learned (one value each), else one line."""
+    if np.ndim(model.alpha) == 0:
+        st.caption(f"α = {formatting.number(float(model.alpha))} for every topic: before reading a document, "
+                   "the model expects every topic in it equally.")
+        return
+    st.markdown("**Learned α of each topic**",
+                help="α is how much of a document the model expects a topic to take before reading it; this run "
+                     "learned one value per topic from the documents (larger: the topic is common everywhere).")
+    st.altair_chart(charts.alpha_chart(tables.alpha_frame(model.alpha, labels, order)), width="stretch",
+                    key="topics.alpha")
 
 
 def topic_panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
@@ -95,10 +124,14 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
                                "weight": [float(weights[k]) for k in order],
                                "in_use": [i < in_use for i in range(len(order))]})
         right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key="topics.sticks")
+    else:
+        _alpha(model, labels, order)
+    measured = cached.run_quality(record)
     shown = int(state.get(f"{Keys.n_shown}.{record.run_id}", 20))
     columns = st.columns(2)
     for position, topic in enumerate(order[:shown]):
         with columns[position % 2]:
-            _card(record, int(topic), labels[topic], float(weights[topic]), frames[topic], show_clouds, training)
+            _card(record, int(topic), labels[topic], float(weights[topic]), frames[topic], show_clouds, training,
+                  measured)
     if training and not record.active:
         st.rerun()

@@ -7,7 +7,7 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, formatting, icons, state, tables, ui
+from explorer import cached, charts, formatting, icons, quality, state, tables, ui
 from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
@@ -203,6 +203,10 @@ def _panel(active: bool) -> None:
     if snap is not None:
         _forming_topics(record)
     with st.expander(f"All runs of this session ({len(records)})", expanded=len(records) > 1):
-        st.dataframe(tables.run_table(records, ui.status_text), hide_index=True, width="stretch")
+        st.dataframe(tables.run_table(records, ui.status_text, cached.run_quality), hide_index=True, width="stretch",
+                     column_config={
+                         tables.COHERENCE_COLUMN: st.column_config.TextColumn(
+                             help=f"The mean over the run's topics. {quality.COHERENCE_HELP}"),
+                         tables.LIVE_COLUMN: st.column_config.TextColumn(help=quality.LIVE_HELP)})
     if active and not session_runs.any_active():
         st.rerun()  # training ended: stop polling

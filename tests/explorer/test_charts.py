@@ -56,3 +56,16 @@ def test_topic_colors_cycle_and_no_streamlit_needed():
     assert charts.topic_color(0) == charts.topic_color(len(charts.TOPIC_PALETTE))
     assert all(c.startswith("#") and len(c) == 7 for c in charts.TOPIC_PALETTE)
     assert "import streamlit" not in Path(charts.__file__).read_text(encoding="utf-8")
+
+
+def test_alpha_chart_draws_one_bar_per_topic_in_card_order():
+    frame = pd.DataFrame({"position": [0, 1], "topic": [2, 1], "label": ["Topic 2: war", "Topic 1: tax"],
+                          "alpha": [0.5, 0.05], "color": ["#f28e2b", "#4e79a7"]})
+    spec = charts.alpha_chart(frame).to_dict()
+    assert spec["mark"]["type"] == "bar"
+    assert spec["encoding"]["x"] == {"field": "alpha", "title": spec["encoding"]["x"]["title"], "type": "quantitative"}
+    assert spec["encoding"]["y"]["field"] == "label"
+    assert spec["encoding"]["y"]["sort"] == {"field": "position", "order": "ascending"}
+    assert spec["encoding"]["color"] == {"field": "color", "legend": None, "scale": None, "type": "nominal"}
+    [rows] = spec["datasets"].values()
+    assert [(r["label"], r["alpha_text"]) for r in rows] == [("Topic 2: war", "0.5"), ("Topic 1: tax", "0.05")]

@@ -1,0 +1,130 @@
+"""Topic quality for people: each topic's coherence, which topics are live, and warnings in words.
+
+No Streamlit here.  The numbers come from the engine (``CoherenceReference.score_model``
+for NPMI, ``model.topic_weights()`` for the shares); this module only chooses the
+thresholds that deserve a warning and says what they mean.  ``explorer/cached.py``
+keeps the reference and the per-step results so the pages can ask on every rerun.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer import formatting
+from explorer.engine_api import CoherenceReference
+from explorer.runs import RunRecord, RunSettings, split
+from explorer.storage import Collection
+
+__all__ = [
+    "COHERENCE_HELP",
+    "LIVE_HELP",
+    "N_TOP",
+    "TopicQuality",
+    "coherence_reference",
+    "coherence_text",
+    "flags",
+    "live_text",
+    "run_quality",
+    "topic_quality",
+]
+
+N_TOP = 10  # coherence is scored on each topic's 10 most probable words, the usual choice (Röder et al. 2015)
+# LDA: a topic explaining less than a quarter of an even share (1/K) of the words is "hardly used"
+UNUSED_SHARE = 0.25
+# HDP: its topics in use are those with a corpus weight of at least 1 %; the rest are spare truncation slots
+HDP_IN_USE = 0.01
+# NPMI 0 is what words that appear in documents independently of each other score: below it, a topic's
+# top words share documents less often than chance, so they do not describe one subject together.
+# Coherent topics score clearly above 0 against their own training documents, so the line at 0 flags
+# only topics no better than an unrelated list of words, and never a topic for being merely middling.
+# It is compared at the two decimals the card shows, so a warning never stands beside "0.00".
+INCOHERENT_NPMI = 0.0
+
+COHERENCE_HELP = (f"Coherence (NPMI) measures how much more often the topic's {N_TOP} top words appear together "
+                  "in the same training documents than unrelated words would, from −1 (never together) through "
+                  "0 (as often as by chance) to 1 (always together).")
+LIVE_HELP = ("Topics that explain a real share of the words: for LDA at least a quarter of an even share (1/K), "
+             "for the HDP a corpus weight of at least 1%.")
+
+
+@dataclass(frozen=True)
+class TopicQuality:
+    """Quality read-outs of one model at one step, one entry per topic in the model's order.
+
+    ``coherence`` is None when the run's training documents are not at hand (a model loaded
+    without its collection).
+    """
+
+    weights: np.ndarray  # share of the words each topic explains (model.topic_weights())
+    live: np.ndarray  # bool: the topic explains a real share of the words
+    coherence: np.ndarray | None  # NPMI of each topic's N_TOP top words against the training documents
+    hdp: bool
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.weights)
+
+    @property
+    def n_live(self) -> int:
+        return int(self.live.sum())
+
+    @property
+    def mean_coherence(self) -> float | None:
+        return None if self.coherence is None else float(np.mean(self.coherence))
+
+
+def training_documents(collection: Collection, settings: RunSettings):
+    """The documents a run trains on: its collection without the held-out split (runs.split)."""
+    return split(collection, settings)[0]
+
+
+def coherence_reference(collection: Collection, n_test: int, seed: int) -> CoherenceReference:
+    """The co-occurrence counts of a run's training documents (depends on the split's size and seed only)."""
+    settings = dataclasses.replace(RunSettings(), n_test=n_test, seed=seed)
+    return CoherenceReference(training_documents(collection, settings), collection.corpus.n_words)
+
+
+def topic_quality(model, reference: CoherenceReference | None, hdp: bool) -> TopicQuality:
+    """Shares, live topics and NPMI coherence of ``model``'s topics (the numbers come from the engine)."""
+    weights = np.asarray(model.topic_weights(), dtype=np.float64)
+    live = weights >= (HDP_IN_USE if hdp else UNUSED_SHARE / len(weights))
+    coherence = None if reference is None else reference.score_model(model, n_top=N_TOP, measure="npmi")
+    return TopicQuality(weights, live, coherence, hdp)
+
+
+def run_quality(record: RunRecord) -> TopicQuality | None:
+    """Topic quality of a run's current model, uncached (the pages use ``cached.run_quality``)."""
+    model = record.model()
+    if model is None:
+        return None
+    collection = record.collection
+    reference = None if collection is None else coherence_reference(
+        collection, record.settings.n_test, record.settings.seed)
+    return topic_quality(model, reference, record.settings.model == "HDP")
+
+
+def coherence_text(value: float | None) -> str:
+    """An NPMI value with two decimals (``0.1234 -> "0.12"``), or "–" when there is none."""
+    return "–" if value is None else f"{value:.2f}".replace("-0.00", "0.00")
+
+
+def live_text(quality: TopicQuality | None) -> str:
+    """Live topics out of all, e.g. "9 / 10"."""
+    return "–" if quality is None else f"{quality.n_live} / {quality.n_topics}"
+
+
+def flags(quality: TopicQuality, topic: int) -> list[str]:
+    """Plain-word warnings about one topic: hardly used, incoherent (an empty list when it looks fine)."""
+    found = []
+    if not quality.live[topic]:
+        weight = quality.weights[topic]
+        share = "less than 0.01%" if weight < 1e-4 else f"only {formatting.percent(weight, 2)}"
+        advice = ("the HDP keeps it as a spare, so you can skip it" if quality.hdp
+                  else "it may be a leftover — try fewer topics")
+        found.append(f"Hardly used: this topic explains {share} of the words; {advice}.")
+    if quality.coherence is not None and round(float(quality.coherence[topic]), 2) < INCOHERENT_NPMI:
+        found.append("Its top words rarely appear together in the same documents: treat it with caution.")
+    return found

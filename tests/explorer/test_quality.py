@@ -1,0 +1,119 @@
+"""explorer/quality.py and the run list's quality columns (tables.py, cached.py) on small real runs."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+import pytest
+
+import engine
+from engine.synthetic import make_synthetic_corpus
+from explorer import cached, quality, runs, tables
+from explorer.engine_api import Corpus, LoadedModel
+from explorer.storage import Collection
+
+
+def _wait(predicate, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def collection() -> Collection:
+    synthetic = make_synthetic_corpus(n_docs=300, n_topics=4, seed=1)
+    return Collection.of(Corpus.from_texts(list(synthetic.texts())), "synthetic test", "test")
+
+
+def _finished(collection: Collection, **changes) -> runs.RunRecord:
+    settings = dataclasses.replace(runs.RunSettings(n_topics=4, batch_size=32, n_test=30, target_docs=1_500),
+                                   **changes)
+    record = runs.create_run(collection, settings, "#1 test", checkpoint=False)
+    record.run.start()
+    _wait(lambda: record.status == "finished")
+    return record
+
+
+@pytest.fixture(scope="module")
+def lda_run(collection) -> runs.RunRecord:
+    return _finished(collection)
+
+
+def _status(record: runs.RunRecord) -> str:
+    return record.status
+
+
+def test_run_table_shows_mean_coherence_and_live_topics(collection, lda_run):
+    model = lda_run.model()
+    train = runs.split(collection, lda_run.settings)[0]
+    coherence = engine.topic_coherence(model, train, n_top=10)
+    live = int((model.topic_weights() >= 0.25 / 4).sum())
+    table = tables.run_table([lda_run], _status, quality.run_quality)
+    columns = list(table.columns)
+    assert columns.index("Coherence (NPMI)") == columns.index("Held-out log likelihood") + 1
+    assert columns.index("Live topics") == columns.index("Held-out log likelihood") + 2
+    assert table.loc[0, "Coherence (NPMI)"] == f"{coherence.mean():.2f}"
+    assert coherence.mean() > 0.2  # planted topics are coherent against their documents
+    assert table.loc[0, "Live topics"] == f"{live} / 4"
+    # the Compare page asks for no quality columns
+    assert "Coherence (NPMI)" not in tables.run_table([lda_run], _status).columns
+
+
+def test_hdp_live_topics_are_its_topics_in_use(collection):
+    record = _finished(collection, model="HDP", n_topics=60, doc_truncation=5)
+    measured = quality.run_quality(record)
+    weights = record.model().topic_weights()
+    n_live = int((weights >= 0.01).sum())
+    assert 4 <= n_live < 60 and measured.n_live == n_live  # the planted topics and a few more; not the spares
+    table = tables.run_table([record], _status, quality.run_quality)
+    assert table.loc[0, "Live topics"] == f"{n_live} / 60"
+    expected = engine.topic_coherence(record.model(), runs.split(collection, record.settings)[0])
+    np.testing.assert_allclose(measured.coherence, expected)
+    spare = [k for k in range(60) if weights[k] < 0.01]
+    assert spare
+    for k in spare:
+        assert quality.flags(measured, k)[0].endswith("of the words; the HDP keeps it as a spare, so you can skip it.")
+
+
+def test_a_model_loaded_without_its_documents_has_no_coherence(lda_run):
+    loaded = LoadedModel(model=lda_run.model(), vocabulary=lda_run.vocabulary, trainer_state=None)
+    record = runs.load_record(loaded, "from a file", None)
+    table = tables.run_table([record], _status, quality.run_quality)
+    assert table.loc[0, "Coherence (NPMI)"] == "–"
+    assert table.loc[0, "Live topics"] == quality.live_text(quality.run_quality(lda_run))
+
+
+def test_flags_in_plain_words():
+    measured = quality.TopicQuality(weights=np.array([0.6, 0.39995, 0.00005, 0.0]), live=np.array([1, 1, 0, 0], bool),
+                                    coherence=np.array([0.3, -0.004, -0.2, 0.1]), hdp=False)
+    assert quality.flags(measured, 0) == []
+    assert quality.flags(measured, 1) == []  # shown as 0.00: at chance, not flagged
+    assert quality.coherence_text(-0.004) == "0.00" and quality.coherence_text(-0.2) == "-0.20"
+    assert quality.flags(measured, 2) == [
+        "Hardly used: this topic explains less than 0.01% of the words; it may be a leftover — try fewer topics.",
+        "Its top words rarely appear together in the same documents: treat it with caution."]
+    share = quality.TopicQuality(np.array([0.99, 0.01]), np.array([True, False]), None, hdp=False)
+    assert quality.flags(share, 1) == [
+        "Hardly used: this topic explains only 1% of the words; it may be a leftover — try fewer topics."]
+    assert quality.live_text(share) == "1 / 2" and share.mean_coherence is None
+
+
+def test_quality_is_computed_once_per_run_step_and_the_reference_once_per_split(collection, lda_run):
+    first = cached.run_quality(lda_run)
+    assert cached.run_quality(lda_run) is first  # same step: no new scoring
+    np.testing.assert_allclose(first.coherence, quality.run_quality(lda_run).coherence)
+    settings = lda_run.settings
+    reference = cached.coherence_reference(collection.key, settings.n_test, settings.seed, collection)
+    assert cached.coherence_reference(collection.key, settings.n_test, settings.seed, collection) is reference
+    train = runs.split(collection, settings)[0]
+    assert reference.n_docs == train.shape[0] == collection.corpus.n_docs - settings.n_test
+
+
+def test_alpha_frame_follows_the_card_order():
+    frame = tables.alpha_frame(np.array([0.1, 0.5, 0.2]), ["a", "b", "c"], [1, 0, 2])
+    assert list(frame.columns) == ["position", "topic", "label", "alpha", "color"]
+    assert list(frame["label"]) == ["b", "a", "c"] and list(frame["alpha"]) == [0.5, 0.1, 0.2]
+    assert list(frame["topic"]) == [2, 1, 3] and frame.loc[0, "color"] == "#f28e2b"

@@ -1,0 +1,106 @@
+"""The Topics page's topic quality, driven by Streamlit's AppTest: coherence, flags and alpha."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from streamlit.testing.v1 import AppTest
+
+import engine
+from explorer import formatting, runs, state
+from explorer.engine_api import LDA, LoadedModel
+
+HARDLY_USED = "Hardly used: this topic explains only {share} of the words; it may be a leftover — try fewer topics."
+INCOHERENT = "Its top words rarely appear together in the same documents: treat it with caution."
+
+
+def _record_with_an_unused_topic(collection) -> runs.RunRecord:
+    """An LDA model whose topics 0-2 each hold about a third of the words and topic 3 about 1 %.
+
+    Topics 0-2 are the word counts of every third document; topic 3 is a small copy of
+    topic 0 with its words shuffled, so its top words are an arbitrary list.
+    """
+    counts = collection.corpus.counts
+    n_docs, n_words = counts.shape
+    model = LDA(n_topics=4, n_words=n_words, alpha=[0.4, 0.2, 0.1, 0.05], eta=0.01, seed=0)
+    groups = [np.asarray(counts[np.arange(n_docs) % 3 == k].sum(axis=0)).ravel() for k in range(3)]
+    spare = 0.03 * np.random.default_rng(0).permutation(groups[0]) + 1e-3
+    model.lambda_ = model.eta + np.vstack([*groups, spare])
+    settings = runs.RunSettings(n_topics=4, n_test=30, seed=0)
+    loaded = LoadedModel(model=model, vocabulary=collection.corpus.vocabulary, trainer_state=None)
+    return runs.RunRecord("quality-test", "#1 quality test", settings, collection, loaded=loaded, checkpointed=False)
+
+
+def _card(at: AppTest, topic: int):
+    """The card (container) of ``topic`` on the Topics page."""
+    blocks = [at.main]
+    while blocks:
+        block = blocks.pop()
+        if getattr(block, "key", None) == f"topics.card.{topic}":
+            return block
+        blocks.extend(child for child in getattr(block, "children", {}).values() if hasattr(child, "children"))
+    raise AssertionError(f"no card for topic {topic}")
+
+
+def _alpha_charts(at: AppTest) -> list[pd.DataFrame]:
+    """The data of every alpha chart on the page (Streamlit sends a chart's rows as Arrow)."""
+    charts = [chart.proto for chart in at.get("vega_lite_chart")
+              if json.loads(chart.proto.spec)["encoding"]["x"]["field"] == "alpha"]
+    return [pa.ipc.open_stream(chart.datasets[0].data.data).read_pandas() for chart in charts]
+
+
+def test_topic_cards_show_coherence_and_flag_an_unused_topic(app_path):
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    assert not at.exception
+    collection = at.session_state[state._COLLECTION]
+    record = at.session_state[state._RUNS].add(_record_with_an_unused_topic(collection))
+    model = record.model()
+    at.switch_page("views/topics.py")
+    at.run()
+    assert not at.exception, at.exception
+
+    weights = model.topic_weights()
+    assert weights[3] < 0.25 / 4 <= weights[:3].min()  # topic 3 is the only hardly used one
+    expected = engine.topic_coherence(model, runs.split(collection, record.settings)[0], n_top=10)
+    for k in range(4):
+        card = _card(at, k)
+        shown = f"{expected[k]:.2f}".replace("-0.00", "0.00")
+        [caption] = [c for c in card.caption if c.value.startswith("Coherence")]
+        assert caption.value == f"Coherence: **{shown}** (NPMI of its 10 top words)"
+        assert "NPMI" in caption.proto.help and "same training documents" in caption.proto.help
+        warnings = [w.value for w in card.warning]
+        hardly_used = [HARDLY_USED.format(share=formatting.percent(weights[k], 2))] if k == 3 else []
+        incoherent = [INCOHERENT] if round(float(expected[k]), 2) < 0 else []
+        assert warnings == hardly_used + incoherent
+    assert HARDLY_USED.format(share="0.99%") in [w.value for w in _card(at, 3).warning]
+
+    # a learned (per-topic) alpha is a bar chart in card order, labelled like the cards
+    [rows] = _alpha_charts(at)
+    assert list(rows["alpha"]) == [0.4, 0.2, 0.1, 0.05]
+    assert list(rows["label"]) == [record.label(k, model.top_words(3, record.vocabulary)[k]) for k in range(4)]
+    assert not any(c.value.startswith("α =") for c in at.caption)
+    # a single alpha is one line instead
+    model.alpha = 0.1
+    at.run()
+    assert not at.exception, at.exception
+    assert not _alpha_charts(at)
+    assert "α = 0.1 for every topic: before reading a document, the model expects every topic in it equally." in [
+        c.value for c in at.caption]
+
+
+def test_train_page_run_list_shows_coherence_and_live_topics(app_path):
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    collection = at.session_state[state._COLLECTION]
+    record = at.session_state[state._RUNS].add(_record_with_an_unused_topic(collection))
+    at.switch_page("views/train.py")
+    at.run()
+    assert not at.exception, at.exception
+    expected = engine.topic_coherence(record.model(), runs.split(collection, record.settings)[0], n_top=10)
+    [table] = [frame.value for frame in at.dataframe if "Coherence (NPMI)" in frame.value.columns]
+    assert table.loc[0, "Coherence (NPMI)"] == f"{expected.mean():.2f}".replace("-0.00", "0.00")
+    assert table.loc[0, "Live topics"] == "3 / 4"
