@@ -2,10 +2,15 @@
 
 Every adapter trains online LDA by stochastic variational inference with the same
 settings (K topics, alpha, eta, kappa, tau, minibatch size S, D training
-documents) and exposes the same three things:
+documents) and exposes the same things:
 
-- ``partial_fit(rows)``: one global update on the training documents ``rows``
-  (the benchmark feeds every system the same minibatches in the same order);
+- ``prepare(rows)``: the training documents ``rows`` sliced and converted into
+  what the system consumes (a CSR matrix of the engine's counts, a float64 CSR
+  matrix for scikit-learn, a list of (id, count) lists for gensim), done before
+  the clock starts, and ``fit_prepared(batch)``: one global update on such a
+  prepared minibatch, the only part the benchmark times (the benchmark feeds
+  every system the same minibatches in the same order);
+- ``partial_fit(rows)``: both in one call (slicing included);
 - ``topic_word()``: the topics' Dirichlet parameters lambda, shape (K, V),
   which the benchmark scores with the engine's own held-out evaluator;
 - ``name``: how the system appears in the tables.
@@ -17,7 +22,8 @@ updates from 0 and scales its statistics to the number of documents it has seen
 so far rather than to D; the gensim adapter pins both (see :class:`GensimLDA`).
 
 The HDP adapters (:class:`EngineHDP`, :class:`GensimHDP`, settings in
-:class:`HDPSettings`) have the same ``partial_fit(rows)`` and ``name``, plus
+:class:`HDPSettings`) have the same ``prepare``, ``fit_prepared``, ``partial_fit``
+and ``name``, plus
 ``finish_epoch()`` (work a system does once per pass, timed with training) and
 ``model_for_evaluation()``: an ``engine.HDP`` holding the system's topics and
 corpus sticks, which the benchmark scores with ``engine.predictive_log_likelihood``.
@@ -75,7 +81,7 @@ class Settings:
 
 def peer_available(name: str) -> str | None:
     """None if the peer library imports, else a one-line reason."""
-    module = {"sklearn": "sklearn.decomposition", "gensim": "gensim.models"}[name]
+    module = {"sklearn": "sklearn.decomposition", "gensim": "gensim.models", "tomotopy": "tomotopy"}[name]
     try:
         __import__(module)
     except ImportError as error:  # the benchmark skips that peer and says why
@@ -84,24 +90,43 @@ def peer_available(name: str) -> str | None:
 
 
 class _EngineSystem:
-    """An engine model trained by ``engine.SVI``, one ``step(doc_ids=...)`` per minibatch."""
+    """An engine model trained by SVI, one update per prepared minibatch.
+
+    ``fit_prepared`` makes the two calls of ``engine.SVI.step`` on a minibatch
+    already sliced from the training matrix: the model's ``local_step`` (random
+    local starts, if any, from ``default_rng([seed, t])``, not SVI's stream, so a
+    ``gamma_init="random"`` run draws other starts than ``SVI.step``), the same check for
+    non-finite statistics, and its ``global_step`` with rho_t = (tau + t) ** -kappa
+    (``engine.step_size``) and scale D / S.  ``SVI.step(doc_ids=rows)`` slices the
+    rows itself, inside the step; here that slicing is done by ``prepare``, before
+    the clock starts, as it is for the peers.  BLAS threads are left to the
+    benchmark's ``threadpool_limits``.
+    """
 
     def __init__(self, model, train: sp.csr_matrix, settings, threads: int | None):
         self.model = model
         self.local_iterations: list[float] = []  # mean local iterations per document, one per step
-        self.trainer = engine.SVI(
-            model,
-            train,
-            batch_size=settings.batch_size,
-            kappa=settings.kappa,
-            tau=settings.tau,
-            seed=settings.seed,
-            blas_threads=threads,
-        )
+        self.train = train
+        self.n_docs = train.shape[0]
+        self.kappa, self.tau, self.seed = settings.kappa, settings.tau, settings.seed
+        self.threads = threads  # the benchmark holds BLAS at this many threads around training
+        self.t = 0
+        model.initialize(self.n_docs)
+
+    def prepare(self, rows: np.ndarray) -> sp.csr_matrix:
+        return self.train[rows]
+
+    def fit_prepared(self, batch: sp.csr_matrix) -> None:
+        self.t += 1
+        rho = engine.step_size(self.t, self.kappa, self.tau)
+        stats = self.model.local_step(batch, rng=np.random.default_rng([self.seed, self.t]))
+        if not np.isfinite(stats.topic_word.sum()):  # what SVI.step checks before the update
+            raise engine.DivergedError(f"{self.name}: non-finite statistics at step {self.t}")
+        self.model.global_step(stats, scale=self.n_docs / batch.shape[0], rho=rho)
+        self.local_iterations.append(float(np.mean(stats.n_iter)))
 
     def partial_fit(self, rows: np.ndarray) -> None:
-        report = self.trainer.step(doc_ids=rows)
-        self.local_iterations.append(report.local_iterations)
+        self.fit_prepared(self.prepare(rows))
 
 
 class EngineLDA(_EngineSystem):
@@ -142,7 +167,7 @@ class SklearnLDA:
         from sklearn.decomposition import LatentDirichletAllocation
 
         self.name = "sklearn"
-        self.train = sp.csr_matrix(train, dtype=np.float64)  # the dtype it works in: no conversion per call
+        self.train = train  # sliced and converted to float64, the dtype it works in, by prepare()
         self.model = LatentDirichletAllocation(
             n_components=settings.n_topics,
             doc_topic_prior=settings.alpha,
@@ -167,8 +192,14 @@ class SklearnLDA:
             self.model.components_ = np.array(settings.initial_topics, dtype=np.float64)
             self.model.exp_dirichlet_component_ = np.exp(_dirichlet_expectation_2d(self.model.components_))
 
+    def prepare(self, rows: np.ndarray) -> sp.csr_matrix:
+        return sp.csr_matrix(self.train[rows], dtype=np.float64)
+
+    def fit_prepared(self, batch: sp.csr_matrix) -> None:
+        self.model.partial_fit(batch)
+
     def partial_fit(self, rows: np.ndarray) -> None:
-        self.model.partial_fit(self.train[rows])
+        self.fit_prepared(self.prepare(rows))
 
     def topic_word(self) -> np.ndarray:
         return np.asarray(self.model.components_, dtype=np.float64)
@@ -222,12 +253,18 @@ class GensimLDA:
             self.model.state.sstats[...] = settings.initial_topics - settings.eta
             self.model.sync_state()
 
+    def prepare(self, rows: np.ndarray) -> list[list[tuple[int, int]]]:
+        return [self.bow[i] for i in rows]
+
     def partial_fit(self, rows: np.ndarray) -> None:
+        self.fit_prepared(self.prepare(rows))
+
+    def fit_prepared(self, chunk: list[list[tuple[int, int]]]) -> None:
         s = self.settings
-        self.model.state.numdocs = self.n_docs - len(rows)
+        self.model.state.numdocs = self.n_docs - len(chunk)
         self.model.num_updates = self.updates * s.batch_size  # rho = (tau + 1 + updates) ** -kappa
         self.model.update(
-            [self.bow[i] for i in rows],
+            chunk,
             chunksize=s.batch_size,
             decay=s.kappa,
             offset=s.tau + 1.0,
@@ -390,8 +427,13 @@ class GensimHDP:
         model.m_lambda_sum = np.sum(model.m_lambda, axis=1)
         self.model = model
 
+    def prepare(self, rows: np.ndarray) -> list[list[tuple[int, int]]]:
+        return [self.bow[i] for i in rows]
+
     def partial_fit(self, rows: np.ndarray) -> None:
-        chunk = [self.bow[i] for i in rows]
+        self.fit_prepared(self.prepare(rows))
+
+    def fit_prepared(self, chunk: list[list[tuple[int, int]]]) -> None:
         self.model.update_chunk(chunk)
         self.model.m_num_docs_processed += len(chunk)
 

@@ -1,0 +1,1069 @@
+#!/usr/bin/env python
+"""Topic quality over a panel of collections: the engine's LDA and HDP at their defaults against peers.
+
+The tool the engine's defaults are chosen with (issue 13).  Every cell (system,
+collection, K, seed) trains one model and scores it with one evaluator:
+
+- held-out log likelihood per word, ``engine.predictive_log_likelihood`` on the
+  collection's observed / held-out halves of its test documents, always through
+  an engine model with the engine's default local inference (see "Scoring" in
+  benchmarks/README.md for how each peer's topics become that model);
+- coherence: the mean NPMI of each topic's 10 most probable words, from their
+  co-occurrence in the training documents (``engine.CoherenceReference``),
+  over all K topics for an LDA and over the topics in use (weight >= 0.01) for an HDP;
+- live topics: an LDA topic is live when its share of the corpus's words is
+  >= 0.25 / K; for an HDP the topics of weight >= 0.01 and the number covering 95 %;
+- training seconds (training only: inputs are prepared before the clock starts)
+  and documents per second.
+
+One JSON line per cell goes to ``--out``, so a long run can stop and resume
+(``--resume``); ``summarize`` prints Markdown tables and the issue's targets.
+
+    python benchmarks/quality.py --corpora synthetic --k 10 --seeds 0 --epochs 1 \\
+        --systems engine-lda tomotopy-lda --out /tmp/q.jsonl          # quick check, ~5 s
+    python benchmarks/quality.py summarize /tmp/q.jsonl
+    python benchmarks/quality.py --resume                               # the full panel, hours
+
+See benchmarks/README.md for the systems, the scoring and the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import inspect
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # _peers, _report
+try:
+    import engine
+except ImportError:  # running from a checkout that is not pip-installed
+    sys.path.insert(0, str(HERE.parent))
+    import engine
+
+# the benchmark's own helpers, found through the sys.path entry above
+import _report  # noqa: E402
+from _peers import (  # noqa: E402
+    GensimHDP,
+    GensimLDA,
+    HDPSettings,
+    Settings,
+    SklearnLDA,
+    gensim_bow,
+    hdp_from_globals,
+    peer_available,
+)
+
+SHARED = HERE.parent.parent / "shared"
+CACHE = HERE / ".cache"
+DEFAULT_OUT = HERE / "results" / "quality.jsonl"
+SHARED_CORPORA = ("ap", "foldoc", "sotu", "jargon")
+PANEL = (*SHARED_CORPORA, "bible", "synthetic")
+SYSTEMS = ("engine-lda", "engine-hdp", "tomotopy-lda", "tomotopy-hdp", "gensim-lda", "gensim-hdp", "sklearn-lda")
+HDP_SYSTEMS = ("engine-hdp", "tomotopy-hdp", "gensim-hdp")
+HDP_TRUNCATION, HDP_DOC_TRUNCATION = 150, 20  # engine.HDP(n_topics=150, doc_truncation=20), the issue's defaults
+N_TOP = 10  # top words per topic for NPMI
+LIVE_SHARE = 0.25  # an LDA topic is live when its share of the words is >= LIVE_SHARE / K
+IN_USE_WEIGHT, COVERING_MASS = 0.01, 0.95  # HDP topics in use: weight >= 0.01; topics covering 95 %
+EVAL_TOL = 1e-3  # local_tol of every HDP's held-out fits, whatever it was trained with
+TEST_FRACTION, HELDOUT_FRACTION, SPLIT_SEED = 0.1, 0.2, 0  # the split of the built collections
+SYNTHETIC = {"n_docs": 2000, "n_topics": 20, "seed": 0, "readable": False}  # V = 500, 60 words a document
+
+# targets (issue 13)
+LIVE_TARGET_K, LIVE_TARGET_FRACTION = (10, 20, 50), 0.9
+VS_TOMOTOPY_K = (20, 50)
+HDP_VS_LDA_K = (10, 20, 50, 100)
+HDP_IN_USE_RANGE = (5, HDP_TRUNCATION // 2)  # between 5 and 0.5 x truncation
+HDP_STABLE_CV = 0.2  # "stable across seeds": std of topics in use over seeds <= 20 % of their mean
+
+
+# ------------------------------------------------------------------ collections
+@dataclass
+class Collection:
+    """One panel collection: training documents and the two halves of the test documents."""
+
+    name: str
+    train: sp.csr_matrix
+    observed: sp.csr_matrix
+    heldout: sp.csr_matrix
+    source: str
+    _prepared: dict = field(default_factory=dict, repr=False)
+
+    def stats(self) -> dict:
+        return {
+            "train_docs": self.train.shape[0],
+            "test_docs": self.observed.shape[0],
+            "n_words": self.train.shape[1],
+            "train_tokens": int(self.train.sum()),
+            "heldout_tokens": int(self.heldout.sum()),
+            "source": self.source,
+        }
+
+    def prepared(self, what: str):
+        """Inputs built once per collection, before any clock starts: gensim's bag of words,
+        tomotopy's Corpus, the coherence reference."""
+        if what not in self._prepared:
+            self._prepared[what] = {
+                "gensim": lambda: gensim_bow(self.train),
+                "tomotopy": lambda: tomotopy_corpus(self.train),
+                "coherence": lambda: coherence_reference(self.train),
+            }[what]()
+        return self._prepared[what]
+
+
+def coherence_reference(train: sp.csr_matrix) -> engine.CoherenceReference:
+    return engine.CoherenceReference(train, train.shape[1])
+
+
+def load_split(folder: Path, name: str, source: str) -> Collection:
+    train, observed, heldout = (sp.load_npz(folder / f).tocsr() for f in ("train.npz", "test_obs.npz", "test_ho.npz"))
+    return Collection(name, train, observed, heldout, source)
+
+
+def shared_collection(name: str, shared: Path) -> tuple[Collection | None, str]:
+    folder = shared / "corpora" / name
+    if not all((folder / f).is_file() for f in ("train.npz", "test_obs.npz", "test_ho.npz")):
+        return None, (
+            f"skipping {name}: {folder} has no train.npz / test_obs.npz / test_ho.npz (the shared corpora sit in "
+            "../shared/corpora beside the project root; --shared DIR names another folder)"
+        )
+    return load_split(folder, name, f"{folder}"), ""
+
+
+def bible_chapters() -> tuple[list[str], str]:
+    """The King James Bible, one text per chapter (1,189), from the ``bible`` program of Debian's bible-kjv.
+
+    The text lives in bible-kjv-text's compressed ``/usr/lib/bible.data``;
+    ``bible -f gen1:1-rev22:21`` prints it one verse per line as ``Ge1:1 In the beginning ...``.
+    """
+    program = shutil.which("bible")
+    if program is None:
+        raise FileNotFoundError("the `bible` program is not installed")
+    done = subprocess.run(
+        [program, "-f", "gen1:1-rev22:21"], stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False
+    )
+    verse = re.compile(r"^(\d?[A-Za-z]+)(\d+):(\d+) (.*)$")
+    chapters: dict[tuple[str, str], list[str]] = {}
+    for line in done.stdout.splitlines():
+        match = verse.match(line)
+        if match:
+            chapters.setdefault((match[1], match[2]), []).append(match[4])
+    if done.returncode != 0 or len(chapters) < 1000:
+        raise FileNotFoundError(
+            f"`bible` printed {len(chapters)} chapters (exit {done.returncode}): {done.stderr[:200]}"
+        )
+    return [" ".join(verses) for verses in chapters.values()], program
+
+
+def bible_collection(cache: Path) -> tuple[Collection | None, str]:
+    """Built once and cached: chapters, vectorised like the shared corpora, split by engine.heldout_split."""
+    folder = cache / "bible"
+    if not (folder / "test_ho.npz").is_file():
+        try:
+            texts, program = bible_chapters()
+        except (FileNotFoundError, OSError) as error:
+            return None, (
+                f"skipping bible: {error}. The King James Bible (public domain) comes from Debian's "
+                "bible-kjv-text package, read by the `bible` program of bible-kjv: "
+                "`sudo apt-get install bible-kjv-text` installs both"
+            )
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        # as the shared corpora's PROVENANCE.md: English stop words, words of 2+ letters, min_df 5, max_df 0.5
+        vectorizer = CountVectorizer(
+            stop_words="english", token_pattern=r"(?u)\b[^\W\d_]{2,}\b", min_df=5, max_df=0.5, strip_accents="unicode"
+        )
+        counts = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.int64)
+        split = engine.heldout_split(
+            counts, n_test=round(TEST_FRACTION * counts.shape[0]), seed=SPLIT_SEED, heldout_fraction=HELDOUT_FRACTION
+        )
+        staging = cache / "bible.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        for name, matrix in zip(("train", "test_obs", "test_ho"), split, strict=True):
+            sp.save_npz(staging / f"{name}.npz", matrix)
+        (staging / "vocab.txt").write_text("\n".join(vectorizer.get_feature_names_out()) + "\n", encoding="utf-8")
+        (staging / "PROVENANCE.md").write_text(
+            f"King James Bible (public domain), Debian bible-kjv-text, printed by `{program} -f gen1:1-rev22:21`; "
+            f"one document per chapter ({counts.shape[0]}); CountVectorizer(stop_words='english', words of 2+ "
+            "letters, min_df=5, max_df=0.5, accents stripped); engine.heldout_split(n_test=10 %, seed=0, "
+            "heldout_fraction=0.2). Built by benchmarks/quality.py.\n",
+            encoding="utf-8",
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+        staging.rename(folder)  # the cache is complete or absent
+    return load_split(
+        folder, "bible", "King James Bible by chapter (Debian bible-kjv-text), cached in " + str(folder)
+    ), ""
+
+
+def synthetic_collection() -> Collection:
+    corpus = engine.make_synthetic_corpus(**SYNTHETIC)
+    train, observed, heldout = engine.heldout_split(
+        corpus.counts, n_test=round(TEST_FRACTION * corpus.n_docs), seed=SPLIT_SEED, heldout_fraction=HELDOUT_FRACTION
+    )
+    source = "engine.make_synthetic_corpus(" + ", ".join(f"{k}={v!r}" for k, v in SYNTHETIC.items()) + ")"
+    return Collection("synthetic", train, observed, heldout, source)
+
+
+def load_collection(name: str, args) -> tuple[Collection | None, str]:
+    if name in SHARED_CORPORA:
+        return shared_collection(name, args.shared)
+    if name == "bible":
+        return bible_collection(args.cache)
+    return synthetic_collection(), ""
+
+
+def tomotopy_corpus(train: sp.csr_matrix):
+    """The training documents as a tomotopy Corpus, word w written as the string ``str(w)``."""
+    import tomotopy as tp
+
+    corpus = tp.utils.Corpus()
+    for a, b in zip(train.indptr[:-1], train.indptr[1:], strict=True):
+        corpus.add_doc(words=np.repeat(train.indices[a:b], train.data[a:b]).astype(str).tolist())
+    return corpus
+
+
+# ---------------------------------------------------------------- evaluation models
+def lda_evaluator(topic_word: np.ndarray, alpha, eta: float) -> engine.LDA:
+    """An engine.LDA with the engine's default local inference holding a system's lambda (K x V), alpha and eta."""
+    model = engine.LDA(n_topics=topic_word.shape[0], n_words=topic_word.shape[1], alpha=alpha, eta=eta, seed=0)
+    model.lambda_ = topic_word
+    return model
+
+
+def hdp_evaluator(settings: HDPSettings, topic_word: np.ndarray, sticks: np.ndarray) -> engine.HDP:
+    """An engine.HDP with the engine's default local inference holding an HDP's lambda and corpus sticks.
+
+    Its held-out fits stop at EVAL_TOL, the same for every HDP whatever it was trained with.
+    """
+    model = hdp_from_globals(settings, np.asarray(topic_word, dtype=np.float64), np.asarray(sticks, dtype=np.float64))
+    model.local_tol = model.initial_local_tol = EVAL_TOL
+    return model
+
+
+def score(evaluator, kind: str, collection: Collection) -> dict:
+    """Held-out LL, NPMI and live topics of an evaluation model (LDA: all topics; HDP: those in use)."""
+    weights = np.asarray(evaluator.topic_weights(), dtype=np.float64)
+    K = weights.size
+    record = {"heldout_loglik": engine.predictive_log_likelihood(evaluator, collection.observed, collection.heldout)}
+    record["evaluator"] = {"local_update": evaluator.local_update, "local_tol": evaluator.local_tol}
+    if evaluator.local_update != "mean_field":  # the same topics folded in by the paper's mean-field step
+        paper = evaluator.copy()
+        paper.local_update = "mean_field"
+        record["heldout_loglik_mean_field"] = engine.predictive_log_likelihood(
+            paper, collection.observed, collection.heldout
+        )
+    if kind == "lda":
+        live = int(np.sum(weights >= LIVE_SHARE / K))
+        record.update(live_topics=live, live_fraction=live / K, min_share=float(weights.min()))
+        scored = np.arange(K)
+    else:
+        scored = np.flatnonzero(weights >= IN_USE_WEIGHT)
+        record.update(
+            topics_in_use=evaluator.topics_in_use(IN_USE_WEIGHT),
+            topics_covering=evaluator.topics_covering(COVERING_MASS),
+            truncation=evaluator.n_topics if isinstance(evaluator, engine.HDP) else None,  # None: tomotopy's LDA
+        )
+    top = np.asarray(evaluator.top_words(N_TOP))[scored]
+    npmi = collection.prepared("coherence").score(top, measure="npmi") if scored.size else np.empty(0)
+    record.update(npmi=float(npmi.mean()) if npmi.size else None, npmi_topics=int(scored.size))
+    alpha = np.asarray(evaluator.alpha, dtype=np.float64)
+    record["eval_alpha"] = {"mean": float(alpha.mean()), "min": float(alpha.min()), "max": float(alpha.max())}
+    return record
+
+
+# ------------------------------------------------------------------------- systems
+@dataclass
+class Trained:
+    """What a system hands to the scorer: its evaluation model, training seconds and documents processed."""
+
+    evaluator: object
+    seconds: float
+    docs: int
+    extra: dict = field(default_factory=dict)
+
+
+def engine_defaults(K: int = 10) -> dict:
+    """The settings engine.SVI, engine.LDA (K topics) and engine.HDP use when not told; the online peers use them."""
+    svi = inspect.signature(engine.SVI).parameters
+    lda = engine.LDA(n_topics=K, n_words=1)
+    hdp = engine.HDP(n_topics=HDP_TRUNCATION, doc_truncation=HDP_DOC_TRUNCATION, n_words=1)
+    return {
+        "batch_size": svi["batch_size"].default,
+        "kappa": svi["kappa"].default,
+        "tau": svi["tau"].default,
+        "alpha": lda.alpha.tolist() if isinstance(lda.alpha, np.ndarray) else lda.alpha,
+        "eta": lda.eta,
+        "local_update": lda.local_update,
+        "hdp_alpha": hdp.alpha,
+        "hdp_gamma": hdp.gamma,
+        "hdp_eta": hdp.eta,
+        "hdp_local_update": hdp.local_update,
+    }
+
+
+def train_engine(kind: str, collection: Collection, K: int, seed: int, cell) -> Trained:
+    """engine.LDA / engine.HDP at its defaults (plus --engine-options) by engine.SVI (plus --svi-options)."""
+    train = collection.train
+    D, V = train.shape
+    if kind == "lda":
+        make = lambda: engine.LDA(**{"n_topics": K, "n_words": V, "seed": seed, **cell.engine_options})  # noqa: E731
+    else:
+        make = lambda: engine.HDP(  # noqa: E731
+            **{
+                "n_topics": HDP_TRUNCATION,
+                "doc_truncation": HDP_DOC_TRUNCATION,
+                "n_words": V,
+                "seed": seed,
+                **cell.engine_options,
+            }
+        )
+    iterations: list[float] = []
+    started = time.perf_counter()
+    model = make()
+    trainer = engine.SVI(model, corpus=train, seed=seed, **cell.svi_options)
+    trainer.run(n_docs=cell.epochs * D, callback=lambda report: iterations.append(report.local_iterations))
+    seconds = time.perf_counter() - started
+    if kind == "lda":
+        evaluator = lda_evaluator(model.lambda_, model.alpha, model.eta)
+    else:
+        settings = HDPSettings(  # the evaluator reads the priors and sizes, not the schedule
+            n_topics=model.n_topics,
+            doc_truncation=model.doc_truncation,
+            batch_size=0,
+            kappa=0.0,
+            tau=0.0,
+            alpha=model.alpha,
+            gamma=model.gamma,
+            eta=model.eta,
+            seed=0,
+        )
+        evaluator = hdp_evaluator(settings, model.lambda_, model.sticks_)
+    return Trained(
+        evaluator, seconds, trainer.docs_seen, {"steps": trainer.t, "local_iterations": float(np.mean(iterations))}
+    )
+
+
+def train_online_peer(system: str, collection: Collection, K: int, seed: int, cell) -> Trained:
+    """scikit-learn / gensim through the _peers adapters, with the engine's default settings and our minibatches.
+
+    Epoch e visits the training documents in the order
+    ``default_rng([seed, e]).permutation(D)`` cut into minibatches of S; each
+    minibatch is sliced and converted by the adapter's ``prepare`` before the
+    clock starts; the clock covers the adapter's construction (random start),
+    ``fit_prepared`` and (gensim's HDP) ``finish_epoch``.
+    """
+    d = engine_defaults(K or 10)
+    train = collection.train
+    D = train.shape[0]
+    if system == "gensim-hdp":
+        settings = HDPSettings(
+            HDP_TRUNCATION,
+            HDP_DOC_TRUNCATION,
+            d["batch_size"],
+            d["kappa"],
+            d["tau"],
+            d["hdp_alpha"],
+            d["hdp_gamma"],
+            d["hdp_eta"],
+            seed,
+        )
+        make = lambda: GensimHDP(train, settings, collection.prepared("gensim"))  # noqa: E731
+    else:
+        settings = Settings(K, d["batch_size"], d["kappa"], d["tau"], d["eta"], seed)
+        settings.alpha = d["alpha"]  # the engine's default prior, not the adapters' 1/K
+        if system == "gensim-lda":
+            make = lambda: GensimLDA(train, settings, collection.prepared("gensim"))  # noqa: E731
+        else:
+            make = lambda: SklearnLDA(train, settings)  # noqa: E731
+    started = time.perf_counter()
+    adapter = make()
+    seconds = time.perf_counter() - started
+    for e in range(cell.epochs):
+        order = np.random.default_rng([seed, e]).permutation(D)
+        for start in range(0, D, settings.batch_size):
+            batch = adapter.prepare(order[start : start + settings.batch_size])
+            started = time.perf_counter()
+            adapter.fit_prepared(batch)
+            seconds += time.perf_counter() - started
+        if hasattr(adapter, "finish_epoch"):
+            started = time.perf_counter()
+            adapter.finish_epoch()
+            seconds += time.perf_counter() - started
+    if system == "gensim-hdp":
+        held = adapter.model_for_evaluation()  # gensim's lambda + eta and sticks in an engine.HDP
+        evaluator = hdp_evaluator(settings, held.lambda_, held.sticks_)
+    else:
+        evaluator = lda_evaluator(adapter.topic_word(), settings.alpha, settings.eta)
+    extra = {"settings": {k: getattr(settings, k) for k in ("batch_size", "kappa", "tau", "alpha", "eta")}}
+    return Trained(evaluator, seconds, cell.epochs * D, extra)
+
+
+def sweep_until(model, budget: float, workers: int) -> tuple[float, int]:
+    """tomotopy's training clock: ``train(0)`` (the random start), then sweeps until ``budget`` seconds are used.
+
+    After each chunk of ``train(n)`` the time per sweep so far gives the number
+    of whole sweeps that fits in the time left (rounded to the nearest, at most
+    as many as done so far, so the estimate is refreshed); training stops when
+    that is 0, i.e. within about half a sweep of the budget.  At least one
+    sweep.  Chunks do not change the sampler: ``train(1); train(10)`` gives
+    exactly what ``train(11)`` gives (hyperparameter steps follow the global count).
+    """
+    started = time.perf_counter()
+    model.train(0, workers=workers)
+    start_seconds = time.perf_counter() - started
+    sweeps, chunk = 0, 1
+    while chunk > 0:
+        model.train(chunk, workers=workers)
+        sweeps += chunk
+        elapsed = time.perf_counter() - started
+        per_sweep = max(elapsed - start_seconds, 1e-9) / sweeps
+        chunk = min(int(np.floor((budget - elapsed) / per_sweep + 0.5)), sweeps)
+    return time.perf_counter() - started, sweeps
+
+
+def tomotopy_topics(model, n_words: int) -> np.ndarray:
+    """lambda (K x V) of a tomotopy model: its topic-word counts + eta (words it never saw: eta)."""
+    columns = np.array([int(w) for w in model.used_vocabs])
+    topic_word = np.full((model.k, n_words), float(model.eta))
+    for k in range(model.k):
+        topic_word[k, columns] = model.get_topic_word_dist(k, normalize=False)  # n_kw + eta
+    return topic_word
+
+
+def train_tomotopy(system: str, collection: Collection, K: int, seed: int, cell) -> Trained:
+    """tomotopy's LDAModel / HDPModel at its defaults, its sweeps filling the engine's training seconds."""
+    import tomotopy as tp
+
+    corpus = collection.prepared("tomotopy")
+    V = collection.train.shape[1]
+    # built from the prepared Corpus outside the clock: adding documents maps word strings to ids,
+    # the counterpart of the CSR matrix the others are handed
+    model = (
+        tp.LDAModel(k=K, seed=seed, corpus=corpus)
+        if system == "tomotopy-lda"
+        else tp.HDPModel(seed=seed, corpus=corpus)
+    )
+    seconds, sweeps = sweep_until(model, cell.budget, cell.threads)
+    extra = {"sweeps": sweeps, "budget_seconds": cell.budget}
+    if system == "tomotopy-lda":
+        evaluator = lda_evaluator(
+            tomotopy_topics(model, V), np.asarray(model.alpha, dtype=np.float64), float(model.eta)
+        )
+    else:
+        # tomotopy's own HDP -> LDA conversion: its live topics (by word count) with an asymmetric alpha
+        # fitted (Minka's fixed point) to the documents' topic counts of the HDP's last sample
+        lda, _ = model.convert_to_lda()
+        topic_word = tomotopy_topics(lda, V)
+        alpha = np.asarray(lda.alpha, dtype=np.float64)
+        if topic_word.shape[0] < 2:  # engine.LDA needs 2 topics: add an empty one with a small prior
+            topic_word = np.vstack([topic_word, np.full((1, V), float(lda.eta))])
+            alpha = np.append(alpha, alpha.min())
+        evaluator = lda_evaluator(topic_word, alpha, float(lda.eta))
+        extra.update(live_k=model.live_k, alpha=float(model.alpha), gamma=float(model.gamma))
+    return Trained(evaluator, seconds, sweeps * collection.train.shape[0], extra)
+
+
+def warm_up(collection: Collection, cell, variants: list[str]) -> None:
+    """One SVI step of each engine model on a few of the collection's documents, before any clock starts.
+
+    Loads the compiled kernels for this collection's count dtype (``warm_up_kernels``
+    loads them for float64 counts): the default LDA and HDP (a tomotopy cell may
+    need the default engine's seconds), and the ``variants`` with the run's options.
+    """
+    few = collection.train[:8]
+    svi = {k: v for k, v in cell.svi_options.items() if k != "batch_size"}
+    runs = [(system, {}, {}) for system in ("engine-lda", "engine-hdp")]
+    if cell.engine_options or svi:
+        runs += [(system, cell.engine_options, svi) for system in variants]
+    for system, options, svi_options in runs:
+        if system == "engine-lda":
+            model = engine.LDA(**{"n_topics": 2, "n_words": few.shape[1], **options})
+        else:
+            model = engine.HDP(**{"n_topics": 4, "doc_truncation": 2, "n_words": few.shape[1], **options})
+        engine.SVI(model, corpus=few, batch_size=4, **svi_options).step()
+
+
+def train_system(system: str, collection: Collection, K: int, seed: int, cell) -> Trained:
+    if system.startswith("engine-"):
+        return train_engine("lda" if system == "engine-lda" else "hdp", collection, K, seed, cell)
+    if system.startswith("tomotopy-"):
+        return train_tomotopy(system, collection, K, seed, cell)
+    return train_online_peer(system, collection, K, seed, cell)
+
+
+# ---------------------------------------------------------------------- the grid
+@dataclass
+class Cell:
+    """The settings of one run of one system (what varies by cell is passed beside it)."""
+
+    epochs: int
+    threads: int
+    engine_options: dict
+    svi_options: dict
+    budget: float | None = None
+
+
+def system_name(system: str, label: str | None) -> str:
+    """How a system appears in the results: engine systems carry the --label of a variant."""
+    return f"{system}:{label}" if label and system.startswith("engine-") else system
+
+
+def cell_key(record: dict) -> tuple:
+    return (record["system"], record["corpus"], record["k"], record["seed"], record["epochs"])
+
+
+def read_records(paths) -> list[dict]:
+    """Every record of the JSON-lines files, later lines replacing earlier ones for the same cell."""
+    found: dict[tuple, dict] = {}
+    for path in paths:
+        path = Path(path)
+        if not path.is_file():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:  # a line cut short by an interrupted run
+                print(f"warning: {path}:{number} is not a JSON record; ignored", file=sys.stderr)
+                continue
+            found[cell_key(record)] = record
+    return list(found.values())
+
+
+def append_record(path: Path, record: dict) -> None:
+    """One line, one write() to a file opened for appending, flushed to disk: a record is whole or absent."""
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def versions() -> dict:
+    found = _report.versions()
+    try:
+        found["tomotopy"] = metadata.version("tomotopy")
+    except metadata.PackageNotFoundError:
+        found["tomotopy"] = None
+    return found
+
+
+def run_cell(system: str, name: str, collection: Collection, K: int | None, seed: int, cell: Cell, meta: dict) -> dict:
+    kind = "hdp" if system in HDP_SYSTEMS else "lda"
+    trained = train_system(system, collection, K, seed, cell)
+    record = {
+        "system": name,
+        "base": system,
+        "label": name.partition(":")[2] or None,
+        "kind": kind,
+        "corpus": collection.name,
+        "k": K,
+        "seed": seed,
+        "epochs": cell.epochs,
+        "options": {"engine": cell.engine_options, "svi": cell.svi_options} if system.startswith("engine-") else {},
+        **score(trained.evaluator, kind, collection),
+        "seconds": trained.seconds,
+        "docs_per_second": trained.docs / trained.seconds,
+        **trained.extra,
+        "collection": collection.stats(),
+        **meta,
+    }
+    return record
+
+
+def progress_line(r: dict) -> str:
+    topics = (
+        f"live {r['live_topics']}/{r['k']}"
+        if r["kind"] == "lda"
+        else f"in use {r['topics_in_use']}, 95 % in {r['topics_covering']}"
+    )
+    npmi = "-" if r["npmi"] is None else f"{r['npmi']:.4f}"
+    sweeps = f", {r['sweeps']} sweeps for {r['budget_seconds']:.2f} s" if "sweeps" in r else ""
+    k = f"K={r['k']}" if r["k"] is not None else "HDP"
+    return (
+        f"{r['corpus']} {k} seed {r['seed']} {r['system']}: LL {r['heldout_loglik']:.4f}, NPMI {npmi}, {topics}, "
+        f"{r['seconds']:.2f} s ({r['docs_per_second']:.0f} docs/s{sweeps})"
+    )
+
+
+def run(args) -> int:
+    for system in list(args.systems):
+        library = system.split("-")[0]
+        reason = None if library == "engine" else peer_available(library)
+        if reason:
+            print(f"skipping {system}: {reason}", file=sys.stderr)
+            args.systems.remove(system)
+    try:
+        import numba
+
+        numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    except ImportError:
+        pass
+    from threadpoolctl import threadpool_limits
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    done = {cell_key(r): r for r in read_records([args.out])}
+    label = args.label
+    cell = Cell(args.epochs, args.threads, args.engine_options, args.svi_options)
+    for r in done.values():
+        if label and r["label"] == label and r["options"] != {"engine": cell.engine_options, "svi": cell.svi_options}:
+            sys.exit(
+                f"{args.out} holds cells labelled {label!r} run with options {r['options']}; this run's are "
+                f"{ {'engine': cell.engine_options, 'svi': cell.svi_options} }: choose another --label"
+            )
+    meta = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "command": "python " + shlex.join([sys.argv[0], *args.argv]),
+        "source": _report.source_state(),
+        "versions": versions(),
+        "machine": f"{platform.machine()}, {_report.cores()} cores",
+        "threads": args.threads,
+        "engine_defaults": engine_defaults(),
+    }
+    print(
+        f"# quality run {meta['date']}\ncommand: {meta['command']}\nsource: {meta['source']}\n"
+        f"versions: {', '.join(f'{k} {v}' for k, v in meta['versions'].items() if v)}\n"
+        f"machine: {meta['machine']}; {args.threads} thread(s) for every system",
+        flush=True,
+    )
+    print(_report.warm_up(sorted({"float64", cell.engine_options.get("dtype", "float64")}), cold=False), flush=True)
+    lda_systems = [s for s in args.systems if s not in HDP_SYSTEMS]
+    hdp_systems = [s for s in args.systems if s in HDP_SYSTEMS]
+
+    def ensure(system: str, collection: Collection, K: int | None, seed: int) -> None:
+        """Run one cell and append its record (with --resume: unless the results hold it already)."""
+        name = system_name(system, label)
+        key = (name, collection.name, K, seed, cell.epochs)
+        if args.resume and key in done:
+            return
+        if system.startswith("tomotopy-"):  # its budget: the default engine's seconds on the same cell
+            engine_system = "engine-lda" if system == "tomotopy-lda" else "engine-hdp"
+            budget_key = (engine_system, collection.name, K, seed, cell.epochs)
+            if budget_key not in done:
+                print(f"{system} needs {engine_system}'s seconds on this cell: running it first", flush=True)
+                defaults = Cell(cell.epochs, cell.threads, {}, {})
+                record = run_cell(engine_system, engine_system, collection, K, seed, defaults, meta)
+                append_record(args.out, record)
+                done[budget_key] = record
+                print(progress_line(record), flush=True)
+            cell.budget = done[budget_key]["seconds"]
+        record = run_cell(system, name, collection, K, seed, cell, meta)
+        append_record(args.out, record)
+        done[key] = record
+        print(progress_line(record), flush=True)
+
+    with threadpool_limits(limits=args.threads):
+        for name in args.corpora:
+            collection, why = load_collection(name, args)
+            if collection is None:
+                print(why, file=sys.stderr, flush=True)
+                continue
+            s = collection.stats()
+            print(
+                f"\n## {name}: {s['train_docs']} training documents, {s['test_docs']} test documents, V = "
+                f"{s['n_words']}, {s['train_tokens']} training tokens, {s['heldout_tokens']} held-out tokens "
+                f"({s['source']})",
+                flush=True,
+            )
+            warm_up(collection, cell, [s for s in args.systems if s.startswith("engine-")])
+            for K in args.k if lda_systems else []:
+                for seed in args.seeds:
+                    for system in lda_systems:
+                        ensure(system, collection, K, seed)
+            for seed in args.seeds:
+                for system in hdp_systems:
+                    ensure(system, collection, None, seed)
+    print(summary(read_records([args.out]), f"python {sys.argv[0]} summarize {args.out}"), flush=True)
+    return 0
+
+
+# --------------------------------------------------------------------- summary
+def _mean_std(values, digits: int) -> str:
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    if len(values) == 1:
+        return f"{values[0]:.{digits}f}"
+    return f"{np.mean(values):.{digits}f} ± {np.std(values, ddof=1):.{digits}f}"
+
+
+def _table(head: list[str], rows: list[list]) -> list[str]:
+    return [
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+        *("| " + " | ".join(map(str, r)) + " |" for r in rows),
+    ]
+
+
+def _order(names) -> list[str]:
+    """Engine systems first (default before variants), then the peers in SYSTEMS order."""
+    rank = {s: i for i, s in enumerate(SYSTEMS)}
+    return sorted(set(names), key=lambda n: (rank.get(n.partition(":")[0], len(rank)), n))
+
+
+def summary(records: list[dict], command: str, epochs: int | None = None) -> str:
+    """Markdown: the commands, the collections, per corpus and K the systems' means ± std over seeds, the targets."""
+    if not records:
+        return "no results yet"
+    all_epochs = sorted({r["epochs"] for r in records})
+    epochs = epochs if epochs is not None else all_epochs[-1]
+    records = [r for r in records if r["epochs"] == epochs]
+    out = [f"# Quality summary ({epochs} epochs)\n", f"command: {command}"]
+    out += [f"run: {c}" for c in dict.fromkeys(r["command"] for r in records)]
+    sources = sorted({r["source"] for r in records})
+    out.append(f"source: {'; '.join(sources)}")
+    out.append(f"versions: {', '.join(f'{k} {v}' for k, v in records[-1]['versions'].items() if v)}")
+    if len(all_epochs) > 1:
+        out.append(f"(the results also hold runs of {', '.join(map(str, all_epochs))} epochs: pick with --epochs)")
+    corpora = [
+        c for c in dict.fromkeys([*PANEL, *(r["corpus"] for r in records)]) if any(r["corpus"] == c for r in records)
+    ]
+    first = {c: next(r for r in records if r["corpus"] == c) for c in corpora}
+    out.append("\n## Collections\n")
+    rows = []
+    for c in corpora:
+        s = first[c]["collection"]
+        rows.append([c, s["train_docs"], s["test_docs"], s["n_words"], s["train_tokens"], s["heldout_tokens"]])
+    out += _table(["collection", "training docs", "test docs", "V", "training tokens", "held-out tokens"], rows)
+    fold_in = ", ".join(sorted({r.get("evaluator", {}).get("local_update", "?") for r in records}))
+    out.append(
+        "\nMeans ± standard deviation over seeds. LL: held-out log likelihood per word (higher is better), "
+        f"every system's topics folded in by the engine's default local step ({fold_in}). "
+        f"NPMI: mean over topics of the top-{N_TOP} words' NPMI in the training documents. Live: LDA topics with "
+        f">= {LIVE_SHARE:g}/K of the words (min over seeds). tomotopy's sweeps fill the default engine's seconds."
+    )
+    for c in corpora:
+        here = [r for r in records if r["corpus"] == c]
+        out.append(f"\n## {c}\n")
+        for K in sorted({r["k"] for r in here if r["kind"] == "lda"}):
+            cells = [r for r in here if r["kind"] == "lda" and r["k"] == K]
+            rows = []
+            for name in _order(r["system"] for r in cells):
+                rs = [r for r in cells if r["system"] == name]
+                live = [r["live_topics"] for r in rs]
+                rows.append(
+                    [
+                        name,
+                        len(rs),
+                        _mean_std([r["heldout_loglik"] for r in rs], 4),
+                        _mean_std([r["npmi"] for r in rs], 4),
+                        f"{_mean_std(live, 1)} (min {min(live)})",
+                        _mean_std([r["seconds"] for r in rs], 2),
+                        f"{np.mean([r['docs_per_second'] for r in rs]):.0f}",
+                        _mean_std([r["sweeps"] for r in rs], 0) if "sweeps" in rs[0] else "",
+                    ]
+                )
+            out.append(f"### K = {K}\n")
+            out += _table(["system", "seeds", "LL/word", "NPMI", "live topics", "seconds", "docs/s", "sweeps"], rows)
+            out.append("")
+        cells = [r for r in here if r["kind"] == "hdp"]
+        if cells:
+            rows = []
+            for name in _order(r["system"] for r in cells):
+                rs = sorted((r for r in cells if r["system"] == name), key=lambda r: r["seed"])
+                rows.append(
+                    [
+                        name,
+                        len(rs),
+                        _mean_std([r["heldout_loglik"] for r in rs], 4),
+                        _mean_std([r["npmi"] for r in rs], 4),
+                        " / ".join(str(r["topics_in_use"]) for r in rs),
+                        " / ".join(str(r["topics_covering"]) for r in rs),
+                        _mean_std([r["seconds"] for r in rs], 2),
+                        f"{np.mean([r['docs_per_second'] for r in rs]):.0f}",
+                        _mean_std([r["sweeps"] for r in rs], 0) if "sweeps" in rs[0] else "",
+                    ]
+                )
+            out.append(
+                f"### HDP (truncation {HDP_TRUNCATION}, T = {HDP_DOC_TRUNCATION}; per seed: in use, covering 95 %)\n"
+            )
+            head = [
+                "system",
+                "seeds",
+                "LL/word",
+                "NPMI (in use)",
+                f"topics >= {IN_USE_WEIGHT:g}",
+                f"topics for {COVERING_MASS:.0%}",
+                "seconds",
+                "docs/s",
+                "sweeps",
+            ]
+            out += _table(head, rows)
+    out.append("\n## Targets\n")
+    out += targets(records)
+    return "\n".join(out)
+
+
+def _verdict(statuses) -> str:
+    """FAIL if any part fails, else INCOMPLETE if a part was not run (MISSING / INCOMPLETE), else PASS."""
+    statuses = set(statuses)
+    if "FAIL" in statuses:
+        return "FAIL"
+    return "INCOMPLETE" if statuses & {"MISSING", "INCOMPLETE"} or not statuses else "PASS"
+
+
+def targets(records: list[dict], panel=PANEL) -> list[str]:
+    """The issue's three targets for each engine variant in the results, PASS / FAIL / INCOMPLETE.
+
+    1. every panel collection, K = 10, 20, 50: >= 90 % of the engine LDA's topics live, in every seed;
+    2. K = 20 and 50, every collection: engine LDA's mean LL >= tomotopy LDA's and mean NPMI >= tomotopy's;
+    3. every collection: engine HDP's mean LL >= the best engine LDA over K = 10, 20, 50, 100, >= gensim's
+       HdpModel's and >= tomotopy's HDPModel's; its topics in use in [5, 75] in every seed and stable
+       (std over seeds <= 20 % of the mean).
+
+    Means are over the seeds both systems have; a cell not in the results makes a line MISSING.
+    """
+    by = defaultdict(list)
+    for r in records:
+        by[r["system"], r["corpus"], r["k"]].append(r)
+    labels = sorted({r["label"] for r in records if r["base"] in ("engine-lda", "engine-hdp")}, key=lambda x: x or "")
+    present = [c for c in panel if any(r["corpus"] == c for r in records)]
+    absent = [c for c in panel if c not in present]
+    no_results = f"  - no results for {', '.join(absent)}: INCOMPLETE"
+    out = []
+    for label in labels or [None]:
+        lda, hdp = system_name("engine-lda", label), system_name("engine-hdp", label)
+        # a variant of one model only is held against the default of the other
+        if label and not any(s == lda for s, _, _ in by):
+            lda = "engine-lda"
+        if label and not any(s == hdp for s, _, _ in by):
+            hdp = "engine-hdp"
+        out.append(f"### {lda} and {hdp}")
+
+        lines, statuses = [], []
+        for c in present:
+            parts = []
+            for K in LIVE_TARGET_K:
+                rs = by.get((lda, c, K), [])
+                if not rs:
+                    parts.append((f"K={K} not run", "MISSING"))
+                    continue
+                worst = min(rs, key=lambda r: r["live_fraction"])
+                ok = worst["live_fraction"] >= LIVE_TARGET_FRACTION
+                parts.append((f"K={K} min {worst['live_topics']}/{K} over {len(rs)} seeds", "PASS" if ok else "FAIL"))
+            status = _verdict(s for _, s in parts)
+            statuses.append(status)
+            lines.append(f"  - {c}: " + ", ".join(t for t, _ in parts) + f": {status}")
+        if absent:
+            statuses.append("MISSING")
+            lines.append(no_results)
+        out.append(
+            f"1. >= {LIVE_TARGET_FRACTION:.0%} of the topics live at K = 10, 20, 50 in every seed: {_verdict(statuses)}"
+        )
+        out += lines
+
+        lines, statuses = [], []
+        for c in present:
+            for K in VS_TOMOTOPY_K:
+                mine, theirs = by.get((lda, c, K), []), by.get(("tomotopy-lda", c, K), [])
+                seeds = sorted({r["seed"] for r in mine} & {r["seed"] for r in theirs})
+                if not seeds:
+                    statuses.append("MISSING")
+                    lines.append(f"  - {c} K={K}: {'tomotopy-lda' if mine else lda} not run: MISSING")
+                    continue
+                m = {f: _mean_at(mine, seeds, f) for f in ("heldout_loglik", "npmi")}
+                t = {f: _mean_at(theirs, seeds, f) for f in ("heldout_loglik", "npmi")}
+                ok = m["heldout_loglik"] >= t["heldout_loglik"] and m["npmi"] >= t["npmi"]
+                statuses.append("PASS" if ok else "FAIL")
+                lines.append(
+                    f"  - {c} K={K} ({len(seeds)} seeds): LL {m['heldout_loglik'] - t['heldout_loglik']:+.4f}, "
+                    f"NPMI {m['npmi'] - t['npmi']:+.4f} vs tomotopy: {'PASS' if ok else 'FAIL'}"
+                )
+        if absent:
+            statuses.append("MISSING")
+            lines.append(no_results)
+        out.append(f"2. K = 20, 50: LL and NPMI >= tomotopy LDA's (means over seeds): {_verdict(statuses)}")
+        out += lines
+
+        lines, statuses = [], []
+        for c in present:
+            mine = by.get((hdp, c, None), [])
+            if not mine:
+                statuses.append("MISSING")
+                lines.append(f"  - {c}: {hdp} not run: MISSING")
+                continue
+            ll = float(np.mean([r["heldout_loglik"] for r in mine]))
+            parts = []
+            best, missing = None, []
+            for K in HDP_VS_LDA_K:
+                rs = by.get((lda, c, K), [])
+                if rs:
+                    value = float(np.mean([r["heldout_loglik"] for r in rs]))
+                    best = (K, value) if best is None or value > best[1] else best
+                else:
+                    missing.append(K)
+            if best is None:
+                parts.append((f"{lda} not run", "MISSING"))
+            else:
+                status = "FAIL" if ll < best[1] else ("MISSING" if missing else "PASS")
+                note = f" (K={','.join(map(str, missing))} not run)" if missing else ""
+                parts.append((f"{ll - best[1]:+.4f} vs best LDA (K={best[0]}){note}", status))
+            for peer in ("gensim-hdp", "tomotopy-hdp"):
+                theirs = by.get((peer, c, None), [])
+                seeds = sorted({r["seed"] for r in mine} & {r["seed"] for r in theirs})
+                if not seeds:
+                    parts.append((f"{peer} not run", "MISSING"))
+                    continue
+                diff = _mean_at(mine, seeds, "heldout_loglik") - _mean_at(theirs, seeds, "heldout_loglik")
+                parts.append((f"{diff:+.4f} vs {peer}", "PASS" if diff >= 0 else "FAIL"))
+            in_use = [r["topics_in_use"] for r in sorted(mine, key=lambda r: r["seed"])]
+            low, high = HDP_IN_USE_RANGE[0], (mine[0].get("truncation") or HDP_TRUNCATION) // 2
+            in_range = all(low <= n <= high for n in in_use)
+            stable = len(in_use) < 2 or np.std(in_use, ddof=1) <= HDP_STABLE_CV * np.mean(in_use)
+            parts.append(
+                (
+                    f"topics in use {' / '.join(map(str, in_use))} ({'in' if in_range else 'outside'} [{low}, {high}]"
+                    + ("" if len(in_use) > 1 else ", one seed: stability not judged")
+                    + ("" if stable else ", unstable")
+                    + ")",
+                    "PASS" if in_range and stable else "FAIL",
+                )
+            )
+            status = _verdict(s for _, s in parts)
+            statuses.append(status)
+            lines.append(f"  - {c}: LL {ll:.4f}: " + "; ".join(t for t, _ in parts) + f": {status}")
+        if absent:
+            statuses.append("MISSING")
+            lines.append(no_results)
+        out.append(
+            f"3. HDP LL >= best LDA (K = 10, 20, 50, 100), gensim's and tomotopy's HDP; topics in use in "
+            f"[{HDP_IN_USE_RANGE[0]}, {HDP_IN_USE_RANGE[1]}], std <= {HDP_STABLE_CV:.0%} of the mean: "
+            + _verdict(statuses)
+        )
+        out += lines
+        out.append("")
+    return out
+
+
+def _mean_at(records: list[dict], seeds, field_name: str) -> float:
+    return float(np.mean([r[field_name] for r in records if r["seed"] in seeds]))
+
+
+# ------------------------------------------------------------------------ CLI
+def _json_options(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"not JSON ({error}): {text!r}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"must be a JSON object of keyword arguments, got {text!r}")
+    return value
+
+
+def parse_run_args(argv):
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="`python benchmarks/quality.py summarize FILE...` prints the tables of a results file.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument(
+        "--corpora", nargs="+", default=list(PANEL), choices=PANEL, metavar="NAME", help=f"any of {' '.join(PANEL)}"
+    )
+    p.add_argument(
+        "--systems",
+        nargs="+",
+        default=list(SYSTEMS),
+        choices=SYSTEMS,
+        metavar="NAME",
+        help=f"any of {' '.join(SYSTEMS)}",
+    )
+    p.add_argument("--k", type=int, nargs="+", default=[10, 20, 50, 100], help="numbers of LDA topics")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="seeds")
+    p.add_argument("--epochs", type=int, default=10, help="passes over the training documents of the SVI systems")
+    p.add_argument(
+        "--engine-options",
+        type=_json_options,
+        default={},
+        help="JSON keyword arguments for engine.LDA / engine.HDP, e.g. "
+        '\'{"local_update": "zero_order"}\' (needs --label)',
+    )
+    p.add_argument(
+        "--svi-options",
+        type=_json_options,
+        default={},
+        help='JSON keyword arguments for engine.SVI, e.g. \'{"kappa": 0.7, "tau": 64}\' (needs --label)',
+    )
+    p.add_argument(
+        "--label", help="name of the engine variant: its systems appear as engine-lda:LABEL, engine-hdp:LABEL"
+    )
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file, one JSON line per cell (appended)")
+    p.add_argument("--resume", action="store_true", help="skip the cells --out already holds")
+    p.add_argument(
+        "--threads", type=int, default=1, help="threads of every system: numba, BLAS/OpenMP, tomotopy workers"
+    )
+    p.add_argument("--shared", type=Path, default=SHARED, help="the shared folder holding corpora/ (default ../shared)")
+    p.add_argument("--cache", type=Path, default=CACHE, help="where built collections are cached")
+    args = p.parse_args(argv)
+    args.argv = list(argv)
+    if (args.engine_options or args.svi_options) and not args.label:
+        p.error("--engine-options / --svi-options make a variant: name it with --label")
+    if args.label and not re.fullmatch(r"[\w.=,+-]+", args.label):
+        p.error(f"--label must be letters, digits and . = , + - _ only, got {args.label!r}")
+    for key in ("n_words", "seed"):
+        if key in args.engine_options:
+            p.error(f"--engine-options cannot set {key}: the benchmark sets it")
+    engines = {"engine-lda": engine.LDA, "engine-hdp": engine.HDP}
+    for system, cls in engines.items():
+        if system in args.systems and args.engine_options:
+            if system == "engine-lda" and "n_topics" in args.engine_options:
+                p.error("--engine-options cannot set the LDA's n_topics: use --k")
+            try:
+                inspect.signature(cls).bind_partial(**args.engine_options)
+            except TypeError as error:
+                p.error(f"--engine-options for {cls.__name__}: {error} (run the LDA and HDP variants separately)")
+    if args.svi_options:
+        try:
+            inspect.signature(engine.SVI).bind_partial(model=None, corpus=None, **args.svi_options)
+        except TypeError as error:
+            p.error(f"--svi-options: {error}")
+        if "seed" in args.svi_options:
+            p.error("--svi-options cannot set seed: use --seeds")
+    if args.epochs < 1 or args.threads < 1 or any(k < 2 for k in args.k):
+        p.error("need --epochs >= 1, --threads >= 1 and every --k >= 2")
+    return args
+
+
+def summarize_main(argv) -> int:
+    p = argparse.ArgumentParser(prog="quality.py summarize", description="Print the quality tables and targets.")
+    p.add_argument("files", nargs="*", type=Path, default=[DEFAULT_OUT], help="results files (JSON lines), merged")
+    p.add_argument("--epochs", type=int, help="summarise the runs of this many epochs (default: the largest)")
+    p.add_argument("--write", type=Path, help="also write the summary to this file (atomically)")
+    args = p.parse_args(argv)
+    missing = [str(f) for f in args.files if not f.is_file()]
+    if missing:
+        sys.exit(f"no results file {', '.join(missing)}: run `python benchmarks/quality.py --out FILE` first")
+    text = summary(read_records(args.files), "python " + shlex.join([sys.argv[0], "summarize", *argv]), args.epochs)
+    print(text)
+    if args.write:
+        with engine.atomic_file(args.write, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    return 0
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["summarize"]:
+        return summarize_main(argv[1:])
+    return run(parse_run_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""The quality benchmark's summary and target logic, on hand-made results (no training, no peers)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "quality.py"
+_SPEC = importlib.util.spec_from_file_location("quality_benchmark", _PATH)
+quality = importlib.util.module_from_spec(_SPEC)
+sys.modules[_SPEC.name] = quality  # dataclasses look their module up there
+_SPEC.loader.exec_module(quality)
+
+SEEDS = (0, 1, 2)
+COLLECTION = {"train_docs": 90, "test_docs": 10, "n_words": 50, "train_tokens": 900, "heldout_tokens": 40}
+
+
+def cell(system, corpus, k, seed, label=None, **fields):
+    base = system
+    kind = "hdp" if base in quality.HDP_SYSTEMS else "lda"
+    record = {
+        "system": quality.system_name(system, label),
+        "base": base,
+        "label": label if base.startswith("engine-") else None,
+        "kind": kind,
+        "corpus": corpus,
+        "k": k,
+        "seed": seed,
+        "epochs": 10,
+        "options": {},
+        "heldout_loglik": -8.0,
+        "npmi": 0.1,
+        "seconds": 1.0,
+        "docs_per_second": 900.0,
+        "collection": COLLECTION,
+        "command": "python benchmarks/quality.py --epochs 10",
+        "source": "commit abc1234",
+        "versions": {"numpy": "2.0"},
+    }
+    if kind == "lda":
+        record.update(live_topics=k, live_fraction=1.0, min_share=0.5 / k)
+    else:
+        record.update(topics_in_use=20, topics_covering=25, truncation=150)
+    record.update(fields)
+    return record
+
+
+def passing_panel(corpora=quality.PANEL) -> list[dict]:
+    """Every target met: all topics live, the engine ahead of every peer, the HDP ahead of every LDA."""
+    records = []
+    for corpus in corpora:
+        for seed in SEEDS:
+            for k in (10, 20, 50, 100):
+                records.append(cell("engine-lda", corpus, k, seed, heldout_loglik=-8.0 - k / 1000, npmi=0.12))
+                records.append(cell("tomotopy-lda", corpus, k, seed, heldout_loglik=-8.2, npmi=0.10, sweeps=40))
+            records.append(cell("engine-hdp", corpus, None, seed, heldout_loglik=-7.9, topics_in_use=20 + seed))
+            records.append(cell("gensim-hdp", corpus, None, seed, heldout_loglik=-8.1))
+            records.append(cell("tomotopy-hdp", corpus, None, seed, heldout_loglik=-8.05, truncation=None))
+    return records
+
+
+def verdicts(lines: list[str]) -> list[str]:
+    """The overall verdict of targets 1, 2 and 3 (the numbered lines), in order."""
+    return [line.rsplit(": ", 1)[1] for line in lines if line[:2] in ("1.", "2.", "3.")]
+
+
+def replace(records, match, **fields):
+    return [{**r, **fields} if all(r[k] == v for k, v in match.items()) else r for r in records]
+
+
+def test_every_target_passes_on_a_passing_panel():
+    assert verdicts(quality.targets(passing_panel())) == ["PASS", "PASS", "PASS"]
+
+
+def test_a_missing_collection_makes_every_target_incomplete():
+    lines = quality.targets(passing_panel(quality.PANEL[:-1]))
+    assert verdicts(lines) == ["INCOMPLETE"] * 3
+    assert any("no results for synthetic" in line for line in lines)
+
+
+def test_one_seed_below_90_percent_live_fails_target_1_only():
+    records = replace(
+        passing_panel(),
+        {"system": "engine-lda", "corpus": "ap", "k": 20, "seed": 1},
+        live_topics=17,
+        live_fraction=0.85,
+    )
+    lines = quality.targets(records)
+    assert verdicts(lines) == ["FAIL", "PASS", "PASS"]
+    assert any("ap: " in line and "K=20 min 17/20" in line and line.endswith("FAIL") for line in lines)
+
+
+def test_live_topics_at_k_100_do_not_count_for_target_1():
+    records = replace(passing_panel(), {"system": "engine-lda", "k": 100}, live_topics=50, live_fraction=0.5)
+    assert verdicts(quality.targets(records))[0] == "PASS"
+
+
+def test_target_2_compares_means_over_the_seeds_both_systems_ran():
+    # tomotopy ahead in one seed but behind on the mean: passes; lower mean NPMI: fails
+    records = replace(
+        passing_panel(), {"system": "tomotopy-lda", "corpus": "sotu", "k": 50, "seed": 0}, heldout_loglik=-7.9
+    )
+    assert verdicts(quality.targets(records))[1] == "PASS"
+    records = replace(records, {"system": "tomotopy-lda", "corpus": "sotu", "k": 50}, npmi=0.13)
+    lines = quality.targets(records)
+    assert verdicts(lines)[1] == "FAIL"
+    assert any(line.startswith("  - sotu K=50") and line.endswith("FAIL") for line in lines)
+    # an extra tomotopy seed the engine lacks is left out of the means
+    extra = cell("tomotopy-lda", "sotu", 50, 7, heldout_loglik=0.0, npmi=-1.0)
+    assert verdicts(quality.targets([*passing_panel(), extra]))[1] == "PASS"
+
+
+def test_target_3_needs_the_hdp_above_the_best_lda_over_k():
+    records = replace(passing_panel(), {"system": "engine-lda", "corpus": "bible", "k": 50}, heldout_loglik=-7.8)
+    lines = quality.targets(records)
+    assert verdicts(lines)[2] == "FAIL"
+    assert any("bible" in line and "vs best LDA (K=50)" in line for line in lines)
+
+
+def test_target_3_is_incomplete_without_every_k_unless_it_already_fails():
+    records = [r for r in passing_panel() if not (r["system"] == "engine-lda" and r["k"] == 100)]
+    assert verdicts(quality.targets(records))[2] == "INCOMPLETE"
+    records = replace(records, {"system": "gensim-hdp", "corpus": "ap"}, heldout_loglik=-7.0)
+    assert verdicts(quality.targets(records))[2] == "FAIL"
+
+
+@pytest.mark.parametrize(
+    ("in_use", "verdict"),
+    [((4, 20, 20), "FAIL"), ((20, 76, 20), "FAIL"), ((10, 20, 30), "FAIL"), ((19, 20, 22), "PASS")],
+)
+def test_target_3_topics_in_use_within_5_and_75_and_stable(in_use, verdict):
+    records = passing_panel()
+    for seed, n in zip(SEEDS, in_use, strict=True):
+        records = replace(records, {"system": "engine-hdp", "corpus": "jargon", "seed": seed}, topics_in_use=n)
+    assert verdicts(quality.targets(records))[2] == verdict
+
+
+def test_an_engine_variant_gets_its_own_targets():
+    variant = [
+        {**r, "system": r["base"] + ":zo", "label": "zo", "live_topics": 1, "live_fraction": 0.1}
+        for r in passing_panel()
+        if r["base"] == "engine-lda"
+    ]
+    lines = quality.targets(passing_panel() + variant)
+    assert "### engine-lda and engine-hdp" in lines
+    assert "### engine-lda:zo and engine-hdp" in lines  # an LDA-only variant: the default HDP beside it
+    assert verdicts(lines)[:3] == ["PASS", "PASS", "PASS"]
+    assert verdicts(lines)[3] == "FAIL"
+
+
+def test_summary_starts_with_the_commands_and_shows_each_system(tmp_path):
+    records = passing_panel(("jargon",))
+    text = quality.summary(records, "python benchmarks/quality.py summarize out.jsonl")
+    head = text.splitlines()[:4]
+    assert head[2] == "command: python benchmarks/quality.py summarize out.jsonl"
+    assert head[3] == "run: python benchmarks/quality.py --epochs 10"
+    assert "| engine-lda | 3 | -8.0200 ± 0.0000 | 0.1200 ± 0.0000 | 20.0 ± 0.0 (min 20) |" in text
+    assert "| engine-hdp | 3 | -7.9000 ± 0.0000 |" in text and "| 20 / 21 / 22 |" in text
+
+
+def test_read_records_keeps_the_last_record_of_a_cell_and_skips_a_torn_line(tmp_path, capsys):
+    path = tmp_path / "q.jsonl"
+    first, again = cell("engine-lda", "ap", 10, 0), cell("engine-lda", "ap", 10, 0, heldout_loglik=-7.5)
+    other = cell("engine-lda", "ap", 20, 0)
+    path.write_text("\n".join(json.dumps(r) for r in (first, other, again)) + '\n{"system": "engine-l')
+    records = quality.read_records([path])
+    assert sorted((r["k"], r["heldout_loglik"]) for r in records) == [(10, -7.5), (20, -8.0)]
+    assert "is not a JSON record" in capsys.readouterr().err
