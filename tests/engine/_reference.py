@@ -9,13 +9,37 @@ from scipy.special import psi
 def lda_local_reference(counts, lambda_, alpha, tol, max_iter, gamma0):
     """The paper's local loop, one document and one word type at a time (no tricks).
 
+    phi_dwk ∝ exp(E[log theta_dk] + E[log beta_kw]), gamma_d = alpha + sum_w c_dw phi_dw.
     Returns gamma (D, K) and the statistics sum_d sum_n phi_dn w_dn (K, V).
     """
+    log_beta = psi(lambda_) - psi(lambda_.sum(axis=1, keepdims=True))  # E[log beta_kw]
+    return _per_document(counts, log_beta, lambda gamma: psi(gamma) - psi(gamma.sum()), alpha, tol, max_iter,
+                         gamma0)
+
+
+def zero_order_local_reference(counts, lambda_, alpha, tol, max_iter, gamma0):
+    """SCVB0's zero-order local loop, one document and one word type at a time (no tricks).
+
+    phi_dwk ∝ (gamma_dk / sum_j gamma_dj) (lambda_kw / sum_v lambda_kv);
+    gamma_d = alpha + sum_w c_dw phi_dw.  Returns gamma (D, K) and sum_d c_dw phi_dwk (K, V).
+    """
+    log_beta = np.log(lambda_ / lambda_.sum(axis=1, keepdims=True))  # log E[beta_kw]
+    return _per_document(counts, log_beta, lambda gamma: np.log(gamma / gamma.sum()), alpha, tol, max_iter,
+                         gamma0)
+
+
+def _per_document(counts, log_beta, log_theta, alpha, tol, max_iter, gamma0):
+    """gamma_d = alpha + sum_w c_dw phi_dw with phi_dwk ∝ exp(log_theta(gamma_d)_k + log_beta_kw), per document."""
     counts = counts.tocsr()
-    K, V = lambda_.shape
-    elog_beta = psi(lambda_) - psi(lambda_.sum(axis=1, keepdims=True))
+    K, V = log_beta.shape
     gamma_all = np.array(gamma0, dtype=float)
     sstats = np.zeros((K, V))
+
+    def phi_of(gamma, words):
+        logits = log_theta(gamma)[None, :] + log_beta[:, words].T  # (N, K)
+        phi = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return phi / phi.sum(axis=1, keepdims=True)
+
     for d in range(counts.shape[0]):
         words = counts.indices[counts.indptr[d]:counts.indptr[d + 1]]
         cnt = counts.data[counts.indptr[d]:counts.indptr[d + 1]].astype(float)
@@ -24,20 +48,12 @@ def lda_local_reference(counts, lambda_, alpha, tol, max_iter, gamma0):
             gamma_all[d] = alpha
             continue
         for _ in range(max_iter):
-            elog_theta = psi(gamma) - psi(gamma.sum())
-            logits = elog_theta[None, :] + elog_beta[:, words].T  # (N, K)
-            phi = np.exp(logits - logits.max(axis=1, keepdims=True))
-            phi /= phi.sum(axis=1, keepdims=True)
-            new = alpha + cnt @ phi
+            new = alpha + cnt @ phi_of(gamma, words)
             change = np.mean(np.abs(new - gamma))
             gamma = new
             if change < tol:
                 break
-        elog_theta = psi(gamma) - psi(gamma.sum())
-        logits = elog_theta[None, :] + elog_beta[:, words].T
-        phi = np.exp(logits - logits.max(axis=1, keepdims=True))
-        phi /= phi.sum(axis=1, keepdims=True)
-        sstats[:, words] += (cnt[:, None] * phi).T
+        sstats[:, words] += (cnt[:, None] * phi_of(gamma, words)).T
         gamma_all[d] = gamma
     return gamma_all, sstats
 
@@ -57,35 +73,3 @@ def planted_counts(n_docs=300, n_topics=4, words_per_topic=12, doc_length=60, se
         rows.append(rng.multinomial(doc_length, theta[d] @ topics))
     return sp.csr_matrix(np.array(rows)), topics
 
-
-def zero_order_local_reference(counts, lambda_, alpha, tol, max_iter, gamma0):
-    """SCVB0's zero-order local loop, one document and one word type at a time (no tricks).
-
-    phi_dwk ∝ (gamma_dk / sum_j gamma_dj) (lambda_kw / sum_v lambda_kv);
-    gamma_d = alpha + sum_w c_dw phi_dw.  Returns gamma (D, K) and sum_d c_dw phi_dwk (K, V).
-    """
-    counts = counts.tocsr()
-    K, V = lambda_.shape
-    mean_beta = lambda_ / lambda_.sum(axis=1, keepdims=True)
-    gamma_all = np.array(gamma0, dtype=float)
-    sstats = np.zeros((K, V))
-    for d in range(counts.shape[0]):
-        words = counts.indices[counts.indptr[d]:counts.indptr[d + 1]]
-        cnt = counts.data[counts.indptr[d]:counts.indptr[d + 1]].astype(float)
-        if words.size == 0:
-            gamma_all[d] = alpha
-            continue
-        gamma = gamma_all[d].copy()
-        for _ in range(max_iter):
-            phi = (gamma / gamma.sum())[None, :] * mean_beta[:, words].T  # (N, K)
-            phi /= phi.sum(axis=1, keepdims=True)
-            new = alpha + cnt @ phi
-            change = np.mean(np.abs(new - gamma))
-            gamma = new
-            if change < tol:
-                break
-        phi = (gamma / gamma.sum())[None, :] * mean_beta[:, words].T
-        phi /= phi.sum(axis=1, keepdims=True)
-        gamma_all[d] = gamma
-        sstats[:, words] += (cnt[:, None] * phi).T
-    return gamma_all, sstats
