@@ -119,6 +119,22 @@ class LazyTopics:
         self._totals = (1.0 - rho) * self._totals + (rho * scale) * word_topic.sum(axis=0)
         self._dense = None
 
+    def excess_totals(self) -> np.ndarray:
+        """Current sum_v (lambda_kv - eta), shape (n_topics,): each topic's expected word count."""
+        return self._totals.copy()
+
+    def replace_rows(self, rows: np.ndarray, excess: np.ndarray) -> None:
+        """Set lambda[rows] = eta + ``excess`` (shape (len(rows), n_words)), e.g. to re-seed topics.
+
+        The pending decay of every column is applied first (one pass over the
+        store), so the new rows are stored as they are.
+        """
+        self._excess *= self._decay(slice(None))[:, None]
+        self._stamp[:] = self._log_decay
+        self._excess[:, rows] = excess.T
+        self._totals = self._excess.sum(axis=0)
+        self._dense = None
+
     def set_eta(self, eta: float) -> None:
         """Move the prior every entry decays towards; lambda = eta + x shifts by the change everywhere."""
         self.eta = float(eta)

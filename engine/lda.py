@@ -57,12 +57,15 @@ class LDAStats:
         Vocabulary indices of those columns (sorted).
     n_iter : ndarray of shape (n_docs,)
         Local iterations per document.
+    counts : csr_matrix of shape (n_docs, n_columns), optional
+        The minibatch's word counts on those columns (for re-seeding topics).
     """
 
     doc_topic: np.ndarray
     topic_word: np.ndarray
     columns: np.ndarray
     n_iter: np.ndarray
+    counts: sp.csr_matrix | None = None
 
     @property
     def n_docs(self) -> int:
@@ -146,6 +149,14 @@ class LDA(TopicModel):
     learn_eta : bool
         Learn the symmetric eta the same way, from the topics' E[log beta_k]
         (costs one pass over lambda per step).
+    revive_topics : bool
+        Re-seed topics that fall out of use.  After each SVI step past the
+        first epoch, at most once per epoch, every topic whose share of the
+        words is below ``0.25 / K`` is restarted from the words of one of the
+        minibatch's documents the model explains worst (per-word likelihood
+        under E[theta_d] and E[beta]), with the mass that document carries in
+        the step (D/S times its length): a birth move in the spirit of
+        memoized online VI (Hughes & Sudderth, NIPS 2013).
     kernel : {"auto", "compiled", "numpy"}
         The local step's implementation: "compiled" is a numba kernel that
         fuses each document's loop and spreads documents over all cores;
@@ -175,6 +186,7 @@ class LDA(TopicModel):
         local_update: str | None = None,
         learn_alpha: bool = False,
         learn_eta: bool = False,
+        revive_topics: bool = False,
         preset: str = "default",
     ):
         self.n_topics = check_int("n_topics", n_topics, 2)
@@ -195,6 +207,9 @@ class LDA(TopicModel):
         self.local_update = check_choice("local_update", local_update, LOCAL_UPDATES)
         self.learn_alpha = check_choice("learn_alpha", learn_alpha, (True, False))
         self.learn_eta = check_choice("learn_eta", learn_eta, (True, False))
+        self.revive_topics = check_choice("revive_topics", revive_topics, (True, False))
+        self._last_revival = 0.0  # documents seen (in epochs) at the last re-seeding
+        self._steps_seen = 0.0  # epochs of documents the global step has blended in
         if self.learn_alpha and np.ndim(self.alpha) == 0:
             self.alpha = np.full(self.n_topics, self.alpha)
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
@@ -217,6 +232,7 @@ class LDA(TopicModel):
             "local_update": self.local_update,
             "learn_alpha": self.learn_alpha,
             "learn_eta": self.learn_eta,
+            "revive_topics": self.revive_topics,
             "preset": self.preset,
         }
 
@@ -245,7 +261,7 @@ class LDA(TopicModel):
             topics, counts, columns, self.alpha, start, self.local_tol, self.local_max_iter,
             self.local_update == "zero_order",
         )
-        return LDAStats(fit.doc_topic, fit.topic_word, columns, fit.n_iter)
+        return LDAStats(fit.doc_topic, fit.topic_word, columns, fit.n_iter, counts)
 
     def global_step(self, stats: LDAStats, scale: float, rho: float) -> None:
         """lambda <- (1 - rho) lambda + rho (eta + scale * sum_d sum_n phi_dn w_dn).
@@ -253,6 +269,9 @@ class LDA(TopicModel):
         Only the minibatch's columns are written; the decay of the others is
         applied lazily (see :class:`engine._lazy_topics.LazyTopics`).
         """
+        self._update(stats, scale, rho, self.revive_topics)
+
+    def _update(self, stats: LDAStats, scale: float, rho: float, revive: bool) -> None:
         topics = self._require_topics()
         topics.blend(stats.topic_word, stats.columns, scale, rho)
         if self.learn_alpha:
@@ -260,6 +279,40 @@ class LDA(TopicModel):
         if self.learn_eta:
             self.eta = self._eta_step(rho)
             topics.set_eta(self.eta)
+        self._steps_seen += 1.0 / scale  # the minibatch is 1/scale of the corpus
+        if revive and stats.counts is not None and self._steps_seen >= self._last_revival + 1.0:
+            self._last_revival = self._steps_seen
+            self._revive(stats, scale)
+
+    def _revive(self, stats: LDAStats, scale: float) -> np.ndarray:
+        """Re-seed every topic whose share is below 0.25/K from a worst-explained minibatch document.
+
+        Returns the re-seeded topic indices.
+        """
+        topics = self._require_topics()
+        share = topics.excess_totals()
+        share = share / share.sum()
+        dead = np.flatnonzero(share < 0.25 / self.n_topics)
+        counts = stats.counts
+        lengths = np.asarray(counts.sum(axis=1)).ravel()
+        if dead.size == 0 or counts.nnz == 0:
+            return dead[:0]
+        # per-word log likelihood of each document under E[theta_d] and E[beta] (its columns only)
+        theta = stats.doc_topic / stats.doc_topic.sum(axis=1, keepdims=True)
+        beta_rows = topics.rows(stats.columns) / topics.row_totals()[:, 0]  # (columns, topics)
+        rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+        prob = np.einsum("nk,nk->n", theta[rows].astype(np.float64), beta_rows[counts.indices].astype(np.float64))
+        fit = np.bincount(rows, weights=counts.data * np.log(prob), minlength=counts.shape[0])
+        fit = fit / np.maximum(lengths, 1.0)
+        fit[lengths < min(10.0, lengths.max())] = np.inf  # seed from documents with some words to go on
+        worst = np.argsort(fit, kind="stable")[:dead.size]
+        dead = dead[:worst.size]
+        excess = np.zeros((dead.size, self.n_words), dtype=topics.dtype)
+        for row, doc in enumerate(worst):
+            span = slice(counts.indptr[doc], counts.indptr[doc + 1])
+            excess[row, stats.columns[counts.indices[span]]] = scale * counts.data[span]
+        topics.replace_rows(dead, excess)
+        return dead
 
     def _alpha_step(self, doc_topic: np.ndarray, rho: float) -> np.ndarray:
         """alpha <- (1 - rho) alpha + rho alpha*, alpha* one Newton step on the minibatch's mean E[log theta_d]."""
@@ -272,8 +325,8 @@ class LDA(TopicModel):
         return (1.0 - rho) * self.eta + rho * symmetric_dirichlet_newton_step(self.eta, mean_log)
 
     def batch_update(self, stats: LDAStats) -> None:
-        """The classical coordinate-ascent update lambda = eta + sum_d sum_n phi_dn w_dn."""
-        self.global_step(stats, scale=1.0, rho=1.0)
+        """The classical coordinate-ascent update lambda = eta + sum_d sum_n phi_dn w_dn (never re-seeds)."""
+        self._update(stats, scale=1.0, rho=1.0, revive=False)
 
     def transform(self, X) -> np.ndarray:
         """Expected topic proportions E[theta_d] = gamma_d / sum_k gamma_dk of any documents.
