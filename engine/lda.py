@@ -20,10 +20,14 @@ __all__ = ["LDA", "LDAStats"]
 _GAMMA_INITS = ("ones", "random")
 LOCAL_UPDATES = ("mean_field", "zero_order")  # the paper's phi update, or SCVB0's zero-order one
 PRESETS = ("default", "paper")
+# a re-seeded topic starts with half the mean topic's mass: with less (one document's
+# D/S-scaled words) it often starts below the 0.25/K line and fades again; with the whole
+# mean it is slower to forget its seed (benchmarks/RESULTS.md, run 13)
+_REVIVAL_MASS = 0.5
 # what each preset fills in for the settings left unset (alpha None means 1/K)
 _PRESET_SETTINGS = {
-    "default": {"alpha": 0.1, "local_update": "zero_order"},
-    "paper": {"alpha": None, "local_update": "mean_field"},
+    "default": {"alpha": 0.1, "local_update": "zero_order", "revive_topics": True},
+    "paper": {"alpha": None, "local_update": "mean_field", "revive_topics": False},
 }
 
 
@@ -149,14 +153,17 @@ class LDA(TopicModel):
     learn_eta : bool
         Learn the symmetric eta the same way, from the topics' E[log beta_k]
         (costs one pass over lambda per step).
-    revive_topics : bool
-        Re-seed topics that fall out of use.  After each SVI step past the
-        first epoch, at most once per epoch, every topic whose share of the
-        words is below ``0.25 / K`` is restarted from the words of one of the
-        minibatch's documents the model explains worst (per-word likelihood
-        under E[theta_d] and E[beta]), with the mass that document carries in
-        the step (D/S times its length): a birth move in the spirit of
-        memoized online VI (Hughes & Sudderth, NIPS 2013).
+    revive_topics : bool, optional
+        Re-seed topics that fall out of use (unset: True, or False with
+        ``preset="paper"``).  At most once per epoch, from the end of the
+        first, every topic whose share of the words is below ``0.25 / K`` is
+        restarted from the words of one of the minibatch's documents the
+        model explains worst (per-word likelihood under E[theta_d] and
+        E[beta]), scaled to half the mean topic's mass: a birth move in the
+        spirit of memoized online VI (Hughes & Sudderth, NIPS 2013).  Batch VI
+        never re-seeds (its ELBO stays monotone).  The epoch count behind
+        "once per epoch" is not saved in model files: a resumed run waits one
+        epoch before its first re-seeding.
     kernel : {"auto", "compiled", "numpy"}
         The local step's implementation: "compiled" is a numba kernel that
         fuses each document's loop and spreads documents over all cores;
@@ -166,8 +173,9 @@ class LDA(TopicModel):
         Fills in the settings left unset.  "paper" is the algorithm box of
         Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K.
         "default" is what measured best on a panel of collections
-        (benchmarks/RESULTS.md, "Topic quality"): the zero-order local step and
-        alpha = 0.1.  Explicit arguments always win over the preset.
+        (benchmarks/RESULTS.md, run 13): the zero-order local step, alpha =
+        0.1 and re-seeding of unused topics.  Explicit arguments always win
+        over the preset.
     """
 
     def __init__(
@@ -186,7 +194,7 @@ class LDA(TopicModel):
         local_update: str | None = None,
         learn_alpha: bool = False,
         learn_eta: bool = False,
-        revive_topics: bool = False,
+        revive_topics: bool | None = None,
         preset: str = "default",
     ):
         self.n_topics = check_int("n_topics", n_topics, 2)
@@ -195,6 +203,7 @@ class LDA(TopicModel):
         filled = _PRESET_SETTINGS[self.preset]
         alpha = filled["alpha"] if alpha is None else alpha
         local_update = filled["local_update"] if local_update is None else local_update
+        revive_topics = filled["revive_topics"] if revive_topics is None else revive_topics
         self.alpha = 1.0 / self.n_topics if alpha is None else check_alpha(alpha, self.n_topics)
         self.eta = check_positive("eta", eta)
         self.seed = check_int("seed", seed, 0)
@@ -308,9 +317,12 @@ class LDA(TopicModel):
         worst = np.argsort(fit, kind="stable")[:dead.size]
         dead = dead[:worst.size]
         excess = np.zeros((dead.size, self.n_words), dtype=topics.dtype)
+        mass = _REVIVAL_MASS * topics.excess_totals().sum() / self.n_topics
         for row, doc in enumerate(worst):
             span = slice(counts.indptr[doc], counts.indptr[doc + 1])
-            excess[row, stats.columns[counts.indices[span]]] = scale * counts.data[span]
+            words = counts.data[span]
+            # the document's words as the step scales them, or at the revival mass if that is more
+            excess[row, stats.columns[counts.indices[span]]] = words * max(scale, mass / words.sum())
         topics.replace_rows(dead, excess)
         return dead
 

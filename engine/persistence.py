@@ -286,8 +286,8 @@ def _build_model(meta: dict, name: str) -> tuple[Any, dict]:
     if not isinstance(params, dict):
         raise ModelFileError(f"{name}: the model parameters are missing")
     getter, attributes, shapes = _MODELS[class_name]
-    # files from before local_update was saved were fitted with the paper's mean-field update
-    params = {"local_update": "mean_field", **params}
+    # files from before these options were saved were fitted with the paper's updates
+    params = {"local_update": "mean_field", **({"revive_topics": False} if class_name == "LDA" else {}), **params}
     try:
         model = getter()(**params)
         expected = {key: tuple(shape(params)) for key, shape in shapes.items()}

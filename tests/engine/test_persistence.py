@@ -285,8 +285,9 @@ def test_files_without_local_update_load_with_the_mean_field_update(tmp_path, pl
     with np.load(path, allow_pickle=False) as data:
         arrays = {name: data[name] for name in data.files}
     meta = json.loads(str(arrays.pop("metadata")))
-    for key in ("local_update", "learn_alpha", "learn_eta", "preset"):
+    for key in ("local_update", "learn_alpha", "learn_eta", "revive_topics", "preset"):
         del meta["params"][key]
     old = tmp_path / "old.npz"
     np.savez(old, allow_pickle=False, **arrays, metadata=np.array(json.dumps(meta)))
-    assert load_model(old).model.local_update == "mean_field"
+    old_model = load_model(old).model
+    assert (old_model.local_update, old_model.revive_topics) == ("mean_field", False)

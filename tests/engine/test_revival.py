@@ -20,7 +20,8 @@ def _brute_force_fit(model, X, gamma):
     return np.array(out)
 
 
-def test_an_unused_topic_is_reseeded_from_the_worst_explained_document():
+@pytest.mark.parametrize("scale", [7.0, 0.01])
+def test_an_unused_topic_is_reseeded_from_the_worst_explained_document(scale):
     X, _ = planted_counts(n_docs=60, n_topics=4, seed=3)
     model = engine.LDA(n_topics=5, n_words=X.shape[1], seed=0, revive_topics=True)
     model.initialize(X.shape[0])
@@ -29,12 +30,14 @@ def test_an_unused_topic_is_reseeded_from_the_worst_explained_document():
     model.lambda_ = lam
     stats = model.local_step(X)
     fit = _brute_force_fit(model, X, stats.doc_topic)
-    revived = model._revive(stats, scale=7.0)
+    mean_mass = (lam - model.eta).sum() / 5
+    revived = model._revive(stats, scale=scale)
     assert revived.tolist() == [2]
     worst = int(np.argmin(fit))
     expected = np.full(X.shape[1], model.eta)
     row = X.getrow(worst)
-    expected[row.indices] += 7.0 * row.data
+    # the document's words, as the step scales them or at half the mean topic's mass, whichever is more
+    expected[row.indices] += row.data * max(scale, 0.5 * mean_mass / row.data.sum())
     np.testing.assert_allclose(model.lambda_[2], expected, rtol=1e-12)
     np.testing.assert_array_equal(np.delete(model.lambda_, 2, axis=0), np.delete(lam, 2, axis=0))
 
