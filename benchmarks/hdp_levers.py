@@ -57,6 +57,22 @@ HDP_CONFIGS = {
     "zo_uniform_noreorder": {"local_update": "zero_order", "stick_init": "uniform", "reorder_topics": False},
     "zo_bl_uniform": {"cls": _partial((True, False, True)), "stick_init": "uniform"},
     "zo_beta_uniform": {"cls": _partial((True, False, False)), "stick_init": "uniform"},
+    "new_a05": {"alpha": 0.5},
+    "new_a03": {"alpha": 0.3},
+    "new_a01": {"alpha": 0.1},
+    "new_g3": {"gamma": 3.0},
+    "new_paper_init": {"local_init": "paper"},
+    "new_g10": {"gamma": 10.0},
+    "zo_bs_uniform": {"cls": _partial((True, True, False)), "stick_init": "uniform"},
+    "new_tol3": {"local_tol": 1e-3},
+    "new_expinit": {"topic_init": "exponential"},
+    "new_t10": {"doc_truncation": 10},
+    "new_tol30": {"local_tol": 3e-2},
+    "new_tol100": {"local_tol": 1e-1},
+    "new_tol100_score1e-2": {"local_tol": 1e-1, "score": {"local_tol": 1e-2}},
+    "new_score1e-1": {"score": {"local_tol": 1e-1}},
+    "new_iter3": {"local_max_iter": 3},
+    "new_tol300": {"local_tol": 3e-1},
     "default": {},  # whatever the HDP's defaults are at this commit
 }
 LDA_K = (10, 20, 50, 100)
@@ -87,12 +103,17 @@ def npmi(topics: np.ndarray, incidence: sp.csr_matrix, top: int = 10) -> float:
 
 def make_model(config: str, n_words: int, seed: int, n_topics: int, doc_truncation: int):
     """(model, SVI options) of a config name."""
-    if config.startswith("lda"):
-        return engine.LDA(n_topics=int(config[3:]), n_words=n_words, seed=seed, local_update="zero_order"), {}
+    if config.startswith("lda"):  # "lda50": alpha 1/K; "lda50_a0.1": alpha 0.1
+        n_lda, _, alpha = config[3:].partition("_a")
+        alpha = float(alpha) if alpha else 1.0 / int(n_lda)
+        return engine.LDA(n_topics=int(n_lda), n_words=n_words, seed=seed, local_update="zero_order", alpha=alpha), {}
     options = {"doc_truncation": doc_truncation, **HDP_CONFIGS[config]}
     cls = options.pop("cls", engine.HDP)
     svi = options.pop("svi", {})
-    return cls(n_topics=n_topics, n_words=n_words, seed=seed, **options), svi
+    score = options.pop("score", {})
+    model = cls(n_topics=n_topics, n_words=n_words, seed=seed, **options)
+    model._score_settings = score  # attributes set on the trained model before it is scored
+    return model, svi
 
 
 def run_one(corpus: str, config: str, seed: int, epochs: int, n_topics: int, doc_truncation: int, data) -> dict:
@@ -101,6 +122,8 @@ def run_one(corpus: str, config: str, seed: int, epochs: int, n_topics: int, doc
     start = time.perf_counter()
     engine.SVI(model, corpus=train, seed=seed, **svi).run(n_docs=epochs * train.shape[0])
     seconds = time.perf_counter() - start
+    for name, value in getattr(model, "_score_settings", {}).items():
+        setattr(model, name, value)
     loglik = engine.predictive_log_likelihood(model, observed, heldout)
     weights = model.topic_weights()
     used = weights >= 0.01
@@ -132,7 +155,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpora", nargs="+", default=list(PANEL))
     parser.add_argument("--configs", nargs="+", default=["old", "zo"],
-                        help=f"HDP configs {sorted(HDP_CONFIGS)} or ldaK (zero-order LDA with K topics)")
+                        help=f"HDP configs {sorted(HDP_CONFIGS)}, ldaK (zero-order LDA, K topics, alpha 1/K) "
+                             "or ldaK_aA (alpha A)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--n-topics", type=int, default=150)
