@@ -24,11 +24,18 @@ PRESETS = ("default", "paper")
 # D/S-scaled words) it often starts below the 0.25/K line and fades again; with the whole
 # mean it is slower to forget its seed (benchmarks/RESULTS.md, run 13)
 _REVIVAL_MASS = 0.5
-# what each preset fills in for the settings left unset (alpha None means 1/K)
+# what each preset fills in for the settings left unset ("1/K", "5/K in [0.1, 0.2]": by K)
 _PRESET_SETTINGS = {
-    "default": {"alpha": 0.1, "local_update": "zero_order", "revive_topics": True},
-    "paper": {"alpha": None, "local_update": "mean_field", "revive_topics": False},
+    "default": {"alpha": "5/K in [0.1, 0.2]", "local_update": "zero_order", "revive_topics": True},
+    "paper": {"alpha": "1/K", "local_update": "mean_field", "revive_topics": False},
 }
+
+
+def _preset_alpha(rule: str, n_topics: int) -> float:
+    if rule == "1/K":
+        return 1.0 / n_topics
+    # 0.2 up to K = 25, then 5/K down to 0.1 at K = 50 and beyond (benchmarks/RESULTS.md, run 13)
+    return min(0.2, max(0.1, 5.0 / n_topics))
 
 
 def check_alpha(alpha, n_topics: int) -> float | np.ndarray:
@@ -111,7 +118,8 @@ class LDA(TopicModel):
         Vocabulary size V.
     alpha : float or array-like of shape (n_topics,), optional
         Dirichlet prior on per-document topic proportions: a number (symmetric)
-        or one value per topic (asymmetric).  Unset: 0.1, or 1/K with
+        or one value per topic (asymmetric).  Unset: 5/K clipped to [0.1, 0.2]
+        (0.2 for K <= 25, 0.1 for K >= 50), or 1/K with
         ``preset="paper"``.
     eta : float
         Symmetric Dirichlet prior on topics.
@@ -174,7 +182,7 @@ class LDA(TopicModel):
         Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K.
         "default" is what measured best on a panel of collections
         (benchmarks/RESULTS.md, run 13): the zero-order local step, alpha =
-        0.1 and re-seeding of unused topics.  Explicit arguments always win
+        5/K in [0.1, 0.2] and re-seeding of unused topics.  Explicit arguments always win
         over the preset.
     """
 
@@ -201,10 +209,10 @@ class LDA(TopicModel):
         self.n_words = check_int("n_words", n_words, 1)
         self.preset = check_choice("preset", preset, PRESETS)
         filled = _PRESET_SETTINGS[self.preset]
-        alpha = filled["alpha"] if alpha is None else alpha
+        alpha = _preset_alpha(filled["alpha"], self.n_topics) if alpha is None else alpha
         local_update = filled["local_update"] if local_update is None else local_update
         revive_topics = filled["revive_topics"] if revive_topics is None else revive_topics
-        self.alpha = 1.0 / self.n_topics if alpha is None else check_alpha(alpha, self.n_topics)
+        self.alpha = check_alpha(alpha, self.n_topics)
         self.eta = check_positive("eta", eta)
         self.seed = check_int("seed", seed, 0)
         self.local_tol = check_positive("local_tol", local_tol)

@@ -65,7 +65,7 @@ class RunSettings:
     model: str = "LDA"  # "LDA" or "HDP"
     n_topics: int = 10  # K
     doc_truncation: int = 20  # T (HDP), the truncation the engine's HDP is judged at
-    alpha: float | None = None  # None: the engine's default (0.1 for LDA, 1 for the HDP)
+    alpha: float | None = None  # None: the engine's default (LDA: 0.2 up to 25 topics, 0.1 from 50; HDP: 1)
     eta: float = 0.01
     omega: float = 1.0  # HDP corpus-level concentration (engine HDP's gamma)
     # the engine's schedule (engine.schedule): the app, the CLI and engine.SVI share it

@@ -33,7 +33,7 @@ with settings_column:
                           help="How many topics to look for; try 5 to 50.")
     right.number_input("α (0 = automatic)", 0.0, 100.0, step=0.05, format="%.3f", key=Keys.alpha,
                        help="How many topics a document mixes: small α → few topics per document. "
-                            "Automatic: the engine default (0.1 for LDA, 1 for the HDP).")
+                            "Automatic: the engine default (LDA: 0.2 up to 25 topics, 0.1 from 50; HDP: 1).")
     left.number_input("η", 0.0001, 10.0, step=0.005, format="%.4f", key=Keys.eta,
                       help="How many words a topic spreads over: small η → topics with fewer, sharper words.")
     if model == "HDP":

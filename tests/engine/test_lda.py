@@ -79,7 +79,8 @@ def test_zero_order_local_step_matches_per_document_reference(planted, kernel):
 def test_presets_fill_only_what_is_unset():
     default = engine.LDA(n_topics=5, n_words=10)
     paper = engine.LDA(n_topics=5, n_words=10, preset="paper")
-    assert (default.local_update, default.alpha, default.revive_topics) == ("zero_order", 0.1, True)
+    assert (default.local_update, default.alpha, default.revive_topics) == ("zero_order", 0.2, True)
+    assert [engine.LDA(n_topics=k, n_words=10).alpha for k in (20, 25, 40, 50, 100)] == [0.2, 0.2, 0.125, 0.1, 0.1]
     assert (paper.local_update, paper.alpha, paper.revive_topics) == ("mean_field", pytest.approx(0.2), False)
     mixed = engine.LDA(n_topics=5, n_words=10, preset="paper", alpha=0.3, local_update="zero_order")
     assert (mixed.local_update, mixed.alpha) == ("zero_order", 0.3)
