@@ -41,7 +41,7 @@ from engine.errors import (
     VocabularyMismatchError,
 )
 from engine.evaluation import predictive_log_likelihood
-from engine.hdp import HDP, HDPStats
+from engine.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS, HDP, HDPStats
 from engine.heldout import HeldoutSplit, heldout_split
 from engine.inspection import (
     most_likely_topics,
@@ -69,6 +69,8 @@ from engine.warmup import warm_up_kernels
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
+    "DEFAULT_DOC_TRUNCATION",
+    "DEFAULT_HDP_TOPICS",
     "DEFAULT_KAPPA",
     "DEFAULT_TAU",
     "HDP",

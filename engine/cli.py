@@ -22,6 +22,7 @@ from typing import Any
 from tqdm import tqdm
 
 from engine.errors import EngineError
+from engine.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS
 from engine.persistence import load_model, save_model
 from engine.run import EvalPoint, TrainingRun
 from engine.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU
@@ -117,8 +118,9 @@ def _add_fit(commands: Any) -> None:
 
     model = fit.add_argument_group("model")
     model.add_argument("--model", choices=("lda", "hdp"), default="lda", help="topic model")
-    model.add_argument("--topics", type=_positive_int, default=50,
-                       help="number of topics K (for the HDP: the corpus-level truncation)")
+    model.add_argument("--topics", type=_positive_int, default=None,
+                       help="number of topics K (default 50); for the HDP the corpus-level truncation "
+                       f"(default {DEFAULT_HDP_TOPICS})")
     model.add_argument("--alpha", type=_positive_float, default=None,
                        help="document-topic Dirichlet prior (LDA: default 1/K) or document-level "
                        "concentration (HDP: the model's default)")
@@ -131,7 +133,7 @@ def _add_fit(commands: Any) -> None:
     model.add_argument("--dtype", choices=("float64", "float32"), default=None,
                        help="precision of the topics (model default if omitted)")
     model.add_argument("--doc-truncation", type=_positive_int, default=None,
-                       help="HDP only: document-level truncation T")
+                       help=f"HDP only: document-level truncation T (default {DEFAULT_DOC_TRUNCATION})")
     model.add_argument("--gamma", type=_positive_float, default=None,
                        help="HDP only: corpus-level concentration gamma")
 
@@ -252,7 +254,8 @@ def _build_model(args: argparse.Namespace, n_words: int) -> Any:
                 raise _UsageError(f"{flag} applies to --model hdp only")
         from engine.lda import LDA
 
-        model_class, options = LDA, {"n_topics": args.topics, "n_words": n_words, **options}
+        n_topics = 50 if args.topics is None else args.topics
+        model_class, options = LDA, {"n_topics": n_topics, "n_words": n_words, **options}
     else:
         try:
             from engine.hdp import HDP
@@ -260,7 +263,9 @@ def _build_model(args: argparse.Namespace, n_words: int) -> Any:
             raise _UsageError(f"the HDP model is not available in this installation ({exc})") from None
         extra = {name: value for name, value in (("doc_truncation", args.doc_truncation), ("gamma", args.gamma))
                  if value is not None}
-        model_class, options = HDP, {"n_topics": args.topics, "n_words": n_words, **extra, **options}
+        extra.setdefault("doc_truncation", DEFAULT_DOC_TRUNCATION)
+        n_topics = DEFAULT_HDP_TOPICS if args.topics is None else args.topics
+        model_class, options = HDP, {"n_topics": n_topics, "n_words": n_words, **extra, **options}
     try:
         return model_class(**options)
     except TypeError as exc:

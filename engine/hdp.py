@@ -20,7 +20,12 @@ from engine._topic_model import DTYPES, KERNELS, TOPIC_INITS, TopicModel, choose
 from engine._validation import as_counts, check_choice, check_int, check_positive
 from engine.lda import restrict_columns
 
-__all__ = ["HDP", "HDPStats"]
+__all__ = ["DEFAULT_DOC_TRUNCATION", "DEFAULT_HDP_TOPICS", "HDP", "HDPStats"]
+
+# the truncations the HDP's defaults were chosen and are judged at (benchmarks/RESULTS.md, run 13);
+# the CLI and the app start from them
+DEFAULT_HDP_TOPICS = 150
+DEFAULT_DOC_TRUNCATION = 20
 
 _LOCAL_INITS = ("lda", "paper")
 _STICK_INITS = ("prior", "uniform")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from engine import (
     DEFAULT_BATCH_SIZE,
+    DEFAULT_DOC_TRUNCATION,
+    DEFAULT_HDP_TOPICS,
     DEFAULT_KAPPA,
     DEFAULT_TAU,
     HDP,
@@ -48,6 +50,8 @@ from engine import (
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
+    "DEFAULT_DOC_TRUNCATION",
+    "DEFAULT_HDP_TOPICS",
     "DEFAULT_KAPPA",
     "DEFAULT_TAU",
     "HDP",

@@ -22,6 +22,7 @@ from typing import Any
 from explorer import storage
 from explorer.engine_api import (
     DEFAULT_BATCH_SIZE,
+    DEFAULT_DOC_TRUNCATION,
     DEFAULT_KAPPA,
     DEFAULT_TAU,
     HDP,
@@ -64,7 +65,7 @@ class RunSettings:
 
     model: str = "LDA"  # "LDA" or "HDP"
     n_topics: int = 10  # K
-    doc_truncation: int = 20  # T (HDP), the truncation the engine's HDP is judged at
+    doc_truncation: int = DEFAULT_DOC_TRUNCATION  # T (HDP), the truncation the engine's HDP is judged at
     alpha: float | None = None  # None: the engine's default (LDA: 0.2 up to 25 topics, 0.1 from 50; HDP: 1)
     eta: float = 0.01
     omega: float = 1.0  # HDP corpus-level concentration (engine HDP's gamma)

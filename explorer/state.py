@@ -16,6 +16,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import cached, samples
+from explorer.engine_api import DEFAULT_HDP_TOPICS
 from explorer.runs import CapReachedError, RunRecord, RunSettings, SessionRuns, create_run, default_settings
 from explorer.storage import Collection
 from explorer.uploads import Preprocessing, Source
@@ -149,7 +150,7 @@ def _ensure_defaults() -> None:
     base = default_settings(current.corpus.n_docs if current else 1000)
     defaults = {
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
-        Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: 150, Keys.doc_truncation: base.doc_truncation,
+        Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS, Keys.doc_truncation: base.doc_truncation,
         Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
         Keys.batch_size: base.batch_size, Keys.n_test: base.n_test, Keys.seed: 0, Keys.target_docs: base.target_docs,
         Keys.x_axis: "docs_seen", Keys.relevance: 0.6, Keys.n_words: 10, Keys.compare_seconds: 10,

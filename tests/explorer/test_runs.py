@@ -113,7 +113,12 @@ def test_app_starts_from_the_engines_defaults():
     fit = build_parser().parse_args(["fit", "corpus.txt"])
     assert (fit.kappa, fit.tau) == (settings.kappa, settings.tau)
     assert settings.alpha is None and fit.alpha is None  # both leave alpha to the engine
-    assert settings.doc_truncation == 20  # the truncation the HDP's defaults are judged at
+    assert settings.doc_truncation == engine.DEFAULT_DOC_TRUNCATION
+    hdp = build_parser().parse_args(["fit", "corpus.txt", "--model", "hdp"])
+    from engine.cli import _build_model
+
+    model = _build_model(hdp, n_words=30)
+    assert (model.n_topics, model.doc_truncation) == (engine.DEFAULT_HDP_TOPICS, settings.doc_truncation)
 
 
 def test_comparison_runs_svi_and_batch_one_after_the_other(collection):
