@@ -101,11 +101,24 @@ class TopicModel:
             raise ValueError(f"threshold must be in (0, 1), got {threshold!r}")
         return int(np.sum(self.topic_weights() >= threshold))
 
-    def topics_covering(self, mass: float = 0.95) -> int:
-        """Smallest number of topics whose corpus weights add up to ``mass``."""
+    def word_shares(self) -> np.ndarray:
+        """Each topic's share of the corpus's words: sum_v (lambda_kv - eta), normalised.
+
+        For LDA this is :meth:`topic_weights`; for the HDP it differs from the
+        corpus sticks, which count document atoms (an atom holding one word
+        weighs as much as one holding a hundred).
+        """
+        mass = (self._require_fitted().astype(np.float64) - self.eta).sum(axis=1)
+        return mass / mass.sum()
+
+    def topics_covering(self, mass: float = 0.95, by: str = "weight") -> int:
+        """Smallest number of topics whose corpus weights (or word shares, ``by="words"``) add up to ``mass``."""
         if not 0.0 < mass <= 1.0:
             raise ValueError(f"mass must be in (0, 1], got {mass!r}")
-        cumulative = np.cumsum(np.sort(self.topic_weights())[::-1])
+        if by not in ("weight", "words"):
+            raise ValueError(f"by must be 'weight' or 'words', got {by!r}")
+        shares = self.topic_weights() if by == "weight" else self.word_shares()
+        cumulative = np.cumsum(np.sort(shares)[::-1])
         return int(min(np.searchsorted(cumulative, mass - 1e-12) + 1, self.n_topics))
 
 

@@ -97,5 +97,5 @@ def topic_order(model):
 
 
 def topics_covering(model, mass: float = 0.95) -> int:
-    """``model.topics_covering(mass)``: fewest topics explaining ``mass`` of the words."""
-    return model.topics_covering(mass)
+    """Fewest topics explaining ``mass`` of the words (``model.topics_covering(mass, by="words")``)."""
+    return model.topics_covering(mass, by="words")

@@ -1,7 +1,7 @@
 """Topic quality for people: each topic's coherence, which topics are live, and warnings in words.
 
 No Streamlit here.  The numbers come from the engine (``CoherenceReference.score_model``
-for NPMI, ``model.topic_weights()`` for the shares); this module only chooses the
+for NPMI, ``model.word_shares()`` for the shares); this module only chooses the
 thresholds that deserve a warning and says what they mean.  ``explorer/cached.py``
 keeps the reference and the per-step results so the pages can ask on every rerun.
 """
@@ -58,7 +58,7 @@ class TopicQuality:
     without its collection).
     """
 
-    weights: np.ndarray  # share of the words each topic explains (model.topic_weights())
+    weights: np.ndarray  # share of the words each topic explains (model.word_shares())
     live: np.ndarray  # bool: the topic explains a real share of the words
     coherence: np.ndarray | None  # NPMI of each topic's N_TOP top words against the training documents
     hdp: bool
@@ -89,7 +89,7 @@ def coherence_reference(collection: Collection, n_test: int, seed: int) -> Coher
 
 def topic_quality(model, reference: CoherenceReference | None, hdp: bool) -> TopicQuality:
     """Shares, live topics and NPMI coherence of ``model``'s topics (the numbers come from the engine)."""
-    weights = np.asarray(model.topic_weights(), dtype=np.float64)
+    weights = np.asarray(model.word_shares(), dtype=np.float64)
     live = weights >= (HDP_IN_USE if hdp else UNUSED_SHARE / len(weights))
     coherence = None if reference is None else reference.score_model(model, n_top=N_TOP, measure="npmi")
     return TopicQuality(weights, live, coherence, hdp)

@@ -105,7 +105,8 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
         st.info("This run has no model yet.")
         return
     vocabulary = vocabulary_of(record, model.n_words)
-    weights = model.topic_weights()
+    weights = model.topic_weights()  # the HDP's corpus sticks (atoms); LDA's share of the words
+    shares = model.word_shares()  # each topic's share of the words, what the cards say
     # LDA keeps its topics' order (cards stay put while training); the HDP is shown heaviest first
     order = topic_order(model) if record.settings.model == "HDP" else list(range(model.n_topics))
     labels = topic_labels(record, model)
@@ -131,7 +132,7 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
     columns = st.columns(2)
     for position, topic in enumerate(order[:shown]):
         with columns[position % 2]:
-            _card(record, int(topic), labels[topic], float(weights[topic]), frames[topic], show_clouds, training,
+            _card(record, int(topic), labels[topic], float(shares[topic]), frames[topic], show_clouds, training,
                   measured)
     if training and not record.active:
         st.rerun()

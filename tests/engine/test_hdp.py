@@ -498,3 +498,16 @@ def test_transform_top_words_copy_and_params():
 def test_untrained_model_raises_runtime_error():
     with pytest.raises(RuntimeError, match="no topics"):
         HDP(4, 2, 10).transform(np.ones((1, 10)))
+
+
+def test_word_shares_count_words_not_atoms():
+    """The HDP's sticks weigh document atoms; word_shares and topics_covering(by="words") weigh words."""
+    model = HDP(n_topics=4, doc_truncation=2, n_words=3, seed=0)
+    model.lambda_ = np.array([[90.0, 5.0, 5.0], [0.02, 0.02, 0.02], [3.0, 3.0, 3.0], [0.01, 0.01, 1.01]])
+    shares = model.word_shares()
+    np.testing.assert_allclose(shares, np.array([99.97, 0.03, 8.97, 1.0]) / 109.97)
+    assert model.topics_covering(0.9, by="words") == 1
+    assert model.topics_covering(0.99, by="words") == 2  # (99.97 + 8.97) / 109.97 = 0.9906
+    assert model.topics_covering(0.995, by="words") == 3
+    with pytest.raises(ValueError, match="by must be"):
+        model.topics_covering(0.9, by="atoms")
