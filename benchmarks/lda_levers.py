@@ -3,10 +3,10 @@
 Each configuration is a name and a JSON object of ``engine.LDA`` options ("model") and
 ``engine.SVI`` options ("svi"), and optionally ``"adaptive": {"init_batches": n}`` to
 replace the kappa/tau schedule by the adaptive step size of Ranganath, Wang, Blei & Xing
-(ICML 2013) (:class:`AdaptiveSVI`, a dense prototype for measuring it); every (corpus, K, configuration, seed) cell trains the
-engine on one thread for a number of epochs and appends one JSON line: held-out
-log likelihood per word (``engine.predictive_log_likelihood``, the model's own local
-step; ``ll_mean_field`` re-scores the same topics with the paper's mean-field fold-in),
+(ICML 2013) (:class:`AdaptiveSVI`, a dense prototype for measuring it); every
+(corpus, K, configuration, seed) cell trains the engine on one thread for a number of
+epochs and appends one JSON line: held-out log likelihood per word
+(``engine.predictive_log_likelihood``, the model's own local step; ``ll_mean_field`` re-scores the same topics with the paper's mean-field fold-in),
 mean top-10 NPMI against the training documents, live topics (share >= 0.25/K) and
 training seconds.  ``summarize`` prints mean ± std over seeds per cell.
 
@@ -24,17 +24,17 @@ import os
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # one thread, before numba is imported
 
-import argparse  # noqa: E402
-import collections  # noqa: E402
-import itertools  # noqa: E402
-import json  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import collections
+import itertools
+import json
+import time
+from pathlib import Path
 
-import numpy as np  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
+import numpy as np
+import scipy.sparse as sp
 
-import engine  # noqa: E402
+import engine
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 
@@ -134,7 +134,7 @@ def summarize(args) -> None:
     print("| corpus | K | setting | seeds | held-out LL | LL, mean-field fold-in | NPMI | fewest live | seconds |")
     print("|---|---|---|---|---|---|---|---|---|")
     for (corpus, K, label), rows in sorted(cells.items()):
-        def column(key):
+        def column(key, rows=rows):
             return np.array([r[key] for r in rows if key in r])
         ll, npmi, mf = column("ll"), column("npmi"), column("ll_mean_field")
         mf_text = f"{mf.mean():.3f}" if mf.size else "-"

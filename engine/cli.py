@@ -145,7 +145,8 @@ def _add_fit(commands: Any) -> None:
                           "(0.5, 1] guarantees convergence")
     training.add_argument("--tau", type=float, default=DEFAULT_TAU, help="delay of the step size, >= 0")
     training.add_argument("--batch-size", type=_positive_int, default=None,
-                          help=f"minibatch size S (default: {DEFAULT_BATCH_SIZE}, or the number of training documents if fewer)")
+                          help=f"minibatch size S (default: {DEFAULT_BATCH_SIZE}, or the number of training "
+                          "documents if fewer)")
     training.add_argument("--epochs", type=_positive_float, default=1.0,
                           help="passes over the training documents (counted from the start of training, "
                           "also when resuming)")

@@ -11,9 +11,9 @@ from scipy.special import gammaln, logsumexp
 from engine._dirichlet import dirichlet_expectation, dirichlet_expectation_columns
 from engine._lazy_topics import LazyTopics
 from engine._lda_local import exp_shifted, fit_documents
+from engine._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
 from engine._topic_model import DTYPES, KERNELS, TOPIC_INITS, TopicModel, choose_kernel
 from engine._validation import as_counts, check_choice, check_int, check_positive
-from engine._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
 
 __all__ = ["LDA", "LDAStats"]
 

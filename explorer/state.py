@@ -150,7 +150,8 @@ def _ensure_defaults() -> None:
     base = default_settings(current.corpus.n_docs if current else 1000)
     defaults = {
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
-        Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS, Keys.doc_truncation: base.doc_truncation,
+        Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
+        Keys.doc_truncation: base.doc_truncation,
         Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
         Keys.batch_size: base.batch_size, Keys.n_test: base.n_test, Keys.seed: 0, Keys.target_docs: base.target_docs,
         Keys.x_axis: "docs_seen", Keys.relevance: 0.6, Keys.n_words: 10, Keys.compare_seconds: 10,

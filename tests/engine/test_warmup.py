@@ -19,7 +19,8 @@ import json
 import engine
 from engine import _hdp_local_compiled as hdp, _lazy_topics_compiled as lazy, _lda_local_compiled as lda
 
-kernels = [lda._fit_all, lda._exp_elog_rows, lda._mean_rows, lda._word_topic_rows, hdp._fit_all, hdp._topic_word_t, lazy.blend_rows]
+kernels = [lda._fit_all, lda._exp_elog_rows, lda._mean_rows, lda._word_topic_rows, hdp._fit_all, hdp._topic_word_t,
+           lazy.blend_rows]
 
 def loaded(dispatcher):
     return sorted({str(a.dtype) for s in dispatcher.signatures for a in s if str(getattr(a, "dtype", "")) in

@@ -17,6 +17,9 @@ import pytest
 import streamlit as st
 
 from engine.run import TrainingRun
+from engine.synthetic import make_synthetic_corpus
+from explorer.engine_api import Corpus
+from explorer.storage import Collection
 
 APP = str(Path(__file__).resolve().parents[2] / "explorer" / "app.py")
 
@@ -41,3 +44,10 @@ def explorer_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 @pytest.fixture
 def app_path() -> str:
     return APP
+
+
+@pytest.fixture(scope="module")
+def collection() -> Collection:
+    """A small collection of 300 synthetic documents from 4 known topics, shared by a test module."""
+    synthetic = make_synthetic_corpus(n_docs=300, n_topics=4, seed=1)
+    return Collection.of(Corpus.from_texts(list(synthetic.texts())), "synthetic test", "test")

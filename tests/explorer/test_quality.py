@@ -3,29 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import numpy as np
 import pytest
 
 import engine
-from engine.synthetic import make_synthetic_corpus
 from explorer import cached, quality, runs, tables
-from explorer.engine_api import Corpus, LoadedModel
+from explorer.engine_api import LoadedModel
 from explorer.storage import Collection
-
-
-def _wait(predicate, timeout: float = 30.0) -> None:
-    end = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.05)
-
-
-@pytest.fixture(scope="module")
-def collection() -> Collection:
-    synthetic = make_synthetic_corpus(n_docs=300, n_topics=4, seed=1)
-    return Collection.of(Corpus.from_texts(list(synthetic.texts())), "synthetic test", "test")
+from tests.explorer._waiting import wait_until
 
 
 def _finished(collection: Collection, **changes) -> runs.RunRecord:
@@ -33,7 +19,7 @@ def _finished(collection: Collection, **changes) -> runs.RunRecord:
                                    **changes)
     record = runs.create_run(collection, settings, "#1 test", checkpoint=False)
     record.run.start()
-    _wait(lambda: record.status == "finished")
+    wait_until(lambda: record.status == "finished")
     return record
 
 

@@ -8,24 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.synthetic import make_synthetic_corpus
 from explorer import comparison, highlight, porting, runs, storage, tables
-from explorer.engine_api import Corpus, text_segments
-from explorer.storage import Collection
-
-
-def _wait(predicate, timeout: float = 20.0) -> None:
-    end = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.05)
-
-
-@pytest.fixture(scope="module")
-def collection() -> Collection:
-    synthetic = make_synthetic_corpus(n_docs=300, n_topics=4, seed=1)
-    corpus = Corpus.from_texts(list(synthetic.texts()))
-    return Collection.of(corpus, "synthetic test", "test")
+from explorer.engine_api import text_segments
+from tests.explorer._waiting import wait_until
 
 
 def _settings(**changes) -> runs.RunSettings:
@@ -37,7 +22,7 @@ def test_run_trains_checkpoints_and_resumes(collection, explorer_env):
     limiter = runs.ThreadLimiter(cap=2)
     record = runs.create_run(collection, _settings(), "#1 test")
     limiter.start(record.run)
-    _wait(lambda: record.status == "finished")
+    wait_until(lambda: record.status == "finished")
     history, _ = record.curve()
     assert len(history) >= 3 and history[-1].heldout_loglik > history[0].heldout_loglik
     assert storage.checkpoint_path(record.run_id).exists()
@@ -51,7 +36,7 @@ def test_run_trains_checkpoints_and_resumes(collection, explorer_env):
     resumed = runs.resume_checkpoint(storage.checkpoint_path(record.run_id), collection, more, "#2 resumed",
                                      labels=record.labels)
     limiter.start(resumed.run)
-    _wait(lambda: resumed.status == "finished")
+    wait_until(lambda: resumed.status == "finished")
     assert resumed.snapshot().docs_seen >= 3_000
     assert resumed.curve()[0][0].docs_seen == 0  # the history goes on from the first run's
     assert resumed.label(0) == "space"
@@ -85,7 +70,7 @@ def test_session_runs_stop_when_the_tab_is_gone(collection):
     time.sleep(0.4)
     assert record.active
     session.orphaned(grace_seconds=0.1)
-    _wait(lambda: not record.run.is_alive)
+    wait_until(lambda: not record.run.is_alive)
     assert record.status == "stopped"
 
 
@@ -93,7 +78,7 @@ def test_schedule_change_is_recorded(collection):
     record = runs.create_run(collection, _settings(target_docs=10**7), "a", checkpoint=False)
     record.run.start()
     record.run.set_schedule(kappa=0.5, batch_size=64)
-    _wait(lambda: len(record.curve()[1]) == 2)
+    wait_until(lambda: len(record.curve()[1]) == 2)
     record.stop()
     frame = tables.changes_frame([record])
     assert set(frame["change"]) == {"κ 0.9 → 0.5", "S 32 → 64"}
@@ -126,7 +111,7 @@ def test_comparison_runs_svi_and_batch_one_after_the_other(collection):
     assert [leg.settings.algorithm for leg in legs] == ["svi", "batch"]
     compare = comparison.Comparison(legs, seconds=0.5, limiter=runs.ThreadLimiter(cap=1))
     compare.start()
-    _wait(lambda: compare.finished, timeout=30)
+    wait_until(lambda: compare.finished, timeout=30)
     assert compare.progress() == 1.0
     curves = tables.curves_frame(compare.records)
     assert set(curves["run"]) == {leg.label for leg in legs}
@@ -142,7 +127,7 @@ def test_large_collection_adds_batch_on_a_subset(collection, monkeypatch):
 def test_tables_and_downloads(collection, explorer_env):
     record = runs.create_run(collection, _settings(), "a")
     record.run.start()
-    _wait(lambda: record.status == "finished")
+    wait_until(lambda: record.status == "finished")
     model = record.model()
     labels = [record.label(k) for k in range(model.n_topics)]
     topics = tables.topics_csv_frame(model, collection.corpus.vocabulary, labels, n=5)
