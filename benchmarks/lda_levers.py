@@ -6,8 +6,8 @@ replace the kappa/tau schedule by the adaptive step size of Ranganath, Wang, Ble
 (ICML 2013) (:class:`AdaptiveSVI`, a dense prototype for measuring it); every
 (corpus, K, configuration, seed) cell trains the engine on one thread for a number of
 epochs and appends one JSON line: held-out log likelihood per word
-(``engine.predictive_log_likelihood``, the model's own local step; ``ll_mean_field`` re-scores the same topics with the paper's mean-field fold-in),
-mean top-10 NPMI against the training documents, live topics (share >= 0.25/K) and
+(``engine.predictive_log_likelihood``, the model's own local step; ``ll_mean_field``
+re-scores the same topics with the paper's mean-field fold-in), mean top-10 NPMI against the training documents, live topics (share >= 0.25/K) and
 training seconds.  ``summarize`` prints mean ± std over seeds per cell.
 
     python benchmarks/lda_levers.py run --corpora ap foldoc sotu jargon --k 20 50 --seeds 0 1 2 \\
