@@ -3,12 +3,13 @@
 Each configuration is a name and a JSON object of ``engine.LDA`` options ("model") and
 ``engine.SVI`` options ("svi"), and optionally ``"adaptive": {"init_batches": n}`` to
 replace the kappa/tau schedule by the adaptive step size of Ranganath, Wang, Blei & Xing
-(ICML 2013) (:class:`AdaptiveSVI`, a dense prototype for measuring it); every
+(ICML 2013) (:class:`AdaptiveSVI`, a dense prototype for measuring it).  Every
 (corpus, K, configuration, seed) cell trains the engine on one thread for a number of
 epochs and appends one JSON line: held-out log likelihood per word
 (``engine.predictive_log_likelihood``, the model's own local step; ``ll_mean_field``
-re-scores the same topics with the paper's mean-field fold-in), mean top-10 NPMI against the training documents, live topics (share >= 0.25/K) and
-training seconds.  ``summarize`` prints mean ± std over seeds per cell.
+re-scores the same topics with the paper's mean-field fold-in), mean top-10 NPMI against
+the training documents, live topics (share >= 0.25/K) and training seconds.
+``summarize`` prints mean ± std over seeds per cell.
 
     python benchmarks/lda_levers.py run --corpora ap foldoc sotu jargon --k 20 50 --seeds 0 1 2 \\
         --configs '{"paper": {"model": {"preset": "paper"}}, "default": {}}' --out /tmp/levers.jsonl
