@@ -123,15 +123,18 @@ class LazyTopics:
         """Current sum_v (lambda_kv - eta), shape (n_topics,): each topic's expected word count."""
         return self._totals.copy()
 
-    def replace_rows(self, rows: np.ndarray, excess: np.ndarray) -> None:
-        """Set lambda[rows] = eta + ``excess`` (shape (len(rows), n_words)), e.g. to re-seed topics.
+    def replace_rows(self, rows: np.ndarray, columns: list[np.ndarray], values: list[np.ndarray]) -> None:
+        """Set lambda[rows[i]] = eta + x with x zero except ``values[i]`` on ``columns[i]`` (re-seeding topics).
 
         The pending decay of every column is applied first (one pass over the
-        store), so the new rows are stored as they are.
+        store), so the new rows are stored as they are; no (rows, n_words)
+        temporary is built.
         """
         self._excess *= self._decay(slice(None))[:, None]
         self._stamp[:] = self._log_decay
-        self._excess[:, rows] = excess.T
+        for row, cols, vals in zip(rows, columns, values, strict=True):
+            self._excess[:, row] = 0.0
+            self._excess[cols, row] = vals
         self._totals = self._excess.sum(axis=0)
         self._dense = None
 

@@ -324,14 +324,15 @@ class LDA(TopicModel):
         fit[lengths < min(10.0, lengths.max())] = np.inf  # seed from documents with some words to go on
         worst = np.argsort(fit, kind="stable")[:dead.size]
         dead = dead[:worst.size]
-        excess = np.zeros((dead.size, self.n_words), dtype=topics.dtype)
         mass = _REVIVAL_MASS * topics.excess_totals().sum() / self.n_topics
-        for row, doc in enumerate(worst):
+        columns, values = [], []
+        for doc in worst:
             span = slice(counts.indptr[doc], counts.indptr[doc + 1])
-            words = counts.data[span]
+            words = counts.data[span].astype(np.float64)
+            columns.append(stats.columns[counts.indices[span]])
             # the document's words as the step scales them, or at the revival mass if that is more
-            excess[row, stats.columns[counts.indices[span]]] = words * max(scale, mass / words.sum())
-        topics.replace_rows(dead, excess)
+            values.append(words * max(scale, mass / words.sum()))
+        topics.replace_rows(dead, columns, values)
         return dead
 
     def _alpha_step(self, doc_topic: np.ndarray, rho: float) -> np.ndarray:
