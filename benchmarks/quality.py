@@ -37,17 +37,13 @@ import os
 import platform
 import re
 import shlex
-import shutil
-import subprocess
 import sys
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # _peers, _report
@@ -65,179 +61,27 @@ from _peers import (  # noqa: E402
     HDPSettings,
     Settings,
     SklearnLDA,
-    gensim_bow,
     hdp_from_globals,
     peer_available,
 )
-
-SHARED = HERE.parent.parent / "shared"
-CACHE = HERE / ".cache"
-DEFAULT_OUT = HERE / "results" / "quality.jsonl"
-SHARED_CORPORA = ("ap", "foldoc", "sotu", "jargon")
-PANEL = (*SHARED_CORPORA, "bible", "synthetic")
-SYSTEMS = ("engine-lda", "engine-hdp", "tomotopy-lda", "tomotopy-hdp", "gensim-lda", "gensim-hdp", "sklearn-lda")
-HDP_SYSTEMS = ("engine-hdp", "tomotopy-hdp", "gensim-hdp")
-HDP_TRUNCATION, HDP_DOC_TRUNCATION = 150, 20  # engine.HDP(n_topics=150, doc_truncation=20), the issue's defaults
-N_TOP = 10  # top words per topic for NPMI
-LIVE_SHARE = 0.25  # an LDA topic is live when its share of the words is >= LIVE_SHARE / K
-IN_USE_WEIGHT, COVERING_MASS = 0.01, 0.95  # HDP topics in use: weight >= 0.01; topics covering 95 %
-EVAL_TOL = 1e-3  # local_tol of every HDP's held-out fits, whatever it was trained with
-TEST_FRACTION, HELDOUT_FRACTION, SPLIT_SEED = 0.1, 0.2, 0  # the split of the built collections
-SYNTHETIC = {"n_docs": 2000, "n_topics": 20, "seed": 0, "readable": False}  # V = 500, 60 words a document
-
-# targets (issue 13)
-LIVE_TARGET_K, LIVE_TARGET_FRACTION = (10, 20, 50), 0.9
-VS_TOMOTOPY_K = (20, 50)
-HDP_VS_LDA_K = (10, 20, 50, 100)
-HDP_IN_USE_RANGE = (5, HDP_TRUNCATION // 2)  # between 5 and 0.5 x truncation
-HDP_STABLE_CV = 0.2  # "stable across seeds": std of topics in use over seeds <= 20 % of their mean
-
-
-# ------------------------------------------------------------------ collections
-@dataclass
-class Collection:
-    """One panel collection: training documents and the two halves of the test documents."""
-
-    name: str
-    train: sp.csr_matrix
-    observed: sp.csr_matrix
-    heldout: sp.csr_matrix
-    source: str
-    _prepared: dict = field(default_factory=dict, repr=False)
-
-    def stats(self) -> dict:
-        return {
-            "train_docs": self.train.shape[0],
-            "test_docs": self.observed.shape[0],
-            "n_words": self.train.shape[1],
-            "train_tokens": int(self.train.sum()),
-            "heldout_tokens": int(self.heldout.sum()),
-            "source": self.source,
-        }
-
-    def prepared(self, what: str):
-        """Inputs built once per collection, before any clock starts: gensim's bag of words,
-        tomotopy's Corpus, the coherence reference."""
-        if what not in self._prepared:
-            self._prepared[what] = {
-                "gensim": lambda: gensim_bow(self.train),
-                "tomotopy": lambda: tomotopy_corpus(self.train),
-                "coherence": lambda: coherence_reference(self.train),
-            }[what]()
-        return self._prepared[what]
-
-
-def coherence_reference(train: sp.csr_matrix) -> engine.CoherenceReference:
-    return engine.CoherenceReference(train, train.shape[1])
-
-
-def load_split(folder: Path, name: str, source: str) -> Collection:
-    train, observed, heldout = (sp.load_npz(folder / f).tocsr() for f in ("train.npz", "test_obs.npz", "test_ho.npz"))
-    return Collection(name, train, observed, heldout, source)
-
-
-def shared_collection(name: str, shared: Path) -> tuple[Collection | None, str]:
-    folder = shared / "corpora" / name
-    if not all((folder / f).is_file() for f in ("train.npz", "test_obs.npz", "test_ho.npz")):
-        return None, (
-            f"skipping {name}: {folder} has no train.npz / test_obs.npz / test_ho.npz (the shared corpora sit in "
-            "../shared/corpora beside the project root; --shared DIR names another folder)"
-        )
-    return load_split(folder, name, f"{folder}"), ""
-
-
-def bible_chapters() -> tuple[list[str], str]:
-    """The King James Bible, one text per chapter (1,189), from the ``bible`` program of Debian's bible-kjv.
-
-    The text lives in bible-kjv-text's compressed ``/usr/lib/bible.data``;
-    ``bible -f gen1:1-rev22:21`` prints it one verse per line as ``Ge1:1 In the beginning ...``.
-    """
-    program = shutil.which("bible")
-    if program is None:
-        raise FileNotFoundError("the `bible` program is not installed")
-    done = subprocess.run(
-        [program, "-f", "gen1:1-rev22:21"], stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False
-    )
-    verse = re.compile(r"^(\d?[A-Za-z]+)(\d+):(\d+) (.*)$")
-    chapters: dict[tuple[str, str], list[str]] = {}
-    for line in done.stdout.splitlines():
-        match = verse.match(line)
-        if match:
-            chapters.setdefault((match[1], match[2]), []).append(match[4])
-    if done.returncode != 0 or len(chapters) < 1000:
-        raise FileNotFoundError(
-            f"`bible` printed {len(chapters)} chapters (exit {done.returncode}): {done.stderr[:200]}"
-        )
-    return [" ".join(verses) for verses in chapters.values()], program
-
-
-def bible_collection(cache: Path) -> tuple[Collection | None, str]:
-    """Built once and cached: chapters, vectorised like the shared corpora, split by engine.heldout_split."""
-    folder = cache / "bible"
-    if not (folder / "test_ho.npz").is_file():
-        try:
-            texts, program = bible_chapters()
-        except (FileNotFoundError, OSError) as error:
-            return None, (
-                f"skipping bible: {error}. The King James Bible (public domain) comes from Debian's "
-                "bible-kjv-text package, read by the `bible` program of bible-kjv: "
-                "`sudo apt-get install bible-kjv-text` installs both"
-            )
-        from sklearn.feature_extraction.text import CountVectorizer
-
-        # as the shared corpora's PROVENANCE.md: English stop words, words of 2+ letters, min_df 5, max_df 0.5
-        vectorizer = CountVectorizer(
-            stop_words="english", token_pattern=r"(?u)\b[^\W\d_]{2,}\b", min_df=5, max_df=0.5, strip_accents="unicode"
-        )
-        counts = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.int64)
-        split = engine.heldout_split(
-            counts, n_test=round(TEST_FRACTION * counts.shape[0]), seed=SPLIT_SEED, heldout_fraction=HELDOUT_FRACTION
-        )
-        staging = cache / "bible.partial"
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        for name, matrix in zip(("train", "test_obs", "test_ho"), split, strict=True):
-            sp.save_npz(staging / f"{name}.npz", matrix)
-        (staging / "vocab.txt").write_text("\n".join(vectorizer.get_feature_names_out()) + "\n", encoding="utf-8")
-        (staging / "PROVENANCE.md").write_text(
-            f"King James Bible (public domain), Debian bible-kjv-text, printed by `{program} -f gen1:1-rev22:21`; "
-            f"one document per chapter ({counts.shape[0]}); CountVectorizer(stop_words='english', words of 2+ "
-            "letters, min_df=5, max_df=0.5, accents stripped); engine.heldout_split(n_test=10 %, seed=0, "
-            "heldout_fraction=0.2). Built by benchmarks/quality.py.\n",
-            encoding="utf-8",
-        )
-        shutil.rmtree(folder, ignore_errors=True)
-        staging.rename(folder)  # the cache is complete or absent
-    return load_split(
-        folder, "bible", "King James Bible by chapter (Debian bible-kjv-text), cached in " + str(folder)
-    ), ""
-
-
-def synthetic_collection() -> Collection:
-    corpus = engine.make_synthetic_corpus(**SYNTHETIC)
-    train, observed, heldout = engine.heldout_split(
-        corpus.counts, n_test=round(TEST_FRACTION * corpus.n_docs), seed=SPLIT_SEED, heldout_fraction=HELDOUT_FRACTION
-    )
-    source = "engine.make_synthetic_corpus(" + ", ".join(f"{k}={v!r}" for k, v in SYNTHETIC.items()) + ")"
-    return Collection("synthetic", train, observed, heldout, source)
-
-
-def load_collection(name: str, args) -> tuple[Collection | None, str]:
-    if name in SHARED_CORPORA:
-        return shared_collection(name, args.shared)
-    if name == "bible":
-        return bible_collection(args.cache)
-    return synthetic_collection(), ""
-
-
-def tomotopy_corpus(train: sp.csr_matrix):
-    """The training documents as a tomotopy Corpus, word w written as the string ``str(w)``."""
-    import tomotopy as tp
-
-    corpus = tp.utils.Corpus()
-    for a, b in zip(train.indptr[:-1], train.indptr[1:], strict=True):
-        corpus.add_doc(words=np.repeat(train.indices[a:b], train.data[a:b]).astype(str).tolist())
-    return corpus
+from _quality_config import (  # noqa: E402
+    CACHE,
+    COVERING_MASS,
+    DEFAULT_OUT,
+    EVAL_TOL,
+    HDP_DOC_TRUNCATION,
+    HDP_SYSTEMS,
+    HDP_TRUNCATION,
+    IN_USE_WEIGHT,
+    LIVE_SHARE,
+    N_TOP,
+    PANEL,
+    SHARED,
+    SYSTEMS,
+)
+from _quality_panel import Collection, load_collection  # noqa: E402
+from _quality_summary import summary, system_name  # noqa: E402
+from _quality_summary import targets as targets  # noqa: E402  (re-exported: tests/benchmarks use quality.targets)
 
 
 # ---------------------------------------------------------------- evaluation models
@@ -521,9 +365,6 @@ class Cell:
     budget: float | None = None
 
 
-def system_name(system: str, label: str | None) -> str:
-    """How a system appears in the results: engine systems carry the --label of a variant."""
-    return f"{system}:{label}" if label and system.startswith("engine-") else system
 
 
 def cell_key(record: dict) -> tuple:
@@ -694,267 +535,6 @@ def run(args) -> int:
     print(summary(read_records([args.out]), f"python {sys.argv[0]} summarize {args.out}"), flush=True)
     return 0
 
-
-# --------------------------------------------------------------------- summary
-def _mean_std(values, digits: int) -> str:
-    values = [v for v in values if v is not None]
-    if not values:
-        return "-"
-    if len(values) == 1:
-        return f"{values[0]:.{digits}f}"
-    return f"{np.mean(values):.{digits}f} ± {np.std(values, ddof=1):.{digits}f}"
-
-
-def _table(head: list[str], rows: list[list]) -> list[str]:
-    return [
-        "| " + " | ".join(head) + " |",
-        "|" + "---|" * len(head),
-        *("| " + " | ".join(map(str, r)) + " |" for r in rows),
-    ]
-
-
-def _order(names) -> list[str]:
-    """Engine systems first (default before variants), then the peers in SYSTEMS order."""
-    rank = {s: i for i, s in enumerate(SYSTEMS)}
-    return sorted(set(names), key=lambda n: (rank.get(n.partition(":")[0], len(rank)), n))
-
-
-def summary(records: list[dict], command: str, epochs: int | None = None) -> str:
-    """Markdown: the commands, the collections, per corpus and K the systems' means ± std over seeds, the targets."""
-    if not records:
-        return "no results yet"
-    all_epochs = sorted({r["epochs"] for r in records})
-    epochs = epochs if epochs is not None else all_epochs[-1]
-    records = [r for r in records if r["epochs"] == epochs]
-    out = [f"# Quality summary ({epochs} epochs)\n", f"command: {command}"]
-    out += [f"run: {c}" for c in dict.fromkeys(r["command"] for r in records)]
-    sources = sorted({r["source"] for r in records})
-    out.append(f"source: {'; '.join(sources)}")
-    out.append(f"versions: {', '.join(f'{k} {v}' for k, v in records[-1]['versions'].items() if v)}")
-    if len(all_epochs) > 1:
-        out.append(f"(the results also hold runs of {', '.join(map(str, all_epochs))} epochs: pick with --epochs)")
-    corpora = [
-        c for c in dict.fromkeys([*PANEL, *(r["corpus"] for r in records)]) if any(r["corpus"] == c for r in records)
-    ]
-    first = {c: next(r for r in records if r["corpus"] == c) for c in corpora}
-    out.append("\n## Collections\n")
-    rows = []
-    for c in corpora:
-        s = first[c]["collection"]
-        rows.append([c, s["train_docs"], s["test_docs"], s["n_words"], s["train_tokens"], s["heldout_tokens"]])
-    out += _table(["collection", "training docs", "test docs", "V", "training tokens", "held-out tokens"], rows)
-    fold_in = ", ".join(sorted({r.get("evaluator", {}).get("local_update", "?") for r in records}))
-    out.append(
-        "\nMeans ± standard deviation over seeds. LL: held-out log likelihood per word (higher is better), "
-        f"every system's topics folded in by the engine's default local step ({fold_in}). "
-        f"NPMI: mean over topics of the top-{N_TOP} words' NPMI in the training documents. Live: LDA topics with "
-        f">= {LIVE_SHARE:g}/K of the words (min over seeds). tomotopy's sweeps fill the default engine's seconds."
-    )
-    for c in corpora:
-        here = [r for r in records if r["corpus"] == c]
-        out.append(f"\n## {c}\n")
-        for K in sorted({r["k"] for r in here if r["kind"] == "lda"}):
-            cells = [r for r in here if r["kind"] == "lda" and r["k"] == K]
-            rows = []
-            for name in _order(r["system"] for r in cells):
-                rs = [r for r in cells if r["system"] == name]
-                live = [r["live_topics"] for r in rs]
-                rows.append(
-                    [
-                        name,
-                        len(rs),
-                        _mean_std([r["heldout_loglik"] for r in rs], 4),
-                        _mean_std([r["npmi"] for r in rs], 4),
-                        f"{_mean_std(live, 1)} (min {min(live)})",
-                        _mean_std([r["seconds"] for r in rs], 2),
-                        f"{np.mean([r['docs_per_second'] for r in rs]):.0f}",
-                        _mean_std([r["sweeps"] for r in rs], 0) if "sweeps" in rs[0] else "",
-                    ]
-                )
-            out.append(f"### K = {K}\n")
-            out += _table(["system", "seeds", "LL/word", "NPMI", "live topics", "seconds", "docs/s", "sweeps"], rows)
-            out.append("")
-        cells = [r for r in here if r["kind"] == "hdp"]
-        if cells:
-            rows = []
-            for name in _order(r["system"] for r in cells):
-                rs = sorted((r for r in cells if r["system"] == name), key=lambda r: r["seed"])
-                rows.append(
-                    [
-                        name,
-                        len(rs),
-                        _mean_std([r["heldout_loglik"] for r in rs], 4),
-                        _mean_std([r["npmi"] for r in rs], 4),
-                        " / ".join(str(r["topics_in_use"]) for r in rs),
-                        " / ".join(str(r["topics_covering"]) for r in rs),
-                        _mean_std([r["seconds"] for r in rs], 2),
-                        f"{np.mean([r['docs_per_second'] for r in rs]):.0f}",
-                        _mean_std([r["sweeps"] for r in rs], 0) if "sweeps" in rs[0] else "",
-                    ]
-                )
-            out.append(
-                f"### HDP (truncation {HDP_TRUNCATION}, T = {HDP_DOC_TRUNCATION}; per seed: in use, covering 95 %)\n"
-            )
-            head = [
-                "system",
-                "seeds",
-                "LL/word",
-                "NPMI (in use)",
-                f"topics >= {IN_USE_WEIGHT:g}",
-                f"topics for {COVERING_MASS:.0%}",
-                "seconds",
-                "docs/s",
-                "sweeps",
-            ]
-            out += _table(head, rows)
-    out.append("\n## Targets\n")
-    out += targets(records)
-    return "\n".join(out)
-
-
-def _verdict(statuses) -> str:
-    """FAIL if any part fails, else INCOMPLETE if a part was not run (MISSING / INCOMPLETE), else PASS."""
-    statuses = set(statuses)
-    if "FAIL" in statuses:
-        return "FAIL"
-    return "INCOMPLETE" if statuses & {"MISSING", "INCOMPLETE"} or not statuses else "PASS"
-
-
-def targets(records: list[dict], panel=PANEL) -> list[str]:
-    """The issue's three targets for each engine variant in the results, PASS / FAIL / INCOMPLETE.
-
-    1. every panel collection, K = 10, 20, 50: >= 90 % of the engine LDA's topics live, in every seed;
-    2. K = 20 and 50, every collection: engine LDA's mean LL >= tomotopy LDA's and mean NPMI >= tomotopy's;
-    3. every collection: engine HDP's mean LL >= the best engine LDA over K = 10, 20, 50, 100, >= gensim's
-       HdpModel's and >= tomotopy's HDPModel's; its topics in use in [5, 75] in every seed and stable
-       (std over seeds <= 20 % of the mean).
-
-    Means are over the seeds both systems have; a cell not in the results makes a line MISSING.
-    """
-    by = defaultdict(list)
-    for r in records:
-        by[r["system"], r["corpus"], r["k"]].append(r)
-    labels = sorted({r["label"] for r in records if r["base"] in ("engine-lda", "engine-hdp")}, key=lambda x: x or "")
-    present = [c for c in panel if any(r["corpus"] == c for r in records)]
-    absent = [c for c in panel if c not in present]
-    no_results = f"  - no results for {', '.join(absent)}: INCOMPLETE"
-    out = []
-    for label in labels or [None]:
-        lda, hdp = system_name("engine-lda", label), system_name("engine-hdp", label)
-        # a variant of one model only is held against the default of the other
-        if label and not any(s == lda for s, _, _ in by):
-            lda = "engine-lda"
-        if label and not any(s == hdp for s, _, _ in by):
-            hdp = "engine-hdp"
-        out.append(f"### {lda} and {hdp}")
-
-        lines, statuses = [], []
-        for c in present:
-            parts = []
-            for K in LIVE_TARGET_K:
-                rs = by.get((lda, c, K), [])
-                if not rs:
-                    parts.append((f"K={K} not run", "MISSING"))
-                    continue
-                worst = min(rs, key=lambda r: r["live_fraction"])
-                ok = worst["live_fraction"] >= LIVE_TARGET_FRACTION
-                parts.append((f"K={K} min {worst['live_topics']}/{K} over {len(rs)} seeds", "PASS" if ok else "FAIL"))
-            status = _verdict(s for _, s in parts)
-            statuses.append(status)
-            lines.append(f"  - {c}: " + ", ".join(t for t, _ in parts) + f": {status}")
-        if absent:
-            statuses.append("MISSING")
-            lines.append(no_results)
-        out.append(
-            f"1. >= {LIVE_TARGET_FRACTION:.0%} of the topics live at K = 10, 20, 50 in every seed: {_verdict(statuses)}"
-        )
-        out += lines
-
-        lines, statuses = [], []
-        for c in present:
-            for K in VS_TOMOTOPY_K:
-                mine, theirs = by.get((lda, c, K), []), by.get(("tomotopy-lda", c, K), [])
-                seeds = sorted({r["seed"] for r in mine} & {r["seed"] for r in theirs})
-                if not seeds:
-                    statuses.append("MISSING")
-                    lines.append(f"  - {c} K={K}: {'tomotopy-lda' if mine else lda} not run: MISSING")
-                    continue
-                m = {f: _mean_at(mine, seeds, f) for f in ("heldout_loglik", "npmi")}
-                t = {f: _mean_at(theirs, seeds, f) for f in ("heldout_loglik", "npmi")}
-                ok = m["heldout_loglik"] >= t["heldout_loglik"] and m["npmi"] >= t["npmi"]
-                statuses.append("PASS" if ok else "FAIL")
-                lines.append(
-                    f"  - {c} K={K} ({len(seeds)} seeds): LL {m['heldout_loglik'] - t['heldout_loglik']:+.4f}, "
-                    f"NPMI {m['npmi'] - t['npmi']:+.4f} vs tomotopy: {'PASS' if ok else 'FAIL'}"
-                )
-        if absent:
-            statuses.append("MISSING")
-            lines.append(no_results)
-        out.append(f"2. K = 20, 50: LL and NPMI >= tomotopy LDA's (means over seeds): {_verdict(statuses)}")
-        out += lines
-
-        lines, statuses = [], []
-        for c in present:
-            mine = by.get((hdp, c, None), [])
-            if not mine:
-                statuses.append("MISSING")
-                lines.append(f"  - {c}: {hdp} not run: MISSING")
-                continue
-            ll = float(np.mean([r["heldout_loglik"] for r in mine]))
-            parts = []
-            best, missing = None, []
-            for K in HDP_VS_LDA_K:
-                rs = by.get((lda, c, K), [])
-                if rs:
-                    value = float(np.mean([r["heldout_loglik"] for r in rs]))
-                    best = (K, value) if best is None or value > best[1] else best
-                else:
-                    missing.append(K)
-            if best is None:
-                parts.append((f"{lda} not run", "MISSING"))
-            else:
-                status = "FAIL" if ll < best[1] else ("MISSING" if missing else "PASS")
-                note = f" (K={','.join(map(str, missing))} not run)" if missing else ""
-                parts.append((f"{ll - best[1]:+.4f} vs best LDA (K={best[0]}){note}", status))
-            for peer in ("gensim-hdp", "tomotopy-hdp"):
-                theirs = by.get((peer, c, None), [])
-                seeds = sorted({r["seed"] for r in mine} & {r["seed"] for r in theirs})
-                if not seeds:
-                    parts.append((f"{peer} not run", "MISSING"))
-                    continue
-                diff = _mean_at(mine, seeds, "heldout_loglik") - _mean_at(theirs, seeds, "heldout_loglik")
-                parts.append((f"{diff:+.4f} vs {peer}", "PASS" if diff >= 0 else "FAIL"))
-            in_use = [r["topics_in_use"] for r in sorted(mine, key=lambda r: r["seed"])]
-            low, high = HDP_IN_USE_RANGE[0], (mine[0].get("truncation") or HDP_TRUNCATION) // 2
-            in_range = all(low <= n <= high for n in in_use)
-            stable = len(in_use) < 2 or np.std(in_use, ddof=1) <= HDP_STABLE_CV * np.mean(in_use)
-            parts.append(
-                (
-                    f"topics in use {' / '.join(map(str, in_use))} ({'in' if in_range else 'outside'} [{low}, {high}]"
-                    + ("" if len(in_use) > 1 else ", one seed: stability not judged")
-                    + ("" if stable else ", unstable")
-                    + ")",
-                    "PASS" if in_range and stable else "FAIL",
-                )
-            )
-            status = _verdict(s for _, s in parts)
-            statuses.append(status)
-            lines.append(f"  - {c}: LL {ll:.4f}: " + "; ".join(t for t, _ in parts) + f": {status}")
-        if absent:
-            statuses.append("MISSING")
-            lines.append(no_results)
-        out.append(
-            f"3. HDP LL >= best LDA (K = 10, 20, 50, 100), gensim's and tomotopy's HDP; topics in use in "
-            f"[{HDP_IN_USE_RANGE[0]}, {HDP_IN_USE_RANGE[1]}], std <= {HDP_STABLE_CV:.0%} of the mean: "
-            + _verdict(statuses)
-        )
-        out += lines
-        out.append("")
-    return out
-
-
-def _mean_at(records: list[dict], seeds, field_name: str) -> float:
-    return float(np.mean([r[field_name] for r in records if r["seed"] in seeds]))
 
 
 # ------------------------------------------------------------------------ CLI

@@ -1,0 +1,162 @@
+"""The quality benchmark's panel: the shared corpora, the KJV Bible built at run time, a synthetic corpus."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from _peers import gensim_bow
+from _quality_config import HELDOUT_FRACTION, SHARED_CORPORA, SPLIT_SEED, SYNTHETIC, TEST_FRACTION
+
+import engine
+
+
+@dataclass
+class Collection:
+    """One panel collection: training documents and the two halves of the test documents."""
+
+    name: str
+    train: sp.csr_matrix
+    observed: sp.csr_matrix
+    heldout: sp.csr_matrix
+    source: str
+    _prepared: dict = field(default_factory=dict, repr=False)
+
+    def stats(self) -> dict:
+        return {
+            "train_docs": self.train.shape[0],
+            "test_docs": self.observed.shape[0],
+            "n_words": self.train.shape[1],
+            "train_tokens": int(self.train.sum()),
+            "heldout_tokens": int(self.heldout.sum()),
+            "source": self.source,
+        }
+
+    def prepared(self, what: str):
+        """Inputs built once per collection, before any clock starts: gensim's bag of words,
+        tomotopy's Corpus, the coherence reference."""
+        if what not in self._prepared:
+            self._prepared[what] = {
+                "gensim": lambda: gensim_bow(self.train),
+                "tomotopy": lambda: tomotopy_corpus(self.train),
+                "coherence": lambda: coherence_reference(self.train),
+            }[what]()
+        return self._prepared[what]
+
+
+def coherence_reference(train: sp.csr_matrix) -> engine.CoherenceReference:
+    return engine.CoherenceReference(train, train.shape[1])
+
+
+def load_split(folder: Path, name: str, source: str) -> Collection:
+    train, observed, heldout = (sp.load_npz(folder / f).tocsr() for f in ("train.npz", "test_obs.npz", "test_ho.npz"))
+    return Collection(name, train, observed, heldout, source)
+
+
+def shared_collection(name: str, shared: Path) -> tuple[Collection | None, str]:
+    folder = shared / "corpora" / name
+    if not all((folder / f).is_file() for f in ("train.npz", "test_obs.npz", "test_ho.npz")):
+        return None, (
+            f"skipping {name}: {folder} has no train.npz / test_obs.npz / test_ho.npz (the shared corpora sit in "
+            "../shared/corpora beside the project root; --shared DIR names another folder)"
+        )
+    return load_split(folder, name, f"{folder}"), ""
+
+
+def bible_chapters() -> tuple[list[str], str]:
+    """The King James Bible, one text per chapter (1,189), from the ``bible`` program of Debian's bible-kjv.
+
+    The text lives in bible-kjv-text's compressed ``/usr/lib/bible.data``;
+    ``bible -f gen1:1-rev22:21`` prints it one verse per line as ``Ge1:1 In the beginning ...``.
+    """
+    program = shutil.which("bible")
+    if program is None:
+        raise FileNotFoundError("the `bible` program is not installed")
+    done = subprocess.run(
+        [program, "-f", "gen1:1-rev22:21"], stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False
+    )
+    verse = re.compile(r"^(\d?[A-Za-z]+)(\d+):(\d+) (.*)$")
+    chapters: dict[tuple[str, str], list[str]] = {}
+    for line in done.stdout.splitlines():
+        match = verse.match(line)
+        if match:
+            chapters.setdefault((match[1], match[2]), []).append(match[4])
+    if done.returncode != 0 or len(chapters) < 1000:
+        raise FileNotFoundError(
+            f"`bible` printed {len(chapters)} chapters (exit {done.returncode}): {done.stderr[:200]}"
+        )
+    return [" ".join(verses) for verses in chapters.values()], program
+
+
+def bible_collection(cache: Path) -> tuple[Collection | None, str]:
+    """Built once and cached: chapters, vectorised like the shared corpora, split by engine.heldout_split."""
+    folder = cache / "bible"
+    if not (folder / "test_ho.npz").is_file():
+        try:
+            texts, program = bible_chapters()
+        except (FileNotFoundError, OSError) as error:
+            return None, (
+                f"skipping bible: {error}. The King James Bible (public domain) comes from Debian's "
+                "bible-kjv-text package, read by the `bible` program of bible-kjv: "
+                "`sudo apt-get install bible-kjv-text` installs both"
+            )
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        # as the shared corpora's PROVENANCE.md: English stop words, words of 2+ letters, min_df 5, max_df 0.5
+        vectorizer = CountVectorizer(
+            stop_words="english", token_pattern=r"(?u)\b[^\W\d_]{2,}\b", min_df=5, max_df=0.5, strip_accents="unicode"
+        )
+        counts = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.int64)
+        split = engine.heldout_split(
+            counts, n_test=round(TEST_FRACTION * counts.shape[0]), seed=SPLIT_SEED, heldout_fraction=HELDOUT_FRACTION
+        )
+        staging = cache / "bible.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        for name, matrix in zip(("train", "test_obs", "test_ho"), split, strict=True):
+            sp.save_npz(staging / f"{name}.npz", matrix)
+        (staging / "vocab.txt").write_text("\n".join(vectorizer.get_feature_names_out()) + "\n", encoding="utf-8")
+        (staging / "PROVENANCE.md").write_text(
+            f"King James Bible (public domain), Debian bible-kjv-text, printed by `{program} -f gen1:1-rev22:21`; "
+            f"one document per chapter ({counts.shape[0]}); CountVectorizer(stop_words='english', words of 2+ "
+            "letters, min_df=5, max_df=0.5, accents stripped); engine.heldout_split(n_test=10 %, seed=0, "
+            "heldout_fraction=0.2). Built by benchmarks/quality.py.\n",
+            encoding="utf-8",
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+        staging.rename(folder)  # the cache is complete or absent
+    return load_split(
+        folder, "bible", "King James Bible by chapter (Debian bible-kjv-text), cached in " + str(folder)
+    ), ""
+
+
+def synthetic_collection() -> Collection:
+    corpus = engine.make_synthetic_corpus(**SYNTHETIC)
+    train, observed, heldout = engine.heldout_split(
+        corpus.counts, n_test=round(TEST_FRACTION * corpus.n_docs), seed=SPLIT_SEED, heldout_fraction=HELDOUT_FRACTION
+    )
+    source = "engine.make_synthetic_corpus(" + ", ".join(f"{k}={v!r}" for k, v in SYNTHETIC.items()) + ")"
+    return Collection("synthetic", train, observed, heldout, source)
+
+
+def load_collection(name: str, args) -> tuple[Collection | None, str]:
+    if name in SHARED_CORPORA:
+        return shared_collection(name, args.shared)
+    if name == "bible":
+        return bible_collection(args.cache)
+    return synthetic_collection(), ""
+
+
+def tomotopy_corpus(train: sp.csr_matrix):
+    """The training documents as a tomotopy Corpus, word w written as the string ``str(w)``."""
+    import tomotopy as tp
+
+    corpus = tp.utils.Corpus()
+    for a, b in zip(train.indptr[:-1], train.indptr[1:], strict=True):
+        corpus.add_doc(words=np.repeat(train.indices[a:b], train.data[a:b]).astype(str).tolist())
+    return corpus
