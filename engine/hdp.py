@@ -206,7 +206,7 @@ class HDP(TopicModel):
         words and starves, and the model keeps a handful of topics.
         "zero_order" (default) uses log E[beta_kw] = log(lambda_kw / sum_v
         lambda_kv) in its place (in zeta, phi and the "lda" start), the
-        zero-order collapsed update of SCVB0 (Foulds, Boyd, DuBois, Smyth &
+        zero-order collapsed update of SCVB0 (Foulds, Boyles, DuBois, Smyth &
         Welling, "Stochastic Collapsed Variational Bayesian Inference for
         Latent Dirichlet Allocation", KDD 2013) carried over to the HDP's
         topics; the stick terms stay E[log sigma].  "zero_order_all" also
