@@ -38,7 +38,7 @@ local step, as batch coordinate ascent uses) skips both the start and the
 warm-up, so every update is an exact coordinate step and the ELBO cannot fall.
 
 Zero-order updates: E[log x] replaced by log E[x], the zero-order collapsed
-update of SCVB0 (Foulds, Boyd, DuBois, Smyth & Welling, "Stochastic collapsed
+update of SCVB0 (Foulds, Boyles, DuBois, Smyth & Welling, "Stochastic collapsed
 variational Bayesian inference for latent Dirichlet allocation", KDD 2013;
 CVB0 of Asuncion, Welling, Smyth & Teh, UAI 2009) carried over to the HDP.
 The topic and corpus-stick terms come in as arguments (the caller passes
