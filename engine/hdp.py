@@ -30,6 +30,12 @@ DEFAULT_DOC_TRUNCATION = 20
 _LOCAL_INITS = ("lda", "paper")
 _STICK_INITS = ("prior", "uniform")
 _LOCAL_UPDATES = ("zero_order", "zero_order_all", "mean_field")
+PRESETS = ("default", "paper")
+# what each preset fills in for the settings left unset
+_PRESET_SETTINGS = {
+    "default": {"local_update": "zero_order", "stick_init": "uniform", "local_tol": 1e-1},
+    "paper": {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2},
+}
 _TRANSFORM_ELEMENTS = 1 << 22  # zeta entries (docs x T x K) held at once by transform
 
 
@@ -126,8 +132,8 @@ class HDP(TopicModel):
         Symmetric Dirichlet prior on topics.
     seed : int
         Seed of the random initial topics.
-    local_tol : float
-        A document's local loop stops when the mean absolute change (over
+    local_tol : float, optional
+        (Unset: 1e-1, or 1e-2 with ``preset="paper"``.)  A document's local loop stops when the mean absolute change (over
         topics) of its expected topic usage sum_i zeta_di^k sum_n phi_dn^i
         (in words) falls below this (the "lda" start's own loop uses the
         same threshold on its gamma).  It holds for every fit except those
@@ -186,8 +192,8 @@ class HDP(TopicModel):
         fits the document with LDA under theta_d ~ Dirichlet(alpha E[sigma(V)])
         and aims atom i at its i-th most used topic (see
         :mod:`engine._hdp_local`).
-    stick_init : {"uniform", "prior"}
-        Start of the corpus sticks.  "uniform" (default): the sticks start as
+    stick_init : {"uniform", "prior"}, optional
+        Start of the corpus sticks (unset: "uniform", or "prior" with ``preset="paper"``).  "uniform" (default): the sticks start as
         if every document's T atoms had pointed at the random initial topics
         evenly (N_k = D T / K, the companion of the random lambda), which
         keeps every topic in play at first, so the first minibatches spread
@@ -197,8 +203,9 @@ class HDP(TopicModel):
         later topics must be born for the words it explains badly; on small
         collections the model then keeps few topics and whole true topics can
         stay merged in the first one.
-    local_update : {"zero_order", "zero_order_all", "mean_field"}
-        The topic term of the local updates.  "mean_field" is the algorithm
+    local_update : {"zero_order", "zero_order_all", "mean_field"}, optional
+        The topic term of the local updates (unset: "zero_order", or
+        "mean_field" with ``preset="paper"``).  "mean_field" is the algorithm
         box's: zeta and phi weigh topic k for word w by exp E[log beta_kw].
         That weight is about E[beta_kw] for words a topic holds many of but
         falls to exp(-1 / lambda_kw) for those it holds little of (psi(0.01)
@@ -221,6 +228,12 @@ class HDP(TopicModel):
         runs each document's loop (with its LDA start) in one fused pass and
         spreads documents over all cores; "numpy" is the vectorised reference
         it is tested against; "auto" takes the compiled one when numba imports.
+    preset : {"default", "paper"}
+        Fills in ``local_update``, ``stick_init`` and ``local_tol`` when they
+        are left unset: "paper" is the algorithm box (mean field, prior
+        sticks) with the former tolerance 1e-2; "default" is what measured
+        best on a panel of collections (zero order, uniform sticks, 1e-1;
+        benchmarks/RESULTS.md, run 13).  Explicit arguments win.
     """
 
     def __init__(
@@ -232,18 +245,24 @@ class HDP(TopicModel):
         gamma: float = 1.0,
         eta: float = 0.01,
         seed: int = 0,
-        local_tol: float = 1e-1,
+        local_tol: float | None = None,
         local_max_iter: int = 100,
         topic_init: str = "gamma",
         dtype: str = "float64",
         warmup_iter: int = 0,
         reorder_topics: bool = True,
         local_init: str = "lda",
-        stick_init: str = "uniform",
+        stick_init: str | None = None,
         kernel: str = "auto",
         initial_local_tol: float = 1e-3,
-        local_update: str = "zero_order",
+        local_update: str | None = None,
+        preset: str = "default",
     ):
+        self.preset = check_choice("preset", preset, PRESETS)
+        filled = _PRESET_SETTINGS[self.preset]
+        local_tol = filled["local_tol"] if local_tol is None else local_tol
+        stick_init = filled["stick_init"] if stick_init is None else stick_init
+        local_update = filled["local_update"] if local_update is None else local_update
         self.n_topics = check_int("n_topics", n_topics, 2)
         self.doc_truncation = check_int("doc_truncation", doc_truncation, 1, self.n_topics)
         self.n_words = check_int("n_words", n_words, 1)
@@ -314,6 +333,7 @@ class HDP(TopicModel):
             "stick_init": self.stick_init,
             "kernel": self.kernel,
             "local_update": self.local_update,
+            "preset": self.preset,
         }
 
     def initialize(self, n_docs: int) -> None:

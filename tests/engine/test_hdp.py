@@ -511,3 +511,15 @@ def test_word_shares_count_words_not_atoms():
     assert model.topics_covering(0.995, by="words") == 3
     with pytest.raises(ValueError, match="by must be"):
         model.topics_covering(0.9, by="atoms")
+
+
+def test_presets_fill_only_what_is_unset():
+    default = HDP(10, 3, 20)
+    paper = HDP(10, 3, 20, preset="paper")
+    assert (default.local_update, default.stick_init, default.local_tol) == ("zero_order", "uniform", 0.1)
+    assert (paper.local_update, paper.stick_init, paper.local_tol) == ("mean_field", "prior", 0.01)
+    mixed = HDP(10, 3, 20, preset="paper", local_tol=0.5)
+    assert (mixed.local_update, mixed.local_tol) == ("mean_field", 0.5)
+    assert HDP(**paper.get_params()).get_params() == paper.get_params()
+    with pytest.raises(ValueError, match="preset must be one of"):
+        HDP(10, 3, 20, preset="gibbs")
