@@ -133,7 +133,8 @@ class HDP(TopicModel):
     seed : int
         Seed of the random initial topics.
     local_tol : float, optional
-        (Unset: 1e-1, or 1e-2 with ``preset="paper"``.)  A document's local loop stops when the mean absolute change (over
+        (Unset: 1e-1, or 1e-2 with ``preset="paper"``.)  A document's local
+        loop stops when the mean absolute change (over
         topics) of its expected topic usage sum_i zeta_di^k sum_n phi_dn^i
         (in words) falls below this (the "lda" start's own loop uses the
         same threshold on its gamma).  It holds for every fit except those
@@ -193,7 +194,8 @@ class HDP(TopicModel):
         and aims atom i at its i-th most used topic (see
         :mod:`engine._hdp_local`).
     stick_init : {"uniform", "prior"}, optional
-        Start of the corpus sticks (unset: "uniform", or "prior" with ``preset="paper"``).  "uniform" (default): the sticks start as
+        Start of the corpus sticks (unset: "uniform", or "prior" with
+        ``preset="paper"``).  "uniform" (default): the sticks start as
         if every document's T atoms had pointed at the random initial topics
         evenly (N_k = D T / K, the companion of the random lambda), which
         keeps every topic in play at first, so the first minibatches spread
