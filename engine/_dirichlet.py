@@ -31,12 +31,18 @@ def dirichlet_expectation(concentration: np.ndarray) -> np.ndarray:
     return psi(concentration) - psi(concentration.sum(axis=-1, keepdims=True))
 
 
-def dirichlet_expectation_columns(concentration: np.ndarray, row_totals: np.ndarray) -> np.ndarray:
+def dirichlet_expectation_columns(
+    concentration: np.ndarray, row_totals: np.ndarray, zero_order: bool = False
+) -> np.ndarray:
     """E[log x] on a subset of columns, given the full row sums of the concentration.
 
     Used for E[log beta_kv] on a minibatch's own words: only those columns of
-    lambda need digamma, plus one digamma per topic for the row total.
+    lambda need digamma, plus one digamma per topic for the row total.  With
+    ``zero_order`` it is log E[x_kv] = log concentration_kv - log row_total_k
+    instead, the topic term of the zero-order (SCVB0) local step.
     """
+    if zero_order:
+        return np.log(concentration) - np.log(row_totals)
     return psi(concentration) - psi(row_totals)
 
 

@@ -75,9 +75,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import psi
 
 from engine._dirichlet import stick_expectation
+from engine._lda_local import _elog_theta as lda_elog_theta
 from engine._lda_local import fit_documents as fit_lda_documents
 
 __all__ = [
@@ -217,10 +217,7 @@ def _initial_word_atom(E, word_counts, n_atoms, init, lda_gamma, topic_prior, ze
     # "lda": atom i <- the topic k_i with the i-th largest expected count gamma_dk - prior_k;
     # phi_dw^i ∝ exp{E[log theta_d,k_i] + E[log beta_k_i,w]} (log E[.] of both under zero_order)
     top = np.argsort(-(lda_gamma - topic_prior), axis=1, kind="stable")[:, :n_atoms]  # (B, T)
-    if zero_order:
-        elog_theta = np.log(lda_gamma) - np.log(lda_gamma.sum(axis=1, keepdims=True))
-    else:
-        elog_theta = psi(lda_gamma) - psi(lda_gamma.sum(axis=1, keepdims=True))
+    elog_theta = lda_elog_theta(lda_gamma, zero_order)
     logits = np.take_along_axis(E, np.broadcast_to(top[:, None, :], (B, W, n_atoms)), axis=2)
     logits += np.take_along_axis(elog_theta, top, axis=1)[:, None, :]
     return _softmax(logits)

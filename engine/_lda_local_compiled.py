@@ -29,6 +29,7 @@ import scipy.sparse as sp
 from scipy.special import psi
 
 from engine._compiled_math import digamma_inplace, exp_inplace
+from engine._dirichlet import dirichlet_expectation_columns
 from engine._lazy_topics import LazyTopics
 from engine._lazy_topics_compiled import row_expectations
 from engine._lda_local import LocalFit, _flush_floor, _tiny, exp_shifted, fit_documents
@@ -308,11 +309,7 @@ def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_in
                                                       zero_order)
     word_topic = _word_topic(counts, ratio, exp_theta, beta_rows)
     if lost.any():  # rare: E[log beta] in the reference's own (topics, words) layout
-        rows = topics.rows(columns)
-        if zero_order:
-            elog_beta = (np.log(rows) - np.log(totals).astype(dtype)).T
-        else:
-            elog_beta = (psi(rows) - psi(totals).astype(dtype)).T
+        elog_beta = dirichlet_expectation_columns(topics.rows(columns), totals, zero_order).astype(dtype).T
         _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_shifted(elog_beta, axis=0), elog_beta, alpha,
                      doc_topic_init, tol, max_iter, zero_order)
     return LocalFit(doc_topic=gamma, topic_word=word_topic.T, n_iter=n_iter)

@@ -499,9 +499,7 @@ def _fit_documents_numpy(counts, *args):
 
 def _numpy_kernel(topics: LazyTopics, columns: np.ndarray, mean: bool = False):
     """E[log beta] (log E[beta] if ``mean``) on ``columns`` (K x n_columns), and the NumPy reference local step."""
-    if mean:  # log E[beta_kv] = log lambda_kv - log sum_y lambda_ky
-        return np.log(topics.columns(columns)) - np.log(topics.row_totals()), _fit_documents_numpy
-    return dirichlet_expectation_columns(topics.columns(columns), topics.row_totals()), _fit_documents_numpy
+    return dirichlet_expectation_columns(topics.columns(columns), topics.row_totals(), mean), _fit_documents_numpy
 
 
 def _local_kernel(kernel: str):

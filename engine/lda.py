@@ -24,18 +24,18 @@ PRESETS = ("default", "paper")
 # D/S-scaled words) it often starts below the 0.25/K line and fades again; with the whole
 # mean it is slower to forget its seed (benchmarks/RESULTS.md, run 13)
 _REVIVAL_MASS = 0.5
-# what each preset fills in for the settings left unset ("1/K", "5/K in [0.1, 0.2]": by K)
-_PRESET_SETTINGS = {
-    "default": {"alpha": "5/K in [0.1, 0.2]", "local_update": "zero_order", "revive_topics": True},
-    "paper": {"alpha": "1/K", "local_update": "mean_field", "revive_topics": False},
-}
 
 
-def _preset_alpha(rule: str, n_topics: int) -> float:
-    if rule == "1/K":
-        return 1.0 / n_topics
+def _default_alpha(n_topics: int) -> float:
     # 0.2 up to K = 25, then 5/K down to 0.1 at K = 50 and beyond (benchmarks/RESULTS.md, run 13)
     return min(0.2, max(0.1, 5.0 / n_topics))
+
+
+# what each preset fills in for the settings left unset (alpha as a function of K)
+_PRESET_SETTINGS = {
+    "default": {"alpha": _default_alpha, "local_update": "zero_order", "revive_topics": True},
+    "paper": {"alpha": lambda n_topics: 1.0 / n_topics, "local_update": "mean_field", "revive_topics": False},
+}
 
 
 def check_alpha(alpha, n_topics: int) -> float | np.ndarray:
@@ -209,7 +209,7 @@ class LDA(TopicModel):
         self.n_words = check_int("n_words", n_words, 1)
         self.preset = check_choice("preset", preset, PRESETS)
         filled = _PRESET_SETTINGS[self.preset]
-        alpha = _preset_alpha(filled["alpha"], self.n_topics) if alpha is None else alpha
+        alpha = filled["alpha"](self.n_topics) if alpha is None else alpha
         local_update = filled["local_update"] if local_update is None else local_update
         revive_topics = filled["revive_topics"] if revive_topics is None else revive_topics
         self.alpha = check_alpha(alpha, self.n_topics)
@@ -307,9 +307,8 @@ class LDA(TopicModel):
         Returns the re-seeded topic indices.
         """
         topics = self._require_topics()
-        share = topics.excess_totals()
-        share = share / share.sum()
-        dead = np.flatnonzero(share < 0.25 / self.n_topics)
+        totals = topics.excess_totals()  # each topic's expected word count, kept up to date by the blend
+        dead = np.flatnonzero(totals / totals.sum() < 0.25 / self.n_topics)
         counts = stats.counts
         lengths = np.asarray(counts.sum(axis=1)).ravel()
         if dead.size == 0 or counts.nnz == 0:
@@ -324,7 +323,7 @@ class LDA(TopicModel):
         fit[lengths < min(10.0, lengths.max())] = np.inf  # seed from documents with some words to go on
         worst = np.argsort(fit, kind="stable")[:dead.size]
         dead = dead[:worst.size]
-        mass = _REVIVAL_MASS * topics.excess_totals().sum() / self.n_topics
+        mass = _REVIVAL_MASS * totals.sum() / self.n_topics
         columns, values = [], []
         for doc in worst:
             span = slice(counts.indptr[doc], counts.indptr[doc + 1])
@@ -359,9 +358,8 @@ class LDA(TopicModel):
 
     # ------------------------------------------------------------ display
     def topic_weights(self) -> np.ndarray:
-        """Share of the corpus's words each topic explains: (lambda_k - eta) summed, normalised."""
-        mass = (self._require_fitted() - self.eta).sum(axis=1)
-        return mass / mass.sum()
+        """Share of the corpus's words each topic explains: :meth:`word_shares`."""
+        return self.word_shares()
     # --------------------------------------------------------------- ELBO
     def elbo(self, X, stats: LDAStats | None = None) -> float:
         """Evidence lower bound of the documents ``X`` (the whole corpus for batch VI).
@@ -406,10 +404,9 @@ class LDA(TopicModel):
 
 def _numpy_local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=False):
     """The reference: E[log beta] with scipy on lambda's (topics, words) columns, then the NumPy local step."""
-    if zero_order:  # log E[beta_kv] = log lambda_kv - log sum_y lambda_ky
-        elog_beta = np.log(topics.columns(columns)) - np.log(topics.row_totals())
-    else:  # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky), on the minibatch's columns only
-        elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals())
+    # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky) on the minibatch's columns only
+    # (log E[beta_kv] = log lambda_kv - log sum_y lambda_ky for the zero-order step)
+    elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals(), zero_order)
     exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
     return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter, zero_order)
 
