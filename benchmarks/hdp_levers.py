@@ -83,22 +83,11 @@ def load(name):
     return tuple(sp.load_npz(path / f).tocsr() for f in ("train.npz", "test_obs.npz", "test_ho.npz"))
 
 
-def npmi(topics: np.ndarray, incidence: sp.csr_matrix, top: int = 10) -> float:
-    """Mean over topics of the mean NPMI over pairs of a topic's top words (documents as windows)."""
-    if topics.shape[0] == 0:
+def npmi(model, used: np.ndarray, train: sp.csr_matrix, top: int = 10) -> float:
+    """Mean over the topics in use of their top words' NPMI, documents as windows (engine.CoherenceReference)."""
+    if not used.any():
         return float("nan")
-    n_docs = incidence.shape[0]
-    scores = []
-    for row in topics:
-        words = np.argsort(-row)[:top]
-        sub = incidence[:, words]
-        joint = np.asarray((sub.T @ sub).todense(), dtype=np.float64) / n_docs
-        single = np.diag(joint)
-        i, j = np.triu_indices(len(words), 1)
-        p_ij = joint[i, j]
-        pmi = np.log((p_ij + 1e-12) / (single[i] * single[j]))
-        scores.append(float(np.mean(pmi / -np.log(p_ij + 1e-12))))
-    return float(np.mean(scores))
+    return float(np.mean(engine.CoherenceReference(train).score_model(model, n_top=top)[used]))
 
 
 def make_model(config: str, n_words: int, seed: int, n_topics: int, doc_truncation: int):
@@ -127,11 +116,10 @@ def run_one(corpus: str, config: str, seed: int, epochs: int, n_topics: int, doc
     loglik = engine.predictive_log_likelihood(model, observed, heldout)
     weights = model.topic_weights()
     used = weights >= 0.01
-    incidence = (train > 0).astype(np.float64).tocsr()
     return {
         "corpus": corpus, "config": config, "seed": seed, "epochs": epochs, "n_topics": n_topics,
         "doc_truncation": doc_truncation, "loglik": loglik, "topics_in_use": int(used.sum()),
-        "npmi": npmi(model.expected_topics()[used], incidence), "seconds": seconds,
+        "npmi": npmi(model, used, train), "seconds": seconds,
     }
 
 
