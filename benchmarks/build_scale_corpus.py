@@ -9,7 +9,7 @@ corpus of that shape without the data:
 2. fits LDA with ``--n-topics`` topics on it by SVI for ``--epochs`` passes;
 3. draws ``--n-docs`` documents from the fitted topics and topic weights with the
    source's document lengths (rescaled to ``--mean-length``) and writes them to
-   OUTPUT as an :class:`engine.ondisk.DiskCorpus`, block by block;
+   OUTPUT as an :class:`engine.data.ondisk.DiskCorpus`, block by block;
 4. prints build time, tokens/s, peak RSS and the time extrapolated to 3.8M documents.
 
 Example (small run, ~1 minute on one core)::
@@ -36,8 +36,8 @@ try:
 except ImportError:  # a plain checkout: the project root is the parent of this folder
     sys.path.insert(0, str(HERE.parent))
     import engine
-from engine.ondisk import DiskCorpus  # noqa: E402  (after the sys.path fallback)
-from engine.semisynthetic import SemiSyntheticGenerator  # noqa: E402
+from engine.data.ondisk import DiskCorpus  # noqa: E402  (after the sys.path fallback)
+from engine.data.semisynthetic import SemiSyntheticGenerator  # noqa: E402
 
 PAPER_DOCS, PAPER_TOKENS = 3_800_000, 480_000_000
 AP = HERE.parent.parent / "shared" / "corpora" / "ap"  # ../shared/corpora/ap beside the project root

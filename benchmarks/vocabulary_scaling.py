@@ -26,7 +26,7 @@ try:
 except ImportError:  # a plain checkout: the project root is the parent of this folder
     sys.path.insert(0, str(HERE.parent))
     import engine
-from engine._global_step import blend_topics  # noqa: E402
+from engine.models._eager_topics import blend_topics  # noqa: E402
 
 
 def _documents(n_docs: int, seed: int) -> sp.csr_matrix:

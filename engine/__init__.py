@@ -4,7 +4,21 @@ Implements Hoffman, Blei, Wang & Paisley, "Stochastic Variational Inference"
 (JMLR 2013) in NumPy/SciPy.  This module re-exports the public names only.
 """
 
-from engine._textio import (
+from engine.data.bow_formats import (
+    load_corpus,
+    read_ldac,
+    read_mtx,
+    read_uci,
+    read_vocabulary,
+    write_ldac,
+    write_mtx,
+    write_uci,
+)
+from engine.data.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
+from engine.data.ondisk import DiskCorpus, DiskCounts
+from engine.data.semisynthetic import SemiSyntheticGenerator
+from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
+from engine.data.text import (
     RawDocument,
     RawDocuments,
     SkippedFile,
@@ -15,19 +29,6 @@ from engine._textio import (
     read_zip,
     table_format,
 )
-from engine.atomic import atomic_file
-from engine.bow_formats import (
-    load_corpus,
-    read_ldac,
-    read_mtx,
-    read_uci,
-    read_vocabulary,
-    write_ldac,
-    write_mtx,
-    write_uci,
-)
-from engine.coherence import CoherenceReference, topic_coherence
-from engine.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.errors import (
     CorpusFormatError,
     DivergedError,
@@ -40,10 +41,22 @@ from engine.errors import (
     UnsafeArchiveError,
     VocabularyMismatchError,
 )
-from engine.evaluation import predictive_log_likelihood
-from engine.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS, HDP, HDPStats
-from engine.heldout import HeldoutSplit, heldout_split
-from engine.inspection import (
+from engine.inference.coherence import CoherenceReference, topic_coherence
+from engine.inference.evaluation import predictive_log_likelihood
+from engine.inference.heldout import HeldoutSplit, heldout_split
+from engine.inference.run import (
+    EvalPoint,
+    SettingChange,
+    Snapshot,
+    TrainingRun,
+)
+from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, step_size
+from engine.inference.svi import SVI, BatchVI, StepReport
+from engine.inference.warmup import warm_up_kernels
+from engine.io.atomic import atomic_file
+from engine.io.model_files import LoadedModel, load_model, save_model
+from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS, HDP, HDPStats
+from engine.models.inspection import (
     most_likely_topics,
     relevance,
     text_segments,
@@ -52,20 +65,7 @@ from engine.inspection import (
     top_relevant_words,
     word_marginal,
 )
-from engine.lda import LDA, LDAStats
-from engine.ondisk import DiskCorpus, DiskCounts
-from engine.persistence import LoadedModel, load_model, save_model
-from engine.run import (
-    EvalPoint,
-    SettingChange,
-    Snapshot,
-    TrainingRun,
-)
-from engine.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, step_size
-from engine.semisynthetic import SemiSyntheticGenerator
-from engine.svi import SVI, BatchVI, StepReport
-from engine.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
-from engine.warmup import warm_up_kernels
+from engine.models.lda import LDA, LDAStats
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",

@@ -22,10 +22,10 @@ from typing import Any
 from tqdm import tqdm
 
 from engine.errors import EngineError
-from engine.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS
-from engine.persistence import load_model, save_model
-from engine.run import EvalPoint, TrainingRun
-from engine.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU
+from engine.inference.run import EvalPoint, TrainingRun
+from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU
+from engine.io.model_files import load_model, save_model
+from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS
 
 __all__ = ["build_parser", "main"]
 
@@ -203,7 +203,7 @@ def _add_topics(commands: Any) -> None:
 
 # ----------------------------------------------------------------------- fit
 def _corpus_loader() -> Any:
-    for module in ("engine", "engine.corpus", "engine.bow_formats"):
+    for module in ("engine", "engine.data.corpus", "engine.data.bow_formats"):
         try:
             loader = getattr(importlib.import_module(module), "load_corpus", None)
         except ImportError:
@@ -238,7 +238,7 @@ def _split(counts: Any, test_docs: int | None, seed: int) -> tuple[Any, Any, Any
         if test_docs is None:
             print("held-out evaluation off: the corpus is too small to hold out 10% of it", file=sys.stderr)
         return counts, None, None, 0
-    from engine.heldout import heldout_split
+    from engine.inference.heldout import heldout_split
 
     train, observed, heldout = heldout_split(counts, n_test, seed=seed)
     return train, observed, heldout, n_test
@@ -253,13 +253,13 @@ def _build_model(args: argparse.Namespace, n_words: int) -> Any:
         for flag, value in (("--doc-truncation", args.doc_truncation), ("--gamma", args.gamma)):
             if value is not None:
                 raise _UsageError(f"{flag} applies to --model hdp only")
-        from engine.lda import LDA
+        from engine.models.lda import LDA
 
         n_topics = 50 if args.topics is None else args.topics
         model_class, options = LDA, {"n_topics": n_topics, "n_words": n_words, **options}
     else:
         try:
-            from engine.hdp import HDP
+            from engine.models.hdp import HDP
         except ImportError as exc:
             raise _UsageError(f"the HDP model is not available in this installation ({exc})") from None
         extra = {name: value for name, value in (("doc_truncation", args.doc_truncation), ("gamma", args.gamma))
@@ -275,7 +275,7 @@ def _build_model(args: argparse.Namespace, n_words: int) -> Any:
 
 def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any, vocabulary: Any,
                extra: dict) -> TrainingRun:
-    from engine.svi import SVI, BatchVI
+    from engine.inference.svi import SVI, BatchVI
 
     n_train = train.shape[0]
     target_docs = max(1, math.ceil(args.epochs * n_train))

@@ -69,7 +69,7 @@ class RunSettings:
     alpha: float | None = None  # None: the engine's default (LDA: 0.2 up to 25 topics, 0.1 from 50; HDP: 1)
     eta: float = 0.01
     omega: float = 1.0  # HDP corpus-level concentration (engine HDP's gamma)
-    # the engine's schedule (engine.schedule): the app, the CLI and engine.SVI share it
+    # the engine's schedule (engine.inference.schedule): the app, the CLI and engine.SVI share it
     kappa: float = DEFAULT_KAPPA
     tau: float = DEFAULT_TAU
     batch_size: int = DEFAULT_BATCH_SIZE

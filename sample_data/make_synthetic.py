@@ -1,4 +1,4 @@
-"""Regenerate sample_data/synthetic/ from engine.synthetic.
+"""Regenerate sample_data/synthetic/ from engine.data.synthetic.
 
     python sample_data/make_synthetic.py            # writes sample_data/synthetic/
     python sample_data/make_synthetic.py OUT_DIR    # writes elsewhere
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.synthetic import make_synthetic_corpus
+from engine.data.synthetic import make_synthetic_corpus
 
 PARAMETERS = {
     "n_docs": 1000,
@@ -61,7 +61,7 @@ def build(out_dir: Path) -> None:
             writer.writerow([doc_id, *(f"{p:.6f}" for p in row)])
 
     description = {
-        "generator": "engine.synthetic.make_synthetic_corpus",
+        "generator": "engine.data.synthetic.make_synthetic_corpus",
         "parameters": PARAMETERS,
         "numpy_version": np.__version__,
         "n_docs": corpus.n_docs,

@@ -39,7 +39,7 @@ CONTRACT_NAMES = {
     "ModelFileError",
     "UnsafeArchiveError",
     "VocabularyMismatchError",
-    # synthetic corpora, engine/synthetic.py
+    # synthetic corpora, engine/data/synthetic.py
     "SyntheticCorpus",
     "make_synthetic_corpus",
 }

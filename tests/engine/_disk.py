@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from engine.ondisk import DiskCounts
+from engine.data.ondisk import DiskCounts
 
 
 def disk_counts(folder, matrix) -> DiskCounts:

@@ -1,4 +1,4 @@
-"""Tests of engine/bow_formats.py: UCI, LDA-C and Matrix Market files, written then read back."""
+"""Tests of engine/data/bow_formats.py: UCI, LDA-C and Matrix Market files, written then read back."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from engine.bow_formats import (
+from engine.data.bow_formats import (
     load_corpus,
     read_ldac,
     read_mtx,
@@ -19,7 +19,7 @@ from engine.bow_formats import (
     write_mtx,
     write_uci,
 )
-from engine.corpus import Corpus, DroppedDocument
+from engine.data.corpus import Corpus, DroppedDocument
 from engine.errors import CorpusFormatError, EmptyCorpusError
 
 COUNTS = np.array([[2, 0, 1, 0, 0], [0, 3, 0, 1, 7], [1, 1, 1, 1, 1]])

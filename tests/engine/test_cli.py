@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from engine.cli import build_parser, main
-from engine.persistence import load_model
+from engine.io.model_files import load_model
 
 
 @pytest.fixture

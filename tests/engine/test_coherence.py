@@ -1,4 +1,4 @@
-"""Topic coherence (engine/coherence.py): gensim's numbers, a brute-force formula, invariants, input checks."""
+"""Topic coherence (engine/inference/coherence.py): gensim's numbers, brute force, invariants, input checks."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 import engine
 from engine import coherence
-from engine.coherence import CoherenceReference, topic_coherence
+from engine.inference.coherence import CoherenceReference, topic_coherence
 
 EPS = 1e-12  # gensim's EPSILON inside the logarithms, which the module matches
 

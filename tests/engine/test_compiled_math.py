@@ -1,4 +1,4 @@
-"""The vectorised exp and digamma every compiled kernel uses (engine/_compiled_math.py) against SciPy and NumPy."""
+"""The vectorised exp and digamma of the compiled kernels (engine/kernels/compiled/numerics.py) against SciPy."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import psi
 
-compiled_math = pytest.importorskip("engine._compiled_math")
+compiled_math = pytest.importorskip("engine.kernels.compiled.numerics")
 
 
 def test_vectorised_digamma_and_exp_match_scipy_and_numpy():

@@ -1,4 +1,4 @@
-"""Tests of engine/corpus.py: building, validating, subsetting and saving a Corpus."""
+"""Tests of engine/data/corpus.py: building, validating, subsetting and saving a Corpus."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from engine._textio import SkippedFile
-from engine.bow_formats import load_corpus
-from engine.corpus import Corpus, DroppedDocument
+from engine.data.bow_formats import load_corpus
+from engine.data.corpus import Corpus, DroppedDocument
+from engine.data.text import SkippedFile
 from engine.errors import (
     CorpusFormatError,
     EmptyCorpusError,
@@ -199,7 +199,7 @@ def test_save_refuses_foreign_folder_and_failed_save_keeps_old(tmp_path, monkeyp
     def fail(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("engine.bow_formats.np.savez", fail)
+    monkeypatch.setattr("engine.data.bow_formats.np.savez", fail)
     with pytest.raises(OSError, match="disk full"):
         Corpus.from_counts(np.array([[5, 5]])).save(tmp_path / "saved")
     monkeypatch.undo()

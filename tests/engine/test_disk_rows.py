@@ -1,4 +1,4 @@
-"""Tests of engine/_disk_arrays.py: rows of a disk corpus read with positional file reads."""
+"""Tests of engine/data/_disk_arrays.py: rows of a disk corpus read with positional file reads."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 import scipy.sparse as sp
 
 from engine import _disk_arrays
-from engine._disk_arrays import DiskCounts, _ArrayReader, _FileArray, _reader
+from engine.data._disk_arrays import DiskCounts, _ArrayReader, _FileArray, _reader
+from engine.data.ondisk import DiskCorpus
 from engine.errors import CorpusFormatError
-from engine.ondisk import DiskCorpus
 from tests.engine._disk import assert_same_csr, disk_counts
 
 # 0: every span its own read; 8: only near spans merge; 4 KiB: the default; 1 GiB: one read per sorted run

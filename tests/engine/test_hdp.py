@@ -1,4 +1,4 @@
-"""Tests of engine/hdp.py and engine/_hdp_local.py (the HDP topic model)."""
+"""Tests of engine/models/hdp.py and engine/kernels/reference/hdp.py (the HDP topic model)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from scipy.special import digamma
 
-from engine._dirichlet import stick_expectation
-from engine._hdp_local import doc_stick_params, stick_weights
-from engine._lda_local import fit_documents as fit_lda_documents
 from engine.errors import VocabularyMismatchError
-from engine.evaluation import predictive_log_likelihood
-from engine.hdp import HDP
-from engine.svi import SVI, BatchVI
+from engine.inference.evaluation import predictive_log_likelihood
+from engine.inference.svi import SVI, BatchVI
+from engine.kernels.reference.hdp import doc_stick_params, stick_weights
+from engine.kernels.reference.lda import fit_documents as fit_lda_documents
+from engine.models.expectations import stick_expectation
+from engine.models.hdp import HDP
 
 
 def _softmax(x, axis=-1):
@@ -213,7 +213,7 @@ def test_transform_in_chunks_equals_one_local_step(monkeypatch):
     X = _small_corpus(seed=4)
     model = _fitted_model()
     whole = model.local_step(X).doc_topic
-    monkeypatch.setattr("engine.hdp._TRANSFORM_ELEMENTS", 7 * 4 * 6)  # 7 documents per chunk
+    monkeypatch.setattr("engine.models.hdp._TRANSFORM_ELEMENTS", 7 * 4 * 6)  # 7 documents per chunk
     np.testing.assert_allclose(model.transform(X), whole, rtol=1e-12)
 
 

@@ -1,4 +1,4 @@
-"""The compiled HDP local step (engine/_hdp_local_compiled.py) is held to the NumPy reference it replaces."""
+"""The compiled HDP local step (engine/kernels/compiled/hdp.py) is held to the NumPy reference it replaces."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine._dirichlet import dirichlet_expectation_columns
-from engine._lazy_topics import LazyTopics
-from engine.hdp import HDP
-from engine.persistence import load_model, save_model
-from engine.svi import SVI, BatchVI
+from engine.inference.svi import SVI, BatchVI
+from engine.io.model_files import load_model, save_model
+from engine.models.expectations import dirichlet_expectation_columns
+from engine.models.hdp import HDP
+from engine.models.lazy_topics import LazyTopics
 from tests.engine._reference import planted_counts
 
-compiled = pytest.importorskip("engine._hdp_local_compiled")
+compiled = pytest.importorskip("engine.kernels.compiled.hdp")
 
 _FIELDS = ("doc_topic", "topic_word", "topic_mass", "atom_topic", "word_atom", "doc_sticks")
 
@@ -274,7 +274,7 @@ def test_kernel_option_is_validated_kept_and_saved(tmp_path):
 
 
 def test_auto_uses_the_compiled_kernel():
-    from engine.hdp import _local_kernel
+    from engine.models.hdp import _local_kernel
 
     topics = HDP(4, 2, 5, seed=0)
     topics.initialize(10)

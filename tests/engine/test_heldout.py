@@ -1,4 +1,4 @@
-"""Tests of engine/heldout.py: the paper's observed / held-out split of test documents."""
+"""Tests of engine/inference/heldout.py: the paper's observed / held-out split of test documents."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.corpus import Corpus
-from engine.heldout import HeldoutSplit, heldout_split
+from engine.data.corpus import Corpus
+from engine.inference.heldout import HeldoutSplit, heldout_split
 
 
 def random_counts(seed, n_docs=60, n_words=40, density=0.25):

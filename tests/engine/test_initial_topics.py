@@ -1,4 +1,4 @@
-"""The random start of lambda (engine._topic_model.initial_topics), drawn in blocks on several threads."""
+"""The random start of lambda (engine.models._base.initial_topics), drawn in blocks on several threads."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from engine._topic_model import _TOPICS_PER_DRAW, initial_topics
+from engine.models._base import _TOPICS_PER_DRAW, initial_topics
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine.inspection import (
+from engine.models.inspection import (
     most_likely_topics,
     relevance,
     text_segments,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine._global_step import blend_topics
-from engine._lazy_topics import LazyTopics
+from engine.models._eager_topics import blend_topics
+from engine.models.lazy_topics import LazyTopics
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

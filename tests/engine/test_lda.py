@@ -9,7 +9,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import gammaln, psi
 
 import engine
-from engine.lda import restrict_columns
+from engine.models.lda import restrict_columns
 from tests.engine._reference import lda_local_reference, planted_counts, zero_order_local_reference
 
 

@@ -7,10 +7,10 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine.lda import LDAStats
+from engine.models.lda import LDAStats
 from tests.engine._reference import planted_counts
 
-compiled = pytest.importorskip("engine._lda_local_compiled")
+compiled = pytest.importorskip("engine.kernels.compiled.lda")
 
 
 def _pair(X, **kwargs):

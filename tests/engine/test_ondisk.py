@@ -1,4 +1,4 @@
-"""Tests of engine/ondisk.py: disk corpora built by streaming equal the in-memory readers."""
+"""Tests of engine/data/ondisk.py: disk corpora built by streaming equal the in-memory readers."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import scipy.sparse as sp
 
 import engine
 from engine import _disk_format, ondisk
-from engine.corpus import Corpus
+from engine.data.corpus import Corpus
+from engine.data.ondisk import DiskCorpus
 from engine.errors import CorpusFormatError, EmptyVocabularyError
-from engine.ondisk import DiskCorpus
 from tests.engine._disk import assert_same_csr, disk_counts
 
 TEXTS = {

@@ -1,4 +1,4 @@
-"""Model files and checkpoints (engine/persistence.py): round trips, atomic writes, rejection of bad files."""
+"""Model files and checkpoints (engine/io/model_files.py): round trips, atomic writes, rejection of bad files."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from engine.errors import ModelFileError
-from engine.lda import LDA
-from engine.persistence import FORMAT_TAG, FORMAT_VERSION, load_model, save_model
-from engine.run import EvalPoint, SettingChange
-from engine.svi import SVI
+from engine.inference.run import EvalPoint, SettingChange
+from engine.inference.svi import SVI
+from engine.io.model_files import FORMAT_TAG, FORMAT_VERSION, load_model, save_model
+from engine.models.lda import LDA
 
 
 def _trained(corpus, steps: int = 3, **model_options) -> tuple[LDA, SVI]:
@@ -94,7 +94,7 @@ def test_saving_checks_its_inputs(tmp_path, planted_corpus):
 
 
 def test_hdp_round_trip(tmp_path, planted_corpus):
-    hdp = pytest.importorskip("engine.hdp")
+    hdp = pytest.importorskip("engine.models.hdp")
     model = hdp.HDP(n_topics=6, doc_truncation=3, n_words=planted_corpus.n_words, seed=1)
     trainer = SVI(model, planted_corpus.counts, batch_size=20)
     trainer.run(n_steps=2)
@@ -253,7 +253,7 @@ def test_resuming_from_a_checkpoint_is_exact(tmp_path, planted_corpus, sampling)
 
 
 def test_resuming_an_hdp_checkpoint_is_exact(tmp_path, planted_corpus):
-    hdp = pytest.importorskip("engine.hdp")
+    hdp = pytest.importorskip("engine.models.hdp")
 
     def fresh():
         model = hdp.HDP(n_topics=8, doc_truncation=4, n_words=planted_corpus.n_words, seed=2)

@@ -8,7 +8,7 @@ from scipy.optimize import minimize
 from scipy.special import gammaln, psi
 
 import engine
-from engine._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
+from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
 from tests.engine._reference import planted_counts
 
 

@@ -1,4 +1,4 @@
-"""Background training runs (engine/run.py): thread lifecycle, snapshots, evaluation, budgets, checkpoints."""
+"""Background training runs (engine/inference/run.py): thread lifecycle, snapshots, evaluation, budgets, checkpoints."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import engine.run as run_module
-from engine.lda import LDA
-from engine.persistence import load_model
-from engine.run import EvalPoint, Snapshot, TrainingRun
-from engine.svi import SVI, BatchVI
+import engine.inference.run as run_module
+from engine.inference.run import EvalPoint, Snapshot, TrainingRun
+from engine.inference.svi import SVI, BatchVI
+from engine.io.model_files import load_model
+from engine.models.lda import LDA
 
 TIMEOUT = 10.0
 

@@ -7,7 +7,7 @@ import pytest
 from scipy import integrate, stats
 
 from engine import step_size
-from engine._dirichlet import dirichlet_expectation, exp_dirichlet_expectation, stick_expectation
+from engine.models.expectations import dirichlet_expectation, exp_dirichlet_expectation, stick_expectation
 
 
 def test_step_size_is_the_paper_schedule():

@@ -1,4 +1,4 @@
-"""Tests of engine/semisynthetic.py: LDA documents with fitted topics and empirical lengths."""
+"""Tests of engine/data/semisynthetic.py: LDA documents with fitted topics and empirical lengths."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine.ondisk import DiskCorpus
-from engine.semisynthetic import SemiSyntheticGenerator, _alias_tables
+from engine.data.ondisk import DiskCorpus
+from engine.data.semisynthetic import SemiSyntheticGenerator, _alias_tables
 
 LENGTHS = np.array([5] * 5 + [20] * 3 + [80] * 2)  # an empirical distribution: 50% / 30% / 20%
 

@@ -1,4 +1,4 @@
-"""Tests of engine/synthetic.py: corpora drawn from the LDA generative process."""
+"""Tests of engine/data/synthetic.py: corpora drawn from the LDA generative process."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
-from engine.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
+from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
 
 
 def _pearson_p_value(observed: np.ndarray, expected: np.ndarray) -> float:

@@ -1,4 +1,4 @@
-"""Tests of engine/_textio.py: decoding and the raw-document readers."""
+"""Tests of engine/data/text.py: decoding and the raw-document readers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from engine._textio import (
+from engine.data.text import (
     RawDocument,
     RawDocuments,
     SkippedFile,

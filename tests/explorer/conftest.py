@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import streamlit as st
 
-from engine.run import TrainingRun
-from engine.synthetic import make_synthetic_corpus
+from engine.data.synthetic import make_synthetic_corpus
+from engine.inference.run import TrainingRun
 from explorer.engine_api import Corpus
 from explorer.storage import Collection
 

@@ -8,8 +8,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from engine.bow_formats import write_ldac, write_uci
-from engine.corpus import Corpus
+from engine.data.bow_formats import write_ldac, write_uci
+from engine.data.corpus import Corpus
 
 TEXTS = [
     "The planet orbits a distant star; the rocket launch was delayed by the comet.",

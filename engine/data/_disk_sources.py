@@ -1,0 +1,241 @@
+"""Streaming readers of the sources a disk corpus is built from, one chunk at a time.
+
+Text documents come from a folder of ``.txt`` files, a ``.zip`` of them or a
+CSV/TSV/JSON-lines table, named and decoded as the in-memory readers of
+:mod:`engine.data.text` do; count rows come from a UCI ``docword`` file sorted by
+docID (optionally gzipped), validated as :func:`engine.read_uci` does.  Only
+one document, or one chunk of rows, is in memory at a time.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import warnings
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from engine.data._disk_writer import _INT32_MAX
+from engine.data.bow_formats import _is_count
+from engine.data.text import (
+    DEFAULT_MAX_TOTAL_BYTES,
+    SkippedFile,
+    _column,
+    _is_txt,
+    _read_entry,
+    _title,
+    _zip_text_entries,
+    decode_text,
+    table_format,
+)
+from engine.errors import CorpusFormatError, EmptyCorpusError, FileDecodingError, UnsafeArchiveError
+
+
+# ------------------------------------------------------------------ text sources
+def _batched(documents: Iterator[tuple[str, str, str]], size: int) -> Iterator[tuple[list, list, list]]:
+    """Group (id, title, text) triples into (ids, titles, texts) lists of ``size``."""
+    batch: list[tuple[str, str, str]] = []
+    for document in documents:
+        batch.append(document)
+        if len(batch) == size:
+            yield tuple(map(list, zip(*batch, strict=True)))  # type: ignore[misc]
+            batch = []
+    if batch:
+        yield tuple(map(list, zip(*batch, strict=True)))  # type: ignore[misc]
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    """Files below ``root`` in the order of ``sorted(root.rglob("*"))``: depth first, names sorted."""
+    with os.scandir(root) as entries:
+        entries = sorted(entries, key=lambda e: e.name)
+    for entry in entries:
+        if entry.is_dir():
+            yield from _walk(Path(entry.path))
+        elif entry.is_file():
+            yield Path(entry.path)
+
+
+def _text_documents(source: Path, skipped: list | None) -> Iterator[tuple[str, str, str]]:
+    """(id, title, text) of each .txt file of a folder or zip archive, as engine.read_folder/read_zip name them."""
+    if source.is_dir():
+        for path in _walk(source):
+            name = path.relative_to(source).as_posix()
+            if _is_txt(name):
+                yield name, _title(name), decode_text(path.read_bytes(), name)
+            elif skipped is not None:
+                skipped.append(SkippedFile(name, "not a .txt file"))
+    elif source.is_file() and source.suffix.lower() == ".zip":
+        yield from _zip_documents(source, skipped)
+    elif not source.exists():
+        raise FileNotFoundError(f"no such file or folder: {str(source)!r}")
+    else:
+        raise CorpusFormatError(f"cannot stream {source.name!r}: expected a folder of .txt files, a .zip of .txt "
+                                "files or a .csv/.tsv/.jsonl table")
+
+
+def _zip_documents(path: Path, skipped: list | None,
+                   max_entry_bytes: int = DEFAULT_MAX_TOTAL_BYTES) -> Iterator[tuple[str, str, str]]:
+    """The .txt entries of a zip, one at a time; each may expand to at most its declared size."""
+    label = repr(str(path))
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile as exc:
+        raise CorpusFormatError(f"{label} is not a valid zip archive ({exc})") from None
+    with archive:
+        to_read, skipped_here = _zip_text_entries(archive.infolist(), label)
+        if skipped is not None:
+            skipped.extend(skipped_here)
+        for info in to_read:
+            if info.file_size > max_entry_bytes:
+                raise UnsafeArchiveError(f"{info.filename!r} in {label} expands to {info.file_size} bytes, more "
+                                         f"than {max_entry_bytes}; split it")
+            data = _read_entry(archive, info, info.file_size, label)  # never decompress past the declared size
+            if len(data) > info.file_size:
+                raise UnsafeArchiveError(f"{info.filename!r} in {label} expands past the size it declares "
+                                         "(a possible zip bomb); rebuild the archive")
+            yield info.filename, _title(info.filename), decode_text(data, info.filename)
+
+
+def _table_chunks(path: Path, text_column: str, id_column: str | None,
+                  chunk_size: int) -> Iterator[tuple[list[str], list[str], list[str]]]:
+    """(ids, titles, texts) of ``chunk_size`` rows at a time of a UTF-8 CSV/TSV/JSON-lines table."""
+    fmt, label = table_format(path.name), repr(str(path))
+    seen_ids: set[str] = set()
+    try:
+        if fmt == "jsonl":
+            reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_size, encoding="utf-8")
+        else:
+            reader = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", dtype=str, keep_default_na=False,
+                                 index_col=False, chunksize=chunk_size, encoding="utf-8")
+        with reader:
+            row = 0
+            while True:
+                with warnings.catch_warnings():
+                    # a row longer than the header would otherwise lose fields silently
+                    warnings.simplefilter("error", pd.errors.ParserWarning)
+                    frame = next(reader, None)
+                if frame is None:
+                    return
+                texts = _column(frame, text_column, label, "text_column")
+                if id_column:
+                    ids = _column(frame, id_column, label, "id_column")
+                    for doc_id in ids:
+                        if doc_id in seen_ids:
+                            raise CorpusFormatError(f"{label}: id_column {id_column!r} repeats the id {doc_id!r}; "
+                                                    "ids must be unique")
+                        seen_ids.add(doc_id)
+                else:
+                    ids = [str(i) for i in range(row + 1, row + len(frame) + 1)]
+                row += len(frame)
+                yield ids, ids, texts
+    except UnicodeDecodeError as exc:
+        raise FileDecodingError(f"{label} is not UTF-8 ({exc.reason} at byte {exc.start}); re-save it as "
+                                "UTF-8 or load it in memory with engine.load_corpus") from None
+    except pd.errors.ParserWarning:
+        raise CorpusFormatError(f"{label}: a row has more fields than the header; quote "
+                                "texts that contain the separator") from None
+    except pd.errors.EmptyDataError:
+        raise EmptyCorpusError(f"{label} is empty; it needs a header row and one row per document") from None
+    except pd.errors.ParserError as exc:
+        raise CorpusFormatError(f"{label} is not valid {fmt.upper()}: {exc}") from None
+
+
+# -------------------------------------------------------------------- UCI source
+def _open_maybe_gzip(path: Path) -> IO[bytes]:
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {str(path)!r}")
+    return gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb")
+
+
+def _uci_header(file: IO[bytes], path: Path) -> list[int]:
+    header = []
+    for number, what in enumerate(("documents D", "words W", "non-zero entries NNZ"), start=1):
+        try:
+            text = file.readline().decode("ascii", errors="replace").strip()
+        except (OSError, EOFError, zlib.error) as exc:
+            raise CorpusFormatError(f"{path.name} is not a valid gzip file ({exc})") from None
+        if not _is_count(text):
+            raise CorpusFormatError(f"{path.name} line {number}: expected the number of {what}, "
+                                    f"got {repr(text) if text else 'nothing'}")
+        header.append(int(text))
+    return header
+
+
+def _uci_rows(file: IO[bytes], path: Path, n_docs: int, n_words: int, nnz: int,
+              chunk_size: int) -> Iterator[tuple[sp.csr_matrix, list[str], list[str]]]:
+    """Rows of a docID-sorted UCI body, chunk by chunk: (counts, their docIDs, docIDs without entries).
+
+    The entries of the last document of a chunk are carried to the next chunk,
+    since that document may continue there.
+    """
+    try:
+        reader = pd.read_csv(file, sep=r"\s+", header=None, dtype=np.int64, chunksize=chunk_size)
+    except pd.errors.EmptyDataError:
+        reader = None
+    seen, last_doc, carry = 0, 0, np.zeros((0, 3), dtype=np.int64)
+    frames = iter(()) if reader is None else reader
+    while True:
+        try:
+            frame = next(frames, None)
+        except (ValueError, pd.errors.ParserError, OSError, EOFError, zlib.error) as exc:
+            raise CorpusFormatError(f"{path.name}: cannot parse the entries after line {seen + 3} ({exc}); "
+                                    "expected lines 'docID wordID count' of three non-negative integers") from None
+        if frame is None:
+            break
+        entries = frame.to_numpy()
+        if entries.shape[1] != 3:
+            raise CorpusFormatError(f"{path.name}: lines {seen + 4}-{seen + 3 + len(entries)} have "
+                                    f"{entries.shape[1]} fields; expected 'docID wordID count'")
+        for column, low, high, name in ((0, 1, n_docs, "docID"), (1, 1, n_words, "wordID"),
+                                        (2, 1, _INT32_MAX, "count")):
+            bad = np.flatnonzero((entries[:, column] < low) | (entries[:, column] > high))
+            if bad.size:
+                i = bad[0]
+                raise CorpusFormatError(f"{path.name} line {seen + i + 4}: {name} {entries[i, column]} is "
+                                        f"outside [{low}, {high}]")
+        docs = np.concatenate([[max(last_doc, carry[-1, 0] if carry.size else 0)], entries[:, 0]])
+        unsorted = np.flatnonzero(np.diff(docs) < 0)
+        if unsorted.size:
+            i = unsorted[0]
+            raise CorpusFormatError(
+                f"{path.name} line {seen + i + 4}: docID {docs[i + 1]} comes after docID {docs[i]}; a disk corpus "
+                "reads UCI files sorted by docID in one pass: sort the entries (sort -n -k1,1 -k2,2) or read "
+                "the file with engine.read_uci")
+        seen += len(entries)
+        entries = np.concatenate([carry, entries])
+        cut = int(np.searchsorted(entries[:, 0], entries[-1, 0]))  # where the last document starts
+        carry = entries[cut:]
+        if cut:
+            yield _uci_block(entries[:cut], last_doc, n_words, path)
+            last_doc = int(entries[cut - 1, 0])
+    if seen != nnz:
+        raise CorpusFormatError(f"{path.name}: the header announces NNZ={nnz} entries but the file holds {seen}; "
+                                "the file is truncated or the header is wrong")
+    if carry.size:
+        yield _uci_block(carry, last_doc, n_words, path)
+        last_doc = int(carry[-1, 0])
+    empty = sp.csr_matrix((0, n_words), dtype=np.int64)
+    yield empty, [], [str(d) for d in range(last_doc + 1, n_docs + 1)]
+
+
+def _uci_block(entries: np.ndarray, last_doc: int, n_words: int, path: Path):
+    """CSR rows of complete documents (entries sorted by docID), their ids, and the docIDs skipped before them."""
+    doc, word, count = entries[np.lexsort((entries[:, 1], entries[:, 0]))].T
+    repeated = np.flatnonzero((doc[1:] == doc[:-1]) & (word[1:] == word[:-1]))
+    if repeated.size:
+        i = repeated[0]
+        raise CorpusFormatError(f"{path.name}: docID {doc[i]} wordID {word[i]} appears twice; each pair must "
+                                "appear once")
+    present, lengths = np.unique(doc, return_counts=True)
+    missing = np.setdiff1d(np.arange(last_doc + 1, present[-1] + 1), present)
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    counts = sp.csr_matrix((count, word - 1, indptr), shape=(present.size, n_words))
+    return counts, [str(d) for d in present], [str(d) for d in missing]
+

@@ -1,0 +1,386 @@
+"""Standard bag-of-words file formats, the saved-corpus folder, and :func:`load_corpus`.
+
+* UCI (``docword.*.txt`` + ``vocab.*.txt``): three header lines D, W, NNZ, then
+  NNZ lines ``docID wordID count`` (1-based), as in the UCI "Bag of Words" data set.
+* LDA-C (``.dat``/``.ldac`` + ``vocab.txt``, Blei's lda-c): one line per document,
+  ``N id:count id:count ...`` with N pairs and 0-based word ids.
+* Matrix Market (``.mtx``, read with :func:`scipy.io.mmread`), rows = documents,
+  with an optional vocabulary file.
+* A folder written by :meth:`Corpus.save`: ``counts.npz`` (loaded with
+  ``allow_pickle=False``) and ``corpus.json``.
+
+Readers validate strictly and raise :class:`~engine.errors.CorpusFormatError`
+naming the file and line. Writers are atomic: they write a temporary file or
+folder and rename it, so no half-written corpus is ever left behind.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import shutil
+import tempfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import pandas as pd
+import scipy.io
+import scipy.sparse as sp
+
+from engine.data.corpus import Corpus, DroppedDocument, SkippedFile
+from engine.data.text import decode_text, read_folder, read_table, read_txt_files, read_zip, table_format
+from engine.errors import CorpusFormatError, EmptyCorpusError
+from engine.io.atomic import atomic_file
+
+__all__ = [
+    "load_corpus",
+    "read_ldac",
+    "read_mtx",
+    "read_uci",
+    "read_vocabulary",
+    "write_ldac",
+    "write_mtx",
+    "write_uci",
+]
+
+_FORMAT, _VERSION = "engine-corpus", 1
+Source = str | os.PathLike
+
+
+def _is_count(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _text(path: Path) -> str:
+    data = path.read_bytes()
+    if path.suffix.lower() == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise CorpusFormatError(f"{path.name} is not a valid gzip file ({exc})") from None
+    return decode_text(data, path.name)
+
+
+def _lines(path: Path) -> list[str]:
+    return _text(path).rstrip().splitlines()  # trailing blank lines are harmless
+
+
+def read_vocabulary(path: Source) -> tuple[str, ...]:
+    """Read a vocabulary file: line ``i`` (from 0) is the word of column ``i``."""
+    path = Path(path)
+    words = [line.strip() for line in _lines(path)]
+    seen: dict[str, int] = {}
+    for number, word in enumerate(words, start=1):
+        if not word:
+            raise CorpusFormatError(f"{path.name} line {number}: empty word; the vocabulary needs one word per line")
+        if word in seen:
+            raise CorpusFormatError(f"{path.name} line {number}: the word {word!r} repeats line {seen[word]}")
+        seen[word] = number
+    return tuple(words)
+
+
+def _find_vocabulary(path: Path, vocab: Source | None, required: bool) -> tuple[str, ...] | None:
+    if vocab is not None:
+        return read_vocabulary(vocab)
+    name = path.name.removesuffix(".gz")
+    stem = name.rsplit(".", 1)[0]
+    candidates = [f"{stem}.vocab", f"{stem}.vocab.txt", "vocab.txt"]
+    if name.startswith("docword."):
+        candidates.insert(0, "vocab." + name.removeprefix("docword."))
+    for candidate in candidates:
+        if (path.parent / candidate).is_file():
+            return read_vocabulary(path.parent / candidate)
+    if required:
+        raise CorpusFormatError(f"no vocabulary found beside {path.name} (looked for {', '.join(candidates)}); "
+                                "put the vocabulary file next to it or pass vocab=")
+    return None
+
+
+def _check_vocabulary(vocabulary: tuple[str, ...] | None, n_words: int, path: Path) -> None:
+    if vocabulary is not None and len(vocabulary) != n_words:
+        raise CorpusFormatError(f"the vocabulary has {len(vocabulary)} words but {path.name} "
+                                f"has {n_words} word columns; use the vocabulary that came with it")
+
+
+def _uci_entries(body: str, nnz: int, path: Path) -> np.ndarray:
+    """Parse the ``docID wordID count`` lines (from line 4) into an (nnz, 3) int64 array."""
+    body = body.rstrip()  # trailing blank lines are harmless
+    if nnz and body.count("\n") + 1 == nnz:
+        try:  # fast path: pandas' C parser, no Python object per line
+            frame = pd.read_csv(io.StringIO(body), sep=" ", header=None, dtype=np.int64)
+            if frame.shape == (nnz, 3):
+                return frame.to_numpy()
+        except (ValueError, pd.errors.ParserError):
+            pass  # the slow path below names the bad line
+    lines = body.splitlines()
+    rows = []
+    for number, line in enumerate(lines, start=4):
+        parts = line.split()
+        if len(parts) != 3 or not all(_is_count(p) for p in parts):
+            raise CorpusFormatError(f"{path.name} line {number}: expected 'docID wordID count' "
+                                    f"(three non-negative integers), got {line!r}")
+        rows.append([int(p) for p in parts])
+    if len(lines) != nnz:
+        raise CorpusFormatError(f"{path.name}: the header announces NNZ={nnz} entries but lines 4-{len(lines) + 3} "
+                                f"hold {len(lines)}; the file is truncated or the header is wrong")
+    return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+
+def read_uci(docword: Source, vocab: Source | None = None) -> Corpus:
+    """Read a UCI bag-of-words file (``docword.*.txt``, optionally gzipped).
+
+    Parameters
+    ----------
+    docword : str or path-like
+    vocab : str or path-like, optional
+        Defaults to ``vocab.*.txt`` (or ``vocab.txt``) beside ``docword``.
+
+    Returns
+    -------
+    Corpus
+        Document ids are the 1-based UCI docIDs; documents without entries are
+        listed in ``dropped``.
+    """
+    path = Path(docword)
+    lines = _text(path).split("\n", 3)  # three header lines, then the body in one piece
+    header = []
+    for number, what in enumerate(("documents D", "words W", "non-zero entries NNZ"), start=1):
+        text = lines[number - 1].strip() if len(lines) >= number else ""
+        if not _is_count(text):
+            got = repr(text) if text else "nothing"
+            raise CorpusFormatError(f"{path.name} line {number}: expected the number of {what}, got {got}")
+        header.append(int(text))
+    n_docs, n_words, nnz = header
+    doc, word, count = _uci_entries(lines[3] if len(lines) > 3 else "", nnz, path).T
+    for values, low, high, name in ((doc, 1, n_docs, "docID"), (word, 1, n_words, "wordID"),
+                                    (count, 1, np.inf, "count")):
+        bad = np.flatnonzero((values < low) | (values > high))
+        if bad.size:
+            i = bad[0]
+            raise CorpusFormatError(f"{path.name} line {i + 4}: {name} {values[i]} is outside [{low}, {high}]")
+    keys = doc * (n_words + 1) + word
+    order = np.argsort(keys, kind="stable")
+    repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    if repeated.size:
+        first, second = order[repeated[0]], order[repeated[0] + 1]
+        raise CorpusFormatError(f"{path.name} line {second + 4}: docID {doc[second]} wordID {word[second]} "
+                                f"repeats line {first + 4}; each pair must appear once")
+    vocabulary = _find_vocabulary(path, vocab, required=True)
+    _check_vocabulary(vocabulary, n_words, path)
+    counts = sp.csr_matrix((count, (doc - 1, word - 1)), shape=(n_docs, n_words))
+    return _from_counts(counts, vocabulary, [str(d) for d in range(1, n_docs + 1)], path)
+
+
+def read_ldac(path: Source, vocab: Source | None = None) -> Corpus:
+    """Read an LDA-C file (lines ``N id:count ...``, 0-based ids) with its vocabulary.
+
+    Document ids are 1-based line numbers; the vocabulary defaults to a file
+    beside ``path`` (``<stem>.vocab``, ``<stem>.vocab.txt`` or ``vocab.txt``).
+    """
+    path = Path(path)
+    vocabulary = _find_vocabulary(path, vocab, required=True)
+    n_words = len(vocabulary)
+    indptr, indices, data = [0], [], []
+    for number, line in enumerate(_lines(path), start=1):
+        parts = line.split()
+        where = f"{path.name} line {number}"
+        if not parts or not _is_count(parts[0]) or int(parts[0]) != len(parts) - 1:
+            raise CorpusFormatError(f"{where}: expected 'N id:count ...' with N pairs, got {line[:80]!r}")
+        seen = set()
+        for pair in parts[1:]:
+            word, _, count = pair.partition(":")
+            if not (_is_count(word) and _is_count(count)) or int(count) < 1:
+                raise CorpusFormatError(f"{where}: expected 'id:count' with a positive count, got {pair!r}")
+            if int(word) >= n_words:
+                raise CorpusFormatError(f"{where}: word id {word} is outside the vocabulary of {n_words} words")
+            if word in seen:
+                raise CorpusFormatError(f"{where}: word id {word} appears twice")
+            seen.add(word)
+            indices.append(int(word))
+            data.append(int(count))
+        indptr.append(len(indices))
+    counts = sp.csr_matrix((np.array(data, np.int64), np.array(indices, np.int64), indptr),
+                           shape=(len(indptr) - 1, n_words))
+    return _from_counts(counts, vocabulary, [str(d) for d in range(1, counts.shape[0] + 1)], path)
+
+
+def read_mtx(path: Source, vocab: Source | None = None) -> Corpus:
+    """Read a Matrix Market file (documents x words) with an optional vocabulary file.
+
+    Without a vocabulary beside it (``<stem>.vocab``, ``<stem>.vocab.txt``,
+    ``vocab.txt``) or given as ``vocab``, words are named ``w0, w1, ...``.
+    """
+    path = Path(path)
+    try:
+        counts = scipy.io.mmread(path)
+    except (ValueError, OSError, IndexError, EOFError) as exc:
+        raise CorpusFormatError(f"{path.name} is not a valid Matrix Market file: {exc}") from None
+    vocabulary = _find_vocabulary(path, vocab, required=False)
+    _check_vocabulary(vocabulary, counts.shape[1], path)
+    return _from_counts(counts, vocabulary, [str(d) for d in range(1, counts.shape[0] + 1)], path)
+
+
+def _from_counts(counts: Any, vocabulary: Any, doc_ids: list[str], path: Path) -> Corpus:
+    try:
+        return Corpus.from_counts(counts, vocabulary, doc_ids)
+    except EmptyCorpusError as exc:
+        raise EmptyCorpusError(f"{path.name}: {exc}") from None
+    except (ValueError, TypeError) as exc:
+        raise CorpusFormatError(f"{path.name}: {exc}") from None
+
+
+def _atomic_write(path: Source, write: Callable[[IO[bytes]], None]) -> Path:
+    with atomic_file(path) as file:
+        write(file)
+    return Path(path)
+
+
+def _write_vocabulary(vocabulary: tuple[str, ...], path: Source | None) -> None:
+    if path is None:
+        return
+    if any("\n" in w or "\r" in w for w in vocabulary):
+        raise ValueError("a word contains a line break; it cannot be written one word per line")
+    _atomic_write(path, lambda f: f.write("".join(w + "\n" for w in vocabulary).encode("utf-8")))
+
+
+def write_uci(corpus: Corpus, docword: Source, vocab: Source | None = None) -> Path:
+    """Write ``corpus`` as a UCI ``docword`` file (and ``vocab`` if given)."""
+    coo = corpus.counts.tocoo()
+    table = np.column_stack([coo.row + 1, coo.col + 1, coo.data])
+
+    def write(file: IO[bytes]) -> None:
+        file.write(f"{corpus.n_docs}\n{corpus.n_words}\n{coo.nnz}\n".encode())
+        pd.DataFrame(table).to_csv(file, sep=" ", header=False, index=False)
+
+    _write_vocabulary(corpus.vocabulary, vocab)
+    return _atomic_write(docword, write)
+
+
+def write_ldac(corpus: Corpus, path: Source, vocab: Source | None = None) -> Path:
+    """Write ``corpus`` in LDA-C format (and ``vocab`` if given)."""
+    counts = corpus.counts
+
+    def write(file: IO[bytes]) -> None:
+        for d in range(counts.shape[0]):
+            start, end = counts.indptr[d], counts.indptr[d + 1]
+            pairs = " ".join(f"{w}:{c}" for w, c in zip(counts.indices[start:end], counts.data[start:end], strict=True))
+            file.write(f"{end - start} {pairs}\n".encode())
+
+    _write_vocabulary(corpus.vocabulary, vocab)
+    return _atomic_write(path, write)
+
+
+def write_mtx(corpus: Corpus, path: Source, vocab: Source | None = None) -> Path:
+    """Write ``corpus`` as an integer Matrix Market file (and ``vocab`` if given)."""
+    _write_vocabulary(corpus.vocabulary, vocab)
+    return _atomic_write(path, lambda f: scipy.io.mmwrite(f, corpus.counts, field="integer"))
+
+
+def _save_folder(corpus: Corpus, folder: Source) -> Path:
+    """Write ``corpus`` to ``folder`` atomically; see :meth:`Corpus.save`."""
+    target = Path(folder)
+    if target.is_file() or (target.exists() and any(target.iterdir()) and not (target / "corpus.json").exists()):
+        raise FileExistsError(f"{str(target)!r} exists and is not a saved corpus; choose another folder")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        counts = corpus.counts
+        np.savez(tmp / "counts.npz", data=counts.data, indices=counts.indices, indptr=counts.indptr,
+                 shape=np.array(counts.shape, dtype=np.int64))
+        meta = {"format": _FORMAT, "version": _VERSION, "vocabulary": corpus.vocabulary,
+                "doc_ids": corpus.doc_ids, "titles": corpus.titles, "texts": corpus.texts,
+                "dropped": [d._asdict() for d in corpus.dropped],
+                "skipped": [s._asdict() for s in corpus.skipped]}
+        (tmp / "corpus.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+        if target.exists():  # swap: the old folder out of the way, the new one in
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+            os.replace(target, old / "corpus")
+            os.replace(tmp, target)
+            shutil.rmtree(old)
+        else:
+            os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _load_folder(folder: Source) -> Corpus:
+    """Read a corpus written by :func:`_save_folder`; damaged folders raise CorpusFormatError."""
+    folder = Path(folder)
+    try:
+        meta = json.loads((folder / "corpus.json").read_text(encoding="utf-8"))
+        with np.load(folder / "counts.npz", allow_pickle=False) as arrays:
+            shape = tuple(int(n) for n in arrays["shape"])
+            counts = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape)
+    except FileNotFoundError as exc:
+        raise CorpusFormatError(f"{str(folder)!r} is not a saved corpus: {exc.filename} is missing") from None
+    except (ValueError, KeyError, OSError) as exc:
+        raise CorpusFormatError(f"{str(folder)!r} holds a damaged corpus ({exc}); save it again") from None
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT or meta.get("version") != _VERSION:
+        raise CorpusFormatError(f"{str(folder)!r}: corpus.json is not a version-{_VERSION} saved corpus")
+    try:
+        return Corpus(counts, meta["vocabulary"], meta["doc_ids"], meta["titles"], meta["texts"],
+                      tuple(DroppedDocument(**d) for d in meta["dropped"]),
+                      tuple(SkippedFile(**s) for s in meta["skipped"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CorpusFormatError(f"{str(folder)!r} holds an inconsistent corpus ({exc}); save it again") from None
+
+
+def load_corpus(path: Source, text_column: str | None = None, title_column: str | None = None,
+                *, id_column: str | None = None, vocab: Source | None = None,
+                **vectorizer_options: Any) -> Corpus:
+    """Load a corpus from whatever ``path`` is.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A folder saved by :meth:`Corpus.save`; a folder of ``.txt`` files; a
+        ``.zip`` of ``.txt`` files; a ``.csv``/``.tsv``/``.jsonl`` table; a UCI
+        ``docword*.txt[.gz]``; an LDA-C ``.dat``/``.ldac``; a ``.mtx`` file; or
+        a single ``.txt`` document.
+    text_column, title_column, id_column : str, optional
+        Table columns; ``text_column`` defaults to ``"text"`` (see :func:`read_table`).
+    vocab : str or path-like, optional
+        Vocabulary of a bag-of-words file, if not beside it.
+    **vectorizer_options
+        Passed to :meth:`Corpus.from_texts` for raw text (``min_df``, ``stop_words``...).
+    """
+    path = Path(path)
+    name = path.name.lower()
+    if not path.exists():
+        raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
+    is_table = path.is_file() and table_format(name) is not None
+    if (text_column or title_column or id_column) and not is_table:
+        raise ValueError(f"text_column, title_column and id_column apply to .csv/.tsv/.jsonl tables, "
+                         f"not {path.name!r}")
+    is_text = (path.is_dir() and not (path / "corpus.json").exists()) or name.endswith(".zip") or is_table or (
+        name.endswith(".txt") and not name.startswith("docword"))
+    if vectorizer_options and not is_text:
+        raise TypeError(f"{path.name!r} is already a bag of words; tokenizer options "
+                        f"{sorted(vectorizer_options)} apply only to raw text")
+    if vocab is not None and is_text:
+        raise ValueError(f"vocab= applies to bag-of-words files, not {path.name!r}")
+    if path.is_dir():
+        if (path / "corpus.json").exists():
+            return _load_folder(path)
+        return Corpus.from_documents(read_folder(path), **vectorizer_options)
+    if name.endswith(".zip"):
+        return Corpus.from_documents(read_zip(path), **vectorizer_options)
+    if is_table:
+        documents = read_table(path, text_column or "text", title_column, id_column=id_column)
+        return Corpus.from_documents(documents, **vectorizer_options)
+    if name.startswith("docword") and name.endswith((".txt", ".txt.gz")):
+        return read_uci(path, vocab)
+    if name.endswith((".dat", ".ldac")):
+        return read_ldac(path, vocab)
+    if name.endswith((".mtx", ".mtx.gz")):
+        return read_mtx(path, vocab)
+    if name.endswith(".txt"):
+        return Corpus.from_documents(read_txt_files([(path.name, path.read_bytes())]), **vectorizer_options)
+    raise CorpusFormatError(f"cannot tell the format of {path.name!r}; expected a folder, .zip, .csv, .tsv, "
+                            ".jsonl, .txt, UCI docword*.txt, LDA-C .dat/.ldac or .mtx")

@@ -1,0 +1,357 @@
+"""The frozen bag-of-words :class:`Corpus` the models are trained on.
+
+A corpus is a documents x words matrix of integer counts (``scipy.sparse`` CSR,
+no empty rows) with its vocabulary, one id and title per row and, for corpora
+built from raw text, the original texts so a UI can show a document with its
+words. This is the input representation of stochastic variational inference
+(Hoffman, Blei, Wang & Paisley, JMLR 2013): each document is a vector of word
+counts over a fixed vocabulary.
+
+Documents that end up empty (blank text, or every word filtered out) are not
+dropped silently: they are listed in :attr:`Corpus.dropped`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.data.text import RawDocument, SkippedFile
+from engine.errors import EmptyCorpusError, EmptyVocabularyError
+
+__all__ = ["TOKEN_PATTERN", "Corpus", "DroppedDocument"]
+
+TOKEN_PATTERN = r"(?u)\b[^\W\d_]{2,}\b"  # words of two or more letters, no digits or underscores
+_EMPTY_TEXT = "empty text"
+_NO_WORDS = "no words left after tokenisation, stop words and min_df/max_df/max_features"
+_EMPTY_ROW = "no words (empty row of counts)"
+
+
+class DroppedDocument(NamedTuple):
+    """A document left out of the counts because it had no words, with the reason."""
+
+    doc_id: str
+    title: str
+    reason: str
+
+
+def _strings(values: Iterable[Any], name: str, n: int) -> tuple[str, ...]:
+    values = tuple(values)
+    if len(values) != n:
+        raise ValueError(f"{name} must have one entry per document ({n}), got {len(values)}")
+    bad = next((v for v in values if not isinstance(v, str)), None)
+    if bad is not None:
+        raise TypeError(f"{name} must be strings, got {bad!r}")
+    return values
+
+
+def _integer_csr(counts: Any) -> sp.csr_matrix:
+    """Validate a count matrix and return it as canonical int64 CSR (a copy)."""
+    if not (sp.issparse(counts) or isinstance(counts, np.ndarray)):
+        counts = np.asarray(counts)
+    if counts.dtype.kind not in "biuf":
+        raise TypeError(f"counts must hold integers, got dtype {counts.dtype}")
+    if counts.ndim != 2:
+        raise ValueError(f"counts must be a 2-D (documents x words) matrix, got shape {counts.shape}")
+    matrix = sp.csr_matrix(counts, copy=True)
+    matrix.sum_duplicates()
+    data = matrix.data
+    if data.dtype.kind == "f" and not (np.all(np.isfinite(data)) and np.all(data == np.round(data))):
+        raise ValueError("counts must be whole numbers; found a non-integer or non-finite value")
+    if data.size and data.min() < 0:
+        raise ValueError(f"counts must be non-negative, found {data.min()}")
+    matrix = sp.csr_matrix((data.astype(np.int64), matrix.indices, matrix.indptr), shape=matrix.shape)
+    matrix.eliminate_zeros()
+    return matrix
+
+
+def _freeze(matrix: sp.csr_matrix) -> None:
+    for array in (matrix.data, matrix.indices, matrix.indptr):
+        array.flags.writeable = False
+
+
+@dataclass(frozen=True, eq=False)
+class Corpus:
+    """A frozen bag-of-words corpus: integer counts, vocabulary and document metadata.
+
+    Build one with :meth:`from_texts`, :meth:`from_documents`, :meth:`from_counts`,
+    :meth:`load` or :func:`engine.load_corpus` rather than directly.
+
+    Attributes
+    ----------
+    counts : scipy.sparse.csr_matrix of shape (n_docs, n_words)
+        Integer word counts (read-only), no empty rows.
+    vocabulary : tuple of str
+        ``vocabulary[w]`` is the word of column ``w``.
+    doc_ids, titles : tuple of str
+        One per row of ``counts``; ids are unique.
+    texts : tuple of str or None
+        The original text of each row, or None for bag-of-words corpora.
+    dropped : tuple of DroppedDocument
+        Documents left out because they had no words.
+    skipped : tuple of SkippedFile
+        Files a reader ignored (e.g. non-``.txt`` entries of a zip archive).
+    """
+
+    counts: sp.csr_matrix
+    vocabulary: tuple[str, ...]
+    doc_ids: tuple[str, ...]
+    titles: tuple[str, ...]
+    texts: tuple[str, ...] | None = None
+    dropped: tuple[DroppedDocument, ...] = ()
+    skipped: tuple[SkippedFile, ...] = ()
+
+    def __post_init__(self) -> None:
+        counts = _integer_csr(self.counts)
+        n_docs, n_words = counts.shape
+        if n_docs == 0:
+            raise EmptyCorpusError("a corpus needs at least one document with words, got none")
+        if n_words == 0:
+            raise EmptyVocabularyError("a corpus needs at least one word in its vocabulary, got none")
+        empty = np.flatnonzero(np.diff(counts.indptr) == 0)
+        if empty.size:
+            raise ValueError(f"counts has empty rows (first: row {empty[0]}); use Corpus.from_counts to drop them")
+        vocabulary = _strings(self.vocabulary, "vocabulary", n_words)
+        if len(set(vocabulary)) != n_words:
+            raise ValueError("vocabulary must not repeat a word")
+        doc_ids = _strings(self.doc_ids, "doc_ids", n_docs)
+        if len(set(doc_ids)) != n_docs:
+            raise ValueError("doc_ids must be unique")
+        texts = None if self.texts is None else _strings(self.texts, "texts", n_docs)
+        _freeze(counts)
+        set_ = object.__setattr__
+        set_(self, "counts", counts)
+        set_(self, "vocabulary", vocabulary)
+        set_(self, "doc_ids", doc_ids)
+        set_(self, "titles", _strings(self.titles, "titles", n_docs))
+        set_(self, "texts", texts)
+        set_(self, "dropped", tuple(DroppedDocument(*d) for d in self.dropped))
+        set_(self, "skipped", tuple(SkippedFile(*s) for s in self.skipped))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:  # unpickling skips __post_init__
+        self.__dict__.update(state)
+        _freeze(self.counts)
+
+    @property
+    def n_docs(self) -> int:
+        """Number of documents (rows of ``counts``)."""
+        return self.counts.shape[0]
+
+    @property
+    def n_words(self) -> int:
+        """Size of the vocabulary (columns of ``counts``)."""
+        return self.counts.shape[1]
+
+    @property
+    def n_tokens(self) -> int:
+        """Total number of word occurrences."""
+        return int(self.counts.data.sum())
+
+    def __len__(self) -> int:
+        return self.n_docs
+
+    def __repr__(self) -> str:
+        return (f"Corpus(n_docs={self.n_docs}, n_words={self.n_words}, n_tokens={self.n_tokens}, "
+                f"dropped={len(self.dropped)}, skipped={len(self.skipped)})")
+
+    def doc_words(self, index: int) -> list[tuple[str, int]]:
+        """Return the ``(word, count)`` pairs of document ``index``, most frequent first."""
+        row = self.counts[index]
+        order = np.lexsort((row.indices, -row.data))
+        return [(self.vocabulary[row.indices[i]], int(row.data[i])) for i in order]
+
+    def subset(self, indices: Sequence[int] | np.ndarray) -> Corpus:
+        """Return the corpus of the given rows (same vocabulary, same ``dropped``)."""
+        rows = np.asarray(indices, dtype=np.intp).reshape(-1)
+        if rows.size == 0:
+            raise EmptyCorpusError("subset needs at least one document index, got none")
+        if rows.min() < -self.n_docs or rows.max() >= self.n_docs:
+            raise IndexError(f"indices must be in [0, {self.n_docs}), got {rows.min()}..{rows.max()}")
+        pick = lambda values: tuple(values[i] for i in rows)  # noqa: E731 - local shorthand
+        return Corpus(self.counts[rows], self.vocabulary, pick(self.doc_ids), pick(self.titles),
+                      None if self.texts is None else pick(self.texts), self.dropped, self.skipped)
+
+    @classmethod
+    def from_counts(
+        cls,
+        counts: Any,
+        vocabulary: Sequence[str] | None = None,
+        doc_ids: Sequence[str] | None = None,
+        titles: Sequence[str] | None = None,
+    ) -> Corpus:
+        """Build a corpus from a count matrix (documents x words).
+
+        Empty rows are removed and reported in ``dropped``.
+
+        Parameters
+        ----------
+        counts : sparse matrix or array-like of shape (n_docs, n_words)
+            Non-negative whole numbers (integer dtype, or floats with integral values).
+        vocabulary : sequence of str, optional
+            One word per column; ``"w0", "w1", ...`` if omitted.
+        doc_ids, titles : sequence of str, optional
+            One per row; ids default to ``"0", "1", ...``, titles to the ids.
+        """
+        matrix = _integer_csr(counts)
+        n_docs, n_words = matrix.shape
+        if n_docs == 0:
+            raise EmptyCorpusError("counts has no rows; a corpus needs at least one document")
+        vocabulary = [f"w{w}" for w in range(n_words)] if vocabulary is None else vocabulary
+        doc_ids = _strings([str(d) for d in range(n_docs)] if doc_ids is None else doc_ids, "doc_ids", n_docs)
+        titles = doc_ids if titles is None else _strings(titles, "titles", n_docs)
+        keep = np.diff(matrix.indptr) > 0
+        if not keep.any():
+            raise EmptyCorpusError(f"all {n_docs} rows of counts are empty; a corpus needs words")
+        dropped = [DroppedDocument(doc_ids[d], titles[d], _EMPTY_ROW) for d in np.flatnonzero(~keep)]
+        rows = np.flatnonzero(keep)
+        return cls(matrix[rows], tuple(vocabulary), tuple(doc_ids[d] for d in rows),
+                   tuple(titles[d] for d in rows), None, tuple(dropped))
+
+    @classmethod
+    def from_texts(
+        cls,
+        texts: Sequence[str],
+        titles: Sequence[str] | None = None,
+        ids: Sequence[str] | None = None,
+        stop_words: str | Iterable[str] | None = "english",
+        extra_stop_words: Iterable[str] = (),
+        min_df: int | float = 1,
+        max_df: int | float = 1.0,
+        max_features: int | None = None,
+        token_pattern: str = TOKEN_PATTERN,
+        skipped: Iterable[SkippedFile] = (),
+    ) -> Corpus:
+        """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
+
+        Text is lowercased and accents are stripped (``strip_accents="unicode"``);
+        tokens are words of two or more letters (``token_pattern``).
+
+        Parameters
+        ----------
+        texts : sequence of str
+        titles, ids : sequence of str, optional
+            One per text; ids default to ``"0", "1", ...``, titles to the ids.
+        stop_words : "english", iterable of str or None
+            "english" is scikit-learn's list plus the fragments the token
+            pattern leaves of contractions ("ve" of "we've", "didn" of "didn't");
+            None keeps every word.
+        extra_stop_words : iterable of str
+            Added to ``stop_words`` (normalised like the text).
+        min_df, max_df : int or float
+            Keep words in at least ``min_df`` and at most ``max_df`` documents
+            (a float is a fraction of the documents).
+        max_features : int, optional
+            Keep only the most frequent words.
+        skipped : iterable of SkippedFile
+            Files ignored by the reader, recorded on the corpus.
+
+        Raises
+        ------
+        EmptyCorpusError
+            No texts, or every text is blank.
+        EmptyVocabularyError
+            No word survives the filters.
+        """
+        texts = list(texts)
+        if not texts:
+            raise EmptyCorpusError("no documents were given; provide at least one non-empty text")
+        ids = _strings([str(d) for d in range(len(texts))] if ids is None else ids, "ids", len(texts))
+        titles = ids if titles is None else _strings(titles, "titles", len(texts))
+        _strings(texts, "texts", len(texts))
+        vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern)
+        if len(set(ids)) != len(ids):
+            raise ValueError("ids must be unique")
+        kept = [d for d, text in enumerate(texts) if text.strip()]
+        if not kept:
+            raise EmptyCorpusError(f"all {len(texts)} documents are empty; provide documents with text")
+        matrix = _fit(vectorizer, [texts[d] for d in kept], min_df, max_df)
+        lengths = np.diff(matrix.indptr)
+        reasons = {d: _EMPTY_TEXT for d in range(len(texts)) if not texts[d].strip()}
+        reasons.update((d, _NO_WORDS) for d, n in zip(kept, lengths, strict=True) if n == 0)
+        dropped = [DroppedDocument(ids[d], titles[d], reasons[d]) for d in sorted(reasons)]
+        rows = np.flatnonzero(lengths)
+        pick = [kept[r] for r in rows]
+        return cls(matrix[rows], tuple(vectorizer.get_feature_names_out().tolist()),
+                   tuple(ids[d] for d in pick), tuple(titles[d] for d in pick),
+                   tuple(texts[d] for d in pick), tuple(dropped), tuple(skipped))
+
+    @classmethod
+    def from_documents(cls, documents: Iterable[RawDocument], **options: Any) -> Corpus:
+        """Build a corpus from :class:`RawDocument` values (e.g. a reader's output).
+
+        ``options`` are those of :meth:`from_texts`; a reader's ``skipped`` list is kept.
+        """
+        documents = list(documents) if not hasattr(documents, "skipped") else documents
+        options.setdefault("skipped", getattr(documents, "skipped", ()))
+        return cls.from_texts([d.text for d in documents], titles=[d.title for d in documents],
+                              ids=[d.doc_id for d in documents], **options)
+
+    def save(self, folder: str | os.PathLike) -> Path:
+        """Write the corpus to ``folder`` atomically (``counts.npz`` + ``corpus.json``).
+
+        A corpus saved earlier in ``folder`` is replaced; any other non-empty
+        folder is refused with ``FileExistsError``. Returns the folder's path.
+        """
+        from engine.data.bow_formats import _save_folder  # imported here: bow_formats imports this module
+
+        return _save_folder(self, folder)
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike) -> Corpus:
+        """Read a corpus written by :meth:`save` (raises ``CorpusFormatError`` if damaged)."""
+        from engine.data.bow_formats import _load_folder  # imported here: bow_formats imports this module
+
+        return _load_folder(folder)
+
+
+# What the token pattern leaves of English contractions ("we've" -> "we", "ve"; "didn't" ->
+# "didn", "t"): noise in every English topic, so "english" stop words include them.  "won"
+# (of "won't") stays: it is also the past tense of "win".
+_CONTRACTION_FRAGMENTS = frozenset((
+    "ve", "ll", "don", "didn", "doesn", "isn", "wasn", "aren", "weren", "hasn", "haven", "hadn",
+    "shouldn", "couldn", "wouldn", "mustn", "needn", "shan",
+))
+
+
+def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern):
+    """A configured scikit-learn ``CountVectorizer`` (imported here: it costs a second at ``import engine``)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer, strip_accents_unicode
+
+    for name, value in (("min_df", min_df), ("max_df", max_df)):
+        is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+        if not ((is_int and value >= 1) or (isinstance(value, float) and 0.0 <= value <= 1.0)):
+            raise ValueError(f"{name} must be an int >= 1 (documents) or a float in [0, 1] (fraction), got {value!r}")
+    if max_features is not None and not (isinstance(max_features, (int, np.integer)) and max_features >= 1):
+        raise ValueError(f"max_features must be None or an int >= 1, got {max_features!r}")
+    if isinstance(extra_stop_words, str):
+        raise TypeError(f"extra_stop_words must be a list of words, not the string {extra_stop_words!r}")
+    if isinstance(stop_words, str):
+        if stop_words != "english":
+            raise ValueError(f"stop_words must be 'english', a list of words or None, got {stop_words!r}")
+        stop_words = ENGLISH_STOP_WORDS | _CONTRACTION_FRAGMENTS
+    words = {strip_accents_unicode(w.lower()) for w in (*(stop_words or ()), *extra_stop_words)}
+    return CountVectorizer(lowercase=True, strip_accents="unicode", token_pattern=token_pattern,
+                           stop_words=sorted(words) or None, min_df=min_df, max_df=max_df,
+                           max_features=max_features, dtype=np.int64)
+
+
+def _fit(vectorizer, texts: list[str], min_df, max_df) -> sp.csr_matrix:
+    try:
+        return vectorizer.fit_transform(texts)
+    except ValueError as exc:
+        min_count = min_df if isinstance(min_df, (int, np.integer)) else min_df * len(texts)
+        if "max_df corresponds to" in str(exc) and min_count <= len(texts):
+            raise ValueError(f"max_df={max_df!r} allows fewer documents than min_df={min_df!r} "
+                             f"for {len(texts)} documents; raise max_df or lower min_df") from None
+        if not any(s in str(exc) for s in ("empty vocabulary", "no terms remain", "max_df corresponds to")):
+            raise
+        raise EmptyVocabularyError(
+            f"no word is left after filtering {len(texts)} documents (min_df={min_df!r}, "
+            f"max_df={max_df!r}; scikit-learn said: {exc}); lower min_df, raise max_df, or check "
+            "the stop words and that the texts contain words of two or more letters") from None

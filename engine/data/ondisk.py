@@ -1,0 +1,299 @@
+"""Out-of-core corpora: CSR counts on disk, built by streaming, read a minibatch at a time.
+
+Stochastic variational inference (Hoffman, Blei, Wang & Paisley, JMLR 2013) only
+ever looks at a minibatch of documents, so the corpus need not fit in memory: a
+:class:`DiskCorpus` keeps its document x word counts on disk and reads the rows
+of a minibatch when asked.  A corpus folder (format ``"engine-disk-corpus"``,
+version 1) holds::
+
+    manifest.json   format, version, n_docs, n_words, nnz, n_tokens, dtypes, source
+    indptr.npy      int64, n_docs + 1 row offsets (CSR), strictly increasing (no empty rows)
+    indices.npy     int32, nnz word indices, increasing within each row
+    data.npy        int32, nnz counts >= 1
+    vocab.txt       the word of column i on line i
+    doc_ids.jsonl   optional: one JSON string per row (otherwise ids are "0", "1", ...)
+    dropped.jsonl   optional: documents left out (doc_id, title, reason)
+    skipped.jsonl   optional: files a reader ignored (name, reason)
+
+The ``.npy`` files are plain NumPy arrays (``np.load(mmap_mode="r")`` opens them).
+This module holds the public class; the work is done by private modules:
+
+    engine/data/_disk_arrays.py    DiskCounts: rows read with positional file reads
+    engine/data/_disk_format.py    format constants, manifest, validation of a folder
+    engine/data/_disk_writer.py    appending arrays and publishing a folder atomically
+    engine/data/_disk_sources.py   streaming readers of text folders, zips, tables, UCI files
+    engine/data/_disk_counting.py  the vocabulary pass and the counting pass over texts
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.data._disk_arrays import DiskCounts
+from engine.data._disk_counting import _count_chunk, _TermStats
+from engine.data._disk_format import _check_arrays, _open_counts, _read_lines, _read_manifest
+from engine.data._disk_sources import (
+    _batched,
+    _open_maybe_gzip,
+    _table_chunks,
+    _text_documents,
+    _uci_header,
+    _uci_rows,
+)
+from engine.data._disk_writer import _check_target, _DiskWriter
+from engine.data.bow_formats import _check_vocabulary, _find_vocabulary
+from engine.data.corpus import _EMPTY_ROW, TOKEN_PATTERN, Corpus, DroppedDocument, _vectorizer
+from engine.data.text import SkippedFile, table_format
+from engine.errors import CorpusFormatError, EmptyCorpusError
+from engine.validation import check_int
+
+__all__ = ["DiskCorpus", "DiskCounts"]
+
+Source = str | os.PathLike
+
+
+class DiskCorpus:
+    """A bag-of-words corpus kept on disk, for stochastic variational inference at scale.
+
+    The counts stay on disk (:class:`DiskCounts` reads the rows asked for with
+    positional file reads); the vocabulary is read into memory.  Build one with
+    :meth:`from_texts` (folder of ``.txt``, ``.zip``, ``.csv``/``.tsv``/``.jsonl``),
+    :meth:`from_uci`, :meth:`from_counts` or
+    :meth:`engine.data.semisynthetic.SemiSyntheticGenerator.build`; reopen it with :meth:`open`.
+    Train on it with :class:`engine.SVI`, which reads each minibatch's rows from disk
+    (Hoffman, Blei, Wang & Paisley 2013).
+
+    Attributes
+    ----------
+    folder : Path
+    counts : DiskCounts of shape (n_docs, n_words)
+    vocabulary : tuple of str
+    manifest : dict
+        The parsed ``manifest.json`` (sizes, dtypes and ``source``, how it was built).
+    """
+
+    def __init__(self, folder: Path, manifest: dict[str, Any], counts: DiskCounts, vocabulary: tuple[str, ...]):
+        self.folder, self.manifest, self.counts, self.vocabulary = folder, manifest, counts, vocabulary
+        self._doc_ids: tuple[str, ...] | None = None
+
+    def __reduce__(self):  # pickling or copying reopens the folder instead of copying the arrays
+        return (DiskCorpus.open, (str(self.folder), "quick"))
+
+    # ------------------------------------------------------------- opening
+    @classmethod
+    def open(cls, folder: Source, check: str = "full") -> DiskCorpus:
+        """Open a corpus folder, validating it.
+
+        Parameters
+        ----------
+        folder : str or path-like
+        check : {"full", "quick"}
+            "quick" checks the manifest, the files, their dtypes and sizes and the
+            vocabulary; "full" also scans every array (rows non-empty and in order,
+            word indices in range and sorted within rows, counts >= 1, token total),
+            reading them in chunks so memory stays small.
+
+        Raises
+        ------
+        CorpusFormatError
+            Naming the file and what is wrong.
+        """
+        if check not in ("full", "quick"):
+            raise ValueError(f"check must be 'full' or 'quick', got {check!r}")
+        folder = Path(folder)
+        manifest = _read_manifest(folder)
+        counts = _open_counts(folder, manifest)
+        if not (folder / "vocab.txt").is_file():
+            raise CorpusFormatError(f"{str(folder)!r} is not a complete disk corpus: vocab.txt is missing")
+        vocabulary = tuple(_read_lines(folder / "vocab.txt", "words", manifest["n_words"], folder))
+        if len(set(vocabulary)) != len(vocabulary) or not all(vocabulary):
+            raise CorpusFormatError(f"{str(folder)!r}: vocab.txt has an empty or repeated word; rebuild the corpus")
+        if check == "full":
+            _check_arrays(folder, counts, manifest)
+        return cls(folder, manifest, counts, vocabulary)
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def from_counts(cls, counts: Any, folder: Source, vocabulary: Sequence[str] | None = None,
+                    doc_ids: Sequence[str] | None = None, overwrite: bool = False,
+                    chunk_size: int = 65536) -> DiskCorpus:
+        """Write an in-memory corpus (a :class:`~engine.Corpus` or a count matrix) to ``folder``.
+
+        A count matrix goes through :meth:`Corpus.from_counts` (empty rows are
+        dropped and reported); ``vocabulary`` and ``doc_ids`` apply to a matrix only.
+        """
+        if isinstance(counts, Corpus) and (vocabulary is not None or doc_ids is not None):
+            raise ValueError("vocabulary and doc_ids apply to a count matrix; a Corpus brings its own")
+        corpus = counts if isinstance(counts, Corpus) else Corpus.from_counts(counts, vocabulary, doc_ids)
+        chunk_size = check_int("chunk_size", chunk_size, 1)
+        with _DiskWriter(folder, corpus.n_words, overwrite) as writer:
+            for start in range(0, corpus.n_docs, chunk_size):
+                rows = slice(start, start + chunk_size)
+                writer.append(corpus.counts[rows], corpus.doc_ids[rows])
+            writer.drop(corpus.dropped)
+            writer.skip(corpus.skipped)
+            path = writer.finish(corpus.vocabulary, {"kind": "counts"})
+        return cls.open(path, check="quick")
+
+    @classmethod
+    def from_uci(cls, docword: Source, folder: Source, vocab: Source | None = None, overwrite: bool = False,
+                 chunk_size: int = 1 << 20) -> DiskCorpus:
+        """Stream a UCI ``docword`` file (sorted by docID, optionally gzipped) to ``folder`` in one pass.
+
+        Rows, ids (the 1-based docIDs) and ``dropped`` are those of :func:`engine.read_uci`;
+        ``vocab`` defaults to the vocabulary file beside ``docword``.  ``chunk_size``
+        is the number of entries parsed at a time.
+        """
+        path = Path(docword)
+        chunk_size = check_int("chunk_size", chunk_size, 1)
+        _check_target(Path(folder), overwrite)  # before reading anything
+        with _open_maybe_gzip(path) as file:
+            n_docs, n_words, nnz = _uci_header(file, path)
+            vocabulary = _find_vocabulary(path, vocab, required=True)
+            _check_vocabulary(vocabulary, n_words, path)
+            with _DiskWriter(folder, n_words, overwrite) as writer:
+                for counts, ids, dropped in _uci_rows(file, path, n_docs, n_words, nnz, chunk_size):
+                    writer.drop(DroppedDocument(d, d, _EMPTY_ROW) for d in dropped)
+                    if counts.shape[0]:
+                        writer.append(counts, ids)
+                if writer.n_docs == 0:
+                    raise EmptyCorpusError(f"{path.name}: all {n_docs} documents are empty; a corpus needs words")
+                target = writer.finish(vocabulary, {"kind": "uci", "path": str(path)})
+        return cls.open(target, check="quick")
+
+    @classmethod
+    def from_texts(cls, source: Source, folder: Source, *, text_column: str | None = None,
+                   id_column: str | None = None, chunk_size: int = 2000, overwrite: bool = False,
+                   **vectorizer_options: Any) -> DiskCorpus:
+        """Tokenise a folder of ``.txt``, a ``.zip`` or a ``.csv``/``.tsv``/``.jsonl`` table to ``folder``.
+
+        Two streaming passes over the source, ``chunk_size`` documents at a time:
+        the first counts document and corpus frequencies to choose the vocabulary
+        (``min_df``, ``max_df``, ``max_features``), the second counts words
+        against it and appends them to the arrays.  Tokenisation, vocabulary,
+        counts, ids and ``dropped`` are those of :meth:`Corpus.from_texts` with the
+        same options (``engine.load_corpus`` on the same source); memory holds one
+        chunk of text plus the table of distinct words.  Tables are read as UTF-8.
+
+        Parameters
+        ----------
+        source : str or path-like
+        folder : str or path-like
+            Where to write the corpus (must not exist unless ``overwrite``).
+        text_column, id_column : str, optional
+            Table columns (``text_column`` defaults to ``"text"``; ids default to
+            1-based row numbers, as :func:`engine.read_table`).
+        **vectorizer_options
+            ``stop_words``, ``extra_stop_words``, ``min_df``, ``max_df``,
+            ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts`.
+        """
+        source = Path(source)
+        options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
+                   "max_features": None, "token_pattern": TOKEN_PATTERN, **vectorizer_options}
+        unknown = sorted(set(options) - {"stop_words", "extra_stop_words", "min_df", "max_df", "max_features",
+                                         "token_pattern"})
+        if unknown:
+            raise TypeError(f"unknown tokenizer options {unknown}; see Corpus.from_texts")
+        for name in ("stop_words", "extra_stop_words"):  # iterables are read twice and recorded in the manifest
+            if options[name] is not None and not isinstance(options[name], str):
+                options[name] = sorted(options[name])
+        chunk_size = check_int("chunk_size", chunk_size, 1)
+        _check_target(Path(folder), overwrite)  # before the first pass
+        analyzer = _vectorizer(**options).build_analyzer()
+        is_table = source.is_file() and table_format(source.name) is not None
+        if (text_column or id_column) and not is_table:
+            raise ValueError(f"text_column and id_column apply to .csv/.tsv/.jsonl tables, not {source.name!r}")
+
+        def chunks(skipped: list | None) -> Iterator[tuple[list[str], list[str], list[str]]]:
+            if is_table:
+                return _table_chunks(source, text_column or "text", id_column, chunk_size)
+            return _batched(_text_documents(source, skipped), chunk_size)
+
+        skipped: list[SkippedFile] = []
+        stats = _TermStats()
+        for _, _, texts in chunks(skipped):  # pass 1: document and corpus frequencies
+            stats.add([analyzer(t) for t in texts if t.strip()])
+        vocabulary, expected_nnz = stats.vocabulary(options["min_df"], options["max_df"], options["max_features"])
+        index = {word: i for i, word in enumerate(vocabulary)}
+        with _DiskWriter(folder, len(vocabulary), overwrite) as writer:
+            writer.skip(skipped)
+            for ids, titles, texts in chunks(None):  # pass 2: counts against the chosen vocabulary
+                counts, kept, dropped = _count_chunk(analyzer, index, ids, titles, texts)
+                writer.drop(dropped)
+                if kept:
+                    writer.append(counts, kept)
+            if writer.nnz != expected_nnz:
+                raise CorpusFormatError(f"{source.name!r} changed while it was read (the two passes disagree); "
+                                        "build the corpus again from a source that is not being modified")
+            target = writer.finish(vocabulary, {"kind": "texts", "path": str(source), "options": options})
+        return cls.open(target, check="quick")
+
+    # ------------------------------------------------------------ reading
+    @property
+    def n_docs(self) -> int:
+        return self.counts.shape[0]
+
+    @property
+    def n_words(self) -> int:
+        return self.counts.shape[1]
+
+    @property
+    def nnz(self) -> int:
+        return self.counts.nnz
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.manifest["n_tokens"])
+
+    def __len__(self) -> int:
+        return self.n_docs
+
+    def __repr__(self) -> str:
+        return (f"DiskCorpus({str(self.folder)!r}, n_docs={self.n_docs}, n_words={self.n_words}, "
+                f"n_tokens={self.n_tokens})")
+
+    @property
+    def doc_ids(self) -> tuple[str, ...]:
+        """One id per row (read from ``doc_ids.jsonl`` on first use, or "0", "1", ...)."""
+        if self._doc_ids is None:
+            if self.manifest.get("doc_ids"):
+                lines = _read_lines(self.folder / "doc_ids.jsonl", "document ids", self.n_docs, self.folder)
+                self._doc_ids = tuple(json.loads(line) for line in lines)
+            else:
+                self._doc_ids = tuple(str(d) for d in range(self.n_docs))
+        return self._doc_ids
+
+    def _records(self, name: str) -> list[dict[str, Any]]:
+        path = self.folder / name
+        if not path.exists():
+            return []
+        with open(path, encoding="utf-8") as file:
+            return [json.loads(line) for line in file]
+
+    @property
+    def dropped(self) -> tuple[DroppedDocument, ...]:
+        """Documents left out because they had no words (as in :attr:`Corpus.dropped`)."""
+        return tuple(DroppedDocument(**r) for r in self._records("dropped.jsonl"))
+
+    @property
+    def skipped(self) -> tuple:
+        """Files the reader ignored (as in :attr:`Corpus.skipped`)."""
+        return tuple(SkippedFile(**r) for r in self._records("skipped.jsonl"))
+
+    def subset_to_memory(self, indices: Sequence[int] | np.ndarray | slice) -> Corpus:
+        """Read the given rows into an in-memory :class:`~engine.Corpus` (titles are the ids)."""
+        rows = self.counts._rows(np.arange(self.n_docs)[indices] if isinstance(indices, slice) else indices)
+        if rows.size == 0:
+            raise EmptyCorpusError("subset_to_memory needs at least one document index, got none")
+        ids = self.doc_ids
+        picked = tuple(ids[r] for r in rows)
+        if len(set(picked)) != len(picked):
+            raise ValueError("indices repeat a document; a Corpus needs unique documents")
+        return Corpus(self.counts[rows], self.vocabulary, picked, picked, None, self.dropped, self.skipped)
+

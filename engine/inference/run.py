@@ -1,0 +1,617 @@
+"""Background training runs: one worker thread per run, immutable snapshots for the UI.
+
+A :class:`TrainingRun` drives a trainer (:class:`engine.SVI` or
+:class:`engine.BatchVI`) in one daemon thread.  The caller (a Streamlit page,
+the command line) never touches the model while it trains: it sends requests
+(pause, resume, stop, schedule changes, heartbeats) and reads
+:meth:`TrainingRun.snapshot`, an immutable record the worker replaces after
+every step.  Held-out evaluation follows Hoffman, Blei, Wang & Paisley (2013):
+the per-word predictive log likelihood of held-out words of test documents.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import numbers
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.errors import ModelFileError
+from engine.inference.evaluation import predictive_log_likelihood
+from engine.inference.svi import SVI, BatchVI
+from engine.io.model_files import load_model, save_model
+from engine.validation import as_counts, check_int
+
+__all__ = ["EvalPoint", "SettingChange", "Snapshot", "TrainingRun"]
+
+STATUSES = ("ready", "running", "paused", "stopped", "finished", "failed")
+_ENDED = ("stopped", "finished", "failed")
+_SETTINGS = ("kappa", "tau", "batch_size")
+_POLL_SECONDS = 0.05  # how often a paused worker looks at stop requests and heartbeats
+_DISPLAY_SECONDS = 0.5  # top words and topic weights are recomputed at most this often while running
+
+
+@dataclass(frozen=True)
+class EvalPoint:
+    """One held-out evaluation: the paper's per-word predictive log likelihood after ``step`` updates.
+
+    ``seconds`` is training time so far (evaluation and pauses excluded);
+    ``rho`` is the step size of the latest update.
+    """
+
+    step: int
+    docs_seen: int
+    seconds: float
+    heldout_loglik: float
+    rho: float
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    """A change of ``kappa``, ``tau`` or ``batch_size`` applied after ``step`` updates."""
+
+    step: int
+    docs_seen: int
+    seconds: float
+    name: str
+    old: float
+    new: float
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a UI needs to show a run, copied out of the worker (immutable).
+
+    Attributes
+    ----------
+    name : str
+    status : {"ready", "running", "paused", "stopped", "finished", "failed"}
+    t : int
+        Global updates so far.
+    docs_seen : int
+        Documents analysed so far, counting repeats.
+    epoch : float
+        Passes over the training documents.
+    seconds : float
+        Training time: evaluation, checkpoints and pauses are not counted.
+    rho : float
+        Step size of the latest update (of the first update before any).
+    kappa, tau : float or None
+        Current schedule (None for batch VI).
+    batch_size : int
+        Current minibatch size S (the corpus size for batch VI).
+    docs_per_second : float
+        docs_seen / seconds.
+    target_docs : int or None
+        The run finishes once docs_seen reaches it.
+    history : tuple of EvalPoint
+    changes : tuple of SettingChange
+    top_words : tuple of tuple of str
+        Most probable words of each topic (column indices as str without a vocabulary).
+    topic_weights : tuple of float
+        The model's ``topic_weights()``.
+    error : str or None
+        ``"ExceptionType: message"`` when the worker failed.
+    reason : str or None
+        Why the run paused or ended ("no heartbeat for 30 s", "reached the target"...).
+    """
+
+    name: str
+    status: str
+    t: int
+    docs_seen: int
+    epoch: float
+    seconds: float
+    rho: float
+    kappa: float | None
+    tau: float | None
+    batch_size: int
+    docs_per_second: float
+    target_docs: int | None
+    history: tuple[EvalPoint, ...]
+    changes: tuple[SettingChange, ...]
+    top_words: tuple[tuple[str, ...], ...]
+    topic_weights: tuple[float, ...]
+    error: str | None = None
+    reason: str | None = None
+
+    @property
+    def active(self) -> bool:
+        """True while the worker thread is running or paused."""
+        return self.status in ("running", "paused")
+
+    @property
+    def progress(self) -> float | None:
+        """docs_seen / target_docs in [0, 1], or None without a target."""
+        return None if not self.target_docs else min(1.0, self.docs_seen / self.target_docs)
+
+    @property
+    def heldout_loglik(self) -> float | None:
+        """The latest held-out log likelihood, or None before the first evaluation."""
+        return self.history[-1].heldout_loglik if self.history else None
+
+
+class _TrainerState:
+    """A trainer's state captured between two steps, for :func:`save_model`."""
+
+    def __init__(self, state: dict):
+        self._state = state
+
+    def state_dict(self) -> dict:
+        return self._state
+
+
+def _optional_positive(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be None or a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def _trainer_state(trainer: Any) -> dict:
+    if hasattr(trainer, "state_dict"):
+        return trainer.state_dict()
+    return {"algorithm": "batch", "t": int(trainer.t), "docs_seen": int(trainer.docs_seen),
+            "n_docs": int(trainer.n_docs)}
+
+
+class TrainingRun:
+    """Train a model in one background thread and publish immutable snapshots.
+
+    Parameters
+    ----------
+    trainer : SVI or BatchVI
+        The trainer to drive (its ``model`` is trained in place).
+    observed, heldout : sparse matrices of shape (n_test, n_words), optional
+        A fixed test split (see :func:`engine.heldout_split`); without it no
+        held-out likelihood is computed.
+    vocabulary : sequence of str, optional
+        Words of the model's columns, for ``Snapshot.top_words`` and checkpoints.
+    eval_every_docs : int, optional
+        Evaluate after every this many training documents (default: once per
+        pass over the training documents), plus before the first step and at the end.
+    target_docs : int, optional
+        Finish (status "finished") once this many documents have been seen.
+    checkpoint_path : str or path-like, optional
+        Write a checkpoint (:func:`engine.save_model` with trainer state and
+        history) here every ``checkpoint_every_seconds`` and when the run ends.
+    name : str
+        Label of the run (the explorer overlays several runs).
+    checkpoint_every_seconds : float
+        Wall-clock seconds between checkpoints.
+    max_seconds : float, optional
+        Training-time budget: the run stops itself once it has trained this long.
+    heartbeat_timeout : float, optional
+        If :meth:`heartbeat` is not called for this many seconds (a closed
+        browser tab sends nothing), the run stops or pauses itself.
+    on_heartbeat_timeout : {"stop", "pause"}
+        What a missed heartbeat does.
+    n_top_words : int
+        Words per topic in ``Snapshot.top_words``.
+    extra : mapping, optional
+        JSON-able values stored in checkpoints.
+    history, changes, seconds :
+        The record of an earlier run to continue (used by :meth:`resume_from`).
+
+    Examples
+    --------
+    >>> run = TrainingRun(engine.SVI(model, train), observed, heldout, target_docs=10_000)
+    >>> run.start()
+    >>> run.snapshot().status
+    'running'
+    >>> run.stop(timeout=5.0)
+    True
+    """
+
+    def __init__(
+        self,
+        trainer: SVI | BatchVI,
+        observed: Any = None,
+        heldout: Any = None,
+        vocabulary: Sequence[str] | None = None,
+        eval_every_docs: int | None = None,
+        target_docs: int | None = None,
+        checkpoint_path: str | os.PathLike | None = None,
+        name: str = "",
+        *,
+        checkpoint_every_seconds: float = 60.0,
+        max_seconds: float | None = None,
+        heartbeat_timeout: float | None = None,
+        on_heartbeat_timeout: str = "stop",
+        n_top_words: int = 10,
+        extra: dict | None = None,
+        history: Sequence[EvalPoint] = (),
+        changes: Sequence[SettingChange] = (),
+        seconds: float = 0.0,
+    ):
+        self.trainer = trainer
+        self.model = trainer.model
+        self.name = str(name)
+        if (observed is None) != (heldout is None):
+            raise ValueError("give both observed and heldout (a test split), or neither")
+        self._observed = None if observed is None else as_counts(observed, self.model.n_words, name="observed")
+        self._heldout = None if heldout is None else as_counts(heldout, self.model.n_words, name="heldout")
+        if self._observed is not None and self._observed.shape[0] != self._heldout.shape[0]:
+            raise ValueError(
+                f"observed has {self._observed.shape[0]} documents but heldout has {self._heldout.shape[0]}; "
+                "they must be the two halves of the same test documents"
+            )
+        if vocabulary is not None:
+            vocabulary = tuple(str(word) for word in vocabulary)
+            if len(vocabulary) != self.model.n_words:
+                raise ValueError(
+                    f"vocabulary has {len(vocabulary)} words but the model has n_words={self.model.n_words}"
+                )
+        self.vocabulary = vocabulary
+        self.eval_every_docs = (
+            int(trainer.n_docs) if eval_every_docs is None else check_int("eval_every_docs", eval_every_docs, 1)
+        )
+        self.target_docs = None if target_docs is None else check_int("target_docs", target_docs, 1)
+        self.checkpoint_path = None if checkpoint_path is None else Path(checkpoint_path)
+        self.checkpoint_every_seconds = _optional_positive("checkpoint_every_seconds", checkpoint_every_seconds)
+        if self.checkpoint_every_seconds is None:
+            raise ValueError("checkpoint_every_seconds must be a finite number > 0, got None")
+        self.max_seconds = _optional_positive("max_seconds", max_seconds)
+        self.heartbeat_timeout = _optional_positive("heartbeat_timeout", heartbeat_timeout)
+        if on_heartbeat_timeout not in ("stop", "pause"):
+            raise ValueError(f'on_heartbeat_timeout must be "stop" or "pause", got {on_heartbeat_timeout!r}')
+        self.on_heartbeat_timeout = on_heartbeat_timeout
+        self.n_top_words = check_int("n_top_words", n_top_words, 1)
+        self.extra = dict(extra or {})
+        self.exception: BaseException | None = None  # the worker's exception, if it failed
+
+        # control: written by callers, read by the worker
+        self._control = threading.Lock()
+        self._pending: list[tuple[str, float]] = []
+        self._stop_requested = threading.Event()
+        self._go = threading.Event()  # set = not paused
+        self._go.set()
+        self._last_heartbeat = time.monotonic()
+        self._thread: threading.Thread | None = None
+        # the model changes only under this lock (short: one step), so copies are consistent
+        self._model_lock = threading.Lock()
+
+        # worker state: written by the worker only once started
+        self._seconds = float(seconds)
+        self._history = list(history)
+        self._changes = list(changes)
+        self._history_view = tuple(self._history)
+        self._changes_view = tuple(self._changes)
+        self._last_rho = float(getattr(trainer, "rho", 1.0))
+        self._next_eval = self._first_eval_threshold()
+        self._last_checkpoint = time.monotonic()
+        self._status = "ready"
+        self._error: str | None = None
+        self._reason: str | None = None
+        self._top_words: tuple[tuple[str, ...], ...] = ()
+        self._topic_weights: tuple[float, ...] = ()
+        self._display_time = -math.inf
+        self._snapshot = self._publish("ready", force_display=True)
+
+    # ------------------------------------------------------------- building
+    @classmethod
+    def resume_from(
+        cls,
+        checkpoint: str | os.PathLike | bytes,
+        corpus: Any,
+        observed: Any = None,
+        heldout: Any = None,
+        **options: Any,
+    ) -> TrainingRun:
+        """Build a run that continues a checkpoint exactly (same t, schedule, sampling and history).
+
+        Parameters
+        ----------
+        checkpoint : path or bytes
+            A file written by a run's checkpointing or by :func:`engine.save_model` with a trainer.
+        corpus : Corpus or sparse matrix
+            The same training documents the checkpoint was trained on.
+        observed, heldout : optional
+            The test split (the same one, for a continuous held-out curve).
+        **options
+            Other :class:`TrainingRun` arguments; by default the name, vocabulary,
+            evaluation interval and target are those stored in the checkpoint,
+            and checkpoints go on being written to ``checkpoint`` if it is a path.
+        """
+        loaded = load_model(checkpoint)
+        state = loaded.trainer_state
+        if state is None:
+            raise ModelFileError(
+                "the file holds a model but no trainer state, so training cannot continue exactly; "
+                "use a checkpoint written by a training run"
+            )
+        try:
+            if state.get("algorithm") == "svi":
+                trainer = SVI(loaded.model, corpus, batch_size=min(state["batch_size"], _n_rows(corpus)),
+                              kappa=state["kappa"], tau=state["tau"], seed=state["seed"],
+                              sampling=state["sampling"])
+                trainer.load_state_dict(state)
+            elif state.get("algorithm") == "batch":
+                trainer = BatchVI(loaded.model, corpus)
+                if state["n_docs"] != trainer.n_docs:
+                    raise ValueError(
+                        f"the checkpoint was trained on {state['n_docs']} documents, this corpus has {trainer.n_docs}"
+                    )
+                trainer.t, trainer.docs_seen = int(state["t"]), int(state["docs_seen"])
+            else:
+                raise ModelFileError(f"unknown trainer algorithm {state.get('algorithm')!r} in the checkpoint")
+        except (KeyError, TypeError) as exc:
+            raise ModelFileError(f"the checkpoint's trainer state is incomplete ({exc!r})") from None
+        extra = dict(loaded.extra)
+        info = extra.pop("run", {}) if isinstance(extra.get("run"), dict) else {}
+        options.setdefault("vocabulary", loaded.vocabulary)
+        options.setdefault("name", info.get("name", ""))
+        options.setdefault("eval_every_docs", info.get("eval_every_docs"))
+        options.setdefault("target_docs", info.get("target_docs"))
+        options.setdefault("extra", extra)
+        if isinstance(checkpoint, (str, os.PathLike)):
+            options.setdefault("checkpoint_path", checkpoint)
+        seconds = info.get("seconds", 0.0)
+        return cls(trainer, observed, heldout, history=loaded.history, changes=loaded.changes,
+                   seconds=float(seconds) if isinstance(seconds, (int, float)) else 0.0, **options)
+
+    # ------------------------------------------------------- caller's side
+    def start(self) -> None:
+        """Start training in the background (a run starts once)."""
+        with self._control:
+            if self._thread is not None or self._status != "ready":
+                raise RuntimeError(
+                    f"this run is {self._status} and cannot be started again; build a new run "
+                    "or continue from a checkpoint with TrainingRun.resume_from"
+                )
+            self._last_heartbeat = time.monotonic()
+            self._snapshot = self._publish("running")
+            self._thread = threading.Thread(target=self._work, name=f"TrainingRun {self.name}".strip(),
+                                            daemon=True)
+            self._thread.start()
+
+    def pause(self) -> None:
+        """Ask the worker to pause after the current step (the snapshot says "paused" then)."""
+        self._go.clear()
+
+    def resume(self) -> None:
+        """Continue a paused run (also counts as a heartbeat)."""
+        if self._snapshot.status in _ENDED:
+            raise RuntimeError(f"the run has {self._snapshot.status}; it cannot be resumed")
+        self.heartbeat()
+        self._go.set()
+
+    def stop(self, timeout: float | None = 5.0) -> bool:
+        """Stop after the current step and wait up to ``timeout`` seconds for the thread to end.
+
+        The model is left as after a complete step.  Returns True if the
+        worker has ended (or never started).
+        """
+        self._stop_requested.set()
+        self._go.set()
+        with self._control:
+            thread = self._thread
+            if thread is None and self._status == "ready":
+                self._reason = "stopped before it started"
+                self._snapshot = self._publish("stopped", force_display=False)
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the worker to end (target reached, budget used, stopped, failed)."""
+        if self._thread is None:
+            return self._status in _ENDED
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    @property
+    def is_alive(self) -> bool:
+        """True while the worker thread exists and has not ended."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def heartbeat(self) -> None:
+        """Tell the run its viewer is still there (see ``heartbeat_timeout``)."""
+        self._last_heartbeat = time.monotonic()
+
+    def set_schedule(self, kappa: float | None = None, tau: float | None = None,
+                     batch_size: int | None = None) -> None:
+        """Queue a change of kappa, tau or minibatch size S.
+
+        The worker applies it between two steps with ``trainer.set_schedule``
+        and records a :class:`SettingChange` per changed value.  Values are
+        checked here; kappa outside (0.5, 1] is allowed (convergence is then not
+        guaranteed; the UI explains that).
+        """
+        if not hasattr(self.trainer, "set_schedule"):
+            raise TypeError(f"a {type(self.trainer).__name__} run has no step-size schedule to change")
+        requested = []
+        if kappa is not None:
+            if isinstance(kappa, bool) or not isinstance(kappa, numbers.Real) or not 0.0 <= kappa <= 1.0:
+                raise ValueError(f"kappa must be in [0, 1], got {kappa!r}")
+            requested.append(("kappa", float(kappa)))
+        if tau is not None:
+            if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not math.isfinite(tau) or tau < 0:
+                raise ValueError(f"tau must be a finite number >= 0, got {tau!r}")
+            requested.append(("tau", float(tau)))
+        if batch_size is not None:
+            requested.append(("batch_size", check_int("batch_size", batch_size, 1, self.trainer.n_docs)))
+        with self._control:
+            if self._snapshot.status in _ENDED:
+                raise RuntimeError(f"the run has {self._snapshot.status}; settings can no longer change")
+            self._pending.extend(requested)
+
+    def snapshot(self) -> Snapshot:
+        """The latest published :class:`Snapshot` (never waits for training)."""
+        return self._snapshot
+
+    def model_copy(self) -> Any:
+        """A deep copy of the model taken between two steps, safe to use while training goes on."""
+        with self._model_lock:
+            return copy.deepcopy(self.model)
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the model, trainer state and history (taken between two steps) to ``path``."""
+        with self._model_lock:
+            model = copy.deepcopy(self.model)
+            state = _trainer_state(self.trainer)
+            history = [*self._history, *self._changes]
+            seconds = self._seconds
+        return save_model(path, model, self.vocabulary, trainer=_TrainerState(state), history=history,
+                          extra=self._checkpoint_extra(seconds))
+
+    # -------------------------------------------------------- worker's side
+    def _work(self) -> None:
+        try:
+            self._last_checkpoint = time.monotonic()
+            self._apply_pending()
+            if self._observed is not None and not (self._history and self._history[-1].step == self.trainer.t):
+                self._evaluate()
+            self._snapshot = self._publish("paused" if not self._go.is_set() else "running", force_display=True)
+            status, reason = self._loop()
+            if self._observed is not None and not (self._history and self._history[-1].step == self.trainer.t):
+                self._evaluate()
+            if self.checkpoint_path is not None:
+                self._checkpoint()
+            self._reason = reason
+            self._snapshot = self._publish(status, force_display=True)
+        except BaseException as exc:  # shown in the snapshot, never lost
+            self.exception = exc
+            self._error = f"{type(exc).__name__}: {exc}"
+            self._reason = "the training thread raised an exception"
+            self._snapshot = self._publish("failed")
+
+    def _loop(self) -> tuple[str, str]:
+        """Step until something ends the run; returns (status, reason)."""
+        while True:
+            self._apply_pending()
+            if self._stop_requested.is_set():
+                return "stopped", "stopped on request"
+            if self.target_docs is not None and self.trainer.docs_seen >= self.target_docs:
+                return "finished", f"reached the target of {self.target_docs} documents"
+            if self.max_seconds is not None and self._seconds >= self.max_seconds:
+                return "stopped", f"used the training-time budget of {self.max_seconds:g} s"
+            timeout = self.heartbeat_timeout
+            if timeout is not None and time.monotonic() - self._last_heartbeat > timeout:
+                message = f"no heartbeat for {timeout:g} s (the page was probably closed)"
+                if self.on_heartbeat_timeout == "stop":
+                    return "stopped", message
+                if self._go.is_set():
+                    self._go.clear()
+                    self._reason = f"paused: {message}"
+            if not self._go.is_set():
+                if self._status != "paused":
+                    self._reason = self._reason or "paused on request"
+                    self._snapshot = self._publish("paused", force_display=True)
+                self._go.wait(_POLL_SECONDS)
+                continue
+            if self._status != "running":
+                self._reason = None
+            self._step()
+
+    def _step(self) -> None:
+        with self._model_lock:
+            report = self.trainer.step()
+        self._seconds += report.seconds
+        self._last_rho = float(report.rho)
+        if self._observed is not None and self.trainer.docs_seen >= self._next_eval:
+            self._evaluate()
+        if (self.checkpoint_path is not None
+                and time.monotonic() - self._last_checkpoint >= self.checkpoint_every_seconds):
+            self._checkpoint()
+        self._snapshot = self._publish("running")
+
+    def _apply_pending(self) -> None:
+        with self._control:
+            pending, self._pending = self._pending, []
+        for name, value in pending:
+            old = getattr(self.trainer, name)
+            if old == value:
+                continue
+            if name == "kappa" and not 0.5 < value <= 1.0:
+                # checked in set_schedule; SVI.set_schedule would warn from this thread, where
+                # nobody reads warnings (the explorer explains the Robbins-Monro range instead)
+                self.trainer.kappa = value
+            else:
+                self.trainer.set_schedule(**{name: value})
+            new = getattr(self.trainer, name)
+            self._changes.append(SettingChange(int(self.trainer.t), int(self.trainer.docs_seen),
+                                               self._seconds, name, old, new))
+            self._changes_view = tuple(self._changes)
+        if pending and self._status in ("running", "paused"):
+            self._snapshot = self._publish(self._status)
+
+    def _first_eval_threshold(self) -> int:
+        return (int(self.trainer.docs_seen) // self.eval_every_docs + 1) * self.eval_every_docs
+
+    def _evaluate(self) -> None:
+        loglik = predictive_log_likelihood(self.model, self._observed, self._heldout)
+        point = EvalPoint(int(self.trainer.t), int(self.trainer.docs_seen), self._seconds, float(loglik),
+                          self._last_rho)
+        self._history.append(point)
+        self._history_view = tuple(self._history)
+        self._next_eval = self._first_eval_threshold()
+
+    def _checkpoint_extra(self, seconds: float) -> dict:
+        run_info = {"name": self.name, "seconds": seconds, "eval_every_docs": self.eval_every_docs,
+                    "target_docs": self.target_docs}
+        return {**self.extra, "run": run_info}
+
+    def _checkpoint(self) -> None:
+        save_model(self.checkpoint_path, self.model, self.vocabulary, trainer=self.trainer,
+                   history=[*self._history, *self._changes], extra=self._checkpoint_extra(self._seconds))
+        self._last_checkpoint = time.monotonic()
+
+    # ------------------------------------------------------------- publishing
+    def _refresh_display(self) -> None:
+        lambda_ = np.asarray(self.model.lambda_)
+        n = min(self.n_top_words, lambda_.shape[1])
+        # the order of lambda_k equals that of E[beta_k] = lambda_k / sum_v lambda_kv
+        top = np.argpartition(-lambda_, n - 1, axis=1)[:, :n]
+        values = np.take_along_axis(lambda_, top, axis=1)
+        top = np.take_along_axis(top, np.lexsort((top, -values), axis=1), axis=1)
+        if self.vocabulary is None:
+            self._top_words = tuple(tuple(str(i) for i in row) for row in top.tolist())
+        else:
+            self._top_words = tuple(tuple(self.vocabulary[i] for i in row) for row in top.tolist())
+        self._topic_weights = tuple(float(w) for w in self.model.topic_weights())
+        self._display_time = time.monotonic()
+
+    def _publish(self, status: str, force_display: bool = False) -> Snapshot:
+        """Build the snapshot of the current state (the caller assigns it in one step)."""
+        self._status = status
+        if status == "failed":
+            pass  # keep the last top words: the model may be what failed
+        elif force_display or time.monotonic() - self._display_time >= _DISPLAY_SECONDS:
+            self._refresh_display()
+        trainer = self.trainer
+        seconds = self._seconds
+        return Snapshot(
+            name=self.name,
+            status=status,
+            t=int(trainer.t),
+            docs_seen=int(trainer.docs_seen),
+            epoch=float(trainer.epoch),
+            seconds=seconds,
+            rho=self._last_rho,
+            kappa=getattr(trainer, "kappa", None),
+            tau=getattr(trainer, "tau", None),
+            batch_size=int(getattr(trainer, "batch_size", trainer.n_docs)),
+            docs_per_second=trainer.docs_seen / seconds if seconds > 0 else 0.0,
+            target_docs=self.target_docs,
+            history=self._history_view,
+            changes=self._changes_view,
+            top_words=self._top_words,
+            topic_weights=self._topic_weights,
+            error=self._error,
+            reason=self._reason,
+        )
+
+
+def _n_rows(corpus: Any) -> int:
+    return int(getattr(corpus, "counts", corpus).shape[0])

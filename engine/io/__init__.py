@@ -1,0 +1,1 @@
+"""Files a user keeps: model files (npz + JSON, never pickle), their history records, atomic writes."""

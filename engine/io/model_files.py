@@ -1,0 +1,402 @@
+"""Model files and checkpoints: one ``.npz`` archive, arrays plus JSON metadata, no pickle.
+
+A model file holds the global variational parameters of a model (LDA: the
+topics ``lambda``; HDP: ``lambda`` and the corpus sticks) and one metadata
+entry, a JSON document stored as a 0-d NumPy unicode array, with a format tag
+and version, the model class and its constructor arguments, the vocabulary,
+the trainer's state (so a run continues exactly where it stopped), the
+training history and any extra JSON-able values.  Files are written
+atomically and read with ``allow_pickle=False``; anything malformed or
+foreign is rejected with :class:`engine.errors.ModelFileError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+import zipfile
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from engine.errors import ModelFileError
+from engine.io.atomic import atomic_file
+
+__all__ = ["LoadedModel", "load_model", "save_model"]
+
+FORMAT_TAG = "svi-topics-model"
+FORMAT_VERSION = 1
+_METADATA = "metadata"
+_MAX_METADATA_CHARS = 64 * 1024 * 1024  # a vocabulary of millions of words still fits
+_MAX_HEADER_BYTES = 65536  # .npy headers are a few hundred bytes
+
+
+# --------------------------------------------------------------- model registry
+def _lda_class():
+    from engine.models.lda import LDA
+
+    return LDA
+
+
+def _hdp_class():
+    try:
+        from engine.models.hdp import HDP
+    except ImportError as exc:  # the HDP module is optional in a partial installation
+        raise ModelFileError(f"the file holds an HDP model but engine.models.hdp cannot be imported ({exc})") from None
+    return HDP
+
+
+# class name -> (constructor getter, {array name: model attribute}, {array name: shape from params})
+_MODELS = {
+    "LDA": (
+        _lda_class,
+        {"lambda": "lambda_"},
+        {"lambda": lambda p: (p["n_topics"], p["n_words"])},
+    ),
+    "HDP": (
+        _hdp_class,
+        {"lambda": "lambda_", "sticks": "sticks_"},
+        {"lambda": lambda p: (p["n_topics"], p["n_words"]), "sticks": lambda p: (p["n_topics"] - 1, 2)},
+    ),
+}
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """What :func:`load_model` read from a model file or checkpoint.
+
+    Attributes
+    ----------
+    model : LDA or HDP
+        The model with its learned arrays restored.
+    vocabulary : tuple of str or None
+        ``vocabulary[w]`` is the word of column ``w``.
+    trainer_state : dict or None
+        ``trainer.state_dict()`` at save time; pass it to ``trainer.load_state_dict``
+        to continue training exactly.
+    history : tuple of EvalPoint
+        Held-out evaluations recorded during training.
+    changes : tuple of SettingChange
+        Schedule changes recorded during training.
+    extra : dict
+        The ``extra`` values given to :func:`save_model`.
+    """
+
+    model: Any
+    vocabulary: tuple[str, ...] | None
+    trainer_state: dict | None
+    history: tuple = ()
+    changes: tuple = ()
+    extra: dict = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------- saving
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} values cannot be stored in a model file (JSON only)")
+
+
+def _record_dict(record: Any) -> dict:
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        return dataclasses.asdict(record)
+    if hasattr(record, "_asdict"):
+        return dict(record._asdict())
+    if isinstance(record, Mapping):
+        return dict(record)
+    raise TypeError(f"history entries must be EvalPoint or SettingChange records, got {type(record).__name__}")
+
+
+def _split_history(history: Any) -> tuple[list[dict], list[dict]]:
+    """Return (evaluation points, setting changes) as lists of dicts."""
+    if history is None:
+        return [], []
+    if hasattr(history, "history") and hasattr(history, "changes"):  # a run Snapshot
+        return [_record_dict(r) for r in history.history], [_record_dict(r) for r in history.changes]
+    points, changes = [], []
+    for record in history:
+        row = _record_dict(record)
+        (changes if "name" in row else points).append(row)
+    return points, changes
+
+
+def _trainer_state(trainer: Any) -> dict | None:
+    if trainer is None:
+        return None
+    if hasattr(trainer, "state_dict"):
+        return trainer.state_dict()
+    # a batch trainer: re-fitting the local parameters is how it starts anyway
+    return {"algorithm": "batch", "t": int(trainer.t), "docs_seen": int(trainer.docs_seen),
+            "n_docs": int(trainer.n_docs)}
+
+
+def _model_arrays(model: Any) -> tuple[str, dict[str, np.ndarray]]:
+    name = type(model).__name__
+    if name not in _MODELS:
+        raise TypeError(f"cannot save a {name} model; model files hold {sorted(_MODELS)} models")
+    arrays = {}
+    for key, attribute in _MODELS[name][1].items():
+        value = getattr(model, attribute, None)
+        if value is None:
+            raise ValueError(f"the model has no {attribute} yet; train it or call initialize(n_docs) before saving")
+        arrays[key] = np.asarray(value)
+    return name, arrays
+
+
+def save_model(
+    path: str | os.PathLike,
+    model: Any,
+    vocabulary: Iterable[str] | None = None,
+    trainer: Any = None,
+    history: Any = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write a model (and optionally its trainer state and history) to one ``.npz`` file.
+
+    The file is written to a temporary file in the same folder, flushed to disk
+    and renamed over ``path``, so ``path`` holds either the old or the new
+    file, never half of one.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Destination (kept as given; ``.npz`` is the customary suffix).
+    model : LDA or HDP
+        A model with learned (or initialised) arrays.
+    vocabulary : sequence of str, optional
+        One word per column of the model's topics.
+    trainer : SVI or BatchVI, optional
+        Its state is stored so that training can continue exactly (checkpoint).
+    history : Snapshot or iterable of EvalPoint / SettingChange, optional
+        The training record shown by the explorer.
+    extra : mapping, optional
+        Any other JSON-able values (corpus name, split seed...).
+
+    Returns
+    -------
+    Path
+        The path written.
+    """
+    path = Path(path)
+    class_name, arrays = _model_arrays(model)
+    params = model.get_params()
+    if vocabulary is not None:
+        vocabulary = [str(word) for word in vocabulary]
+        if len(vocabulary) != model.n_words:
+            raise ValueError(
+                f"vocabulary has {len(vocabulary)} words but the model has n_words={model.n_words}; "
+                "pass the vocabulary of the corpus the model was trained on"
+            )
+    points, changes = _split_history(history)
+    meta = {
+        "format": FORMAT_TAG,
+        "version": FORMAT_VERSION,
+        "model_class": class_name,
+        "params": params,
+        "arrays": sorted(arrays),
+        "vocabulary": vocabulary,
+        "trainer": _trainer_state(trainer),
+        "history": points,
+        "changes": changes,
+        "extra": dict(extra) if extra is not None else {},
+    }
+    try:
+        text = json.dumps(meta, default=_json_default)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"cannot store the metadata of {path.name!r}: {exc}") from None
+    with atomic_file(path) as file:
+        np.savez(file, allow_pickle=False, **arrays, **{_METADATA: np.array(text)})
+    return path
+
+
+# ---------------------------------------------------------------------- loading
+def _open_source(source: Any) -> tuple[IO[bytes] | Path, str]:
+    """Return something ``zipfile``/``np.load`` read, and a name for messages."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return io.BytesIO(bytes(source)), "the uploaded model file"
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.exists():
+            raise FileNotFoundError(f"no such model file: {str(path)!r}")
+        if path.is_dir():
+            raise ModelFileError(f"{str(path)!r} is a folder, not a model file (.npz)")
+        return path, repr(str(path))
+    if hasattr(source, "read"):
+        name = repr(str(getattr(source, "name", "the uploaded model file")))
+        if not (hasattr(source, "seek") and getattr(source, "seekable", lambda: True)()):
+            source = io.BytesIO(source.read())
+        return source, name
+    raise TypeError(f"load_model needs a path, bytes or a binary file object, got {type(source).__name__}")
+
+
+def _check_header(archive: zipfile.ZipFile, key: str, name: str) -> tuple[tuple[int, ...], np.dtype]:
+    """Read a member's .npy header (shape, dtype) without reading its data."""
+    with archive.open(f"{key}.npy") as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(member, max_header_size=_MAX_HEADER_BYTES)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(member, max_header_size=_MAX_HEADER_BYTES)
+        else:
+            raise ModelFileError(f"{name}: array {key!r} uses an unsupported .npy version {version}")
+    if dtype.hasobject:
+        raise ModelFileError(f"{name}: array {key!r} holds Python objects; model files never do (refusing to unpickle)")
+    return shape, dtype
+
+
+def _read_metadata(archive: zipfile.ZipFile, npz: Any, name: str) -> dict:
+    shape, dtype = _check_header(archive, _METADATA, name)
+    if shape != () or dtype.kind != "U" or dtype.itemsize // 4 > _MAX_METADATA_CHARS:
+        raise ModelFileError(f"{name}: the metadata entry is not a JSON string; the file is not a model file")
+    try:
+        meta = json.loads(str(npz[_METADATA][()]))
+    except ValueError as exc:
+        raise ModelFileError(f"{name}: the metadata entry is not valid JSON ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_TAG:
+        found = meta.get("format") if isinstance(meta, dict) else None
+        raise ModelFileError(f"{name} is not an svi-topics model file (format tag {found!r}, expected {FORMAT_TAG!r})")
+    version = meta.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ModelFileError(f"{name}: invalid format version {version!r}")
+    if version > FORMAT_VERSION:
+        raise ModelFileError(
+            f"{name} was written by a newer version of the engine (format version {version}, this one reads "
+            f"up to {FORMAT_VERSION}); upgrade svi-topics to open it"
+        )
+    return meta
+
+
+def _build_model(meta: dict, name: str) -> tuple[Any, dict]:
+    class_name = meta.get("model_class")
+    if class_name not in _MODELS:
+        raise ModelFileError(f"{name}: unknown model class {class_name!r}; expected one of {sorted(_MODELS)}")
+    params = meta.get("params")
+    if not isinstance(params, dict):
+        raise ModelFileError(f"{name}: the model parameters are missing")
+    getter, attributes, shapes = _MODELS[class_name]
+    # files from before these options were saved were fitted with the paper's updates
+    params = {"local_update": "mean_field", **({"revive_topics": False} if class_name == "LDA" else {}), **params}
+    try:
+        model = getter()(**params)
+        expected = {key: tuple(shape(params)) for key, shape in shapes.items()}
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ModelFileError(f"{name}: invalid {class_name} parameters ({exc})") from None
+    return model, {key: (attributes[key], expected[key]) for key in attributes}
+
+
+def _read_arrays(archive: zipfile.ZipFile, npz: Any, wanted: dict, name: str) -> dict[str, np.ndarray]:
+    members = set(npz.files)
+    missing = sorted(set(wanted) - members)
+    if missing:
+        raise ModelFileError(f"{name}: missing array(s) {missing}; the file is damaged or not a model file")
+    unknown = sorted(members - set(wanted) - {_METADATA})
+    if unknown:
+        raise ModelFileError(f"{name}: unexpected array(s) {unknown}; the file is not a model file")
+    arrays = {}
+    for key, (_, shape) in wanted.items():
+        found_shape, dtype = _check_header(archive, key, name)
+        if found_shape != shape:
+            raise ModelFileError(f"{name}: array {key!r} has shape {found_shape}, the model parameters say {shape}")
+        if dtype.kind != "f":
+            raise ModelFileError(f"{name}: array {key!r} has dtype {dtype}, expected floating point numbers")
+        values = npz[key]
+        if not np.all(np.isfinite(values)) or (values.size and values.min() <= 0):
+            raise ModelFileError(f"{name}: array {key!r} holds non-finite or non-positive values")
+        arrays[key] = values
+    return arrays
+
+
+def _strings_or_none(value: Any, what: str, name: str, length: int | None = None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ModelFileError(f"{name}: the {what} must be a list of strings")
+    if length is not None and len(value) != length:
+        raise ModelFileError(f"{name}: the {what} has {len(value)} words but the model has {length}")
+    return tuple(value)
+
+
+def _records(rows: Any, record: type, what: str, name: str) -> tuple:
+    if not isinstance(rows, list):
+        raise ModelFileError(f"{name}: the {what} must be a list")
+    try:
+        return tuple(record(**row) for row in rows)
+    except TypeError as exc:
+        raise ModelFileError(f"{name}: malformed {what} entry ({exc})") from None
+
+
+def load_model(source: str | os.PathLike | bytes | IO[bytes]) -> LoadedModel:
+    """Read a file written by :func:`save_model`.
+
+    Parameters
+    ----------
+    source : str, path-like, bytes or binary file object
+        A path, or the file's content (e.g. an upload in the explorer).
+
+    Returns
+    -------
+    LoadedModel
+        The model, vocabulary, trainer state, history, changes and extra values.
+
+    Raises
+    ------
+    ModelFileError
+        The file is not an ``.npz`` archive, lacks the metadata, carries another
+        format tag or a newer version, names an unknown model class, or holds
+        arrays of the wrong shape, of objects, or with non-finite values.
+    FileNotFoundError
+        ``source`` is a path that does not exist.
+    """
+    from engine.inference.run import EvalPoint, SettingChange  # run.py imports this module
+
+    source, name = _open_source(source)
+    if not zipfile.is_zipfile(source):
+        raise ModelFileError(
+            f"{name} is not a model file (not an .npz archive, or truncated); save models with engine.save_model"
+        )
+    if not isinstance(source, Path):
+        source.seek(0)
+    try:
+        with np.load(source, allow_pickle=False) as npz:
+            archive = npz.zip
+            if _METADATA not in npz.files:
+                raise ModelFileError(f"{name} has no metadata entry; it is not an svi-topics model file")
+            meta = _read_metadata(archive, npz, name)
+            model, wanted = _build_model(meta, name)
+            arrays = _read_arrays(archive, npz, wanted, name)
+    except ModelFileError:
+        raise
+    except (OSError, ValueError, EOFError, KeyError, RuntimeError, NotImplementedError,
+            zipfile.BadZipFile, zlib.error) as exc:
+        raise ModelFileError(f"{name} is damaged or not a model file ({type(exc).__name__}: {exc})") from None
+    for key, values in arrays.items():
+        try:
+            setattr(model, wanted[key][0], values)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ModelFileError(f"{name}: cannot restore {wanted[key][0]} ({exc})") from None
+    trainer_state = meta.get("trainer")
+    if trainer_state is not None and not isinstance(trainer_state, dict):
+        raise ModelFileError(f"{name}: the trainer state must be a JSON object")
+    extra = meta.get("extra", {})
+    if not isinstance(extra, dict):
+        raise ModelFileError(f"{name}: the extra values must be a JSON object")
+    return LoadedModel(
+        model=model,
+        vocabulary=_strings_or_none(meta.get("vocabulary"), "vocabulary", name, model.n_words),
+        trainer_state=trainer_state,
+        history=_records(meta.get("history", []), EvalPoint, "history", name),
+        changes=_records(meta.get("changes", []), SettingChange, "changes", name),
+        extra=extra,
+    )

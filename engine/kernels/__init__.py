@@ -1,0 +1,67 @@
+"""The local step's implementations, chosen in one place.
+
+Each model has one kernel interface, and every implementation of it takes the
+current topics (a :class:`engine.models.lazy_topics.LazyTopics`) and a minibatch:
+
+- LDA: ``lda_local_step(kernel)(topics, counts, columns, alpha, doc_topic_init, tol,
+  max_iter, zero_order)`` returns a ``LocalFit`` (gamma, the topic-word statistics on
+  ``columns``, iterations).
+- HDP: ``hdp_local_step(kernel)(topics, columns, mean)`` returns the topic term on
+  ``columns`` (E[log beta], or log E[beta] when ``mean``) and the function that fits the
+  minibatch's documents against it.
+
+``kernel`` is the models' setting: "numpy" is the reference in
+:mod:`engine.kernels.reference` (the paper's equations, written plainly); "compiled" is the
+numba fast path in :mod:`engine.kernels.compiled`, tested against the reference; "auto"
+(the default) takes the compiled one when numba imports and the reference otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+KERNELS = ("auto", "compiled", "numpy")  # the local-step implementations a model can be asked for
+
+
+def choose_kernel(kernel: str, reference: Callable, load_compiled: Callable[[], Callable]) -> Callable:
+    """``reference`` for "numpy", else what ``load_compiled()`` returns.
+
+    ``load_compiled`` imports the numba kernel; when numba is missing, "auto" falls back to
+    the reference and "compiled" says how to get it.
+    """
+    if kernel == "numpy":
+        return reference
+    try:
+        return load_compiled()
+    except ImportError:
+        if kernel == "compiled":
+            raise ImportError('kernel="compiled" needs numba: pip install numba, or use kernel="numpy"') from None
+        return reference
+
+
+def lda_local_step(kernel: str) -> Callable:
+    """LDA's local step for a ``kernel`` setting (see the module docstring for its arguments)."""
+    from engine.kernels.reference.lda import local_step
+
+    def load_compiled():
+        from engine.kernels.compiled.lda import local_step_compiled  # needs numba
+
+        return local_step_compiled
+
+    return choose_kernel(kernel, local_step, load_compiled)
+
+
+def hdp_local_step(kernel: str) -> Callable:
+    """The HDP's (topics, columns, mean) -> (topic term on the columns, document fit) for a ``kernel`` setting.
+
+    The compiled pair works word-major: its topic term is the transposed view of a
+    (n_columns, K) array, and so is its topic_word.
+    """
+    from engine.kernels.reference.hdp import local_kernel
+
+    def load_compiled():
+        from engine.kernels.compiled.hdp import local_kernel_compiled  # needs numba
+
+        return local_kernel_compiled
+
+    return choose_kernel(kernel, local_kernel, load_compiled)

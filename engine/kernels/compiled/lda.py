@@ -1,0 +1,314 @@
+"""Compiled LDA local step (numba): one fused loop per document, documents spread over cores.
+
+The same mathematics as :mod:`engine.kernels.reference.lda`, the NumPy reference it is
+tested against: for each document iterate
+
+    norm_w   = sum_k theta~_k beta~_kw
+    gamma_k  = alpha_k + theta~_k sum_w (c_w / norm_w) beta~_kw
+    theta~_k = exp(E[log theta_k] - max_j E[log theta_j])   (flushed below sqrt(tiny))
+
+until the mean absolute change of gamma is below tol.  Each document's topic
+rows are gathered once into a small contiguous array that stays in cache, the
+two sums and the digamma/exp run in one pass per iteration, and ``prange``
+spreads the documents over the cores without the GIL.  A document whose
+normaliser would need the exact log-space treatment is handed back to the
+NumPy reference, which has it.
+
+The rest of the step is compiled too (:func:`local_step_compiled`), word-major
+throughout so nothing is transposed: exp E[log beta] of the minibatch's words
+comes straight from lambda's rows (:func:`_exp_elog_rows`), and the expected
+word counts sum_d c_dw phi_dwk are gathered per word over the documents that
+use it (:func:`_word_topic_rows`), both spread over the cores.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import psi
+
+from engine.kernels.compiled.lazy_topics import row_expectations
+from engine.kernels.compiled.numerics import digamma_inplace, exp_inplace
+from engine.kernels.flags import FAST_MATH, PARALLEL_LOCK
+from engine.kernels.reference.lda import LocalFit, _flush_floor, _tiny, exp_shifted, fit_documents
+from engine.models.expectations import dirichlet_expectation_columns
+from engine.models.lazy_topics import LazyTopics
+
+
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
+def _theta(gamma, theta, floor, work, scratch, bits):
+    """theta~ = exp(E[log theta] - max), entries below exp(floor) flushed to zero.
+
+    The K digammas and exps run over the whole vector in their vectorised forms
+    (:mod:`engine.kernels.compiled.numerics`); ``work``, ``scratch`` (3 x K) and ``bits``
+    are float64 and int64 scratch of K entries.
+    """
+    K = gamma.shape[0]
+    for k in range(K):
+        work[k] = gamma[k]
+    digamma_inplace(work, scratch[0], scratch[1], bits, scratch[2])
+    top = -np.inf
+    for k in range(K):
+        top = max(top, work[k])
+    shifted = scratch[0]
+    for k in range(K):
+        shifted[k] = work[k] - top  # E[log theta_k] - max_j E[log theta_j]: psi(sum gamma) cancels
+        work[k] = max(shifted[k], floor)  # in exp_inplace's range; flushed below
+    exp_inplace(work, bits)
+    for k in range(K):
+        theta[k] = work[k] if shifted[k] >= floor else 0.0
+
+
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
+def _theta_mean(gamma, theta):
+    """theta~ = E[theta] / max_k E[theta_k] = gamma / max_k gamma_k (the zero-order update's weights)."""
+    top = gamma[0]
+    for k in range(gamma.shape[0]):
+        top = max(top, gamma[k])
+    for k in range(gamma.shape[0]):
+        theta[k] = gamma[k] / top
+
+
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
+def _normaliser(theta, row):
+    """norm_w = sum_k theta~_k beta~_kw for one word's row of topic weights (in theta's precision)."""
+    total = theta.dtype.type(0)
+    for k in range(theta.shape[0]):
+        total += theta[k] * row[k]
+    return total
+
+
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
+def _accumulate(theta, rows, counts, acc, tiny):
+    """acc_k += sum_w (c_w / norm_w) beta~_kw; False if a normaliser is below ``tiny``.
+
+    Words go four at a time: theta is loaded once for four dot products and
+    acc once for four updates, which halves the memory traffic of the loop.
+    The sums are in acc's precision: float32 arrays keep the loop in float32
+    (twice the numbers per vector instruction), float64 ones in float64.
+    """
+    n, K = rows.shape
+    zero = acc.dtype.type(0)
+    j = 0
+    while j + 4 <= n:
+        r0, r1, r2, r3 = rows[j], rows[j + 1], rows[j + 2], rows[j + 3]
+        n0 = n1 = n2 = n3 = zero
+        for k in range(K):
+            t = theta[k]
+            n0 += t * r0[k]
+            n1 += t * r1[k]
+            n2 += t * r2[k]
+            n3 += t * r3[k]
+        if n0 <= tiny or n1 <= tiny or n2 <= tiny or n3 <= tiny:
+            return False
+        c0, c1, c2, c3 = counts[j] / n0, counts[j + 1] / n1, counts[j + 2] / n2, counts[j + 3] / n3
+        for k in range(K):
+            acc[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+        j += 4
+    while j < n:
+        norm = _normaliser(theta, rows[j])
+        if norm <= tiny:
+            return False
+        ratio = counts[j] / norm
+        for k in range(K):
+            acc[k] += ratio * rows[j, k]
+        j += 1
+    return True
+
+
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
+def _fit_all(indptr, indices, data, beta_t, alpha, gamma, tol, max_iter, tiny, floor, zero_order,
+             ratio_out, exp_theta_out, n_iter_out, lost_out):
+    S, K = gamma.shape
+    for d in numba.prange(S):
+        start, end = indptr[d], indptr[d + 1]
+        n = end - start
+        if n == 0:
+            for k in range(K):
+                gamma[d, k] = alpha[k]
+            continue
+        rows = np.empty((n, K), dtype=beta_t.dtype)  # this document's topic columns, contiguous
+        for j in range(n):
+            rows[j] = beta_t[indices[start + j]]
+        g = gamma[d].copy()
+        theta = np.empty(K, dtype=beta_t.dtype)  # the kernel's precision: float32 data, float32 sums
+        acc = np.empty(K, dtype=beta_t.dtype)
+        work = np.empty(K)
+        scratch = np.empty((3, K))
+        bits = np.empty(K, dtype=np.int64)
+        if zero_order:
+            _theta_mean(g, theta)
+        else:
+            _theta(g, theta, floor, work, scratch, bits)
+        iterations = 0
+        lost = False
+        while iterations < max_iter:
+            acc[:] = 0.0
+            if not _accumulate(theta, rows, data[start:end], acc, tiny):
+                lost = True
+                break
+            change = 0.0
+            for k in range(K):
+                value = alpha[k] + theta[k] * acc[k]
+                change += abs(value - g[k])
+                g[k] = value
+            iterations += 1
+            if zero_order:
+                _theta_mean(g, theta)
+            else:
+                _theta(g, theta, floor, work, scratch, bits)
+            if change < tol * K:
+                break
+        if not lost:  # phi is optimal for the final gamma: its normalisers once more
+            for j in range(n):
+                norm = _normaliser(theta, rows[j])
+                if norm <= tiny:
+                    lost = True
+                    break
+                ratio_out[start + j] = data[start + j] / norm
+        lost_out[d] = lost
+        if not lost:
+            for k in range(K):
+                gamma[d, k] = g[k]
+                exp_theta_out[d, k] = theta[k]
+            n_iter_out[d] = iterations
+
+
+_ROW_BLOCK = 64  # words per task of _exp_elog_rows: its scratch arrays are allocated once per block
+
+
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
+def _exp_elog_rows(excess, columns, decay, eta, psi_totals, floor):
+    """exp(E[log beta_kw] - max_j E[log beta_jw]) for the words ``columns``, flushed below exp(floor).
+
+    lambda_kw = eta + excess[w, k] decay_w is read straight from the lazily
+    decayed store (see LazyTopics.stored_rows), and
+    E[log beta_kw] = psi(lambda_kw) - psi(sum_v lambda_kv); the shift per word
+    cancels in phi.  Rows are words, so each row is one contiguous pass; the
+    digamma and exp run over whole rows in their vectorised forms
+    (:mod:`engine.kernels.compiled.numerics`), blocks of words spread over the cores.
+    """
+    n_words, K = columns.shape[0], excess.shape[1]
+    out = np.empty((n_words, K), dtype=excess.dtype)
+    for block in numba.prange((n_words + _ROW_BLOCK - 1) // _ROW_BLOCK):
+        elog = np.empty(K)
+        shifted = np.empty(K)
+        scratch = np.empty((3, K))
+        bits = np.empty(K, dtype=np.int64)
+        for j in range(block * _ROW_BLOCK, min(n_words, (block + 1) * _ROW_BLOCK)):
+            row_expectations(excess[columns[j]], decay[j], eta, psi_totals, elog, scratch, bits)
+            top = -np.inf
+            for k in range(K):
+                top = max(top, elog[k])
+            for k in range(K):
+                shifted[k] = elog[k] - top
+                elog[k] = max(shifted[k], floor)  # in exp_inplace's range; flushed below
+            exp_inplace(elog, bits)
+            for k in range(K):
+                out[j, k] = elog[k] if shifted[k] >= floor else 0.0
+    return out
+
+
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
+def _mean_rows(excess, columns, decay, eta, totals):
+    """E[beta_kw] / max_j E[beta_jw] for the words ``columns`` (the zero-order update's topic weights).
+
+    lambda_kw = eta + excess[w, k] decay_w as in :func:`_exp_elog_rows`;
+    E[beta_kw] = lambda_kw / sum_v lambda_kv, and the shift per word cancels in phi.
+    """
+    n_words, K = columns.shape[0], excess.shape[1]
+    out = np.empty((n_words, K), dtype=excess.dtype)
+    for j in numba.prange(n_words):
+        row = excess[columns[j]]
+        top = 0.0
+        for k in range(K):
+            value = (eta + row[k] * decay[j]) / totals[k]
+            out[j, k] = value
+            top = max(top, value)
+        for k in range(K):
+            out[j, k] /= top
+    return out
+
+
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
+def _word_topic_rows(col_indptr, col_docs, col_ratios, exp_theta, beta_rows):
+    """sum_d c_dw phi_dwk = beta~_kw sum_d theta~_dk c_dw / norm_dw, one row per word.
+
+    ``col_*`` is the ratio matrix c_dw / norm_dw in CSC form, so each word
+    gathers over the documents that use it and the words split over the
+    cores without write conflicts.
+    """
+    n_words, K = beta_rows.shape
+    out = np.zeros((n_words, K), dtype=beta_rows.dtype)
+    for w in numba.prange(n_words):
+        for p in range(col_indptr[w], col_indptr[w + 1]):
+            d, r = col_docs[p], col_ratios[p]
+            for k in range(K):
+                out[w, k] += r * exp_theta[d, k]
+        for k in range(K):
+            out[w, k] *= beta_rows[w, k]
+    return out
+
+
+def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, zero_order=False):
+    """Run the kernel; returns gamma, the CSR-ordered ratios c_dw / norm_dw, theta~, n_iter, lost."""
+    dtype = beta_rows.dtype
+    n_docs, n_topics = counts.shape[0], beta_rows.shape[1]
+    alpha_vector = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
+    gamma = np.array(doc_topic_init, dtype=dtype, copy=True)
+    ratio = np.zeros(counts.nnz, dtype=dtype)
+    exp_theta = np.zeros((n_docs, n_topics), dtype=dtype)
+    n_iter = np.zeros(n_docs, dtype=np.int64)
+    lost = np.zeros(n_docs, dtype=np.bool_)
+    with PARALLEL_LOCK:
+        _fit_all(counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data, beta_rows,
+                 alpha_vector, gamma, float(tol), int(max_iter), _tiny(dtype, n_topics), _flush_floor(dtype),
+                 bool(zero_order), ratio, exp_theta, n_iter, lost)
+    return gamma, ratio, exp_theta, n_iter, lost
+
+
+def _word_topic(counts, ratio, exp_theta, beta_rows) -> np.ndarray:
+    ratios = sp.csc_matrix(sp.csr_matrix((ratio, counts.indices, counts.indptr), shape=counts.shape))
+    with PARALLEL_LOCK:
+        return _word_topic_rows(ratios.indptr.astype(np.int64), ratios.indices.astype(np.int64), ratios.data,
+                                exp_theta, beta_rows)
+
+
+def _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol,
+                 max_iter, zero_order) -> None:
+    """Refit the documents whose normaliser underflowed with the exact NumPy reference, in place."""
+    docs = np.flatnonzero(lost)
+    exact = fit_documents(counts[docs], exp_elog_beta, elog_beta, alpha, doc_topic_init[docs], tol, max_iter,
+                          zero_order)
+    gamma[docs], n_iter[docs] = exact.doc_topic, exact.n_iter
+    word_topic += exact.topic_word.T  # lost documents contributed nothing so far
+
+
+def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_init, tol, max_iter,
+                        zero_order: bool = False) -> LocalFit:
+    """LDA's whole local step on the minibatch ``counts`` (columns re-indexed to ``columns``), compiled.
+
+    Same result as computing E[log beta] with scipy and calling the NumPy
+    reference, but word-major from lambda's rows to the statistics: the
+    returned ``topic_word`` is a transposed view of a (words, topics) array.
+    ``zero_order`` weighs topics by E[beta] and E[theta] instead of exp E[log .].
+    """
+    excess, decay = topics.stored_rows(columns)
+    dtype = excess.dtype
+    counts = counts.astype(dtype, copy=False)
+    totals = topics.row_totals()[:, 0].astype(np.float64)
+    word_ids = np.asarray(columns, dtype=np.int64)
+    with PARALLEL_LOCK:
+        if zero_order:
+            beta_rows = _mean_rows(excess, word_ids, decay, float(topics.eta), totals)
+        else:
+            beta_rows = _exp_elog_rows(excess, word_ids, decay, float(topics.eta), psi(totals), _flush_floor(dtype))
+    gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter,
+                                                      zero_order)
+    word_topic = _word_topic(counts, ratio, exp_theta, beta_rows)
+    if lost.any():  # rare: E[log beta] in the reference's own (topics, words) layout
+        elog_beta = dirichlet_expectation_columns(topics.rows(columns), totals, zero_order).astype(dtype).T
+        _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_shifted(elog_beta, axis=0), elog_beta, alpha,
+                     doc_topic_init, tol, max_iter, zero_order)
+    return LocalFit(doc_topic=gamma, topic_word=word_topic.T, n_iter=n_iter)

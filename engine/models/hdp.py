@@ -1,0 +1,491 @@
+"""The HDP topic model fitted by stochastic or batch variational inference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import gammaln, psi, xlogy
+
+from engine.kernels import KERNELS, hdp_local_step
+from engine.kernels.reference.hdp import (
+    atom_counts,
+    expected_doc_topics,
+    stick_weights,
+    topic_word_stats,
+)
+from engine.models._base import DTYPES, TOPIC_INITS, TopicModel
+from engine.models.expectations import dirichlet_expectation, stick_expectation
+from engine.models.lazy_topics import LazyTopics
+from engine.models.lda import restrict_columns
+from engine.validation import as_counts, check_choice, check_int, check_positive
+
+__all__ = ["DEFAULT_DOC_TRUNCATION", "DEFAULT_HDP_TOPICS", "HDP", "HDPStats"]
+
+# the truncations the HDP's defaults were chosen and are judged at (benchmarks/RESULTS.md, run 13);
+# the CLI and the app start from them
+DEFAULT_HDP_TOPICS = 150
+DEFAULT_DOC_TRUNCATION = 20
+
+_LOCAL_INITS = ("lda", "paper")
+_STICK_INITS = ("prior", "uniform")
+_LOCAL_UPDATES = ("zero_order", "zero_order_all", "mean_field")
+PRESETS = ("default", "paper")
+# what each preset fills in for the settings left unset
+_PRESET_SETTINGS = {
+    "default": {"local_update": "zero_order", "stick_init": "uniform", "local_tol": 1e-1},
+    "paper": {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2},
+}
+_TRANSFORM_ELEMENTS = 1 << 22  # zeta entries (docs x T x K) held at once by transform
+
+
+@dataclass(frozen=True)
+class HDPStats:
+    """Local parameters and sufficient statistics of one HDP local step.
+
+    Attributes
+    ----------
+    doc_topic : ndarray of shape (n_docs, K)
+        E[theta_dk] = sum_i E[sigma_i(pi_d)] zeta_di^k, rows summing to 1.
+    topic_word : ndarray of shape (K, n_columns)
+        sum_d sum_i zeta_di^k sum_n phi_dn^i w_dn on the minibatch's columns.
+    topic_mass : ndarray of shape (K,)
+        sum_d sum_i zeta_di^k: how many document atoms point at each topic.
+    columns : ndarray of shape (n_columns,)
+        Vocabulary indices of those columns (sorted).
+    n_iter : ndarray of shape (n_docs,)
+        Iterations of the HDP loop per document (the LDA start's own iterations not counted).
+    atom_topic : ndarray of shape (n_docs, T, K)
+        The paper's zeta_di.
+    word_atom : ndarray of shape (nnz, T)
+        The paper's phi_dn, one row per stored entry of the documents' CSR counts.
+    doc_sticks : ndarray of shape (n_docs, T - 1, 2)
+        The paper's gamma_di = (gamma_di^(1), gamma_di^(2)).
+    """
+
+    doc_topic: np.ndarray
+    topic_word: np.ndarray
+    topic_mass: np.ndarray
+    columns: np.ndarray
+    n_iter: np.ndarray
+    atom_topic: np.ndarray
+    word_atom: np.ndarray
+    doc_sticks: np.ndarray
+
+    @property
+    def n_docs(self) -> int:
+        return self.doc_topic.shape[0]
+
+
+def _stick_counts(sticks: np.ndarray, omega: float) -> np.ndarray:
+    """N_k such that a_k = 1 + N_k and b_k = omega + sum_{l>k} N_l (the form every update keeps)."""
+    return np.concatenate((sticks[:, 0] - 1.0, sticks[-1:, 1] - omega))
+
+
+def _sticks_from_counts(counts: np.ndarray, omega: float) -> np.ndarray:
+    """(a_k, b_k) = (1 + N_k, omega + sum_{l>k} N_l) for k < K."""
+    later = np.cumsum(counts[::-1])[::-1]
+    return np.stack((1.0 + counts[:-1], omega + later[1:]), axis=1)
+
+
+def _beta_terms(sticks: np.ndarray, concentration: float) -> float:
+    """sum over sticks of E[log Beta(x; 1, concentration)] - E[log Beta(x; a, b)] under q."""
+    a, b = sticks[..., 0], sticks[..., 1]
+    total = psi(a + b)
+    elog_x, elog_1mx = psi(a) - total, psi(b) - total
+    prior = np.log(concentration) + (concentration - 1.0) * elog_1mx
+    log_q = gammaln(a + b) - gammaln(a) - gammaln(b) + (a - 1.0) * elog_x + (b - 1.0) * elog_1mx
+    return float(np.sum(prior - log_q))
+
+
+class HDP(TopicModel):
+    """The hierarchical Dirichlet process topic model with a truncated mean-field posterior.
+
+    Implements the HDP topic model and its stochastic variational inference of
+    Hoffman, Blei, Wang & Paisley, "Stochastic Variational Inference" (JMLR
+    2013; algorithm box "Stochastic variational inference for the HDP topic
+    model"), the algorithm of Wang, Paisley & Blei, "Online Variational
+    Inference for the Hierarchical Dirichlet Process" (AISTATS 2011).  Topics
+    beta_k ~ Dirichlet(eta); corpus sticks v_k ~ Beta(1, gamma); document d has
+    T atoms pointing at topics c_di ~ Mult(sigma(v)) with weights from sticks
+    pi_di ~ Beta(1, alpha); each word picks an atom z_dn ~ Mult(sigma(pi_d)).
+    The global parameters are ``lambda_`` (K x V topics) and ``sticks_``
+    ((K - 1) x 2 corpus Beta parameters); :class:`engine.SVI` and
+    :class:`engine.BatchVI` drive the local and global steps.  By default
+    the local step weighs topics by log E[beta] (SCVB0's zero-order update,
+    see ``local_update``) and the corpus sticks start uniform (``stick_init``);
+    ``local_update="mean_field", stick_init="prior"`` is the paper's algorithm.
+
+    Parameters
+    ----------
+    n_topics : int
+        Corpus-level truncation K (>= 2).
+    doc_truncation : int
+        Document-level truncation T, in [1, n_topics].
+    n_words : int
+        Vocabulary size V.
+    alpha : float
+        Document-level concentration.
+    gamma : float
+        Corpus-level concentration (the paper's omega).
+    eta : float
+        Symmetric Dirichlet prior on topics.
+    seed : int
+        Seed of the random initial topics.
+    local_tol : float, optional
+        (Unset: 1e-1, or 1e-2 with ``preset="paper"``.)  A document's local
+        loop stops when the mean absolute change (over
+        topics) of its expected topic usage sum_i zeta_di^k sum_n phi_dn^i
+        (in words) falls below this (the "lda" start's own loop uses the
+        same threshold on its gamma).  It holds for every fit except those
+        against the random start (see ``initial_local_tol``), and for
+        :meth:`transform`, hence for held-out scoring.  The default 1e-1 is
+        loose on purpose: with the "lda" start, stopping the loop early both
+        trains better topics and predicts held-out words better than fitting
+        each document tightly (see benchmarks/hdp_levers.py); 1e-2 or less
+        gives fits closer to the coordinate-ascent optimum.
+    initial_local_tol : float
+        ``local_tol`` while the topics are still the random start: from
+        :meth:`initialize` until the first global update (never looser than
+        ``local_tol``; topics set through ``lambda_`` or loaded from a file
+        count as updated).  The first minibatch breaks the symmetry of nearly
+        identical random topics, and the HDP's later quality rests on those
+        fits being tight; later minibatches, fitted against informative
+        topics, tolerate a looser loop.  AP, K = 150, T = 20, S = 256,
+        2 epochs, 3 seeds, scored at 1e-3: 1e-3 for the first minibatch and
+        1e-2 after it trains 1.2x-1.4x faster than 1e-3 throughout, within
+        0.003 nats/word of its held-out score (mean -0.001); 5e-3 throughout
+        loses 0.03 on one seed.
+    local_max_iter : int
+        Cap on local iterations per document.
+    topic_init : {"gamma", "exponential"}
+        Random start of lambda, as for :class:`engine.LDA`.  "gamma" (default)
+        starts every topic near uniform, so an unused topic looks like a fresh
+        draw from the base measure and can be born when words are poorly
+        explained; "exponential" (the paper's footnote) starts spiky random
+        topics that the HDP's atoms latch onto, which blurs the first topics
+        (AP, 2 epochs: held-out -8.44 against -8.17 with "gamma").
+    dtype : {"float64", "float32"}
+        Precision of the parameters and of the local step.
+    warmup_iter : int
+        Leading local iterations that leave out the E[log sigma] stick terms
+        of zeta and phi, as Wang, Paisley & Blei's code does (3 there).  Off
+        by default: with the "lda" start it lowered the AP held-out score
+        (-8.36 against -8.21 after one epoch), and with the "paper" start the
+        atoms stay identical while the terms are left out, so it is a no-op.
+        Never applied to warm starts (batch VI), which must take exact
+        coordinate steps.
+    reorder_topics : bool
+        After every SVI global step, sort the topics by their atom counts N_k
+        (a_k = 1 + N_k) in decreasing order and rebuild the sticks as
+        (a_k, b_k) = (1 + N_k, gamma + sum_{l>k} N_l) in the new order, so that
+        the stick-breaking prior ranks topics by use (Wang, Paisley & Blei).
+        With the default starts topics are born in prior order, so on AP the
+        sort never changed the order; it matters after other starts or a
+        ``sticks_`` set by hand.  Batch updates never reorder: the stored
+        local parameters index topics.
+    local_init : {"lda", "paper"}
+        Start of each document's local loop.  "paper" is the algorithm box's
+        start, in which all T atoms begin identical and only the document
+        stick prior separates them; documents then tend to use one topic
+        (AP, 1 epoch: held-out -8.36 against -8.21, and only 2 - 3 topics
+        carry corpus weight).  "lda" (default) first
+        fits the document with LDA under theta_d ~ Dirichlet(alpha E[sigma(V)])
+        and aims atom i at its i-th most used topic (see
+        :mod:`engine.kernels.reference.hdp`).
+    stick_init : {"uniform", "prior"}, optional
+        Start of the corpus sticks (unset: "uniform", or "prior" with
+        ``preset="paper"``).  "uniform" (default): the sticks start as
+        if every document's T atoms had pointed at the random initial topics
+        evenly (N_k = D T / K, the companion of the random lambda), which
+        keeps every topic in play at first, so the first minibatches spread
+        over many topics and the unused ones are pruned by the updates.
+        "prior" (the algorithm box): a = 1, b = gamma, whose weights halve
+        from topic to topic, so the first documents all share topic 1 and
+        later topics must be born for the words it explains badly; on small
+        collections the model then keeps few topics and whole true topics can
+        stay merged in the first one.
+    local_update : {"zero_order", "zero_order_all", "mean_field"}, optional
+        The topic term of the local updates (unset: "zero_order", or
+        "mean_field" with ``preset="paper"``).  "mean_field" is the algorithm
+        box's: zeta and phi weigh topic k for word w by exp E[log beta_kw].
+        That weight is about E[beta_kw] for words a topic holds many of but
+        falls to exp(-1 / lambda_kw) for those it holds little of (psi(0.01)
+        is about -100), so a small topic is all but forbidden to take new
+        words and starves, and the model keeps a handful of topics.
+        "zero_order" (default) uses log E[beta_kw] = log(lambda_kw / sum_v
+        lambda_kv) in its place (in zeta, phi and the "lda" start), the
+        zero-order collapsed update of SCVB0 (Foulds, Boyles, DuBois, Smyth &
+        Welling, "Stochastic Collapsed Variational Bayesian Inference for
+        Latent Dirichlet Allocation", KDD 2013) carried over to the HDP's
+        topics; the stick terms stay E[log sigma].  "zero_order_all" also
+        replaces both stick terms by log E[sigma] (corpus and document sticks)
+        and E[log theta] by log E[theta] in the "lda" start; without the
+        digamma's penalty on small sticks the corpus weights stop
+        concentrating, so it is not the default.  The global step is the
+        same for all three; only "mean_field" is coordinate ascent on the
+        ELBO (batch VI's ELBO can fall with the others).
+    kernel : {"auto", "compiled", "numpy"}
+        The local step's implementation: "compiled" is a numba kernel that
+        runs each document's loop (with its LDA start) in one fused pass and
+        spreads documents over all cores; "numpy" is the vectorised reference
+        it is tested against; "auto" takes the compiled one when numba imports.
+    preset : {"default", "paper"}
+        Fills in ``local_update``, ``stick_init`` and ``local_tol`` when they
+        are left unset: "paper" is the algorithm box (mean field, prior
+        sticks) with the former tolerance 1e-2; "default" is what measured
+        best on a panel of collections (zero order, uniform sticks, 1e-1;
+        benchmarks/RESULTS.md, run 13).  Explicit arguments win.
+    """
+
+    def __init__(
+        self,
+        n_topics: int,
+        doc_truncation: int,
+        n_words: int,
+        alpha: float = 1.0,
+        gamma: float = 1.0,
+        eta: float = 0.01,
+        seed: int = 0,
+        local_tol: float | None = None,
+        local_max_iter: int = 100,
+        topic_init: str = "gamma",
+        dtype: str = "float64",
+        warmup_iter: int = 0,
+        reorder_topics: bool = True,
+        local_init: str = "lda",
+        stick_init: str | None = None,
+        kernel: str = "auto",
+        initial_local_tol: float = 1e-3,
+        local_update: str | None = None,
+        preset: str = "default",
+    ):
+        self.preset = check_choice("preset", preset, PRESETS)
+        filled = _PRESET_SETTINGS[self.preset]
+        local_tol = filled["local_tol"] if local_tol is None else local_tol
+        stick_init = filled["stick_init"] if stick_init is None else stick_init
+        local_update = filled["local_update"] if local_update is None else local_update
+        self.n_topics = check_int("n_topics", n_topics, 2)
+        self.doc_truncation = check_int("doc_truncation", doc_truncation, 1, self.n_topics)
+        self.n_words = check_int("n_words", n_words, 1)
+        self.alpha = check_positive("alpha", alpha)
+        self.gamma = check_positive("gamma", gamma)
+        self.eta = check_positive("eta", eta)
+        self.seed = check_int("seed", seed, 0)
+        self.local_tol = check_positive("local_tol", local_tol)
+        self.initial_local_tol = check_positive("initial_local_tol", initial_local_tol)
+        self.local_max_iter = check_int("local_max_iter", local_max_iter, 1)
+        self.topic_init = check_choice("topic_init", topic_init, TOPIC_INITS)
+        self.dtype = check_choice("dtype", str(np.dtype(dtype)), DTYPES)
+        self.warmup_iter = check_int("warmup_iter", warmup_iter, 0)
+        if not isinstance(reorder_topics, (bool, np.bool_)):
+            raise ValueError(f"reorder_topics must be True or False, got {reorder_topics!r}")
+        self.reorder_topics = bool(reorder_topics)
+        self.local_init = check_choice("local_init", local_init, _LOCAL_INITS)
+        self.stick_init = check_choice("stick_init", stick_init, _STICK_INITS)
+        self.kernel = check_choice("kernel", kernel, KERNELS)
+        self.local_update = check_choice("local_update", local_update, _LOCAL_UPDATES)
+        self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
+        self._sticks: np.ndarray | None = None
+        self._at_random_start = False  # the topics are initialize()'s random draw, not yet updated
+
+    # ----------------------------------------------------------------- state
+    def _topics_assigned(self) -> None:
+        self._at_random_start = False
+        if self._sticks is None:
+            self._sticks = self._prior_sticks()
+
+    @property
+    def sticks_(self) -> np.ndarray | None:
+        """Corpus stick Beta parameters (a_k, b_k), ndarray of shape (n_topics - 1, 2)."""
+        return self._sticks
+
+    @sticks_.setter
+    def sticks_(self, value) -> None:
+        value = np.array(value, dtype=self.dtype, copy=True)
+        if value.shape != (self.n_topics - 1, 2):
+            raise ValueError(f"sticks_ must have shape (n_topics - 1, 2) = {(self.n_topics - 1, 2)}, got {value.shape}")
+        if not np.all(np.isfinite(value)) or value.min() <= 0:
+            raise ValueError("sticks_ must be finite and > 0 everywhere")
+        self._sticks = value
+
+    def _prior_sticks(self) -> np.ndarray:
+        sticks = np.empty((self.n_topics - 1, 2), dtype=self.dtype)
+        sticks[:, 0], sticks[:, 1] = 1.0, self.gamma  # a = 1, b = omega as in the algorithm box
+        return sticks
+
+    def get_params(self) -> dict:
+        """Constructor arguments, as a dict (JSON-able)."""
+        return {
+            "n_topics": self.n_topics,
+            "doc_truncation": self.doc_truncation,
+            "n_words": self.n_words,
+            "alpha": self.alpha,
+            "gamma": self.gamma,
+            "eta": self.eta,
+            "seed": self.seed,
+            "local_tol": self.local_tol,
+            "initial_local_tol": self.initial_local_tol,
+            "local_max_iter": self.local_max_iter,
+            "topic_init": self.topic_init,
+            "dtype": self.dtype,
+            "warmup_iter": self.warmup_iter,
+            "reorder_topics": self.reorder_topics,
+            "local_init": self.local_init,
+            "stick_init": self.stick_init,
+            "kernel": self.kernel,
+            "local_update": self.local_update,
+            "preset": self.preset,
+        }
+
+    def initialize(self, n_docs: int) -> None:
+        """Random topics as for LDA (see ``topic_init``) and the sticks of ``stick_init``."""
+        self._initialize_topics(n_docs)
+        if self.stick_init == "uniform":
+            counts = np.full(self.n_topics, n_docs * self.doc_truncation / self.n_topics)
+            self._sticks = _sticks_from_counts(counts, self.gamma).astype(self.dtype)
+        else:
+            self._sticks = self._prior_sticks()
+        self._at_random_start = True
+
+    @property
+    def current_local_tol(self) -> float:
+        """The tolerance of the next local fit: ``initial_local_tol`` against the random start, else ``local_tol``."""
+        if self._at_random_start:
+            return min(self.local_tol, self.initial_local_tol)
+        return self.local_tol
+
+    # ---------------------------------------------------------- inference
+    def local_step(self, X, rng: np.random.Generator | None = None, warm_start: HDPStats | None = None) -> HDPStats:
+        """Fit zeta, gamma and phi of every document in ``X`` against the current globals.
+
+        The model is not modified (``rng`` is unused: the local step is
+        deterministic).  ``warm_start`` (the statistics of an earlier local
+        step on the same documents) restarts the loop from its phi, as
+        classical coordinate ascent does.  The statistics keep zeta, n_docs x
+        T x K values, for batch VI's warm starts and the ELBO; use
+        :meth:`transform` for many documents.
+        """
+        topics = self._require_topics()
+        counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
+        beta_mean, sticks_mean, local_mean = self._zero_order_terms()
+        # E[log beta_kv] (or log E[beta_kv]) on the minibatch's columns; E[log sigma_k(V)] (or log E[.])
+        elog_beta, fit_local = hdp_local_step(self.kernel)(topics, columns, beta_mean)
+        if sticks_mean:  # floored at the smallest normal number, so tiny gamma cannot give log 0
+            weights = stick_weights(self._sticks)
+            elog_sticks = np.log(np.maximum(weights, np.finfo(weights.dtype).tiny))
+        else:
+            elog_sticks = stick_expectation(self._sticks)
+        start = None
+        if warm_start is not None:
+            start = warm_start.word_atom
+            if start.shape != (counts.nnz, self.doc_truncation):
+                raise ValueError(
+                    f"warm_start holds phi of shape {start.shape} but these documents need "
+                    f"{(counts.nnz, self.doc_truncation)}; pass the statistics of the same documents"
+                )
+        fit, topic_word = fit_local(
+            counts, elog_beta, elog_sticks, self.alpha, self.doc_truncation, self.current_local_tol,
+            self.local_max_iter, self.warmup_iter, self.local_init,
+            self.alpha * stick_weights(self._sticks), start, local_mean,
+        )
+        return HDPStats(
+            doc_topic=expected_doc_topics(fit.doc_sticks, fit.atom_topic),
+            topic_word=topic_word,
+            topic_mass=fit.atom_topic.sum(axis=(0, 1)),
+            columns=columns,
+            n_iter=fit.n_iter,
+            atom_topic=fit.atom_topic,
+            word_atom=fit.word_atom,
+            doc_sticks=fit.doc_sticks,
+        )
+
+    def _zero_order_terms(self) -> tuple[bool, bool, bool]:
+        """Which terms take log E[x] instead of E[log x]: (topics, corpus sticks, document sticks and LDA start)."""
+        every = self.local_update == "zero_order_all"
+        return self.local_update != "mean_field", every, every
+
+    def _update(self, stats: HDPStats, scale: float, rho: float, reorder: bool) -> None:
+        # lambda_hat = eta + scale * sum zeta phi w; a_hat = 1 + scale * N_k; b_hat = omega + scale * sum_{l>k} N_l
+        topics = self._require_topics()
+        topics.blend(stats.topic_word, stats.columns, scale, rho)
+        target = _sticks_from_counts(scale * stats.topic_mass, self.gamma)
+        sticks = ((1.0 - rho) * self._sticks + rho * target).astype(self.dtype, copy=False)
+        if reorder:
+            counts = _stick_counts(sticks, self.gamma)
+            order = np.argsort(-counts, kind="stable")
+            if np.any(order != np.arange(order.size)):  # permuting costs O(K x V): only when needed
+                topics.permute_rows(order)
+                sticks = _sticks_from_counts(counts[order], self.gamma).astype(self.dtype, copy=False)
+        self._sticks = sticks
+        self._at_random_start = False
+
+    def global_step(self, stats: HDPStats, scale: float, rho: float) -> None:
+        """Blend the intermediate globals in with step size rho; then reorder if asked."""
+        self._update(stats, scale, rho, reorder=self.reorder_topics)
+
+    def batch_update(self, stats: HDPStats) -> None:
+        """Coordinate-ascent optimum: lambda = eta + sum zeta phi w, a = 1 + N, b = gamma + sum_{l>k} N_l."""
+        self._update(stats, scale=1.0, rho=1.0, reorder=False)
+
+    def transform(self, X) -> np.ndarray:
+        """Expected topic proportions E[theta_dk] = sum_i E[sigma_i(pi_d)] zeta_di^k of any documents.
+
+        E[sigma_i(pi_d)] = E[pi_di] prod_{j<i} (1 - E[pi_dj]) uses the Beta means
+        gamma^(1) / (gamma^(1) + gamma^(2)); it is exact because the atoms'
+        sticks and topic pointers are independent under q.  Returns ndarray of
+        shape (n_docs, n_topics), rows summing to 1.  Documents are fitted in
+        chunks, so the T x K pointers of only one chunk are held at a time.
+        """
+        counts = as_counts(X, self.n_words, name="documents")
+        chunk = max(1, _TRANSFORM_ELEMENTS // (self.doc_truncation * self.n_topics))
+        parts = [self.local_step(counts[start:start + chunk]).doc_topic for start in range(0, counts.shape[0], chunk)]
+        return np.concatenate(parts, axis=0)
+
+    # ------------------------------------------------------------ display
+    def topic_weights(self) -> np.ndarray:
+        """E[sigma_k(V)] = E[V_k] prod_{l<k} (1 - E[V_l]), length n_topics, summing to 1.
+
+        The expected share of document atoms that point at topic k (a topic
+        every document uses weighs more than one with many words in a few
+        documents); unused atoms follow these weights, so they move slowly.
+        """
+        self._require_fitted()
+        return stick_weights(self._sticks.astype(np.float64))
+
+    # --------------------------------------------------------------- ELBO
+    def elbo(self, X, stats: HDPStats | None = None) -> float:
+        """Full mean-field evidence lower bound of the documents ``X``.
+
+        Evaluated at the local parameters in ``stats`` (zeta, gamma and phi
+        exactly as stored; a local step is run when it is None) and the
+        current lambda and sticks:  E[log p(w | c, z, beta)] + E[log p(z | pi)]
+        + E[log p(pi)] + E[log p(c | v)] + E[log p(v)] + E[log p(beta)] minus
+        E[log q] of each factor.
+        """
+        counts = as_counts(X, self.n_words, name="documents")
+        lambda_ = self._require_fitted().astype(np.float64)
+        sticks = self._sticks.astype(np.float64)
+        if stats is None:
+            stats = self.local_step(counts)
+        zeta = stats.atom_topic.astype(np.float64)
+        phi = stats.word_atom.astype(np.float64)
+        gamma = stats.doc_sticks.astype(np.float64)
+        counts = counts.astype(np.float64)
+        elog_beta = dirichlet_expectation(lambda_)
+        # words: sum_dn c_dn sum_i phi_dn^i sum_k zeta_di^k E[log beta_k,w_dn]
+        word_term = float(np.sum(topic_word_stats(counts, phi, zeta) * elog_beta))
+        # atoms of words: E[log p(z | pi)] - E[log q(z)], token-weighted
+        atom_term = float(np.sum(atom_counts(counts, phi) * stick_expectation(gamma)))
+        atom_term -= float(counts.data @ xlogy(phi, phi).sum(axis=1))
+        # topics of atoms: E[log p(c | v)] - E[log q(c)]
+        pointer_term = float(np.sum(zeta * stick_expectation(sticks)) - np.sum(xlogy(zeta, zeta)))
+        stick_term = _beta_terms(gamma, self.alpha) + _beta_terms(sticks, self.gamma)
+        K, V = lambda_.shape
+        topic_term = (
+            np.sum((self.eta - lambda_) * elog_beta)
+            + np.sum(gammaln(lambda_))
+            - np.sum(gammaln(lambda_.sum(axis=1)))
+            + K * (gammaln(V * self.eta) - V * gammaln(self.eta))
+        )
+        return float(word_term + atom_term + pointer_term + stick_term + topic_term)

@@ -1,0 +1,161 @@
+"""Topics whose SVI decay is applied lazily, so a step costs the same whatever the vocabulary size.
+
+An SVI step changes every column of lambda:
+
+    lambda_kv <- (1 - rho) lambda_kv + rho (eta + scale * s_kv),
+
+but s_kv (the minibatch's expected word counts) is zero outside the minibatch's
+words.  Writing lambda = eta + x, an untouched column only decays,
+x_kv <- (1 - rho) x_kv.  So x is stored with a per-column stamp: the running sum
+L = sum_t log(1 - rho_t) at the column's last update, and its current value is
+x_stored * exp(L - stamp_v).  A step materialises and rewrites only its own
+columns, and keeps the row totals sum_v lambda_kv (needed for E[log beta]) up
+to date in O(K x minibatch vocabulary), so a step's cost does not grow with V.
+The published online HDP and Vowpal Wabbit implement the same trick.
+``dense()`` gives lambda with the pending decay applied (for evaluation,
+display or saving).
+
+The excess is stored word-major, (n_words, n_topics): a minibatch's columns
+of lambda are then contiguous rows in memory, so gathering and rewriting them
+reads whole cache lines instead of one entry per line.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.kernels.flags import PARALLEL_LOCK
+
+try:  # one parallel pass instead of five NumPy passes; the NumPy form is the fallback
+    from engine.kernels.compiled.lazy_topics import blend_rows as _blend_rows
+except ImportError:  # pragma: no cover - numba is a dependency, but the engine runs without it
+    _blend_rows = None
+
+
+class LazyTopics:
+    """Storage of lambda (n_topics, n_words) for SVI with lazily applied decay.
+
+    Parameters
+    ----------
+    lambda_ : ndarray of shape (n_topics, n_words)
+        Initial topics (copied).
+    eta : float
+        The Dirichlet prior every entry decays towards.
+    """
+
+    def __init__(self, lambda_: np.ndarray, eta: float):
+        self.eta = float(eta)
+        lambda_ = np.asarray(lambda_)
+        self._excess = np.ascontiguousarray(lambda_.T - self.eta)  # x^T: (n_words, n_topics), as of each stamp
+        self._stamp = np.zeros(lambda_.shape[1])  # running log-decay when each column was last written
+        self._log_decay = 0.0  # L = sum_t log(1 - rho_t)
+        self._totals = self._excess.sum(axis=0)  # sum_v x_kv, current
+        self._dense: np.ndarray | None = None  # lambda as last returned by dense(), until the next write
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        n_words, n_topics = self._excess.shape
+        return n_topics, n_words
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._excess.dtype
+
+    def columns(self, columns: np.ndarray) -> np.ndarray:
+        """Current lambda[:, columns], shape (n_topics, len(columns)) (a transposed view of :meth:`rows`)."""
+        return self.rows(columns).T
+
+    def stored_rows(self, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(x, decay): lambda[:, columns].T = eta + x[columns] * decay[:, None], without building it.
+
+        For compiled code that reads the rows where it uses them; ``x`` is the
+        stored (words, topics) array itself and must not be written.
+        """
+        return self._excess, self._decay(columns)
+
+    def rows(self, columns: np.ndarray) -> np.ndarray:
+        """Current lambda[:, columns].T, C-contiguous of shape (len(columns), n_topics)."""
+        rows = self._excess[columns]
+        rows *= self._decay(columns)[:, None]
+        rows += self.eta
+        return rows
+
+    def _decay(self, columns) -> np.ndarray:
+        """exp(L - stamp_v): the decay still pending on each of ``columns`` since it was last written."""
+        return np.exp(self._log_decay - self._stamp[columns]).astype(self.dtype, copy=False)
+
+    def row_totals(self) -> np.ndarray:
+        """Current sum_v lambda_kv, shape (n_topics, 1)."""
+        return (self._totals + self.eta * self.shape[1])[:, None].astype(self.dtype, copy=False)
+
+    def blend(self, topic_word: np.ndarray, columns: np.ndarray, scale: float, rho: float) -> None:
+        """lambda <- (1 - rho) lambda + rho (eta + scale * s), s being ``topic_word`` on ``columns``."""
+        word_topic = topic_word.T  # contiguous when the statistics were built word-major
+        if rho >= 1.0:  # everything is replaced: nothing of the old topics survives
+            self._excess[:] = 0.0
+            self._excess[columns] = scale * word_topic
+            self._stamp[:] = 0.0
+            self._log_decay = 0.0
+            self._totals = self._excess.sum(axis=0)
+            self._dense = None
+            return
+        # x_v <- (1 - rho) x_v exp(L - stamp_v) + rho scale s_v on the minibatch's words
+        keep = ((1.0 - rho) * np.exp(self._log_decay - self._stamp[columns])).astype(self.dtype, copy=False)
+        if _blend_rows is not None and word_topic.dtype == self.dtype and word_topic.flags.c_contiguous:
+            with PARALLEL_LOCK:
+                _blend_rows(self._excess, np.asarray(columns, dtype=np.int64), keep, self.dtype.type(rho * scale),
+                            word_topic)
+        else:
+            new = self._excess[columns]
+            new *= keep[:, None]
+            new += (rho * scale) * word_topic
+            self._excess[columns] = new
+        self._log_decay += math.log1p(-rho)
+        self._stamp[columns] = self._log_decay
+        self._totals = (1.0 - rho) * self._totals + (rho * scale) * word_topic.sum(axis=0)
+        self._dense = None
+
+    def excess_totals(self) -> np.ndarray:
+        """Current sum_v (lambda_kv - eta), shape (n_topics,): each topic's expected word count."""
+        return self._totals.copy()
+
+    def replace_rows(self, rows: np.ndarray, columns: list[np.ndarray], values: list[np.ndarray]) -> None:
+        """Set lambda[rows[i]] = eta + x with x zero except ``values[i]`` on ``columns[i]`` (re-seeding topics).
+
+        The pending decay of every column is applied first (one pass over the
+        store), so the new rows are stored as they are; no (rows, n_words)
+        temporary is built.
+        """
+        self._excess *= self._decay(slice(None))[:, None]
+        self._stamp[:] = self._log_decay
+        for row, cols, vals in zip(rows, columns, values, strict=True):
+            self._excess[:, row] = 0.0
+            self._excess[cols, row] = vals
+        self._totals = self._excess.sum(axis=0)
+        self._dense = None
+
+    def set_eta(self, eta: float) -> None:
+        """Move the prior every entry decays towards; lambda = eta + x shifts by the change everywhere."""
+        self.eta = float(eta)
+        self._dense = None
+
+    def permute_rows(self, order: np.ndarray) -> None:
+        """Reorder the topics (rows); the pending decay is per column, so it is unaffected."""
+        self._excess = np.ascontiguousarray(self._excess[:, order])
+        self._totals = self._totals[order]
+        self._dense = None
+
+    def dense(self) -> np.ndarray:
+        """lambda with every pending decay applied, shape (n_topics, n_words).
+
+        Reading does not change the stored state, so how often a run is
+        evaluated or displayed never changes its trajectory.  The array is
+        cached until the next write and is read-only.
+        """
+        if self._dense is None:
+            self._dense = np.ascontiguousarray((self._excess * self._decay(slice(None))[:, None]).T)
+            self._dense += self.eta
+            self._dense.flags.writeable = False
+        return self._dense

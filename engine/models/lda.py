@@ -1,0 +1,400 @@
+"""Latent Dirichlet allocation fitted by stochastic or batch variational inference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln, logsumexp
+
+from engine.kernels import KERNELS, lda_local_step
+from engine.models._base import DTYPES, TOPIC_INITS, TopicModel
+from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
+from engine.models.expectations import dirichlet_expectation
+from engine.models.lazy_topics import LazyTopics
+from engine.validation import as_counts, check_choice, check_int, check_positive
+
+__all__ = ["LDA", "LDAStats"]
+
+_GAMMA_INITS = ("ones", "random")
+LOCAL_UPDATES = ("mean_field", "zero_order")  # the paper's phi update, or SCVB0's zero-order one
+PRESETS = ("default", "paper")
+# a re-seeded topic starts with half the mean topic's mass: with less (one document's
+# D/S-scaled words) it often starts below the 0.25/K line and fades again; with the whole
+# mean it is slower to forget its seed (benchmarks/RESULTS.md, run 13)
+_REVIVAL_MASS = 0.5
+
+
+def _default_alpha(n_topics: int) -> float:
+    # 0.2 up to K = 25, then 5/K down to 0.1 at K = 50 and beyond (benchmarks/RESULTS.md, run 13)
+    return min(0.2, max(0.1, 5.0 / n_topics))
+
+
+# what each preset fills in for the settings left unset (alpha as a function of K)
+_PRESET_SETTINGS = {
+    "default": {"alpha": _default_alpha, "local_update": "zero_order", "revive_topics": True},
+    "paper": {"alpha": lambda n_topics: 1.0 / n_topics, "local_update": "mean_field", "revive_topics": False},
+}
+
+
+def check_alpha(alpha, n_topics: int) -> float | np.ndarray:
+    """A positive scalar, or a positive finite vector of length ``n_topics`` (an asymmetric prior)."""
+    if np.ndim(alpha) == 0:
+        return check_positive("alpha", alpha)
+    try:
+        vector = np.array(alpha, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha must be a number or a sequence of {n_topics} numbers, got {alpha!r}") from None
+    if vector.shape != (n_topics,):
+        raise ValueError(f"alpha must be a number or have shape ({n_topics},) (one value per topic), "
+                         f"got shape {vector.shape}")
+    if not np.all(np.isfinite(vector)) or vector.min() <= 0:
+        raise ValueError("alpha must be finite and > 0 in every topic")
+    return vector
+
+
+@dataclass(frozen=True)
+class LDAStats:
+    """Sufficient statistics of one local step (what the global step needs).
+
+    Attributes
+    ----------
+    doc_topic : ndarray of shape (n_docs, n_topics)
+        The paper's gamma_d of each document in the minibatch.
+    topic_word : ndarray of shape (n_topics, n_columns)
+        sum_d sum_n phi_dn^k w_dn on the minibatch's columns.
+    columns : ndarray of shape (n_columns,)
+        Vocabulary indices of those columns (sorted).
+    n_iter : ndarray of shape (n_docs,)
+        Local iterations per document.
+    counts : csr_matrix of shape (n_docs, n_columns), optional
+        The minibatch's word counts on those columns (for re-seeding topics).
+    """
+
+    doc_topic: np.ndarray
+    topic_word: np.ndarray
+    columns: np.ndarray
+    n_iter: np.ndarray
+    counts: sp.csr_matrix | None = None
+
+    @property
+    def n_docs(self) -> int:
+        return self.doc_topic.shape[0]
+
+
+def restrict_columns(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Re-index a minibatch to the columns it uses; returns (counts, columns), columns sorted."""
+    indices = counts.indices
+    n_words = counts.shape[1]
+    if n_words <= 32 * indices.size:  # marking words in a vocabulary-sized table beats sorting the entries
+        used = np.zeros(n_words, dtype=bool)
+        used[indices] = True
+        columns = np.flatnonzero(used)
+        position = np.empty(n_words, dtype=np.int32)
+        position[columns] = np.arange(columns.size, dtype=np.int32)
+        local_indices = position[indices]
+    else:  # a huge vocabulary: cost independent of its size
+        columns, local_indices = np.unique(indices, return_inverse=True)
+    local = sp.csr_matrix((counts.data, local_indices, counts.indptr), shape=(counts.shape[0], columns.size))
+    return local, columns
+
+
+class LDA(TopicModel):
+    """Latent Dirichlet allocation with a mean-field variational posterior.
+
+    Implements the model and updates of Hoffman, Blei, Wang & Paisley,
+    "Stochastic Variational Inference" (JMLR 2013), section on LDA, which
+    extend online LDA (Hoffman, Blei & Bach 2010).  The object holds the global
+    variational parameters ``lambda_`` (topics); the trainers
+    :class:`engine.SVI` and :class:`engine.BatchVI` drive its local and global
+    steps.
+
+    Parameters
+    ----------
+    n_topics : int
+        Number of topics K (>= 2).
+    n_words : int
+        Vocabulary size V.
+    alpha : float or array-like of shape (n_topics,), optional
+        Dirichlet prior on per-document topic proportions: a number (symmetric)
+        or one value per topic (asymmetric).  Unset: 5/K clipped to [0.1, 0.2]
+        (0.2 for K <= 25, 0.1 for K >= 50), or 1/K with
+        ``preset="paper"``.
+    eta : float
+        Symmetric Dirichlet prior on topics.
+    seed : int
+        Seed of the random initialisation of lambda and of random gamma starts.
+    local_tol : float
+        A document's local step stops when the mean absolute change of gamma_d
+        falls below this.
+    local_max_iter : int
+        Cap on local iterations per document.
+    gamma_init : {"ones", "random"}
+        Start of gamma_d: all ones as in the paper's algorithm box, or
+        Gamma(100, 1/100) draws as in Hoffman's online LDA and scikit-learn.
+    dtype : {"float64", "float32"}
+        Precision of lambda and of the local step.
+    topic_init : {"gamma", "exponential"}
+        Random start of lambda.  "exponential" is the paper's footnote,
+        lambda_kv - eta ~ Exponential with mean D*100/(K*V); "gamma" draws
+        Gamma(100, 1/100) as Hoffman's online LDA and scikit-learn do, which
+        starts every topic near uniform.  On AP the footnote's start left the
+        held-out likelihood 0.09 to 0.77 nats/word behind scikit-learn and
+        gensim after 1-2 epochs (its mean is below 1 on small corpora, so each
+        topic starts peaked on random words) while "gamma" is level with them:
+        hence the default (benchmarks/RESULTS.md).
+    local_update : {"mean_field", "zero_order"}, optional
+        How a document's words are shared among topics in the local step
+        (unset: "zero_order", or "mean_field" with ``preset="paper"``).
+        "mean_field" is the paper's: phi_dwk ∝ exp(E[log theta_dk] + E[log beta_kw]).
+        "zero_order" is the zero-order collapsed update of SCVB0 (Foulds,
+        Boyles, DuBois, Smyth & Welling, KDD 2013): phi_dwk ∝ E[theta_dk] E[beta_kw]
+        = (gamma_dk / sum_j gamma_dj) (lambda_kw / sum_v lambda_kv); the global
+        step is the same.  The exp-digamma of the mean-field update all but
+        forbids words a topic holds little of, which starves small topics.
+    learn_alpha : bool
+        Learn an asymmetric alpha (one value per topic) by empirical Bayes:
+        each global step also takes a Newton step on alpha from the
+        minibatch's E[log theta_d] (:mod:`engine.models._priors`), blended in with the
+        same rho_t.  ``alpha`` is then the starting value.
+    learn_eta : bool
+        Learn the symmetric eta the same way, from the topics' E[log beta_k]
+        (costs one pass over lambda per step).
+    revive_topics : bool, optional
+        Re-seed topics that fall out of use (unset: True, or False with
+        ``preset="paper"``).  At most once per epoch, from the end of the
+        first, every topic whose share of the words is below ``0.25 / K`` is
+        restarted from the words of one of the minibatch's documents the
+        model explains worst (per-word likelihood under E[theta_d] and
+        E[beta]), scaled to half the mean topic's mass: a birth move in the
+        spirit of memoized online VI (Hughes & Sudderth, NIPS 2013).  Batch VI
+        never re-seeds (its ELBO stays monotone).  The epoch count behind
+        "once per epoch" is not saved in model files: a resumed run waits one
+        epoch before its first re-seeding.
+    kernel : {"auto", "compiled", "numpy"}
+        The local step's implementation: "compiled" is a numba kernel that
+        fuses each document's loop and spreads documents over all cores;
+        "numpy" is the vectorised reference it is tested against; "auto" takes
+        the compiled one when numba imports.
+    preset : {"default", "paper"}
+        Fills in the settings left unset.  "paper" is the algorithm box of
+        Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K.
+        "default" is what measured best on a panel of collections
+        (benchmarks/RESULTS.md, run 13): the zero-order local step, alpha =
+        5/K in [0.1, 0.2] and re-seeding of unused topics.  Explicit arguments always win
+        over the preset.
+    """
+
+    def __init__(
+        self,
+        n_topics: int,
+        n_words: int,
+        alpha: float | None = None,
+        eta: float = 0.01,
+        seed: int = 0,
+        local_tol: float = 1e-3,
+        local_max_iter: int = 100,
+        gamma_init: str = "ones",
+        dtype: str = "float64",
+        topic_init: str = "gamma",
+        kernel: str = "auto",
+        local_update: str | None = None,
+        learn_alpha: bool = False,
+        learn_eta: bool = False,
+        revive_topics: bool | None = None,
+        preset: str = "default",
+    ):
+        self.n_topics = check_int("n_topics", n_topics, 2)
+        self.n_words = check_int("n_words", n_words, 1)
+        self.preset = check_choice("preset", preset, PRESETS)
+        filled = _PRESET_SETTINGS[self.preset]
+        alpha = filled["alpha"](self.n_topics) if alpha is None else alpha
+        local_update = filled["local_update"] if local_update is None else local_update
+        revive_topics = filled["revive_topics"] if revive_topics is None else revive_topics
+        self.alpha = check_alpha(alpha, self.n_topics)
+        self.eta = check_positive("eta", eta)
+        self.seed = check_int("seed", seed, 0)
+        self.local_tol = check_positive("local_tol", local_tol)
+        self.local_max_iter = check_int("local_max_iter", local_max_iter, 1)
+        self.gamma_init = check_choice("gamma_init", gamma_init, _GAMMA_INITS)
+        self.dtype = check_choice("dtype", str(np.dtype(dtype)), DTYPES)
+        self.topic_init = check_choice("topic_init", topic_init, TOPIC_INITS)
+        self.kernel = check_choice("kernel", kernel, KERNELS)
+        self.local_update = check_choice("local_update", local_update, LOCAL_UPDATES)
+        self.learn_alpha = check_choice("learn_alpha", learn_alpha, (True, False))
+        self.learn_eta = check_choice("learn_eta", learn_eta, (True, False))
+        self.revive_topics = check_choice("revive_topics", revive_topics, (True, False))
+        self._last_revival = 0.0  # documents seen (in epochs) at the last re-seeding
+        self._steps_seen = 0.0  # epochs of documents the global step has blended in
+        if self.learn_alpha and np.ndim(self.alpha) == 0:
+            self.alpha = np.full(self.n_topics, self.alpha)
+        self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
+
+    # ----------------------------------------------------------------- state
+    def get_params(self) -> dict:
+        """Constructor arguments, as a dict (JSON-able)."""
+        return {
+            "n_topics": self.n_topics,
+            "n_words": self.n_words,
+            "alpha": self.alpha.tolist() if isinstance(self.alpha, np.ndarray) else self.alpha,
+            "eta": self.eta,
+            "seed": self.seed,
+            "local_tol": self.local_tol,
+            "local_max_iter": self.local_max_iter,
+            "gamma_init": self.gamma_init,
+            "dtype": self.dtype,
+            "topic_init": self.topic_init,
+            "kernel": self.kernel,
+            "local_update": self.local_update,
+            "learn_alpha": self.learn_alpha,
+            "learn_eta": self.learn_eta,
+            "revive_topics": self.revive_topics,
+            "preset": self.preset,
+        }
+
+    def initialize(self, n_docs: int) -> None:
+        """Random topics for a corpus of ``n_docs`` documents (see ``topic_init``)."""
+        self._initialize_topics(n_docs)
+
+    def _initial_doc_topic(self, n_docs: int, rng: np.random.Generator | None) -> np.ndarray:
+        if self.gamma_init == "ones":
+            return np.ones((n_docs, self.n_topics), dtype=self.dtype)
+        rng = np.random.default_rng(self.seed) if rng is None else rng
+        return rng.gamma(100.0, 1.0 / 100.0, size=(n_docs, self.n_topics)).astype(self.dtype)
+
+    def local_step(self, X, rng: np.random.Generator | None = None, warm_start: LDAStats | None = None) -> LDAStats:
+        """Fit gamma and (implicitly) phi of every document in ``X`` against the current topics.
+
+        Returns the sufficient statistics sum_d sum_n phi_dn w_dn on the
+        columns the documents use; the model is not modified.  ``warm_start``
+        (the statistics of an earlier local step on the same documents) starts
+        gamma where that step ended, as classical coordinate ascent does.
+        """
+        topics = self._require_topics()
+        counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
+        start = warm_start.doc_topic if warm_start is not None else self._initial_doc_topic(counts.shape[0], rng)
+        fit = lda_local_step(self.kernel)(
+            topics, counts, columns, self.alpha, start, self.local_tol, self.local_max_iter,
+            self.local_update == "zero_order",
+        )
+        return LDAStats(fit.doc_topic, fit.topic_word, columns, fit.n_iter, counts)
+
+    def global_step(self, stats: LDAStats, scale: float, rho: float) -> None:
+        """lambda <- (1 - rho) lambda + rho (eta + scale * sum_d sum_n phi_dn w_dn).
+
+        Only the minibatch's columns are written; the decay of the others is
+        applied lazily (see :class:`engine.models.lazy_topics.LazyTopics`).
+        """
+        self._update(stats, scale, rho, self.revive_topics)
+
+    def _update(self, stats: LDAStats, scale: float, rho: float, revive: bool) -> None:
+        topics = self._require_topics()
+        topics.blend(stats.topic_word, stats.columns, scale, rho)
+        if self.learn_alpha:
+            self.alpha = self._alpha_step(stats.doc_topic, rho)
+        if self.learn_eta:
+            self.eta = self._eta_step(rho)
+            topics.set_eta(self.eta)
+        self._steps_seen += 1.0 / scale  # the minibatch is 1/scale of the corpus
+        if revive and stats.counts is not None and self._steps_seen >= self._last_revival + 1.0:
+            self._last_revival = self._steps_seen
+            self._revive(stats, scale)
+
+    def _revive(self, stats: LDAStats, scale: float) -> np.ndarray:
+        """Re-seed every topic whose share is below 0.25/K from a worst-explained minibatch document.
+
+        Returns the re-seeded topic indices.
+        """
+        topics = self._require_topics()
+        totals = topics.excess_totals()  # each topic's expected word count, kept up to date by the blend
+        dead = np.flatnonzero(totals / totals.sum() < 0.25 / self.n_topics)
+        counts = stats.counts
+        lengths = np.asarray(counts.sum(axis=1)).ravel()
+        if dead.size == 0 or counts.nnz == 0:
+            return dead[:0]
+        # per-word log likelihood of each document under E[theta_d] and E[beta] (its columns only)
+        theta = stats.doc_topic / stats.doc_topic.sum(axis=1, keepdims=True)
+        beta_rows = topics.rows(stats.columns) / topics.row_totals()[:, 0]  # (columns, topics)
+        rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+        prob = np.einsum("nk,nk->n", theta[rows].astype(np.float64), beta_rows[counts.indices].astype(np.float64))
+        fit = np.bincount(rows, weights=counts.data * np.log(prob), minlength=counts.shape[0])
+        fit = fit / np.maximum(lengths, 1.0)
+        fit[lengths < min(10.0, lengths.max())] = np.inf  # seed from documents with some words to go on
+        worst = np.argsort(fit, kind="stable")[:dead.size]
+        dead = dead[:worst.size]
+        mass = _REVIVAL_MASS * totals.sum() / self.n_topics
+        columns, values = [], []
+        for doc in worst:
+            span = slice(counts.indptr[doc], counts.indptr[doc + 1])
+            words = counts.data[span].astype(np.float64)
+            columns.append(stats.columns[counts.indices[span]])
+            # the document's words as the step scales them, or at the revival mass if that is more
+            values.append(words * max(scale, mass / words.sum()))
+        topics.replace_rows(dead, columns, values)
+        return dead
+
+    def _alpha_step(self, doc_topic: np.ndarray, rho: float) -> np.ndarray:
+        """alpha <- (1 - rho) alpha + rho alpha*, alpha* one Newton step on the minibatch's mean E[log theta_d]."""
+        mean_log = dirichlet_expectation(doc_topic.astype(np.float64)).mean(axis=0)
+        return (1.0 - rho) * self.alpha + rho * dirichlet_newton_step(self.alpha, mean_log)
+
+    def _eta_step(self, rho: float) -> float:
+        """eta <- (1 - rho) eta + rho eta*, eta* one Newton step on the topics' mean E[log beta_k]."""
+        mean_log = dirichlet_expectation(self._require_fitted().astype(np.float64)).mean(axis=0)
+        return (1.0 - rho) * self.eta + rho * symmetric_dirichlet_newton_step(self.eta, mean_log)
+
+    def batch_update(self, stats: LDAStats) -> None:
+        """The classical coordinate-ascent update lambda = eta + sum_d sum_n phi_dn w_dn (never re-seeds)."""
+        self._update(stats, scale=1.0, rho=1.0, revive=False)
+
+    def transform(self, X) -> np.ndarray:
+        """Expected topic proportions E[theta_d] = gamma_d / sum_k gamma_dk of any documents.
+
+        Returns ndarray of shape (n_docs, n_topics), rows summing to 1.
+        """
+        gamma = self.local_step(X, rng=np.random.default_rng(self.seed)).doc_topic
+        return gamma / gamma.sum(axis=1, keepdims=True)
+
+    # ------------------------------------------------------------ display
+    def topic_weights(self) -> np.ndarray:
+        """Share of the corpus's words each topic explains: :meth:`word_shares`."""
+        return self.word_shares()
+    # --------------------------------------------------------------- ELBO
+    def elbo(self, X, stats: LDAStats | None = None) -> float:
+        """Evidence lower bound of the documents ``X`` (the whole corpus for batch VI).
+
+        phi is set to its optimum given gamma and lambda, which turns the
+        word terms into sum_dw c_dw log sum_k exp(E[log theta_dk] + E[log beta_kw]).
+        ``stats`` supplies gamma (a local step is run when it is None).
+        """
+        counts = as_counts(X, self.n_words, name="documents")
+        lambda_ = self._require_fitted().astype(np.float64)
+        if stats is None:
+            stats = self.local_step(counts)
+        gamma = stats.doc_topic.astype(np.float64)
+        elog_theta = dirichlet_expectation(gamma)
+        elog_beta = dirichlet_expectation(lambda_)
+        eta = self.eta
+        K, V = lambda_.shape
+        alpha = np.broadcast_to(np.asarray(self.alpha, dtype=np.float64), (K,))
+        rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+        word_term = 0.0
+        chunk = max(1, (1 << 20) // K)
+        for start in range(0, counts.nnz, chunk):
+            sl = slice(start, start + chunk)
+            logits = elog_theta[rows[sl]] + elog_beta[:, counts.indices[sl]].T
+            word_term += float(counts.data[sl] @ logsumexp(logits, axis=1))
+        doc_term = (
+            np.sum((alpha - gamma) * elog_theta)
+            + np.sum(gammaln(gamma))
+            - np.sum(gammaln(gamma.sum(axis=1)))
+            + gamma.shape[0] * (gammaln(alpha.sum()) - gammaln(alpha).sum())
+        )
+        topic_term = (
+            np.sum((eta - lambda_) * elog_beta)
+            + np.sum(gammaln(lambda_))
+            - np.sum(gammaln(lambda_.sum(axis=1)))
+            + K * (gammaln(V * eta) - V * gammaln(eta))
+        )
+        return float(word_term + doc_term + topic_term)
