@@ -1,7 +1,14 @@
 """SVI topic engine: LDA and the HDP topic model by stochastic variational inference.
 
 Implements Hoffman, Blei, Wang & Paisley, "Stochastic Variational Inference"
-(JMLR 2013) in NumPy/SciPy.  This module re-exports the public names only.
+(JMLR 2013) in NumPy/SciPy.  This module re-exports the public names only; the
+subpackages hold the code by concern:
+
+- ``engine.models``: LDA and the HDP, their expectations, the lazily decayed topics;
+- ``engine.inference``: the schedule, SVI and batch loops, held-out metric, coherence, runs;
+- ``engine.kernels``: the local step's NumPy reference and numba implementations;
+- ``engine.data``: corpora, text readers, bag-of-words formats, on-disk and synthetic corpora;
+- ``engine.io``: model files and atomic writes.
 """
 
 from engine.data.bow_formats import (
@@ -44,17 +51,13 @@ from engine.errors import (
 from engine.inference.coherence import CoherenceReference, topic_coherence
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import HeldoutSplit, heldout_split
-from engine.inference.run import (
-    EvalPoint,
-    SettingChange,
-    Snapshot,
-    TrainingRun,
-)
+from engine.inference.run import Snapshot, TrainingRun
 from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, step_size
 from engine.inference.svi import SVI, BatchVI, StepReport
 from engine.inference.warmup import warm_up_kernels
 from engine.io.atomic import atomic_file
 from engine.io.model_files import LoadedModel, load_model, save_model
+from engine.io.records import EvalPoint, SettingChange
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS, HDP, HDPStats
 from engine.models.inspection import (
     most_likely_topics,

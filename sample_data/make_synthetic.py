@@ -61,7 +61,7 @@ def build(out_dir: Path) -> None:
             writer.writerow([doc_id, *(f"{p:.6f}" for p in row)])
 
     description = {
-        "generator": "engine.data.synthetic.make_synthetic_corpus",
+        "generator": "engine.make_synthetic_corpus",
         "parameters": PARAMETERS,
         "numpy_version": np.__version__,
         "n_docs": corpus.n_docs,

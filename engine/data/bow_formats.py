@@ -18,10 +18,7 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import os
-import shutil
-import tempfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +29,7 @@ import pandas as pd
 import scipy.io
 import scipy.sparse as sp
 
-from engine.data.corpus import Corpus, DroppedDocument, SkippedFile
+from engine.data.corpus import Corpus
 from engine.data.text import decode_text, read_folder, read_table, read_txt_files, read_zip, table_format
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.io.atomic import atomic_file
@@ -48,7 +45,6 @@ __all__ = [
     "write_uci",
 ]
 
-_FORMAT, _VERSION = "engine-corpus", 1
 Source = str | os.PathLike
 
 
@@ -281,56 +277,6 @@ def write_mtx(corpus: Corpus, path: Source, vocab: Source | None = None) -> Path
     return _atomic_write(path, lambda f: scipy.io.mmwrite(f, corpus.counts, field="integer"))
 
 
-def _save_folder(corpus: Corpus, folder: Source) -> Path:
-    """Write ``corpus`` to ``folder`` atomically; see :meth:`Corpus.save`."""
-    target = Path(folder)
-    if target.is_file() or (target.exists() and any(target.iterdir()) and not (target / "corpus.json").exists()):
-        raise FileExistsError(f"{str(target)!r} exists and is not a saved corpus; choose another folder")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        counts = corpus.counts
-        np.savez(tmp / "counts.npz", data=counts.data, indices=counts.indices, indptr=counts.indptr,
-                 shape=np.array(counts.shape, dtype=np.int64))
-        meta = {"format": _FORMAT, "version": _VERSION, "vocabulary": corpus.vocabulary,
-                "doc_ids": corpus.doc_ids, "titles": corpus.titles, "texts": corpus.texts,
-                "dropped": [d._asdict() for d in corpus.dropped],
-                "skipped": [s._asdict() for s in corpus.skipped]}
-        (tmp / "corpus.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-        if target.exists():  # swap: the old folder out of the way, the new one in
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
-            os.replace(target, old / "corpus")
-            os.replace(tmp, target)
-            shutil.rmtree(old)
-        else:
-            os.replace(tmp, target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
-
-
-def _load_folder(folder: Source) -> Corpus:
-    """Read a corpus written by :func:`_save_folder`; damaged folders raise CorpusFormatError."""
-    folder = Path(folder)
-    try:
-        meta = json.loads((folder / "corpus.json").read_text(encoding="utf-8"))
-        with np.load(folder / "counts.npz", allow_pickle=False) as arrays:
-            shape = tuple(int(n) for n in arrays["shape"])
-            counts = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape)
-    except FileNotFoundError as exc:
-        raise CorpusFormatError(f"{str(folder)!r} is not a saved corpus: {exc.filename} is missing") from None
-    except (ValueError, KeyError, OSError) as exc:
-        raise CorpusFormatError(f"{str(folder)!r} holds a damaged corpus ({exc}); save it again") from None
-    if not isinstance(meta, dict) or meta.get("format") != _FORMAT or meta.get("version") != _VERSION:
-        raise CorpusFormatError(f"{str(folder)!r}: corpus.json is not a version-{_VERSION} saved corpus")
-    try:
-        return Corpus(counts, meta["vocabulary"], meta["doc_ids"], meta["titles"], meta["texts"],
-                      tuple(DroppedDocument(**d) for d in meta["dropped"]),
-                      tuple(SkippedFile(**s) for s in meta["skipped"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CorpusFormatError(f"{str(folder)!r} holds an inconsistent corpus ({exc}); save it again") from None
-
-
 def load_corpus(path: Source, text_column: str | None = None, title_column: str | None = None,
                 *, id_column: str | None = None, vocab: Source | None = None,
                 **vectorizer_options: Any) -> Corpus:
@@ -367,7 +313,7 @@ def load_corpus(path: Source, text_column: str | None = None, title_column: str 
         raise ValueError(f"vocab= applies to bag-of-words files, not {path.name!r}")
     if path.is_dir():
         if (path / "corpus.json").exists():
-            return _load_folder(path)
+            return Corpus.load(path)
         return Corpus.from_documents(read_folder(path), **vectorizer_options)
     if name.endswith(".zip"):
         return Corpus.from_documents(read_zip(path), **vectorizer_options)

@@ -22,8 +22,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from engine.data import _corpus_folder
 from engine.data.text import RawDocument, SkippedFile
-from engine.errors import EmptyCorpusError, EmptyVocabularyError
+from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
 
 __all__ = ["TOKEN_PATTERN", "Corpus", "DroppedDocument"]
 
@@ -298,16 +299,20 @@ class Corpus:
         A corpus saved earlier in ``folder`` is replaced; any other non-empty
         folder is refused with ``FileExistsError``. Returns the folder's path.
         """
-        from engine.data.bow_formats import _save_folder  # imported here: bow_formats imports this module
-
-        return _save_folder(self, folder)
+        meta = {"vocabulary": self.vocabulary, "doc_ids": self.doc_ids, "titles": self.titles, "texts": self.texts,
+                "dropped": [d._asdict() for d in self.dropped], "skipped": [s._asdict() for s in self.skipped]}
+        return _corpus_folder.write_folder(folder, self.counts, meta)
 
     @classmethod
     def load(cls, folder: str | os.PathLike) -> Corpus:
         """Read a corpus written by :meth:`save` (raises ``CorpusFormatError`` if damaged)."""
-        from engine.data.bow_formats import _load_folder  # imported here: bow_formats imports this module
-
-        return _load_folder(folder)
+        counts, meta = _corpus_folder.read_folder(folder)
+        try:
+            return cls(counts, meta["vocabulary"], meta["doc_ids"], meta["titles"], meta["texts"],
+                       tuple(DroppedDocument(**d) for d in meta["dropped"]),
+                       tuple(SkippedFile(**s) for s in meta["skipped"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CorpusFormatError(f"{str(folder)!r} holds an inconsistent corpus ({exc}); save it again") from None
 
 
 # What the token pattern leaves of English contractions ("we've" -> "we", "ve"; "didn't" ->

@@ -28,6 +28,7 @@ from engine.errors import ModelFileError
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.svi import SVI, BatchVI
 from engine.io.model_files import load_model, save_model
+from engine.io.records import EvalPoint, SettingChange
 from engine.validation import as_counts, check_int
 
 __all__ = ["EvalPoint", "SettingChange", "Snapshot", "TrainingRun"]
@@ -37,33 +38,6 @@ _ENDED = ("stopped", "finished", "failed")
 _SETTINGS = ("kappa", "tau", "batch_size")
 _POLL_SECONDS = 0.05  # how often a paused worker looks at stop requests and heartbeats
 _DISPLAY_SECONDS = 0.5  # top words and topic weights are recomputed at most this often while running
-
-
-@dataclass(frozen=True)
-class EvalPoint:
-    """One held-out evaluation: the paper's per-word predictive log likelihood after ``step`` updates.
-
-    ``seconds`` is training time so far (evaluation and pauses excluded);
-    ``rho`` is the step size of the latest update.
-    """
-
-    step: int
-    docs_seen: int
-    seconds: float
-    heldout_loglik: float
-    rho: float
-
-
-@dataclass(frozen=True)
-class SettingChange:
-    """A change of ``kappa``, ``tau`` or ``batch_size`` applied after ``step`` updates."""
-
-    step: int
-    docs_seen: int
-    seconds: float
-    name: str
-    old: float
-    new: float
 
 
 @dataclass(frozen=True)

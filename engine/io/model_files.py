@@ -27,6 +27,7 @@ import numpy as np
 
 from engine.errors import ModelFileError
 from engine.io.atomic import atomic_file
+from engine.io.records import EvalPoint, SettingChange
 
 __all__ = ["LoadedModel", "load_model", "save_model"]
 
@@ -359,8 +360,6 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes]) -> LoadedModel:
     FileNotFoundError
         ``source`` is a path that does not exist.
     """
-    from engine.inference.run import EvalPoint, SettingChange  # run.py imports this module
-
     source, name = _open_source(source)
     if not zipfile.is_zipfile(source):
         raise ModelFileError(

@@ -8,7 +8,7 @@ update of LDA and the HDP is written in terms of them.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import psi
+from scipy.special import gammaln, psi
 
 
 def dirichlet_expectation(concentration: np.ndarray) -> np.ndarray:
@@ -81,3 +81,28 @@ def stick_expectation(sticks: np.ndarray) -> np.ndarray:
     out[..., :-1] = elog_v
     out[..., 1:] += np.cumsum(elog_1mv, axis=-1)
     return out
+
+
+def dirichlet_elbo_term(param: np.ndarray, prior, elog: np.ndarray) -> float:
+    """E[log p(x | prior)] - E[log q(x | param)] summed over rows of Dirichlet variables.
+
+    Each row x_i ~ Dirichlet(prior) in the model and Dirichlet(param_i) in q, with
+    elog = E_q[log x] (:func:`dirichlet_expectation` of ``param``):
+
+        sum_i [ sum_j (prior_j - param_ij) elog_ij + sum_j log Gamma(param_ij)
+                - log Gamma(sum_j param_ij) + log Gamma(sum_j prior_j) - sum_j log Gamma(prior_j) ].
+
+    The ELBO's theta term of LDA (param gamma, prior alpha) and the topic term of both
+    models (param lambda, prior eta).  ``prior`` is a scalar (symmetric) or one value per column.
+    """
+    n_rows, width = param.shape
+    if np.ndim(prior) == 0:
+        normaliser = gammaln(width * prior) - width * gammaln(prior)
+    else:
+        normaliser = gammaln(prior.sum()) - gammaln(prior).sum()
+    return (
+        np.sum((prior - param) * elog)
+        + np.sum(gammaln(param))
+        - np.sum(gammaln(param.sum(axis=1)))
+        + n_rows * normaliser
+    )

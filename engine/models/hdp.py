@@ -15,7 +15,7 @@ from engine.kernels.reference.hdp import (
     topic_word_stats,
 )
 from engine.models._base import DTYPES, TOPIC_INITS, TopicModel
-from engine.models.expectations import dirichlet_expectation, stick_expectation
+from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation, stick_expectation
 from engine.models.lazy_topics import LazyTopics
 from engine.models.lda import restrict_columns
 from engine.validation import as_counts, check_choice, check_int, check_positive
@@ -481,11 +481,5 @@ class HDP(TopicModel):
         # topics of atoms: E[log p(c | v)] - E[log q(c)]
         pointer_term = float(np.sum(zeta * stick_expectation(sticks)) - np.sum(xlogy(zeta, zeta)))
         stick_term = _beta_terms(gamma, self.alpha) + _beta_terms(sticks, self.gamma)
-        K, V = lambda_.shape
-        topic_term = (
-            np.sum((self.eta - lambda_) * elog_beta)
-            + np.sum(gammaln(lambda_))
-            - np.sum(gammaln(lambda_.sum(axis=1)))
-            + K * (gammaln(V * self.eta) - V * gammaln(self.eta))
-        )
+        topic_term = dirichlet_elbo_term(lambda_, self.eta, elog_beta)
         return float(word_term + atom_term + pointer_term + stick_term + topic_term)

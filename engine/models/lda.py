@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln, logsumexp
+from scipy.special import logsumexp
 
 from engine.kernels import KERNELS, lda_local_step
 from engine.models._base import DTYPES, TOPIC_INITS, TopicModel
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
-from engine.models.expectations import dirichlet_expectation
+from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation
 from engine.models.lazy_topics import LazyTopics
 from engine.validation import as_counts, check_choice, check_int, check_positive
 
@@ -376,7 +376,7 @@ class LDA(TopicModel):
         elog_theta = dirichlet_expectation(gamma)
         elog_beta = dirichlet_expectation(lambda_)
         eta = self.eta
-        K, V = lambda_.shape
+        K = lambda_.shape[0]
         alpha = np.broadcast_to(np.asarray(self.alpha, dtype=np.float64), (K,))
         rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
         word_term = 0.0
@@ -385,16 +385,6 @@ class LDA(TopicModel):
             sl = slice(start, start + chunk)
             logits = elog_theta[rows[sl]] + elog_beta[:, counts.indices[sl]].T
             word_term += float(counts.data[sl] @ logsumexp(logits, axis=1))
-        doc_term = (
-            np.sum((alpha - gamma) * elog_theta)
-            + np.sum(gammaln(gamma))
-            - np.sum(gammaln(gamma.sum(axis=1)))
-            + gamma.shape[0] * (gammaln(alpha.sum()) - gammaln(alpha).sum())
-        )
-        topic_term = (
-            np.sum((eta - lambda_) * elog_beta)
-            + np.sum(gammaln(lambda_))
-            - np.sum(gammaln(lambda_.sum(axis=1)))
-            + K * (gammaln(V * eta) - V * gammaln(eta))
-        )
+        doc_term = dirichlet_elbo_term(gamma, alpha, elog_theta)
+        topic_term = dirichlet_elbo_term(lambda_, eta, elog_beta)
         return float(word_term + doc_term + topic_term)

@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine import coherence
+from engine.inference import coherence
 from engine.inference.coherence import CoherenceReference, topic_coherence
 
 EPS = 1e-12  # gensim's EPSILON inside the logarithms, which the module matches

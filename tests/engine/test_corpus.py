@@ -199,7 +199,7 @@ def test_save_refuses_foreign_folder_and_failed_save_keeps_old(tmp_path, monkeyp
     def fail(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("engine.data.bow_formats.np.savez", fail)
+    monkeypatch.setattr("engine.data._corpus_folder.np.savez", fail)
     with pytest.raises(OSError, match="disk full"):
         Corpus.from_counts(np.array([[5, 5]])).save(tmp_path / "saved")
     monkeypatch.undo()

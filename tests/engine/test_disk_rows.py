@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from engine import _disk_arrays
+from engine.data import _disk_arrays
 from engine.data._disk_arrays import DiskCounts, _ArrayReader, _FileArray, _reader
 from engine.data.ondisk import DiskCorpus
 from engine.errors import CorpusFormatError

@@ -274,10 +274,10 @@ def test_kernel_option_is_validated_kept_and_saved(tmp_path):
 
 
 def test_auto_uses_the_compiled_kernel():
-    from engine.models.hdp import _local_kernel
+    from engine.kernels import hdp_local_step
 
     topics = HDP(4, 2, 5, seed=0)
     topics.initialize(10)
-    _, fit_local = _local_kernel("auto")(topics._require_topics(), np.arange(3))
+    _, fit_local = hdp_local_step("auto")(topics._require_topics(), np.arange(3))
     assert fit_local is compiled.fit_documents_compiled
     assert engine.HDP(4, 2, 5).kernel == "auto"

@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine import _disk_format, ondisk
+from engine.data import _disk_format, ondisk
 from engine.data.corpus import Corpus
 from engine.data.ondisk import DiskCorpus
 from engine.errors import CorpusFormatError, EmptyVocabularyError

@@ -17,7 +17,8 @@ pytest.importorskip("numba")
 _CHECK = """
 import json
 import engine
-from engine import _hdp_local_compiled as hdp, _lazy_topics_compiled as lazy, _lda_local_compiled as lda
+from engine.kernels.compiled import hdp, lda
+from engine.kernels.compiled import lazy_topics as lazy
 
 kernels = [lda._fit_all, lda._exp_elog_rows, lda._mean_rows, lda._word_topic_rows, hdp._fit_all, hdp._topic_word_t,
            lazy.blend_rows]
@@ -65,13 +66,14 @@ import sys
 sys.modules["numba"] = None  # as if numba were not installed
 import numpy as np
 import engine
-from engine import hdp, lda
+from engine import kernels
+from engine.kernels.reference import hdp, lda
 
-assert lda._local_kernel("auto") is lda._numpy_local_step
-assert hdp._local_kernel("auto") is hdp._numpy_kernel
-for module in (lda, hdp):
+assert kernels.lda_local_step("auto") is lda.local_step
+assert kernels.hdp_local_step("auto") is hdp.local_kernel
+for choose in (kernels.lda_local_step, kernels.hdp_local_step):
     try:
-        module._local_kernel("compiled")
+        choose("compiled")
     except ImportError as exc:
         assert "pip install numba" in str(exc)
     else:

@@ -19,7 +19,6 @@ from engine.kernels.compiled.numerics import exp_inplace, psi_values
 from engine.kernels.flags import PARALLEL_LOCK
 from engine.models.lazy_topics import LazyTopics
 
-
 _BLOCK = 64  # words per parallel task: each task allocates its scratch once
 
 

@@ -76,6 +76,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from engine.kernels.reference.lda import _block_layout
 from engine.kernels.reference.lda import _elog_theta as lda_elog_theta
 from engine.kernels.reference.lda import fit_documents as fit_lda_documents
 from engine.models.expectations import dirichlet_expectation_columns, stick_expectation
@@ -182,17 +183,6 @@ def topic_word_stats(counts: sp.csr_matrix, word_atom: np.ndarray, atom_topic: n
     words = np.repeat(counts.indices, T)
     weighted = sp.csr_matrix((data, (words, cols)), shape=(counts.shape[1], D * T))
     return np.ascontiguousarray(np.asarray(weighted @ atom_topic.reshape(D * T, K)).T)
-
-
-def _block_layout(counts: sp.csr_matrix, docs: np.ndarray, width: int):
-    """Padded (docs, width) arrays of word columns, counts and data positions for a block."""
-    lengths = np.diff(counts.indptr)[docs]
-    offsets = np.arange(width)
-    valid = offsets[None, :] < lengths[:, None]
-    positions = np.where(valid, counts.indptr[docs][:, None] + offsets[None, :], 0)
-    words = counts.indices[positions]
-    word_counts = np.where(valid, counts.data[positions], 0).astype(counts.dtype, copy=False)
-    return valid, positions, words, word_counts
 
 
 def _initial_word_atom(E, word_counts, n_atoms, init, lda_gamma, topic_prior, zero_order=False):

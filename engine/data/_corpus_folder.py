@@ -1,0 +1,65 @@
+"""A Corpus saved as a folder: ``counts.npz`` (the CSR arrays, no pickle) and ``corpus.json``.
+
+Plain arrays and dictionaries in and out, so that :class:`engine.data.corpus.Corpus`
+(which builds itself from them) is the only module that knows the class.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.errors import CorpusFormatError
+
+_FORMAT, _VERSION = "engine-corpus", 1
+
+
+def write_folder(folder: str | os.PathLike, counts: sp.csr_matrix, meta: dict[str, Any]) -> Path:
+    """Write ``counts`` and ``meta`` to ``folder`` atomically, replacing a corpus saved there before.
+
+    Any other non-empty folder (or a file) is refused with ``FileExistsError``.
+    """
+    target = Path(folder)
+    if target.is_file() or (target.exists() and any(target.iterdir()) and not (target / "corpus.json").exists()):
+        raise FileExistsError(f"{str(target)!r} exists and is not a saved corpus; choose another folder")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        np.savez(tmp / "counts.npz", data=counts.data, indices=counts.indices, indptr=counts.indptr,
+                 shape=np.array(counts.shape, dtype=np.int64))
+        (tmp / "corpus.json").write_text(json.dumps({"format": _FORMAT, "version": _VERSION, **meta},
+                                                    ensure_ascii=False), encoding="utf-8")
+        if target.exists():  # swap: the old folder out of the way, the new one in
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+            os.replace(target, old / "corpus")
+            os.replace(tmp, target)
+            shutil.rmtree(old)
+        else:
+            os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def read_folder(folder: str | os.PathLike) -> tuple[sp.csr_matrix, dict[str, Any]]:
+    """The counts and the metadata written by :func:`write_folder`; damaged folders raise CorpusFormatError."""
+    folder = Path(folder)
+    try:
+        meta = json.loads((folder / "corpus.json").read_text(encoding="utf-8"))
+        with np.load(folder / "counts.npz", allow_pickle=False) as arrays:
+            shape = tuple(int(n) for n in arrays["shape"])
+            counts = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape)
+    except FileNotFoundError as exc:
+        raise CorpusFormatError(f"{str(folder)!r} is not a saved corpus: {exc.filename} is missing") from None
+    except (ValueError, KeyError, OSError) as exc:
+        raise CorpusFormatError(f"{str(folder)!r} holds a damaged corpus ({exc}); save it again") from None
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT or meta.get("version") != _VERSION:
+        raise CorpusFormatError(f"{str(folder)!r}: corpus.json is not a version-{_VERSION} saved corpus")
+    return counts, meta

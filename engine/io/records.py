@@ -1,0 +1,38 @@
+"""The records of a run's history, part of the model file format (see :mod:`engine.io.model_files`).
+
+A :class:`engine.TrainingRun` appends them while it trains; a model file stores them,
+so a resumed run and the explorer's charts see the whole history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["EvalPoint", "SettingChange"]
+
+
+@dataclass(frozen=True)
+class EvalPoint:
+    """One held-out evaluation: the paper's per-word predictive log likelihood after ``step`` updates.
+
+    ``seconds`` is training time so far (evaluation and pauses excluded);
+    ``rho`` is the step size of the latest update.
+    """
+
+    step: int
+    docs_seen: int
+    seconds: float
+    heldout_loglik: float
+    rho: float
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    """A change of ``kappa``, ``tau`` or ``batch_size`` applied after ``step`` updates."""
+
+    step: int
+    docs_seen: int
+    seconds: float
+    name: str
+    old: float
+    new: float
