@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from engine.kernels.compiled import _SOURCES, _source_hash, clear_stale_cache  # noqa: E402
+from engine.kernels.compiled import _SOURCES, _source_hash, clear_stale_cache
 
 
 def _cache_files(cache):
