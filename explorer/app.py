@@ -11,13 +11,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import cached, icons, state, ui
+from explorer import cached, icons, session, ui
 
 PAGES = Path(__file__).resolve().parent / "views"
 
 st.set_page_config(page_title="Topic explorer", page_icon=icons.APP, layout="wide")
 cached.kernel_warm_up()
-state.start_session()
+session.start()
 navigation = st.navigation([
     st.Page(PAGES / "data.py", title="Data", icon=icons.DATA, url_path="data"),
     st.Page(PAGES / "train.py", title="Train", icon=icons.TRAIN, url_path="train", default=True),

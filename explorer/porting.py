@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from explorer import state, storage, tables
+from explorer import session, state, storage, tables
 from explorer.engine_api import load_model
 from explorer.runs import RunRecord, RunSettings, load_record, resume_checkpoint
 from explorer.storage import CheckpointInfo, Collection
@@ -94,7 +94,7 @@ def checkpoint_action(action: str, info: CheckpointInfo) -> None:
         record = load_record(load_model(path), f"{info.name} (checkpoint)", collection)
         record.labels.update(labels)
         record.file_bytes = path.read_bytes()
-        state.runs().add(record)
+        session.runs().add(record)
         state.select_run(record.run_id)
         return
     if collection is None:
@@ -105,4 +105,4 @@ def checkpoint_action(action: str, info: CheckpointInfo) -> None:
     if seen >= settings.target_docs:  # it had finished: go on for as many documents again
         settings = dataclasses.replace(settings, target_docs=seen + settings.target_docs)
     record = resume_checkpoint(path, collection, settings, f"{info.name} (resumed)", labels=labels)
-    state.start_run(record)
+    session.start_run(record)

@@ -1,31 +1,33 @@
-"""Session state: the only module that reads or writes ``st.session_state``.
+"""Session state: the widget and session keys, and small typed getters and setters.
 
-Pages use the widget keys of :class:`Keys` and the functions below; they never index
-``st.session_state`` themselves.  The runs of a session live in a :class:`SessionRuns`
-kept in the session state; a session-scoped cache resource (a "lease") notices when the
-browser tab goes away and stops the session's runs unless it comes back within a
-grace period.
+This is the only module that reads or writes ``st.session_state``.  Pages name widgets by
+the keys of :class:`Keys` and read or change values through the functions below; the
+session setup that builds on them (defaults, the demo run, starting and resetting runs)
+lives in :mod:`explorer.session`.  Nothing from ``explorer`` is imported here at run
+time, so every module can import this one.
 """
 
 from __future__ import annotations
 
-import os
-import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from explorer import cached, samples
-from explorer.engine_api import DEFAULT_HDP_TOPICS
-from explorer.runs import CapReachedError, RunRecord, RunSettings, SessionRuns, create_run, default_settings
-from explorer.storage import Collection
-from explorer.uploads import Preprocessing, Source
+if TYPE_CHECKING:
+    from explorer.runs import SessionRuns
+    from explorer.storage import Collection
+    from explorer.uploads import Source
 
-__all__ = ["Keys", "collection", "runs", "start_session"]
+__all__ = [
+    "PERSISTENT_KEYS", "PREPROCESSING_KEYS", "TRAINING_KEYS", "Keys", "apply_pending", "autostarted",
+    "cloud_memory", "collection", "get", "keep", "notice", "put", "select_run", "session_runs", "set_autostarted",
+    "set_collection", "set_defaults", "set_session_runs", "set_source", "set_upload_error", "set_upload_signature",
+    "set_widgets", "source", "upload_error", "upload_signature",
+]
 
 
 class Keys:
-    """Widget keys (tests find widgets by these)."""
+    """Every widget key (tests find widgets by these) and every session key."""
 
     # Data page
     source_kind = "data.source_kind"
@@ -53,27 +55,78 @@ class Keys:
     target_docs = "train.target_docs"
     x_axis = "train.x_axis"
     overlay = "train.overlay"
+    train_start = "train.start"
+    train_reset = "train.reset"
+    train_pause = "train.pause"
+    train_resume = "train.resume"
+    train_stop = "train.stop"
+    train_continue = "train.continue"
+    schedule_chart = "train.schedule"
+    heldout_chart = "train.curve"
     # all pages (sidebar)
     current_run = "run.current"
     # Topics page
     relevance = "topics.relevance"
     n_words = "topics.n_words"
-    n_shown = "topics.n_shown"
+    show_clouds = "topics.clouds"
+    alpha_chart = "topics.alpha"
+    sticks_chart = "topics.sticks"
     # Documents page
     search = "docs.search"
     document = "docs.document"
     topic = "docs.topic"
+    docs_refresh = "docs.refresh"
+    doc_topics_chart = "docs.proportions"
     # Stochastic vs batch page
     compare_seconds = "compare.seconds"
     compare_kappa = "compare.kappa"
     compare_tau = "compare.tau"
+    compare_start = "compare.start"
+    compare_stop = "compare.stop"
+    compare_chart = "compare.curve"
     # Export page
     model_upload = "export.model_upload"
-    model_upload_done = "_export.model_upload_done"  # the last model file read (not a widget)
+    export_topics = "export.topics"
+    export_documents = "export.documents"
+    export_curves = "export.curves"
+    export_model = "export.model"
+    checkpoint = "export.checkpoint"
+    checkpoint_resume = "export.resume"
+    checkpoint_open = "export.open"
+    checkpoint_delete = "export.delete"
+    # session values (not widgets)
+    runs = "_runs"
+    collection = "_collection"
+    source = "_source"
+    autostart = "_autostart"
+    pending = "_pending_widgets"
+    clouds = "_clouds"
+    upload_signature = "_upload_signature"
+    upload_error = "_upload_error"
+    model_upload_done = "_export.model_upload_done"  # the last model file read
 
     @staticmethod
-    def label(topic: int) -> str:
-        return f"topics.label.{topic}"
+    def n_shown(run_id: str) -> str:
+        """The Topics page's "Topics to show" of one run."""
+        return f"topics.n_shown.{run_id}"
+
+    @staticmethod
+    def topic_card(topic: int) -> str:
+        return f"topics.card.{topic}"
+
+    @staticmethod
+    def topic_chart(topic: int) -> str:
+        return f"topics.chart.{topic}"
+
+    @staticmethod
+    def topic_label(run_id: str, topic: int) -> str:
+        """The label text input of a topic of one run."""
+        return f"topics.label.{run_id}.{topic}"
+
+    @staticmethod
+    def notice(page: str) -> str:
+        """A message waiting for ``page`` (not a widget)."""
+        return f"_notice.{page}"
 
 
 TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation, Keys.alpha, Keys.eta, Keys.omega,
@@ -82,93 +135,10 @@ PREPROCESSING_KEYS = (Keys.stop_words, Keys.min_df, Keys.max_df, Keys.max_featur
 # widget values that survive a visit to another page
 PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.text_column, Keys.title_column, *PREPROCESSING_KEYS,
                    *TRAINING_KEYS, Keys.x_axis, Keys.overlay, Keys.current_run, Keys.relevance, Keys.n_words,
-                   Keys.n_shown, Keys.search, Keys.compare_seconds, Keys.compare_kappa, Keys.compare_tau)
-
-_RUNS = "_runs"
-_COLLECTION = "_collection"
-_SOURCE = "_source"
-_AUTOSTART = "_autostart"
-_PENDING = "_pending_widgets"
-_NOTICE = "_notice"
-_CLOUDS = "_clouds"
-_UPLOAD_SIGNATURE = "_upload_signature"
-_UPLOAD_ERROR = "_upload_error"
+                   Keys.search, Keys.compare_seconds, Keys.compare_kappa, Keys.compare_tau)
 
 
-# ------------------------------------------------------------------- session
-class _Lease:
-    """Lives in a session-scoped cache; released when the browser session disconnects."""
-
-    def __init__(self, session_runs: SessionRuns):
-        self.runs = session_runs
-
-
-def _release(lease: _Lease) -> None:
-    grace = float(os.environ.get("SVI_TOPICS_ORPHAN_GRACE", "120"))
-    lease.runs.orphaned(grace)
-
-
-@st.cache_resource(scope="session", on_release=_release, show_spinner=False)
-def _lease(_session_runs: SessionRuns) -> _Lease:
-    _session_runs.reconnected()
-    return _Lease(_session_runs)
-
-
-def runs() -> SessionRuns:
-    """This session's runs."""
-    if _RUNS not in st.session_state:
-        st.session_state[_RUNS] = SessionRuns()
-    return st.session_state[_RUNS]
-
-
-def start_session() -> None:
-    """Called at the top of every script run, before any widget."""
-    ss = st.session_state
-    for key in PERSISTENT_KEYS:  # keep widget values while their page is not shown
-        if key in ss:
-            ss[key] = ss[key]
-    _apply_pending()
-    session_runs = runs()
-    _lease(session_runs)
-    session_runs.heartbeat()
-    if _COLLECTION not in ss:
-        available = samples.available_samples()
-        if available:
-            sample = available[0]
-            ss[Keys.source_kind] = "sample"
-            ss[Keys.sample] = sample.key
-            _set_preprocessing_widgets(sample.preprocessing)
-            set_collection(cached.sample_collection(sample.key), sample.n_topics)
-            _apply_pending()
-    _ensure_defaults()
-    _autostart()
-
-
-def _ensure_defaults() -> None:
-    """Give every persistent widget its default value if it has none (widgets pass no ``value=``)."""
-    current = collection()
-    base = default_settings(current.corpus.n_docs if current else 1000)
-    defaults = {
-        Keys.source_kind: "sample", Keys.stop_words: "", Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
-        Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
-        Keys.doc_truncation: base.doc_truncation,
-        Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
-        Keys.batch_size: base.batch_size, Keys.n_test: base.n_test, Keys.seed: 0, Keys.target_docs: base.target_docs,
-        Keys.x_axis: "docs_seen", Keys.relevance: 0.6, Keys.n_words: 10, Keys.compare_seconds: 10,
-        Keys.compare_kappa: base.kappa, Keys.compare_tau: base.tau,
-    }
-    for key, value in defaults.items():
-        st.session_state.setdefault(key, value)
-
-
-def _apply_pending() -> None:
-    for key, value in st.session_state.pop(_PENDING, {}).items():
-        if value is None:
-            st.session_state.pop(key, None)
-        else:
-            st.session_state[key] = value
-
-
+# ------------------------------------------------------------------ widgets
 def get(key: str, default: Any = None) -> Any:
     """The value of a widget (by its :class:`Keys` key)."""
     return st.session_state.get(key, default)
@@ -179,178 +149,115 @@ def put(key: str, value: Any) -> None:
     st.session_state[key] = value
 
 
+def set_defaults(values: dict[str, Any]) -> None:
+    """Give the widgets of ``values`` these values unless they have one already."""
+    for key, value in values.items():
+        st.session_state.setdefault(key, value)
+
+
+def keep(keys: tuple[str, ...]) -> None:
+    """Keep the values of these widgets while their page is not shown (Streamlit drops them otherwise)."""
+    ss = st.session_state
+    for key in keys:
+        if key in ss:
+            ss[key] = ss[key]
+
+
 def set_widgets(values: dict[str, Any]) -> None:
-    """Set widget values at the start of the next script run (a widget shown now cannot change)."""
-    pending = st.session_state.setdefault(_PENDING, {})
+    """Set widget values at the start of the next script run (a widget shown now cannot change).
+
+    A value of None removes the widget's value (it gets its default again).
+    """
+    pending = st.session_state.setdefault(Keys.pending, {})
     pending.update(values)
+
+
+def apply_pending() -> None:
+    """Apply the values left by :func:`set_widgets` (before any widget is drawn)."""
+    for key, value in st.session_state.pop(Keys.pending, {}).items():
+        if value is None:
+            st.session_state.pop(key, None)
+        else:
+            st.session_state[key] = value
+
+
+def select_run(run_id: str) -> None:
+    """Show this run on every page (from the next script run)."""
+    set_widgets({Keys.current_run: run_id})
 
 
 def notice(message: str | None = None, page: str = "train") -> str | None:
     """Leave a message for a page (``notice(text, page)``) or take it there (``notice(page=page)``)."""
-    key = f"{_NOTICE}.{page}"
+    key = Keys.notice(page)
     if message is not None:
         st.session_state[key] = message
         return message
     return st.session_state.pop(key, None)
 
 
-# ---------------------------------------------------------------- collection
+# ------------------------------------------------------------ session values
+def session_runs() -> SessionRuns | None:
+    """This session's runs, if it has any yet (:func:`explorer.session.runs` makes them)."""
+    return st.session_state.get(Keys.runs)
+
+
+def set_session_runs(value: SessionRuns) -> None:
+    st.session_state[Keys.runs] = value
+
+
 def collection() -> Collection | None:
     """The collection new runs train on."""
-    return st.session_state.get(_COLLECTION)
+    return st.session_state.get(Keys.collection)
 
 
-def set_collection(new: Collection, n_topics: int | None = None) -> bool:
-    """Use ``new`` for the next runs; resets the collection-dependent settings. Returns True if changed."""
-    old = collection()
-    if old is not None and old.key == new.key:
-        return False
-    st.session_state[_COLLECTION] = new
-    settings = default_settings(new.corpus.n_docs, n_topics or 10)
-    values = {Keys.batch_size: settings.batch_size, Keys.n_test: settings.n_test,
-              Keys.target_docs: settings.target_docs}
-    if n_topics is not None:
-        values[Keys.n_topics] = n_topics
-    set_widgets(values)
-    return True
+def set_collection(value: Collection | None) -> None:
+    """Store the collection new runs train on (None: no collection)."""
+    if value is None:
+        st.session_state.pop(Keys.collection, None)
+    else:
+        st.session_state[Keys.collection] = value
 
 
 def source() -> tuple[str, Source] | None:
     """The uploaded source on the Data page: (an id, the source)."""
-    return st.session_state.get(_SOURCE)
+    return st.session_state.get(Keys.source)
+
+
+def set_source(value: tuple[str, Source] | None) -> None:
+    if value is None:
+        st.session_state.pop(Keys.source, None)
+    else:
+        st.session_state[Keys.source] = value
 
 
 def upload_signature() -> tuple | None:
     """Which uploaded files were read last (so they are read once)."""
-    return st.session_state.get(_UPLOAD_SIGNATURE)
+    return st.session_state.get(Keys.upload_signature)
 
 
 def set_upload_signature(signature: tuple) -> None:
-    st.session_state[_UPLOAD_SIGNATURE] = signature
-    st.session_state.pop(_UPLOAD_ERROR, None)
+    """Remember the files being read now; forgets the error of the previous ones."""
+    st.session_state[Keys.upload_signature] = signature
+    st.session_state.pop(Keys.upload_error, None)
 
 
 def upload_error() -> str | None:
-    return st.session_state.get(_UPLOAD_ERROR)
+    return st.session_state.get(Keys.upload_error)
 
 
 def set_upload_error(message: str) -> None:
-    st.session_state[_UPLOAD_ERROR] = message
+    st.session_state[Keys.upload_error] = message
 
 
-def set_source(new: Source | None) -> None:
-    if new is None:
-        st.session_state.pop(_SOURCE, None)
-        return
-    st.session_state[_SOURCE] = (f"upload:{time.time_ns()}", new)
-    columns = {}
-    if new.kind == "table":
-        columns = {Keys.text_column: new.text_columns[0], Keys.title_column: new.suggested_title or ""}
-    set_widgets(columns)
-    _set_preprocessing_widgets(Preprocessing.suggested(new.n_rows))
+def autostarted() -> bool:
+    """Whether this session has had its chance to start the demo run."""
+    return bool(st.session_state.get(Keys.autostart))
 
 
-def _set_preprocessing_widgets(preprocessing: Preprocessing) -> None:
-    set_widgets({Keys.stop_words: ", ".join(preprocessing.extra_stop_words), Keys.min_df: preprocessing.min_df,
-                 Keys.max_df: preprocessing.max_df, Keys.max_features: preprocessing.max_features or 0})
-
-
-def use_sample_preprocessing(sample_key: str) -> None:
-    sample = next(s for s in samples.SAMPLES if s.key == sample_key)
-    _set_preprocessing_widgets(sample.preprocessing)
-
-
-def preprocessing() -> Preprocessing:
-    """The preprocessing chosen by the Data page widgets."""
-    ss = st.session_state
-    words = tuple(w.strip() for w in str(ss.get(Keys.stop_words, "")).replace("\n", ",").split(",") if w.strip())
-    cap = int(ss.get(Keys.max_features, 0) or 0)
-    return Preprocessing(words, int(ss.get(Keys.min_df, 1)), float(ss.get(Keys.max_df, 1.0)), cap or None)
-
-
-# --------------------------------------------------------------------- runs
-def settings() -> RunSettings:
-    """The settings chosen on the Train page (defaults for the collection where untouched)."""
-    ss = st.session_state
-    current = collection()
-    base = default_settings(current.corpus.n_docs if current else 1000)
-    model = ss.get(Keys.model, "LDA")
-    n_topics = int(ss.get(Keys.n_topics, base.n_topics) if model == "LDA" else ss.get(Keys.hdp_topics, 150))
-    alpha = ss.get(Keys.alpha)
-    return RunSettings(
-        model=model, n_topics=n_topics, doc_truncation=int(ss.get(Keys.doc_truncation, 15)),
-        alpha=None if alpha in (None, 0) else float(alpha), eta=float(ss.get(Keys.eta, base.eta)),
-        omega=float(ss.get(Keys.omega, base.omega)), kappa=float(ss.get(Keys.kappa, base.kappa)),
-        tau=float(ss.get(Keys.tau, base.tau)),
-        batch_size=int(ss.get(Keys.batch_size, base.batch_size)), n_test=int(ss.get(Keys.n_test, base.n_test)),
-        seed=int(ss.get(Keys.seed, 0)), target_docs=int(ss.get(Keys.target_docs, base.target_docs)),
-    )
-
-
-def current_record() -> RunRecord | None:
-    """The run chosen in the sidebar (the latest one by default)."""
-    session_runs = runs()
-    chosen = session_runs.get(st.session_state.get(Keys.current_run))
-    return chosen or session_runs.latest()
-
-
-def collection_for(record: RunRecord) -> Collection | None:
-    """The documents of a run: its own collection, or the current one if the vocabulary matches."""
-    if record.collection is not None:
-        return record.collection
-    current = collection()
-    if current is not None and record.vocabulary == current.corpus.vocabulary:
-        return current
-    return None
-
-
-def select_run(run_id: str) -> None:
-    set_widgets({Keys.current_run: run_id})
-
-
-def start_run(record: RunRecord) -> None:
-    """Add a built run to the session, start it (within the server's cap) and select it."""
-    cached.limiter().start(record.run)
-    runs().add(record)
-    overlay = [run_id for run_id in st.session_state.get(Keys.overlay) or [] if runs().get(run_id)]
-    set_widgets({Keys.current_run: record.run_id, Keys.overlay: [*overlay, record.run_id][-6:]})
-
-
-def reset_session() -> None:
-    """Stop and forget every run of the session, and restore the default settings."""
-    runs().clear()
-    set_widgets({key: None for key in (*TRAINING_KEYS, Keys.current_run, Keys.overlay)})
-    current = collection()
-    if current is not None:
-        st.session_state.pop(_COLLECTION)
-        sample = next((s for s in samples.SAMPLES if f"sample:{s.key}" == current.origin), None)
-        set_collection(current, sample.n_topics if sample else None)
-
-
-def _autostart() -> None:
-    """Start one run on the sample the first time a session opens, so topics form right away."""
-    ss = st.session_state
-    if ss.get(_AUTOSTART) or os.environ.get("SVI_TOPICS_AUTOSTART", "1") in ("0", "false", "no"):
-        return
-    ss[_AUTOSTART] = True
-    current = collection()
-    if current is None or len(runs()):
-        return
-    sample = next((s for s in samples.SAMPLES if f"sample:{s.key}" == current.origin), None)
-    base = default_settings(current.corpus.n_docs, sample.n_topics if sample else 10)
-    record = create_run(current, base, runs().next_name(base))
-    try:
-        start_run(record)
-    except CapReachedError as exc:
-        notice(f"Training did not start by itself: {exc}")
-        record.stop()
-        return
-    notice(f"Welcome! The app is already finding {base.n_topics} topics in a sample collection, "
-           f"“{current.name}”. Watch the curve climb and the topic words below sharpen; the Topics page "
-           "shows each topic in detail, and the Data page takes your own documents.")
-    _apply_pending()
+def set_autostarted() -> None:
+    st.session_state[Keys.autostart] = True
 
 
 def cloud_memory() -> dict:
     """Per-session memory of the last word cloud of each topic (to redraw them at most every few seconds)."""
-    return st.session_state.setdefault(_CLOUDS, {})
+    return st.session_state.setdefault(Keys.clouds, {})

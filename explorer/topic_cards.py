@@ -30,8 +30,8 @@ def topic_labels(record: RunRecord, model) -> list[str]:
     return [record.label(k, list(frame["word"])) for k, frame in enumerate(top)]
 
 
-def _save_label(record: RunRecord, topic: int, key: str) -> None:
-    record.labels[topic] = str(state.get(key)).strip()
+def _save_label(record: RunRecord, topic: int) -> None:
+    record.labels[topic] = str(state.get(Keys.topic_label(record.run_id, topic))).strip()
     record.save_record()
 
 
@@ -62,18 +62,17 @@ def _quality_lines(measured: quality.TopicQuality | None, topic: int) -> None:
 
 def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.DataFrame, show_cloud: bool,
           training: bool, measured: quality.TopicQuality | None) -> None:
-    with st.container(border=True, key=f"topics.card.{topic}"):
+    with st.container(border=True, key=Keys.topic_card(topic)):
         color = charts.topic_color(topic)
         st.markdown(f"<span style='color:{color};font-size:1.3em'>■</span> **{label}** — "
                     f"{formatting.percent(weight)} of the words", unsafe_allow_html=True)
         _quality_lines(measured, topic)
-        key = f"topics.label.{record.run_id}.{topic}"
-        st.text_input("Label", value=record.labels.get(topic, ""), key=key, placeholder=label,
-                      on_change=_save_label, args=(record, topic, key), label_visibility="collapsed",
+        st.text_input("Label", value=record.labels.get(topic, ""), key=Keys.topic_label(record.run_id, topic),
+                      placeholder=label, on_change=_save_label, args=(record, topic), label_visibility="collapsed",
                       help="Name this topic; the name is used on every page and in the downloads.")
         n_words = int(state.get(Keys.n_words, 10))
         st.altair_chart(charts.topic_words_chart(words.head(n_words), color), width="stretch",
-                        key=f"topics.chart.{topic}")
+                        key=Keys.topic_chart(topic))
         if show_cloud:
             st.image(_cloud(record, topic, words.head(CLOUD_WORDS), training), width="stretch")
 
@@ -88,7 +87,7 @@ def _alpha(model, labels: list[str], order: list[int]) -> None:
                 help="α is how much of a document the model expects a topic to take before reading it; this run "
                      "learned one value per topic from the documents (larger: the topic is common everywhere).")
     st.altair_chart(charts.alpha_chart(tables.alpha_frame(model.alpha, labels, order)), width="stretch",
-                    key="topics.alpha")
+                    key=Keys.alpha_chart)
 
 
 def topic_panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
@@ -124,11 +123,11 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
         sticks = pd.DataFrame({"rank": range(1, len(order) + 1), "label": [labels[k] for k in order],
                                "weight": [float(weights[k]) for k in order],
                                "in_use": [i < in_use for i in range(len(order))]})
-        right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key="topics.sticks")
+        right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key=Keys.sticks_chart)
     else:
         _alpha(model, labels, order)
     measured = cached.run_quality(record)
-    shown = int(state.get(f"{Keys.n_shown}.{record.run_id}", 20))
+    shown = int(state.get(Keys.n_shown(record.run_id), 20))
     columns = st.columns(2)
     for position, topic in enumerate(order[:shown]):
         with columns[position % 2]:

@@ -7,7 +7,7 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, icons, quality, state, tables, ui
+from explorer import cached, charts, formatting, icons, quality, session, state, tables, ui
 from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
@@ -19,7 +19,7 @@ SCHEDULE_KEYS = {Keys.kappa: "kappa", Keys.tau: "tau", Keys.batch_size: "batch_s
 
 def _apply_to_current(key: str) -> None:
     """on_change of κ, τ, S: a training run takes the new value on the fly (marked on its curve)."""
-    record = state.current_record()
+    record = session.current_record()
     if record is None or not record.active or record.settings.algorithm != "svi":
         return
     value = state.get(key)
@@ -52,15 +52,15 @@ def schedule_controls(collection: Collection) -> None:
                            "but slower steps.")
         schedule = tables.schedule_frame(state.get(Keys.kappa), state.get(Keys.tau),
                                          state.get(Keys.batch_size), state.get(Keys.target_docs))
-        st.altair_chart(charts.step_size_chart(schedule), width="stretch", height=170, key="train.schedule")
+        st.altair_chart(charts.step_size_chart(schedule), width="stretch", height=170, key=Keys.schedule_chart)
         st.caption("While a run trains, changing κ, τ or S changes it on the fly; the change is marked on its curve.")
 
 
 def start_new_run(collection: Collection, where) -> None:
-    settings = state.settings()
+    settings = session.settings()
     try:
-        record = create_run(collection, settings, state.runs().next_name(settings))
-        state.start_run(record)
+        record = create_run(collection, settings, session.runs().next_name(settings))
+        session.start_run(record)
     except CapReachedError as exc:
         where.warning(str(exc), icon=icons.BUSY)
         return
@@ -77,9 +77,9 @@ def _continue(record: RunRecord) -> None:
     more = int(state.get(Keys.target_docs, record.settings.target_docs))
     settings = dataclasses.replace(record.settings, target_docs=seen + more)
     source = checkpoint_path(record.run_id) if record.run is not None else record.file_bytes
-    new = resume_checkpoint(source, record.collection, settings, state.runs().next_name(settings),
+    new = resume_checkpoint(source, record.collection, settings, session.runs().next_name(settings),
                             labels=record.labels)
-    state.start_run(new)
+    session.start_run(new)
 
 
 def _controls(record: RunRecord) -> None:
@@ -87,15 +87,16 @@ def _controls(record: RunRecord) -> None:
     buttons = st.columns(4)
     action = None
     if status == "running":
-        action = "pause" if buttons[0].button("Pause", key="train.pause", icon=icons.PAUSE, width="stretch",
+        action = "pause" if buttons[0].button("Pause", key=Keys.train_pause, icon=icons.PAUSE, width="stretch",
                                               help="Hold the run after the current step.") else None
     elif status == "paused":
-        action = "resume" if buttons[0].button("Resume", key="train.resume", icon=icons.PLAY, width="stretch",
+        action = "resume" if buttons[0].button("Resume", key=Keys.train_resume, icon=icons.PLAY, width="stretch",
                                                help="Go on training from where the run paused.") else None
-    if record.active and buttons[1].button("Stop", key="train.stop", icon=icons.STOP, width="stretch",
+    if record.active and buttons[1].button("Stop", key=Keys.train_stop, icon=icons.STOP, width="stretch",
                                          help="End the run; its model is kept and checkpointed."):
         action = "stop"
-    if record.can_continue and buttons[0].button("Continue", key="train.continue", icon=icons.CONTINUE, width="stretch",
+    if record.can_continue and buttons[0].button("Continue", key=Keys.train_continue, icon=icons.CONTINUE,
+                                                 width="stretch",
                                                  help="Train this run further (as a new run that starts where "
                                                       "it ended), for the number of documents set on the left."):
         action = "continue"
@@ -158,8 +159,8 @@ def live_panel(active: bool) -> None:
 
 
 def _panel(active: bool) -> None:
-    session_runs = state.runs()
-    record = state.current_record()
+    session_runs = session.runs()
+    record = session.current_record()
     if record is None:
         st.info("Press **Start a new run** to train a topic model on this collection.", icon=icons.PLAY)
         return
@@ -194,7 +195,7 @@ def _panel(active: bool) -> None:
         st.caption("The curve appears after the first measurement.")
     else:
         st.altair_chart(charts.heldout_chart(curves, tables.changes_frame(overlay), x=x_axis), width="stretch",
-                        key="train.curve")
+                        key=Keys.heldout_chart)
     history = record.curve()[0]
     if history:
         st.caption(f"Held-out measurements of {record.name}: {len(history)} (latest "

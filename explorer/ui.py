@@ -9,9 +9,10 @@ from collections.abc import Iterator
 import streamlit as st
 from streamlit.errors import FragmentHandledException
 
-from explorer import cached, formatting, icons, state
+from explorer import cached, formatting, icons, session, state
 from explorer.engine_api import EngineError
 from explorer.runs import RunRecord
+from explorer.state import Keys
 
 _LOG = logging.getLogger("explorer")
 
@@ -75,7 +76,7 @@ def require_collection():
 
 def require_run(what: str = "this page") -> RunRecord:
     """The run chosen in the sidebar, or a note pointing to the Train page (and the page stops)."""
-    record = state.current_record()
+    record = session.current_record()
     if record is None:
         st.info(f"Train a model first (or load one on the Export page) to use {what}.", icon=icons.TRAIN)
         st.page_link("views/train.py", label="Go to the Train page", icon=icons.TRAIN)
@@ -91,14 +92,14 @@ def sidebar() -> None:
             corpus = current.corpus
             st.caption(f"**Collection:** {current.name}  \n{formatting.plural(corpus.n_docs, 'document')} · "
                        f"{formatting.plural(corpus.n_words, 'distinct word')}")
-        session_runs = state.runs()
+        session_runs = session.runs()
         records = list(session_runs)
         if records:
             ids = [r.run_id for r in records]
-            if state.get(state.Keys.current_run) not in ids:
-                state.put(state.Keys.current_run, ids[-1])
+            if state.get(Keys.current_run) not in ids:
+                state.put(Keys.current_run, ids[-1])
             names = {r.run_id: run_label(r) for r in records}
-            st.selectbox("Run shown on every page", ids, key=state.Keys.current_run,
+            st.selectbox("Run shown on every page", ids, key=Keys.current_run,
                          format_func=lambda run_id: names.get(run_id, run_id),
                          help="The Topics, Documents and Export pages show this run's model; the Train page's "
                               "pause, resume and stop buttons act on it.")
@@ -116,7 +117,7 @@ def _sidebar_status(active: bool) -> None:
 
 
 def _status(active: bool) -> None:
-    session_runs = state.runs()
+    session_runs = session.runs()
     session_runs.heartbeat()  # the tab is open: keep the runs alive
     if active and not session_runs.any_active():
         st.rerun()  # training ended: refresh the pages once and stop polling

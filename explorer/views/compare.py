@@ -6,7 +6,7 @@ import dataclasses
 
 import streamlit as st
 
-from explorer import cached, charts, comparison, formatting, icons, state, tables, ui
+from explorer import cached, charts, comparison, formatting, icons, session, tables, ui
 from explorer.runs import CapReachedError
 from explorer.state import Keys
 
@@ -31,13 +31,13 @@ tau = right.number_input("τ for stochastic VI", 0.0, 10_000.0, step=16.0, key=K
                          help="Delay: a larger τ makes the first, noisy steps smaller.")
 last.metric("Total time", formatting.duration(seconds * n_legs + 3 * n_legs),
             help="Training time plus the held-out measurements.")
-settings = dataclasses.replace(state.settings(), kappa=kappa, tau=tau)
+settings = dataclasses.replace(session.settings(), kappa=kappa, tau=tau)
 st.caption(f"Model: {settings.label()} on **{collection.name}** (the other settings come from the Train page)"
            + (", with batch VI also on a 10% subset, as in the paper." if n_legs == 3 else "."))
 
-session_runs = state.runs()
+session_runs = session.runs()
 box = st.container()
-if box.button("Run the comparison", type="primary", key="compare.start", icon=icons.COMPARE,
+if box.button("Run the comparison", type="primary", key=Keys.compare_start, icon=icons.COMPARE,
               disabled=session_runs.comparison is not None and session_runs.comparison.active,
               help="Trains stochastic VI, then batch VI, each for the chosen time, and draws their curves."):
     try:
@@ -61,7 +61,7 @@ def results() -> None:
 
 
 def _results() -> None:
-    current = state.runs().comparison
+    current = session.runs().comparison
     if current is None:
         st.info("Press **Run the comparison**: it takes well under a minute on the sample collections.",
                 icon=icons.TIMER)
@@ -69,7 +69,7 @@ def _results() -> None:
     leg = current.current()
     text = f"Training: {leg.name}" if leg else ("Done" if current.finished else "Starting…")
     st.progress(current.progress(), text=text)
-    if current.active and st.button("Stop the comparison", key="compare.stop", icon=icons.STOP,
+    if current.active and st.button("Stop the comparison", key=Keys.compare_stop, icon=icons.STOP,
                                     help="End the comparison now; the curves drawn so far stay."):
         current.stop()
         st.rerun()
@@ -78,7 +78,7 @@ def _results() -> None:
     curves = tables.curves_frame(current.records)
     if not curves.empty:
         st.altair_chart(charts.heldout_chart(curves, x="seconds", color_title="Algorithm", steps=True), width="stretch",
-                        key="compare.curve")
+                        key=Keys.compare_chart)
     if current.finished:
         st.markdown(comparison.summary(current))
         st.dataframe(tables.run_table(current.records, ui.status_text)[

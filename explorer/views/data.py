@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, icons, samples, state, ui, uploads
+from explorer import cached, charts, formatting, icons, samples, session, state, ui, uploads
 from explorer.engine_api import EmptyCorpusError, EmptyVocabularyError, MissingColumnError, top_corpus_words
 from explorer.state import Keys
 
@@ -34,7 +34,7 @@ with source_box:
         if state.get(Keys.sample) not in by_key:
             state.put(Keys.sample, available[0].key)
         key = st.selectbox("Sample collection", list(by_key), key=Keys.sample, format_func=lambda k: by_key[k].title,
-                           on_change=lambda: state.use_sample_preprocessing(state.get(Keys.sample)),
+                           on_change=lambda: session.use_sample_preprocessing(state.get(Keys.sample)),
                            help="Collections that come with the app; the first opens automatically.")
         sample = by_key[key]
         st.caption(sample.description)
@@ -58,7 +58,7 @@ with source_box:
             if signature != state.upload_signature():
                 state.set_upload_signature(signature)
                 try:
-                    state.set_source(uploads.read_upload([(f.name, f.getvalue()) for f in files], limits))
+                    session.use_source(uploads.read_upload([(f.name, f.getvalue()) for f in files], limits))
                     st.rerun()
                 except Exception as exc:
                     state.set_upload_error(ui.error_text(exc))
@@ -109,7 +109,7 @@ with prep_box:
                        help="A smaller vocabulary trains faster; the most frequent words are kept.")
 
 try:
-    collection = cached.source_collection(source_id, name, origin, state.preprocessing(), text_column,
+    collection = cached.source_collection(source_id, name, origin, session.preprocessing(), text_column,
                                           title_column, source)
 except Exception as exc:
     text = str(exc)
@@ -122,7 +122,7 @@ except Exception as exc:
     st.caption("The collection in use has not changed.")
     st.stop()
 
-if state.set_collection(collection, sample.n_topics if kind == "sample" else None):
+if session.use_collection(collection, sample.n_topics if kind == "sample" else None):
     state.notice(f"New runs will train on “{collection.name}”.", page="data")
     st.rerun()  # the sidebar and the other pages follow the new collection
 corpus = collection.corpus

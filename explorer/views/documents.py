@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, highlight, icons, state, topic_cards, ui
+from explorer import cached, charts, formatting, highlight, icons, session, state, topic_cards, ui
 from explorer.engine_api import text_segments, top_documents
 from explorer.state import Keys
 
 st.title("Documents")
 record = ui.require_run("the Documents page")
-collection = state.collection_for(record)
+collection = session.collection_for(record)
 if collection is None:
     st.info(f"The documents **{record.name}** was trained on are not available here. Load the same collection "
             "on the Data page (same files and preprocessing) to browse its documents.", icon=icons.DATA)
@@ -23,7 +23,7 @@ labels = topic_cards.topic_labels(record, model)
 if record.active:
     left, right = st.columns([4, 1])
     left.caption(f"Training goes on: these proportions are from step {formatting.count(record.model_step)}.")
-    if right.button("Refresh", key="docs.refresh", icon=icons.RESET, help="Use the model as it is now."):
+    if right.button("Refresh", key=Keys.docs_refresh, icon=icons.RESET, help="Use the model as it is now."):
         st.rerun()
 
 tab_document, tab_topic = st.tabs(["A document", "Documents of a topic"])
@@ -48,7 +48,7 @@ with tab_document:
                               "color": [charts.topic_color(k) for k in range(model.n_topics)]})
         share = share[share["proportion"] >= 0.01]
         left, right = st.columns([2, 3], gap="large")
-        left.altair_chart(charts.doc_topics_chart(share), width="stretch", key="docs.proportions")
+        left.altair_chart(charts.doc_topics_chart(share), width="stretch", key=Keys.doc_topics_chart)
         word_topic = cached.word_topic_of_document(record.run_id, record.model_step, row, model, corpus.counts,
                                                    theta[row])
         color, label = charts.topic_color, lambda k: labels[k]

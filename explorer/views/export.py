@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import formatting, icons, porting, state, tables, topic_cards, ui
+from explorer import formatting, icons, porting, session, state, tables, topic_cards, ui
 from explorer.state import Keys
 
 st.title("Export / import")
-record = state.current_record()
+record = session.current_record()
 
 st.subheader("Download")
 if record is None or record.model() is None:
@@ -18,28 +18,28 @@ else:
     model = record.model()
     labels = topic_cards.topic_labels(record, model)
     vocabulary = topic_cards.vocabulary_of(record, model.n_words)
-    collection = state.collection_for(record)
+    collection = session.collection_for(record)
     slug = porting.slug(record.name)
     st.caption(f"From **{record.name}** (step {formatting.count(record.model_step)}).")
     cols = st.columns(4)
     topics_csv = tables.topics_csv_frame(model, vocabulary, labels).to_csv(index=False)
-    cols[0].download_button("Topics (CSV)", topics_csv, f"{slug}-topics.csv", "text/csv", key="export.topics",
+    cols[0].download_button("Topics (CSV)", topics_csv, f"{slug}-topics.csv", "text/csv", key=Keys.export_topics,
                             icon=icons.TOPICS,
                             help="One row per topic and word: topic, label, word, weight (its share of the topic).")
     if collection is not None:
         cols[1].download_button("Document–topic proportions (CSV)", porting.doc_topic_csv(model, collection, labels),
-                                f"{slug}-documents.csv", "text/csv", key="export.documents", icon=icons.DOCUMENTS,
+                                f"{slug}-documents.csv", "text/csv", key=Keys.export_documents, icon=icons.DOCUMENTS,
                                 help="One row per document, one column per topic: the share of the document "
                                      "each topic takes.")
     else:
         cols[1].caption("Document proportions need the collection the model was trained on.")
-    curves = tables.curves_frame(state.runs())
+    curves = tables.curves_frame(session.runs())
     cols[2].download_button("Held-out curves (CSV)", curves.to_csv(index=False), "heldout-curves.csv", "text/csv",
-                            key="export.curves", icon=icons.CHART, disabled=curves.empty,
+                            key=Keys.export_curves, icon=icons.CHART, disabled=curves.empty,
                             help="Every held-out measurement of every run of this session (setting changes "
                                  "are in the model file's history).")
     cols[3].download_button("Model file (.npz)", porting.model_bytes(record), f"{slug}.npz",
-                            "application/octet-stream", key="export.model", icon=icons.EXPORT,
+                            "application/octet-stream", key=Keys.export_model, icon=icons.EXPORT,
                             help="The model with its training history, to open again here or continue training.")
 
 st.subheader("Load a model file")
@@ -49,7 +49,7 @@ if upload is not None and upload.file_id != state.get(Keys.model_upload_done):
     state.put(Keys.model_upload_done, upload.file_id)
     try:
         loaded_record = porting.import_model(upload.name, upload.getvalue())
-        state.runs().add(loaded_record)
+        session.runs().add(loaded_record)
         state.select_run(loaded_record.run_id)
         state.notice(porting.import_message(loaded_record), page="export")
         st.rerun()
@@ -66,24 +66,26 @@ checkpoints = porting.checkpoints()
 if not checkpoints:
     st.caption("No checkpoint yet.")
 else:
-    live = {r.run_id for r in state.runs() if r.active}
+    live = {r.run_id for r in session.runs() if r.active}
     table = pd.DataFrame([{
         "Run": c.name + (" (training now)" if c.run_id in live else ""), "Collection": c.collection_name,
         "Started": c.started, "Last saved": f"{formatting.duration(c.age)} ago",
         "Size": formatting.file_size(c.size)} for c in checkpoints])
     st.dataframe(table, hide_index=True, width="stretch")
     by_id = {c.run_id: c for c in checkpoints}
-    chosen = st.selectbox("Checkpoint", list(by_id), key="export.checkpoint",
+    chosen = st.selectbox("Checkpoint", list(by_id), key=Keys.checkpoint,
                           help="A run saved on this computer, newest first.",
                           format_func=lambda i: f"{by_id[i].name} — started {by_id[i].started}")
     left, middle, right = st.columns(3)
     action = None
-    if left.button("Resume training", key="export.resume", icon=icons.PLAY, type="primary",
+    if left.button("Resume training", key=Keys.checkpoint_resume, icon=icons.PLAY, type="primary",
                    help="Continue this run exactly where its checkpoint ends (as a new run)."):
         action = "resume"
-    if middle.button("Open to browse", key="export.open", icon=icons.OPEN, help="Look at its topics without training."):
+    if middle.button("Open to browse", key=Keys.checkpoint_open, icon=icons.OPEN,
+                     help="Look at its topics without training."):
         action = "open"
-    if right.button("Delete", key="export.delete", icon=icons.DELETE, help="Remove this checkpoint from the disk."):
+    if right.button("Delete", key=Keys.checkpoint_delete, icon=icons.DELETE,
+                    help="Remove this checkpoint from the disk."):
         action = "delete"
     if action is not None:
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import state, topic_cards, ui
+from explorer import session, topic_cards, ui
 from explorer.state import Keys
 
 st.title("Topics")
@@ -19,10 +19,9 @@ middle.number_input("Words per topic", 5, 40, step=1, key=Keys.n_words,
                     help="How many words each card lists.")
 n_topics = record.settings.n_topics if record.model() is None else record.model().n_topics
 default_shown = min(n_topics, 20 if record.settings.model == "LDA" else 30)
-shown_key = f"{Keys.n_shown}.{record.run_id}"
-right.number_input("Topics to show", 1, n_topics, value=default_shown, step=1, key=shown_key,
+right.number_input("Topics to show", 1, n_topics, value=default_shown, step=1, key=Keys.n_shown(record.run_id),
                    help="Cards are ordered by how much of the collection each topic explains.")
-show_clouds = st.toggle("Show word clouds", value=True, key="topics.clouds",
+show_clouds = st.toggle("Show word clouds", value=True, key=Keys.show_clouds,
                         help="A word cloud per topic, beside its bar chart (redrawn every few seconds while training).")
 
-topic_cards.topic_panel(record, state.runs().any_active() and record.active, show_clouds)
+topic_cards.topic_panel(record, session.runs().any_active() and record.active, show_clouds)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import icons, state, training, ui
+from explorer import icons, session, state, training, ui
 from explorer.state import Keys
 
 st.title("Train")
@@ -51,13 +51,13 @@ with settings_column:
                          "the time estimate refer to it.")
     start_box = st.container()
     left, right = start_box.columns([3, 2])
-    if left.button("Start a new run", type="primary", key="train.start", icon=icons.PLAY, width="stretch",
+    if left.button("Start a new run", type="primary", key=Keys.train_start, icon=icons.PLAY, width="stretch",
                    help="Train with these settings; earlier runs are kept so their curves can be compared."):
         training.start_new_run(collection, start_box)
-    if right.button("Reset", key="train.reset", icon=icons.RESET, width="stretch",
+    if right.button("Reset", key=Keys.train_reset, icon=icons.RESET, width="stretch",
                     help="Stop and forget every run of this session and restore the default settings."):
-        state.reset_session()
+        session.reset()
         st.rerun()
 
 with live_column:
-    training.live_panel(state.runs().any_active())
+    training.live_panel(session.runs().any_active())

@@ -12,7 +12,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from explorer import porting, state
+from explorer import porting
 from explorer.state import Keys
 
 from . import uploads_data as data
@@ -26,11 +26,11 @@ def _app(app_path: str) -> AppTest:
 
 
 def _runs(at: AppTest):
-    return at.session_state[state._RUNS]
+    return at.session_state[Keys.runs]
 
 
 def _collection(at: AppTest):
-    return at.session_state[state._COLLECTION]
+    return at.session_state[Keys.collection]
 
 
 def _until(at: AppTest, predicate, timeout: float = 30.0) -> None:
@@ -57,7 +57,7 @@ def _page(at: AppTest, name: str) -> None:
 def _start(at: AppTest, target_docs: int = 10**8) -> object:
     _page(at, "train")
     at.number_input(key=Keys.target_docs).set_value(target_docs)
-    at.button(key="train.start").click()
+    at.button(key=Keys.train_start).click()
     at.run()
     assert not at.exception, at.exception
     return _runs(at).latest()
@@ -137,9 +137,9 @@ def test_train_start_pause_resume_change_kappa_stop(app_path):
     at = _app(app_path)
     record = _start(at)
     _until(at, lambda: record.snapshot().docs_seen > 0)
-    at.button(key="train.pause").click().run()
+    at.button(key=Keys.train_pause).click().run()
     _until(at, lambda: record.status == "paused")
-    at.button(key="train.resume").click().run()
+    at.button(key=Keys.train_resume).click().run()
     _until(at, lambda: record.status == "running")
     at.slider(key=Keys.kappa).set_value(0.5).run()
     assert not at.exception
@@ -147,14 +147,14 @@ def test_train_start_pause_resume_change_kappa_stop(app_path):
     _until(at, lambda: any(c.name == "kappa" for c in record.curve()[1]))
     at.number_input(key=Keys.batch_size).set_value(64).run()
     _until(at, lambda: record.snapshot().batch_size == 64)
-    at.button(key="train.stop").click().run()
+    at.button(key=Keys.train_stop).click().run()
     _until(at, lambda: record.status == "stopped")
     second = _start(at, target_docs=2_000)
     _until(at, lambda: second.status == "finished")
     assert at.multiselect(key=Keys.overlay).value == [record.run_id, second.run_id]
     at.segmented_control(key=Keys.x_axis).set_value("seconds").run()
     assert not at.exception
-    at.button(key="train.continue").click().run()
+    at.button(key=Keys.train_continue).click().run()
     assert not at.exception
     assert len(_runs(at)) == 3
     _runs(at).stop_all()
@@ -164,7 +164,7 @@ def test_thread_cap_gives_a_clear_message(app_path, monkeypatch):
     monkeypatch.setenv("SVI_TOPICS_MAX_TRAINING_THREADS", "1")
     at = _app(app_path)
     _start(at)
-    at.button(key="train.start").click().run()
+    at.button(key=Keys.train_start).click().run()
     assert not at.exception
     assert any("limit" in w.value for w in at.warning)
     assert len(_runs(at)) == 1
@@ -182,7 +182,7 @@ def test_topics_and_documents_pages(app_path):
     record = _start(at, target_docs=3_000)
     _until(at, lambda: record.status == "finished")
     _page(at, "topics")
-    label_key = f"topics.label.{record.run_id}.0"
+    label_key = Keys.topic_label(record.run_id, 0)
     assert len(at.text_input) == record.model().n_topics
     at.text_input(key=label_key).input("Space travel").run()
     assert not at.exception
@@ -227,7 +227,7 @@ def test_export_reimport_and_resume_checkpoint(app_path):
     at.file_uploader(key=Keys.model_upload).clear().upload("bad.npz", b"not a model").run()
     assert not at.exception
     assert any("not a model file" in e.value for e in at.error)
-    at.button(key="export.resume").click().run()
+    at.button(key=Keys.checkpoint_resume).click().run()
     assert not at.exception
     resumed = _runs(at).latest()
     assert resumed.name.endswith("(resumed)")
@@ -238,7 +238,7 @@ def test_compare_page_runs_svi_and_batch(app_path):
     at = _app(app_path)
     _page(at, "compare")
     at.slider(key=Keys.compare_seconds).set_value(2).run()
-    at.button(key="compare.start").click().run()
+    at.button(key=Keys.compare_start).click().run()
     assert not at.exception
     _until(at, lambda: _runs(at).comparison.finished, timeout=40)
     at.run()

@@ -10,8 +10,9 @@ import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
 import engine
-from explorer import formatting, runs, state
+from explorer import formatting, runs
 from explorer.engine_api import LDA, LoadedModel
+from explorer.state import Keys
 
 HARDLY_USED = "Hardly used: this topic explains only {share} of the words; it may be a leftover — try fewer topics."
 INCOHERENT = "Its top words rarely appear together in the same documents: treat it with caution."
@@ -39,7 +40,7 @@ def _card(at: AppTest, topic: int):
     blocks = [at.main]
     while blocks:
         block = blocks.pop()
-        if getattr(block, "key", None) == f"topics.card.{topic}":
+        if getattr(block, "key", None) == Keys.topic_card(topic):
             return block
         blocks.extend(child for child in getattr(block, "children", {}).values() if hasattr(child, "children"))
     raise AssertionError(f"no card for topic {topic}")
@@ -56,8 +57,8 @@ def test_topic_cards_show_coherence_and_flag_an_unused_topic(app_path):
     at = AppTest.from_file(app_path, default_timeout=60)
     at.run()
     assert not at.exception
-    collection = at.session_state[state._COLLECTION]
-    record = at.session_state[state._RUNS].add(_record_with_an_unused_topic(collection))
+    collection = at.session_state[Keys.collection]
+    record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
     model = record.model()
     at.switch_page("views/topics.py")
     at.run()
@@ -95,8 +96,8 @@ def test_topic_cards_show_coherence_and_flag_an_unused_topic(app_path):
 def test_train_page_run_list_shows_coherence_and_live_topics(app_path):
     at = AppTest.from_file(app_path, default_timeout=60)
     at.run()
-    collection = at.session_state[state._COLLECTION]
-    record = at.session_state[state._RUNS].add(_record_with_an_unused_topic(collection))
+    collection = at.session_state[Keys.collection]
+    record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
     at.switch_page("views/train.py")
     at.run()
     assert not at.exception, at.exception

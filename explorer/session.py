@@ -1,0 +1,219 @@
+"""Session setup: defaults, the demo run, the collection in use, starting and resetting runs.
+
+Built on :mod:`explorer.state` (the keys and the getters and setters of the session
+state), which this module never bypasses.  The runs of a session live in a
+:class:`SessionRuns` kept in the session state; a session-scoped cache resource (a
+"lease") notices when the browser tab goes away and stops the session's runs unless it
+comes back within a grace period.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import streamlit as st
+
+from explorer import cached, samples, state
+from explorer.engine_api import DEFAULT_HDP_TOPICS
+from explorer.runs import CapReachedError, RunRecord, RunSettings, SessionRuns, create_run, default_settings
+from explorer.state import Keys
+from explorer.storage import Collection
+from explorer.uploads import Preprocessing, Source
+
+__all__ = [
+    "collection_for", "current_record", "preprocessing", "reset", "runs", "settings", "start", "start_run",
+    "use_collection", "use_sample_preprocessing", "use_source",
+]
+
+
+# ------------------------------------------------------------------- session
+class _Lease:
+    """Lives in a session-scoped cache; released when the browser session disconnects."""
+
+    def __init__(self, session_runs: SessionRuns):
+        self.runs = session_runs
+
+
+def _release(lease: _Lease) -> None:
+    grace = float(os.environ.get("SVI_TOPICS_ORPHAN_GRACE", "120"))
+    lease.runs.orphaned(grace)
+
+
+@st.cache_resource(scope="session", on_release=_release, show_spinner=False)
+def _lease(_session_runs: SessionRuns) -> _Lease:
+    _session_runs.reconnected()
+    return _Lease(_session_runs)
+
+
+def runs() -> SessionRuns:
+    """This session's runs (made on first use)."""
+    current = state.session_runs()
+    if current is None:
+        current = SessionRuns()
+        state.set_session_runs(current)
+    return current
+
+
+def start() -> None:
+    """Called at the top of every script run, before any widget."""
+    state.keep(state.PERSISTENT_KEYS)  # keep widget values while their page is not shown
+    state.apply_pending()
+    session_runs = runs()
+    _lease(session_runs)
+    session_runs.heartbeat()
+    if state.collection() is None:
+        available = samples.available_samples()
+        if available:
+            sample = available[0]
+            state.put(Keys.source_kind, "sample")
+            state.put(Keys.sample, sample.key)
+            _set_preprocessing_widgets(sample.preprocessing)
+            use_collection(cached.sample_collection(sample.key), sample.n_topics)
+            state.apply_pending()
+    _ensure_defaults()
+    _autostart()
+
+
+def _ensure_defaults() -> None:
+    """Give every persistent widget its default value if it has none (widgets pass no ``value=``)."""
+    current = state.collection()
+    base = default_settings(current.corpus.n_docs if current else 1000)
+    state.set_defaults({
+        Keys.source_kind: "sample", Keys.stop_words: "", Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
+        Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
+        Keys.doc_truncation: base.doc_truncation,
+        Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
+        Keys.batch_size: base.batch_size, Keys.n_test: base.n_test, Keys.seed: 0, Keys.target_docs: base.target_docs,
+        Keys.x_axis: "docs_seen", Keys.relevance: 0.6, Keys.n_words: 10, Keys.compare_seconds: 10,
+        Keys.compare_kappa: base.kappa, Keys.compare_tau: base.tau,
+    })
+
+
+def _autostart() -> None:
+    """Start one run on the sample the first time a session opens, so topics form right away."""
+    if state.autostarted() or os.environ.get("SVI_TOPICS_AUTOSTART", "1") in ("0", "false", "no"):
+        return
+    state.set_autostarted()
+    current = state.collection()
+    if current is None or len(runs()):
+        return
+    sample = _sample_of(current)
+    base = default_settings(current.corpus.n_docs, sample.n_topics if sample else 10)
+    record = create_run(current, base, runs().next_name(base))
+    try:
+        start_run(record)
+    except CapReachedError as exc:
+        state.notice(f"Training did not start by itself: {exc}")
+        record.stop()
+        return
+    state.notice(f"Welcome! The app is already finding {base.n_topics} topics in a sample collection, "
+                 f"“{current.name}”. Watch the curve climb and the topic words below sharpen; the Topics page "
+                 "shows each topic in detail, and the Data page takes your own documents.")
+    state.apply_pending()
+
+
+def _sample_of(current: Collection) -> samples.Sample | None:
+    """The sample a collection was read from (None for an upload)."""
+    return next((s for s in samples.SAMPLES if f"sample:{s.key}" == current.origin), None)
+
+
+# ---------------------------------------------------------------- collection
+def use_collection(new: Collection, n_topics: int | None = None) -> bool:
+    """Use ``new`` for the next runs; resets the collection-dependent settings. Returns True if changed."""
+    old = state.collection()
+    if old is not None and old.key == new.key:
+        return False
+    state.set_collection(new)
+    defaults = default_settings(new.corpus.n_docs, n_topics or 10)
+    values = {Keys.batch_size: defaults.batch_size, Keys.n_test: defaults.n_test,
+              Keys.target_docs: defaults.target_docs}
+    if n_topics is not None:
+        values[Keys.n_topics] = n_topics
+    state.set_widgets(values)
+    return True
+
+
+def use_source(new: Source | None) -> None:
+    """Keep an uploaded source for the Data page and suggest its columns and preprocessing."""
+    if new is None:
+        state.set_source(None)
+        return
+    state.set_source((f"upload:{time.time_ns()}", new))
+    columns = {}
+    if new.kind == "table":
+        columns = {Keys.text_column: new.text_columns[0], Keys.title_column: new.suggested_title or ""}
+    state.set_widgets(columns)
+    _set_preprocessing_widgets(Preprocessing.suggested(new.n_rows))
+
+
+def _set_preprocessing_widgets(chosen: Preprocessing) -> None:
+    state.set_widgets({Keys.stop_words: ", ".join(chosen.extra_stop_words), Keys.min_df: chosen.min_df,
+                       Keys.max_df: chosen.max_df, Keys.max_features: chosen.max_features or 0})
+
+
+def use_sample_preprocessing(sample_key: str) -> None:
+    sample = next(s for s in samples.SAMPLES if s.key == sample_key)
+    _set_preprocessing_widgets(sample.preprocessing)
+
+
+def preprocessing() -> Preprocessing:
+    """The preprocessing chosen by the Data page widgets."""
+    words = tuple(w.strip() for w in str(state.get(Keys.stop_words, "")).replace("\n", ",").split(",") if w.strip())
+    cap = int(state.get(Keys.max_features, 0) or 0)
+    return Preprocessing(words, int(state.get(Keys.min_df, 1)), float(state.get(Keys.max_df, 1.0)), cap or None)
+
+
+# --------------------------------------------------------------------- runs
+def settings() -> RunSettings:
+    """The settings chosen on the Train page (defaults for the collection where untouched)."""
+    get = state.get
+    current = state.collection()
+    base = default_settings(current.corpus.n_docs if current else 1000)
+    model = get(Keys.model, "LDA")
+    n_topics = int(get(Keys.n_topics, base.n_topics) if model == "LDA" else get(Keys.hdp_topics, 150))
+    alpha = get(Keys.alpha)
+    return RunSettings(
+        model=model, n_topics=n_topics, doc_truncation=int(get(Keys.doc_truncation, 15)),
+        alpha=None if alpha in (None, 0) else float(alpha), eta=float(get(Keys.eta, base.eta)),
+        omega=float(get(Keys.omega, base.omega)), kappa=float(get(Keys.kappa, base.kappa)),
+        tau=float(get(Keys.tau, base.tau)),
+        batch_size=int(get(Keys.batch_size, base.batch_size)), n_test=int(get(Keys.n_test, base.n_test)),
+        seed=int(get(Keys.seed, 0)), target_docs=int(get(Keys.target_docs, base.target_docs)),
+    )
+
+
+def current_record() -> RunRecord | None:
+    """The run chosen in the sidebar (the latest one by default)."""
+    session_runs = runs()
+    chosen = session_runs.get(state.get(Keys.current_run))
+    return chosen or session_runs.latest()
+
+
+def collection_for(record: RunRecord) -> Collection | None:
+    """The documents of a run: its own collection, or the current one if the vocabulary matches."""
+    if record.collection is not None:
+        return record.collection
+    current = state.collection()
+    if current is not None and record.vocabulary == current.corpus.vocabulary:
+        return current
+    return None
+
+
+def start_run(record: RunRecord) -> None:
+    """Add a built run to the session, start it (within the server's cap) and select it."""
+    cached.limiter().start(record.run)
+    runs().add(record)
+    overlay = [run_id for run_id in state.get(Keys.overlay) or [] if runs().get(run_id)]
+    state.set_widgets({Keys.current_run: record.run_id, Keys.overlay: [*overlay, record.run_id][-6:]})
+
+
+def reset() -> None:
+    """Stop and forget every run of the session, and restore the default settings."""
+    runs().clear()
+    state.set_widgets({key: None for key in (*state.TRAINING_KEYS, Keys.current_run, Keys.overlay)})
+    current = state.collection()
+    if current is not None:
+        state.set_collection(None)
+        sample = _sample_of(current)
+        use_collection(current, sample.n_topics if sample else None)
