@@ -1,7 +1,9 @@
 """The arguments of the compiled document loops, as small named tuples (numba takes them; it takes no dataclasses).
 
 Each loop unpacks its records in its first lines, so its body reads the same names
-as the mathematics in its module docstring.
+as the mathematics in its module docstring.  The arrays a loop writes stay separate
+arguments: with numba 0.68, writes inside ``prange`` to an array unpacked from a tuple
+argument are lost (the kernel tests' iteration counts and fallbacks catch it).
 """
 
 from __future__ import annotations
@@ -52,17 +54,6 @@ class HDPDocSettings(NamedTuple):
     zero_order: bool
 
 
-class HDPDocOutputs(NamedTuple):
-    """Arrays the document loop fills, one entry per document (per word for phi)."""
-
-    zeta: np.ndarray  # (D, T, K) atom-topic pointers
-    phi: np.ndarray  # (nnz, T) word-atom assignments
-    gamma: np.ndarray  # (D, T - 1, 2) document sticks
-    n_iter: np.ndarray
-    fallback: np.ndarray  # documents handed to the NumPy reference
-    tail_atoms: np.ndarray
-
-
 class LDADocSettings(NamedTuple):
     """What LDA's document loop needs besides the data and the topic rows."""
 
@@ -72,13 +63,3 @@ class LDADocSettings(NamedTuple):
     tiny: float  # a normaliser below this hands the document to the NumPy reference
     floor: float  # theta~ below exp(floor) is flushed to zero
     zero_order: bool
-
-
-class LDADocOutputs(NamedTuple):
-    """Arrays LDA's document loop fills."""
-
-    gamma: np.ndarray  # (D, K): in, the start; out, the fitted gamma
-    ratio: np.ndarray  # (nnz,) c_dw / norm_dw in CSR order
-    exp_theta: np.ndarray  # (D, K) theta~ of the final gamma
-    n_iter: np.ndarray
-    lost: np.ndarray  # documents handed to the NumPy reference

@@ -53,7 +53,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from engine.kernels.compiled.arguments import HDPDocOutputs, HDPDocSettings, HDPTopicTerm, Minibatch
+from engine.kernels.compiled.arguments import HDPDocSettings, HDPTopicTerm, Minibatch
 from engine.kernels.compiled.hdp_rows import elog_beta_rows, exp_shifted_rows, log_mean_rows, word_bounds
 from engine.kernels.compiled.lda import _accumulate
 from engine.kernels.compiled.numerics import all_finite, digamma_inplace, exp_inplace, gemm, psi_values
@@ -383,12 +383,11 @@ def _lda_phi(E, g, topic_prior, phi, bits, zero_order):
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
-def _fit_all(batch, topic_term, settings, out):
+def _fit_all(batch, topic_term, settings, out_zeta, out_phi, out_gamma, out_iter, out_fallback, out_tail_atoms):
     indptr, indices, data = batch
     elog_beta_t, exp_elog_beta_t, word_max_abs, word_tail_max, head, tail_stick, skip_mass = topic_term
     (sticks, empty_zeta, alpha, T, tol, max_iter, warmup, mode, lda_alpha, psi_lda_alpha, topic_prior, phi_init,
      floor, lda_floor, tiny, zero_order) = settings
-    out_zeta, out_phi, out_gamma, out_iter, out_fallback, out_tail_atoms = out
     D = indptr.shape[0] - 1
     K = elog_beta_t.shape[1]
     for d in numba.prange(D):
@@ -651,7 +650,7 @@ def fit_documents_compiled(
             HDPDocSettings(elog_sticks, empty_zeta, float(alpha), int(T), float(tol), int(max_iter),
                            int(0 if warm else warmup_iter), mode, lda_alpha, psi_lda_alpha, prior, phi_init,
                            floor, _flush_floor(dtype), _tiny(dtype, K), bool(zero_order)),
-            HDPDocOutputs(atom_topic, word_atom, doc_sticks, n_iter, fallback, tail_atoms),
+            atom_topic, word_atom, doc_sticks, n_iter, fallback, tail_atoms,
         )
     if fallback.any():  # the NumPy reference treats underflowing normalisers exactly
         docs = np.flatnonzero(fallback)

@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import psi
 
-from engine.kernels.compiled.arguments import LDADocOutputs, LDADocSettings, Minibatch
+from engine.kernels.compiled.arguments import LDADocSettings, Minibatch
 from engine.kernels.compiled.lazy_topics import row_expectations
 from engine.kernels.compiled.numerics import digamma_inplace, exp_inplace
 from engine.kernels.flags import FAST_MATH, PARALLEL_LOCK
@@ -119,10 +119,9 @@ def _accumulate(theta, rows, counts, acc, tiny):
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
-def _fit_all(batch, beta_t, settings, out):
+def _fit_all(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_out, lost_out):
     indptr, indices, data = batch
     alpha, tol, max_iter, tiny, floor, zero_order = settings
-    gamma, ratio_out, exp_theta_out, n_iter_out, lost_out = out
     S, K = gamma.shape
     for d in numba.prange(S):
         start, end = indptr[d], indptr[d + 1]
@@ -270,7 +269,7 @@ def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, zero_orde
             beta_rows,
             LDADocSettings(alpha_vector, float(tol), int(max_iter), _tiny(dtype, n_topics), _flush_floor(dtype),
                            bool(zero_order)),
-            LDADocOutputs(gamma, ratio, exp_theta, n_iter, lost),
+            gamma, ratio, exp_theta, n_iter, lost,
         )
     return gamma, ratio, exp_theta, n_iter, lost
 
