@@ -327,7 +327,7 @@ def hdp_from_globals(settings: HDPSettings, topics: np.ndarray, sticks: np.ndarr
         n_words=topics.shape[1],
         doc_truncation=settings.doc_truncation,
         alpha=settings.alpha,
-        gamma=settings.gamma,
+        omega=settings.gamma,  # gensim and the paper call it gamma and omega
         eta=settings.eta,
         seed=settings.seed,
     )
@@ -346,7 +346,7 @@ class EngineHDP(_EngineSystem):
             doc_truncation=settings.doc_truncation,
             n_words=train.shape[1],
             alpha=settings.alpha,
-            gamma=settings.gamma,
+            omega=settings.gamma,
             eta=settings.eta,
             seed=settings.seed,
             dtype=dtype,

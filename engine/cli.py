@@ -83,6 +83,14 @@ def _positive_float(text: str) -> float:
 
 
 # ---------------------------------------------------------------------- parser
+class _DeprecatedGamma(argparse.Action):
+    """``--gamma``, the old name of ``--omega``: still accepted, with a note on stderr."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print("svi-topics: --gamma is deprecated, use --omega (the same corpus-level concentration)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``python -m engine`` argument parser (subcommands ``fit`` and ``topics``)."""
     parser = argparse.ArgumentParser(
@@ -134,8 +142,10 @@ def _add_fit(commands: Any) -> None:
                        help="precision of the topics (model default if omitted)")
     model.add_argument("--doc-truncation", type=_positive_int, default=None,
                        help=f"HDP only: document-level truncation T (default {DEFAULT_DOC_TRUNCATION})")
-    model.add_argument("--gamma", type=_positive_float, default=None,
-                       help="HDP only: corpus-level concentration gamma")
+    model.add_argument("--omega", type=_positive_float, default=None,
+                       help="HDP only: corpus-level concentration omega (the corpus sticks' Beta(1, omega) prior)")
+    model.add_argument("--gamma", dest="omega", type=_positive_float, default=None, help=argparse.SUPPRESS,
+                       action=_DeprecatedGamma)
 
     training = fit.add_argument_group("training")
     training.add_argument("--algorithm", choices=("svi", "batch"), default="svi",
@@ -250,7 +260,7 @@ def _build_model(args: argparse.Namespace, n_words: int) -> Any:
     options = {name: value for name, value in given.items() if value is not None}
     options.update(eta=args.eta, seed=args.seed)
     if args.model == "lda":
-        for flag, value in (("--doc-truncation", args.doc_truncation), ("--gamma", args.gamma)):
+        for flag, value in (("--doc-truncation", args.doc_truncation), ("--omega", args.omega)):
             if value is not None:
                 raise _UsageError(f"{flag} applies to --model hdp only")
         from engine.models.lda import LDA
@@ -262,7 +272,7 @@ def _build_model(args: argparse.Namespace, n_words: int) -> Any:
             from engine.models.hdp import HDP
         except ImportError as exc:
             raise _UsageError(f"the HDP model is not available in this installation ({exc})") from None
-        extra = {name: value for name, value in (("doc_truncation", args.doc_truncation), ("gamma", args.gamma))
+        extra = {name: value for name, value in (("doc_truncation", args.doc_truncation), ("omega", args.omega))
                  if value is not None}
         extra.setdefault("doc_truncation", DEFAULT_DOC_TRUNCATION)
         n_topics = DEFAULT_HDP_TOPICS if args.topics is None else args.topics

@@ -68,7 +68,7 @@ class RunSettings:
     doc_truncation: int = DEFAULT_DOC_TRUNCATION  # T (HDP), the truncation the engine's HDP is judged at
     alpha: float | None = None  # None: the engine's default (LDA: 0.2 up to 25 topics, 0.1 from 50; HDP: 1)
     eta: float = 0.01
-    omega: float = 1.0  # HDP corpus-level concentration (engine HDP's gamma)
+    omega: float = 1.0  # HDP corpus-level concentration
     # the engine's schedule (engine.inference.schedule): the app, the CLI and engine.SVI share it
     kappa: float = DEFAULT_KAPPA
     tau: float = DEFAULT_TAU
@@ -244,7 +244,7 @@ class RunRecord:
 def _make_model(settings: RunSettings, n_words: int):
     if settings.model == "HDP":
         return HDP(n_topics=settings.n_topics, doc_truncation=settings.doc_truncation, n_words=n_words,
-                   alpha=1.0 if settings.alpha is None else settings.alpha, gamma=settings.omega,
+                   alpha=1.0 if settings.alpha is None else settings.alpha, omega=settings.omega,
                    eta=settings.eta, seed=settings.seed)
     return LDA(n_topics=settings.n_topics, n_words=n_words, alpha=settings.alpha, eta=settings.eta,
                seed=settings.seed)

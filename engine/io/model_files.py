@@ -289,6 +289,8 @@ def _build_model(meta: dict, name: str) -> tuple[Any, dict]:
     getter, attributes, shapes = _MODELS[class_name]
     # files from before these options were saved were fitted with the paper's updates
     params = {"local_update": "mean_field", **({"revive_topics": False} if class_name == "LDA" else {}), **params}
+    if class_name == "HDP" and "gamma" in params and "omega" not in params:  # files before the rename
+        params["omega"] = params.pop("gamma")
     try:
         model = getter()(**params)
         expected = {key: tuple(shape(params)) for key, shape in shapes.items()}

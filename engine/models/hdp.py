@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +28,8 @@ __all__ = ["DEFAULT_DOC_TRUNCATION", "DEFAULT_HDP_TOPICS", "HDP", "HDPStats"]
 DEFAULT_HDP_TOPICS = 150
 DEFAULT_DOC_TRUNCATION = 20
 
+_GAMMA_RENAMED = ("HDP's gamma is now called omega, as in the paper (the corpus-level concentration): "
+                  "use HDP(omega=...) and model.omega; gamma will be removed in a later version")
 _LOCAL_INITS = ("lda", "paper")
 _STICK_INITS = ("prior", "uniform")
 _LOCAL_UPDATES = ("zero_order", "zero_order_all", "mean_field")
@@ -126,8 +129,9 @@ class HDP(TopicModel):
         Vocabulary size V.
     alpha : float
         Document-level concentration.
-    gamma : float
-        Corpus-level concentration (the paper's omega).
+    omega : float
+        Corpus-level concentration (the paper's omega): the prior of the corpus
+        sticks is Beta(1, omega).
     eta : float
         Symmetric Dirichlet prior on topics.
     seed : int
@@ -236,7 +240,15 @@ class HDP(TopicModel):
         sticks) with the former tolerance 1e-2; "default" is what measured
         best on a panel of collections (zero order, uniform sticks, 1e-1;
         benchmarks/RESULTS.md, run 13).  Explicit arguments win.
+    gamma : float, optional
+        Deprecated name of ``omega`` (keyword only; warns).
     """
+
+    @property
+    def gamma(self) -> float:
+        """Deprecated name of :attr:`omega`."""
+        warnings.warn(_GAMMA_RENAMED, DeprecationWarning, stacklevel=2)
+        return self.omega
 
     def __init__(
         self,
@@ -244,7 +256,7 @@ class HDP(TopicModel):
         doc_truncation: int,
         n_words: int,
         alpha: float = 1.0,
-        gamma: float = 1.0,
+        omega: float = 1.0,
         eta: float = 0.01,
         seed: int = 0,
         local_tol: float | None = None,
@@ -259,6 +271,8 @@ class HDP(TopicModel):
         initial_local_tol: float = 1e-3,
         local_update: str | None = None,
         preset: str = "default",
+        *,
+        gamma: float | None = None,
     ):
         self.preset = check_choice("preset", preset, PRESETS)
         filled = _PRESET_SETTINGS[self.preset]
@@ -269,7 +283,10 @@ class HDP(TopicModel):
         self.doc_truncation = check_int("doc_truncation", doc_truncation, 1, self.n_topics)
         self.n_words = check_int("n_words", n_words, 1)
         self.alpha = check_positive("alpha", alpha)
-        self.gamma = check_positive("gamma", gamma)
+        if gamma is not None:
+            warnings.warn(_GAMMA_RENAMED, DeprecationWarning, stacklevel=2)
+            omega = gamma
+        self.omega = check_positive("omega", omega)
         self.eta = check_positive("eta", eta)
         self.seed = check_int("seed", seed, 0)
         self.local_tol = check_positive("local_tol", local_tol)
@@ -311,7 +328,7 @@ class HDP(TopicModel):
 
     def _prior_sticks(self) -> np.ndarray:
         sticks = np.empty((self.n_topics - 1, 2), dtype=self.dtype)
-        sticks[:, 0], sticks[:, 1] = 1.0, self.gamma  # a = 1, b = omega as in the algorithm box
+        sticks[:, 0], sticks[:, 1] = 1.0, self.omega  # a = 1, b = omega as in the algorithm box
         return sticks
 
     def get_params(self) -> dict:
@@ -321,7 +338,7 @@ class HDP(TopicModel):
             "doc_truncation": self.doc_truncation,
             "n_words": self.n_words,
             "alpha": self.alpha,
-            "gamma": self.gamma,
+            "omega": self.omega,
             "eta": self.eta,
             "seed": self.seed,
             "local_tol": self.local_tol,
@@ -343,7 +360,7 @@ class HDP(TopicModel):
         self._initialize_topics(n_docs)
         if self.stick_init == "uniform":
             counts = np.full(self.n_topics, n_docs * self.doc_truncation / self.n_topics)
-            self._sticks = _sticks_from_counts(counts, self.gamma).astype(self.dtype)
+            self._sticks = _sticks_from_counts(counts, self.omega).astype(self.dtype)
         else:
             self._sticks = self._prior_sticks()
         self._at_random_start = True
@@ -409,14 +426,14 @@ class HDP(TopicModel):
         # lambda_hat = eta + scale * sum zeta phi w; a_hat = 1 + scale * N_k; b_hat = omega + scale * sum_{l>k} N_l
         topics = self._require_topics()
         topics.blend(stats.topic_word, stats.columns, scale, rho)
-        target = _sticks_from_counts(scale * stats.topic_mass, self.gamma)
+        target = _sticks_from_counts(scale * stats.topic_mass, self.omega)
         sticks = ((1.0 - rho) * self._sticks + rho * target).astype(self.dtype, copy=False)
         if reorder:
-            counts = _stick_counts(sticks, self.gamma)
+            counts = _stick_counts(sticks, self.omega)
             order = np.argsort(-counts, kind="stable")
             if np.any(order != np.arange(order.size)):  # permuting costs O(K x V): only when needed
                 topics.permute_rows(order)
-                sticks = _sticks_from_counts(counts[order], self.gamma).astype(self.dtype, copy=False)
+                sticks = _sticks_from_counts(counts[order], self.omega).astype(self.dtype, copy=False)
         self._sticks = sticks
         self._at_random_start = False
 
@@ -480,6 +497,6 @@ class HDP(TopicModel):
         atom_term -= float(counts.data @ xlogy(phi, phi).sum(axis=1))
         # topics of atoms: E[log p(c | v)] - E[log q(c)]
         pointer_term = float(np.sum(zeta * stick_expectation(sticks)) - np.sum(xlogy(zeta, zeta)))
-        stick_term = _beta_terms(gamma, self.alpha) + _beta_terms(sticks, self.gamma)
+        stick_term = _beta_terms(gamma, self.alpha) + _beta_terms(sticks, self.omega)
         topic_term = dirichlet_elbo_term(lambda_, self.eta, elog_beta)
         return float(word_term + atom_term + pointer_term + stick_term + topic_term)

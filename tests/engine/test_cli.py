@@ -106,8 +106,12 @@ def test_engine_errors_exit_2_without_traceback(tmp_path, corpus_csv, capsys):
     assert main(["fit", str(path), "--text-column", "body", "--no-progress"]) == 2
     assert "body" in capsys.readouterr().err
 
-    assert main(["fit", str(path), "--gamma", "2", "--no-progress"]) == 2
-    assert "--gamma applies to --model hdp only" in capsys.readouterr().err
+    assert main(["fit", str(path), "--omega", "2", "--no-progress"]) == 2
+    assert "--omega applies to --model hdp only" in capsys.readouterr().err
+
+    assert main(["fit", str(path), "--gamma", "2", "--no-progress"]) == 2  # the old name, deprecated
+    err = capsys.readouterr().err
+    assert "--gamma is deprecated, use --omega" in err and "--omega applies to --model hdp only" in err
 
     assert main(["fit", str(path), "--test-docs", "5000", "--no-progress"]) == 2
     assert "n_test" in capsys.readouterr().err

@@ -218,10 +218,10 @@ def test_transform_in_chunks_equals_one_local_step(monkeypatch):
 
 
 def test_stick_initialisations():
-    prior = HDP(10, 3, 20, gamma=2.0, stick_init="prior")
+    prior = HDP(10, 3, 20, omega=2.0, stick_init="prior")
     prior.initialize(100)
     np.testing.assert_array_equal(prior.sticks_, np.tile([1.0, 2.0], (9, 1)))  # a = 1, b = gamma
-    uniform = HDP(10, 3, 20, gamma=2.0, stick_init="uniform")
+    uniform = HDP(10, 3, 20, omega=2.0, stick_init="uniform")
     uniform.initialize(100)
     np.testing.assert_allclose(uniform.topic_weights(), 0.1, rtol=0.05)  # N_k = D T / K = 30 atoms each
     np.testing.assert_array_equal(uniform.lambda_, prior.lambda_)
@@ -294,12 +294,12 @@ def test_svi_with_whole_corpus_and_unit_step_equals_one_batch_sweep(reorder):
     BatchVI(batch_model, X).step()
     lambda_, sticks = batch_model.lambda_, batch_model.sticks_
     if reorder:  # the SVI step also sorts the topics by their atom counts N_k
-        counts = np.append(sticks[:, 0] - 1.0, sticks[-1, 1] - batch_model.gamma)
+        counts = np.append(sticks[:, 0] - 1.0, sticks[-1, 1] - batch_model.omega)
         order = np.argsort(-counts, kind="stable")
         assert not np.array_equal(order, np.arange(6))  # the case tests a real reordering
         later = np.cumsum(counts[order][::-1])[::-1]
         lambda_ = lambda_[order]
-        sticks = np.stack((1.0 + counts[order][:-1], batch_model.gamma + later[1:]), axis=1)
+        sticks = np.stack((1.0 + counts[order][:-1], batch_model.omega + later[1:]), axis=1)
     np.testing.assert_allclose(svi_model.lambda_, lambda_, rtol=1e-9)
     np.testing.assert_allclose(svi_model.sticks_, sticks, rtol=1e-9)
 
@@ -386,8 +386,8 @@ def test_same_seed_same_result_and_different_seeds_differ():
         ({"doc_truncation": 11}, r"doc_truncation must be in \[1, 10\]"),
         ({"alpha": 0.0}, "alpha"),
         ({"alpha": -1.0}, "alpha"),
-        ({"gamma": 0}, "gamma"),
-        ({"gamma": float("nan")}, "gamma"),
+        ({"omega": 0}, "omega"),
+        ({"omega": float("nan")}, "omega"),
         ({"eta": 0.0}, "eta"),
         ({"initial_local_tol": 0.0}, "initial_local_tol"),
         ({"local_tol": -1e-3}, "local_tol"),
@@ -447,7 +447,7 @@ def test_inputs_unchanged_after_local_and_global_steps():
 def test_numerically_safe_for_tiny_priors_one_word_and_empty_documents(local_update):
     X = sp.csr_matrix(np.array([[0, 0, 3, 0, 0, 0], [0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 9], [0, 1, 0, 0, 0, 0]]))
     for dtype in ("float64", "float32"):
-        model = HDP(5, 3, 6, alpha=1e-8, gamma=1e-8, eta=1e-9, dtype=dtype, seed=2, local_update=local_update)
+        model = HDP(5, 3, 6, alpha=1e-8, omega=1e-8, eta=1e-9, dtype=dtype, seed=2, local_update=local_update)
         trainer = SVI(model, X, batch_size=4, kappa=0.7, tau=1.0)
         trainer.run(n_steps=3)
         stats = model.local_step(X)
@@ -523,3 +523,13 @@ def test_presets_fill_only_what_is_unset():
     assert HDP(**paper.get_params()).get_params() == paper.get_params()
     with pytest.raises(ValueError, match="preset must be one of"):
         HDP(10, 3, 20, preset="gibbs")
+
+
+def test_gamma_is_a_deprecated_name_of_omega():
+    with pytest.warns(DeprecationWarning, match="omega"):
+        model = HDP(6, 3, 10, gamma=2.0)
+    assert model.omega == 2.0
+    assert model.get_params()["omega"] == 2.0 and "gamma" not in model.get_params()
+    with pytest.warns(DeprecationWarning, match="omega"):
+        assert model.gamma == 2.0
+    assert HDP(6, 3, 10, 1.0, 3.0).omega == 3.0  # positional callers keep the old position

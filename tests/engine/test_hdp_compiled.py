@@ -205,7 +205,7 @@ def test_float32_training_stays_finite(local_update):
     assert stats.atom_topic.dtype == np.float32
     for value in (model.lambda_, model.sticks_, *(getattr(stats, name) for name in _FIELDS)):
         assert np.all(np.isfinite(value))
-    tiny = HDP(5, 3, 6, alpha=1e-8, gamma=1e-8, eta=1e-9, dtype="float32", seed=2, kernel="compiled",
+    tiny = HDP(5, 3, 6, alpha=1e-8, omega=1e-8, eta=1e-9, dtype="float32", seed=2, kernel="compiled",
                local_update=local_update)
     counts = sp.csr_matrix(np.array([[0, 0, 3, 0, 0, 0], [0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 9], [0, 1, 0, 0, 0, 0]]))
     SVI(tiny, counts, batch_size=4, kappa=0.7, tau=1.0).run(n_steps=3)

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from engine.errors import ModelFileError
-from engine.inference.run import EvalPoint, SettingChange
 from engine.inference.svi import SVI
 from engine.io.model_files import FORMAT_TAG, FORMAT_VERSION, load_model, save_model
+from engine.io.records import EvalPoint, SettingChange
 from engine.models.lda import LDA
 
 
@@ -291,3 +291,22 @@ def test_files_without_local_update_load_with_the_mean_field_update(tmp_path, pl
     np.savez(old, allow_pickle=False, **arrays, metadata=np.array(json.dumps(meta)))
     old_model = load_model(old).model
     assert (old_model.local_update, old_model.revive_topics) == ("mean_field", False)
+
+
+def test_an_hdp_file_saved_with_gamma_loads_as_omega(tmp_path, planted_corpus):
+    """Files written before HDP's gamma took the paper's name omega still load, without a warning."""
+    hdp = pytest.importorskip("engine.models.hdp")
+    model = hdp.HDP(n_topics=6, doc_truncation=3, n_words=planted_corpus.n_words, omega=2.5, seed=1)
+    SVI(model, planted_corpus.counts, batch_size=20).run(n_steps=1)
+    path = save_model(tmp_path / "hdp.npz", model)
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(str(arrays["metadata"]))
+    meta["params"]["gamma"] = meta["params"].pop("omega")
+    arrays["metadata"] = np.array(json.dumps(meta))
+    old = tmp_path / "old.npz"
+    with open(old, "wb") as file:
+        np.savez(file, **arrays)
+    loaded = load_model(old).model
+    assert loaded.omega == 2.5
+    np.testing.assert_array_equal(loaded.sticks_, model.sticks_)
