@@ -2,8 +2,8 @@
 
 A minibatch of SVI touches a few hundred random rows.  Reading them through a
 memory map leaves every touched page mapped in the process, so its resident
-set (``ru_maxrss``) grows towards the size of the corpus (3.3 GiB for a pass over
-3.8M documents) although the process itself needs little memory.  Positional
+set (``ru_maxrss``) grows towards the size of the corpus (benchmarks/RESULTS.md,
+"The paper's scale") although the process itself needs little memory.  Positional
 reads (``os.pread`` on descriptors kept open) copy only the requested bytes into
 the process; the file's pages stay in the kernel's page cache, shared and
 reclaimable.

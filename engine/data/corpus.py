@@ -325,7 +325,7 @@ _CONTRACTION_FRAGMENTS = frozenset((
 
 
 def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern):
-    """A configured scikit-learn ``CountVectorizer`` (imported here: it costs a second at ``import engine``)."""
+    """A configured scikit-learn ``CountVectorizer`` (imported here, not at ``import engine``: it is slow to import)."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer, strip_accents_unicode
 
     for name, value in (("min_df", min_df), ("max_df", max_df)):

@@ -11,12 +11,11 @@ For each document d::
     n_dk    ~ Multinomial(N_d, theta_d)                 (tokens each topic emits)
     words   ~ Categorical(beta_k), n_dk times for every topic k
 
-Words are drawn with Walker's alias method (O(1) per token; for K = 100,
-V = 8,000 the word draw measured ~5x faster than inverse-CDF search with
-``searchsorted``, the whole generation ~2x), then counted per document by
-sorting ``doc * V + word`` keys.  About half of the time goes to NumPy's
-Dirichlet and multinomial draws (~13 us per document), the rest to ~90 ns per
-token: ~4-5M tokens/s on one core, under 2 minutes for the paper's 480M tokens.
+Words are drawn with Walker's alias method (O(1) per token, where inverse-CDF
+search with ``searchsorted`` costs O(log V) and measured slower), then counted
+per document by sorting ``doc * V + word`` keys.  The time goes to NumPy's
+Dirichlet and multinomial draws (per document) and to the words (per token);
+the rates are in benchmarks/RESULTS.md ("The paper's scale").
 
 Generation is vectorised over blocks of ``block_size`` documents; block ``b``
 draws from ``np.random.default_rng([seed, b])`` and always draws a full block,

@@ -84,7 +84,7 @@ def _blas_limit(threads: int | None):
     """Limit BLAS to ``threads`` during a step (None: leave it alone).
 
     The thread pools are looked up once per process: a fresh lookup scans
-    every loaded library and costs milliseconds, a tenth of a small step.
+    every loaded library, which is slow next to a small step.
     """
     global _controller
     if not threads:

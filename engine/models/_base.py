@@ -135,8 +135,8 @@ def initial_topics(
     rounded to ``dtype``), so the start depends on the seed alone, not on the
     number of threads, and a float32 model starts from the float64 start
     rounded.  numpy's samplers release the GIL, so the blocks are drawn on
-    :func:`_draw_threads` threads: on AP (K = 150) the serial draw was 8 % of
-    a two-epoch HDP run on two cores.
+    :func:`_draw_threads` threads: drawn serially, the start was a sizeable
+    share of a short HDP run (benchmarks/RESULTS.md, runs 11 and 12).
     """
     n_docs = check_int("n_docs", n_docs, 1)
     topics = np.empty((n_topics, n_words), dtype=dtype)

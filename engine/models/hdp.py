@@ -104,142 +104,69 @@ def _beta_terms(sticks: np.ndarray, concentration: float) -> float:
 class HDP(TopicModel):
     """The hierarchical Dirichlet process topic model with a truncated mean-field posterior.
 
-    Implements the HDP topic model and its stochastic variational inference of
-    Hoffman, Blei, Wang & Paisley, "Stochastic Variational Inference" (JMLR
-    2013; algorithm box "Stochastic variational inference for the HDP topic
-    model"), the algorithm of Wang, Paisley & Blei, "Online Variational
-    Inference for the Hierarchical Dirichlet Process" (AISTATS 2011).  Topics
-    beta_k ~ Dirichlet(eta); corpus sticks v_k ~ Beta(1, gamma); document d has
-    T atoms pointing at topics c_di ~ Mult(sigma(v)) with weights from sticks
-    pi_di ~ Beta(1, alpha); each word picks an atom z_dn ~ Mult(sigma(pi_d)).
-    The global parameters are ``lambda_`` (K x V topics) and ``sticks_``
-    ((K - 1) x 2 corpus Beta parameters); :class:`engine.SVI` and
-    :class:`engine.BatchVI` drive the local and global steps.  By default
-    the local step weighs topics by log E[beta] (SCVB0's zero-order update,
-    see ``local_update``) and the corpus sticks start uniform (``stick_init``);
-    ``local_update="mean_field", stick_init="prior"`` is the paper's algorithm.
+    Implements the HDP topic model's stochastic variational inference of Hoffman, Blei, Wang &
+    Paisley (JMLR 2013, its algorithm box; Wang, Paisley & Blei, AISTATS 2011): corpus sticks
+    weigh the topics ``lambda_``, document sticks weigh each document's T atoms, which point at
+    topics, and each word picks an atom; :class:`engine.SVI` or :class:`engine.BatchVI` trains it.
+    Measurements behind the defaults: benchmarks/RESULTS.md, runs 11, 13 and "Figures formerly
+    quoted in docstrings".
 
     Parameters
     ----------
-    n_topics : int
-        Corpus-level truncation K (>= 2).
-    doc_truncation : int
-        Document-level truncation T, in [1, n_topics].
+    n_topics, doc_truncation : int
+        Truncations: K corpus-level topics (>= 2), T atoms per document (in [1, K]).
     n_words : int
         Vocabulary size V.
-    alpha : float
-        Document-level concentration.
-    omega : float
-        Corpus-level concentration (the paper's omega): the prior of the corpus
-        sticks is Beta(1, omega).
+    alpha, omega : float
+        Concentrations of the document and corpus sticks: Beta(1, alpha), Beta(1, omega).
     eta : float
         Symmetric Dirichlet prior on topics.
     seed : int
         Seed of the random initial topics.
     local_tol : float, optional
-        (Unset: 1e-1, or 1e-2 with ``preset="paper"``.)  A document's local
-        loop stops when the mean absolute change (over
-        topics) of its expected topic usage sum_i zeta_di^k sum_n phi_dn^i
-        (in words) falls below this (the "lda" start's own loop uses the
-        same threshold on its gamma).  It holds for every fit except those
-        against the random start (see ``initial_local_tol``), and for
-        :meth:`transform`, hence for held-out scoring.  The default 1e-1 is
-        loose on purpose: with the "lda" start, stopping the loop early both
-        trains better topics and predicts held-out words better than fitting
-        each document tightly (see benchmarks/hdp_levers.py); 1e-2 or less
-        gives fits closer to the coordinate-ascent optimum.
+        A document's loop (and its "lda" start's) stops when the mean absolute change of its
+        expected topic usage, in words, falls below this; :meth:`transform` too.  Unset: from
+        ``preset``; the default 1e-1 is loose on purpose: stopping early measured better.
     initial_local_tol : float
-        ``local_tol`` while the topics are still the random start: from
-        :meth:`initialize` until the first global update (never looser than
-        ``local_tol``; topics set through ``lambda_`` or loaded from a file
-        count as updated).  The first minibatch breaks the symmetry of nearly
-        identical random topics, and the HDP's later quality rests on those
-        fits being tight; later minibatches, fitted against informative
-        topics, tolerate a looser loop.  AP, K = 150, T = 20, S = 256,
-        2 epochs, 3 seeds, scored at 1e-3: 1e-3 for the first minibatch and
-        1e-2 after it trains 1.2x-1.4x faster than 1e-3 throughout, within
-        0.003 nats/word of its held-out score (mean -0.001); 5e-3 throughout
-        loses 0.03 on one seed.
+        ``local_tol`` until the first global update (set or loaded topics count as updated;
+        never looser): those fits break the random topics' symmetry and must be tight.
     local_max_iter : int
         Cap on local iterations per document.
     topic_init : {"gamma", "exponential"}
-        Random start of lambda, as for :class:`engine.LDA`.  "gamma" (default)
-        starts every topic near uniform, so an unused topic looks like a fresh
-        draw from the base measure and can be born when words are poorly
-        explained; "exponential" (the paper's footnote) starts spiky random
-        topics that the HDP's atoms latch onto, which blurs the first topics
-        (AP, 2 epochs: held-out -8.44 against -8.17 with "gamma").
+        Random start of lambda, as for :class:`engine.LDA`: "gamma" (default) near uniform, so
+        unused topics can be born where words are poorly explained; "exponential" (the paper's
+        footnote) spiky topics that the atoms latch onto, which measured worse.
     dtype : {"float64", "float32"}
         Precision of the parameters and of the local step.
     warmup_iter : int
-        Leading local iterations that leave out the E[log sigma] stick terms
-        of zeta and phi, as Wang, Paisley & Blei's code does (3 there).  Off
-        by default: with the "lda" start it lowered the AP held-out score
-        (-8.36 against -8.21 after one epoch), and with the "paper" start the
-        atoms stay identical while the terms are left out, so it is a no-op.
-        Never applied to warm starts (batch VI), which must take exact
-        coordinate steps.
+        Leading local iterations without the E[log sigma] stick terms (3 in Wang, Paisley &
+        Blei's code); off by default: it measured worse with the "lda" start and is a no-op with
+        "paper".  Warm starts (batch VI) skip it.
     reorder_topics : bool
-        After every SVI global step, sort the topics by their atom counts N_k
-        (a_k = 1 + N_k) in decreasing order and rebuild the sticks as
-        (a_k, b_k) = (1 + N_k, gamma + sum_{l>k} N_l) in the new order, so that
-        the stick-breaking prior ranks topics by use (Wang, Paisley & Blei).
-        With the default starts topics are born in prior order, so on AP the
-        sort never changed the order; it matters after other starts or a
-        ``sticks_`` set by hand.  Batch updates never reorder: the stored
-        local parameters index topics.
+        After every SVI global step, sort the topics by atom count N_k, decreasing, and rebuild
+        the sticks as (1 + N_k, omega + sum_{l>k} N_l), so the prior ranks topics by use (the
+        default starts give birth to topics in that order).  Batch VI never reorders.
     local_init : {"lda", "paper"}
-        Start of each document's local loop.  "paper" is the algorithm box's
-        start, in which all T atoms begin identical and only the document
-        stick prior separates them; documents then tend to use one topic
-        (AP, 1 epoch: held-out -8.36 against -8.21, and only 2 - 3 topics
-        carry corpus weight).  "lda" (default) first
-        fits the document with LDA under theta_d ~ Dirichlet(alpha E[sigma(V)])
-        and aims atom i at its i-th most used topic (see
-        :mod:`engine.kernels.reference.hdp`).
+        Start of each document's loop: "lda" (default) fits it with LDA under a Dirichlet(alpha
+        E[sigma(V)]) prior and aims atom i at its i-th most used topic; "paper" (the algorithm
+        box) starts T identical atoms, told apart by the stick prior, so documents use one topic.
     stick_init : {"uniform", "prior"}, optional
-        Start of the corpus sticks (unset: "uniform", or "prior" with
-        ``preset="paper"``).  "uniform" (default): the sticks start as
-        if every document's T atoms had pointed at the random initial topics
-        evenly (N_k = D T / K, the companion of the random lambda), which
-        keeps every topic in play at first, so the first minibatches spread
-        over many topics and the unused ones are pruned by the updates.
-        "prior" (the algorithm box): a = 1, b = gamma, whose weights halve
-        from topic to topic, so the first documents all share topic 1 and
-        later topics must be born for the words it explains badly; on small
-        collections the model then keeps few topics and whole true topics can
-        stay merged in the first one.
+        Start of the corpus sticks (unset: from ``preset``).  "uniform": N_k = D T / K, every
+        topic in play until the updates prune it.  "prior" (the algorithm box): a = 1,
+        b = omega, so the first documents share topic 1 and small collections keep few topics.
     local_update : {"zero_order", "zero_order_all", "mean_field"}, optional
-        The topic term of the local updates (unset: "zero_order", or
-        "mean_field" with ``preset="paper"``).  "mean_field" is the algorithm
-        box's: zeta and phi weigh topic k for word w by exp E[log beta_kw].
-        That weight is about E[beta_kw] for words a topic holds many of but
-        falls to exp(-1 / lambda_kw) for those it holds little of (psi(0.01)
-        is about -100), so a small topic is all but forbidden to take new
-        words and starves, and the model keeps a handful of topics.
-        "zero_order" (default) uses log E[beta_kw] = log(lambda_kw / sum_v
-        lambda_kv) in its place (in zeta, phi and the "lda" start), the
-        zero-order collapsed update of SCVB0 (Foulds, Boyles, DuBois, Smyth &
-        Welling, "Stochastic Collapsed Variational Bayesian Inference for
-        Latent Dirichlet Allocation", KDD 2013) carried over to the HDP's
-        topics; the stick terms stay E[log sigma].  "zero_order_all" also
-        replaces both stick terms by log E[sigma] (corpus and document sticks)
-        and E[log theta] by log E[theta] in the "lda" start; without the
-        digamma's penalty on small sticks the corpus weights stop
-        concentrating, so it is not the default.  The global step is the
-        same for all three; only "mean_field" is coordinate ascent on the
-        ELBO (batch VI's ELBO can fall with the others).
+        Topic term of the local updates (unset: from ``preset``): "mean_field" (the algorithm
+        box) exp E[log beta_kw], which starves small topics of new words; "zero_order" log
+        E[beta_kw] (SCVB0's zero-order update, Foulds et al. 2013); "zero_order_all" log E[.] for
+        the sticks too, which stops the corpus weights concentrating.  Only "mean_field" is
+        coordinate ascent; see :mod:`engine.kernels.reference.hdp`.
     kernel : {"auto", "compiled", "numpy"}
-        The local step's implementation: "compiled" is a numba kernel that
-        runs each document's loop (with its LDA start) in one fused pass and
-        spreads documents over all cores; "numpy" is the vectorised reference
-        it is tested against; "auto" takes the compiled one when numba imports.
+        "compiled": numba, over all cores; "numpy": the reference it is tested against;
+        "auto": "compiled" if numba imports.
     preset : {"default", "paper"}
-        Fills in ``local_update``, ``stick_init`` and ``local_tol`` when they
-        are left unset: "paper" is the algorithm box (mean field, prior
-        sticks) with the former tolerance 1e-2; "default" is what measured
-        best on a panel of collections (zero order, uniform sticks, 1e-1;
-        benchmarks/RESULTS.md, run 13).  Explicit arguments win.
+        Fills in ``local_update``, ``stick_init`` and ``local_tol`` when unset: "paper" is the
+        algorithm box (mean field, prior sticks, 1e-2); "default" is zero order, uniform sticks
+        and 1e-1, what measured best on a panel of collections.  Explicit arguments win.
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns).
     """

@@ -139,11 +139,10 @@ class LDA(TopicModel):
         Random start of lambda.  "exponential" is the paper's footnote,
         lambda_kv - eta ~ Exponential with mean D*100/(K*V); "gamma" draws
         Gamma(100, 1/100) as Hoffman's online LDA and scikit-learn do, which
-        starts every topic near uniform.  On AP the footnote's start left the
-        held-out likelihood 0.09 to 0.77 nats/word behind scikit-learn and
-        gensim after 1-2 epochs (its mean is below 1 on small corpora, so each
-        topic starts peaked on random words) while "gamma" is level with them:
-        hence the default (benchmarks/RESULTS.md).
+        starts every topic near uniform, hence the default: the footnote's
+        mean is below 1 on small corpora, so each topic starts peaked on random
+        words, and it measured well behind scikit-learn and gensim where
+        "gamma" is level with them (benchmarks/RESULTS.md, runs 1 to 3).
     local_update : {"mean_field", "zero_order"}, optional
         How a document's words are shared among topics in the local step
         (unset: "zero_order", or "mean_field" with ``preset="paper"``).

@@ -33,8 +33,8 @@ them at a far topic) get their tails exactly.  The zeta returned holds the
 left-out entries as 0 (the reference's values there sum to less than the
 skip mass per atom), and the topic-word statistics skip them too: a word's
 statistic moves by less than 2^-60 of its count.  Completing those entries
-exactly, as an earlier version did, cost one more product per document,
-4 to 8 % of an SVI step on AP (K = 150, T = 20).
+exactly, as an earlier version did, cost one more product per document
+(benchmarks/RESULTS.md, run 10).
 
 A document whose LDA normaliser would need the exact log-space treatment (or
 whose result is not finite) is handed back to the NumPy reference.

@@ -81,10 +81,10 @@ def exp_shifted(elog: np.ndarray, axis: int = -1) -> np.ndarray:
 
     The shift cancels wherever this is used (phi is normalised).  Flushing
     keeps every product of two non-zero entries a normal number: subnormal
-    arithmetic is ~100x slower on x86 and, in float32, exp(E[log theta]) of
-    unused topics (psi(alpha) ~ -1/alpha) lands there.  Where the flushed part
-    could matter (a normaliser below :func:`_tiny`), the local step recomputes
-    phi exactly in log space.
+    arithmetic is far slower on x86 (benchmarks/RESULTS.md, run 5) and, in
+    float32, exp(E[log theta]) of unused topics (psi(alpha) ~ -1/alpha) lands
+    there.  Where the flushed part could matter (a normaliser below
+    :func:`_tiny`), the local step recomputes phi exactly in log space.
     """
     shifted = elog - elog.max(axis=axis, keepdims=True)
     out = np.exp(shifted)
