@@ -139,3 +139,24 @@ def test_private_names_stay_in_their_subpackage():
 @pytest.mark.parametrize("module", ["engine.models.lda", "engine.kernels.compiled.hdp", "engine.data.ondisk"])
 def test_the_rules_see_the_imports(module):
     assert _imports(module), f"no engine imports found in {module}: the parser is broken"
+
+
+def test_numba_flags_come_from_one_module():
+    """Every numba decorator in engine/kernels names its fastmath flags from engine/kernels/flags.py."""
+    allowed = {"FAST_MATH", "FAST_MATH_FINITE", "EXP_DIGAMMA"}
+    found = []
+    for module, path in MODULES.items():
+        if not module.startswith("engine.kernels.compiled"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                options = {kw.arg: kw.value for kw in node.keywords}
+                for value in (options.get("fastmath"),):
+                    if value is not None:
+                        found.append((module, node.lineno, ast.unparse(value)))
+                if isinstance(options.get("jit_options"), ast.Dict):
+                    for key, value in zip(options["jit_options"].keys, options["jit_options"].values, strict=True):
+                        if isinstance(key, ast.Constant) and key.value == "fastmath":
+                            found.append((module, node.lineno, ast.unparse(value)))
+    assert found, "no numba decorators found: the check is broken"
+    assert [f for f in found if f[2] not in allowed] == []

@@ -12,7 +12,19 @@ import threading
 
 PARALLEL_LOCK = threading.Lock()
 
-# fastmath without "nnan"/"ninf": sums may be reassociated (vectorised) and
-# divisions use reciprocals, but infinities and NaN keep their IEEE meaning,
-# so a -inf start or an overflow check is never optimised away
-FAST_MATH = {"reassoc", "contract", "arcp", "nsz", "afn"}  # a set: numba takes no frozenset
+# Every numba kernel takes its math flags from here (numba takes sets, not frozensets).
+#
+# FAST_MATH, the LDA kernels and the lazy topic store: sums may be reassociated
+# (vectorised) and divisions use reciprocals, but infinities and NaN keep their IEEE
+# meaning, so a -inf start or an overflow check is never optimised away.
+FAST_MATH = {"reassoc", "contract", "arcp", "nsz", "afn"}
+# FAST_MATH_FINITE, the HDP kernels: every fast-math flag (numba's fastmath=True), so
+# the compiler may also assume no inf or NaN.  They never compute one on purpose: each
+# shifted logit is floored before exp, and a document whose results are not finite is
+# caught by ``all_finite`` (compiled without fast math, which would assume it away)
+# and refitted by the NumPy reference.
+FAST_MATH_FINITE = True
+# EXP_DIGAMMA, the vectorised exp and digamma (engine.kernels.compiled.numerics): no
+# "reassoc", so the range reduction x - t ln2_hi - t ln2_lo and the polynomials are
+# evaluated as written, in the order their error bounds assume.
+EXP_DIGAMMA = {"nnan", "ninf", "nsz", "contract", "arcp"}

@@ -369,7 +369,7 @@ class HDP(TopicModel):
         self._update(stats, scale, rho, reorder=self.reorder_topics)
 
     def batch_update(self, stats: HDPStats) -> None:
-        """Coordinate-ascent optimum: lambda = eta + sum zeta phi w, a = 1 + N, b = gamma + sum_{l>k} N_l."""
+        """Coordinate-ascent optimum: lambda = eta + sum zeta phi w, a = 1 + N, b = omega + sum_{l>k} N_l."""
         self._update(stats, scale=1.0, rho=1.0, reorder=False)
 
     def transform(self, X) -> np.ndarray:

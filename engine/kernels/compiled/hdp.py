@@ -57,7 +57,7 @@ from engine.kernels.compiled.arguments import HDPDocSettings, HDPTopicTerm, Mini
 from engine.kernels.compiled.hdp_rows import elog_beta_rows, exp_shifted_rows, log_mean_rows, word_bounds
 from engine.kernels.compiled.lda import _accumulate
 from engine.kernels.compiled.numerics import all_finite, digamma_inplace, exp_inplace, gemm, psi_values
-from engine.kernels.flags import PARALLEL_LOCK
+from engine.kernels.flags import FAST_MATH_FINITE, PARALLEL_LOCK
 from engine.kernels.reference.hdp import HDPLocalFit
 from engine.kernels.reference.hdp import fit_documents as fit_documents_reference
 from engine.kernels.reference.lda import _flush_floor, _tiny
@@ -70,7 +70,7 @@ _TOPIC_WORD_PARTS = 8  # column parts of the topic-word pass; fixed, so its sums
 _BLAS_CONTROLLER = None
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
 def _softmax_rows(x, floor, bits, inverse):
     """Each row of the C-contiguous x <- exp(x - max) / sum, shifted values floored at ``floor``.
 
@@ -95,7 +95,7 @@ def _softmax_rows(x, floor, bits, inverse):
             x[r, c] *= inv
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
 def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc, psi_g, active, compact, norm,
                work, iwork, zero_order):
     """LDA's local step from gamma = 1, as :mod:`engine.kernels.compiled.lda`; False if a normaliser underflowed.
@@ -191,7 +191,7 @@ def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc
     return True
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
 def _exp_block(x, rows, columns, buffer, bits):
     """x[r, c] <- exp(x[r, c]) on the strided block x[:rows, :columns], through a contiguous buffer."""
     m = 0
@@ -207,7 +207,7 @@ def _exp_block(x, rows, columns, buffer, bits):
             m += 1
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
 def _zeta_update(E, weighted, zeta_t, stick_term, head, tail_max, tail_stick, log_skip, floor, top, total, bits,
                  buffer):
     """zeta_di^k ∝ exp{E[log sigma_k(V)] + sum_n c_dn phi_dn^i E[log beta_k,w_dn]}, into zeta_t (K x T).
@@ -280,7 +280,7 @@ def _zeta_update(E, weighted, zeta_t, stick_term, head, tail_max, tail_stick, lo
     return rows, exact
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
 def _phi_logits(E, zeta_t, rows, exact, max_abs, skip_mass, phi):
     """phi_dn^i <- sum_k zeta_di^k E[log beta_k,w_dn] (before the stick term and the softmax).
 
@@ -302,7 +302,7 @@ def _phi_logits(E, zeta_t, rows, exact, max_abs, skip_mass, phi):
             gemm(_N, _N, n, needed, K - rows, E[:, rows:], K, zeta_t[rows:], T, 1.0, phi, T)
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
 def _atom_counts(phi, c, nd):
     """n_di = sum_n c_dn phi_dn^i: the words each atom holds."""
     n, T = phi.shape
@@ -313,7 +313,7 @@ def _atom_counts(phi, c, nd):
             nd[i] += c[j] * phi[j, i]
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
 def _stick_terms(gam, elog_pi, args, scratch, exponent, zero_order):
     """E[log sigma_i(pi_d)] = E[log pi_di] + sum_{j<i} E[log(1 - pi_dj)] from gamma_d (digammas vectorised).
 
@@ -342,7 +342,7 @@ def _stick_terms(gam, elog_pi, args, scratch, exponent, zero_order):
     elog_pi[T - 1] = done
 
 
-@numba.njit(cache=True, inline="always", fastmath=True)
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
 def _lda_phi(E, g, topic_prior, phi, bits, zero_order):
     """The "lda" start: atom i <- topic k_i with the i-th largest gamma_k - prior_k (ties: lower k first),
     phi_dw^i ∝ exp{E[log theta_d,k_i] + E[log beta_k_i,w]} (log E[theta_d,k_i] under ``zero_order``)."""
@@ -382,7 +382,7 @@ def _lda_phi(E, g, topic_prior, phi, bits, zero_order):
             phi[j, i] = E[j, top[i]] + val[i]
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
 def _fit_all(batch, topic_term, settings, out_zeta, out_phi, out_gamma, out_iter, out_fallback, out_tail_atoms):
     indptr, indices, data = batch
     elog_beta_t, exp_elog_beta_t, word_max_abs, word_tail_max, head, tail_stick, skip_mass = topic_term
@@ -518,7 +518,7 @@ def _fit_all(batch, topic_term, settings, out_zeta, out_phi, out_gamma, out_iter
         out_iter[d] = iterations
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
 def _topic_word_t(indptr, indices, data, phi, zeta, head, tail_atoms, bounds, out):
     """out[w, k] = sum_d c_dw sum_i phi_dw^i zeta_di^k, one part of the columns per task.
 

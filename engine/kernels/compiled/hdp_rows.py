@@ -16,13 +16,13 @@ import numpy as np
 
 from engine.kernels.compiled.lazy_topics import row_expectations
 from engine.kernels.compiled.numerics import exp_inplace, psi_values
-from engine.kernels.flags import PARALLEL_LOCK
+from engine.kernels.flags import FAST_MATH_FINITE, PARALLEL_LOCK
 from engine.models.lazy_topics import LazyTopics
 
 _BLOCK = 64  # words per parallel task: each task allocates its scratch once
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
 def _row_expectations(excess, columns, decay, eta, psi_totals, out):
     """out[j, k] = psi(lambda_kw) - psi_totals[k] for w = columns[j], blocks of words spread over the cores.
 
@@ -42,7 +42,7 @@ def _row_expectations(excess, columns, decay, eta, psi_totals, out):
                 row[k] = values[k]
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
 def _row_log_means(excess, columns, decay, eta, log_totals, out):
     """out[j, k] = log(lambda_kw) - log_totals[k] for w = columns[j], lambda_kw read from the store as above."""
     W, K = columns.shape[0], excess.shape[1]
@@ -55,7 +55,7 @@ def _row_log_means(excess, columns, decay, eta, log_totals, out):
                 row[k] = math.log(eta + stored[k] * scale) - log_totals[k]
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
 def exp_shifted_rows(values, out, lowest):
     """out[w] = exp(values[w] - max values[w]), entries below exp(lowest) set to 0."""
     W, K = values.shape
@@ -74,7 +74,7 @@ def exp_shifted_rows(values, out, lowest):
                     row[k] = 0.0
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True, error_model="numpy", nogil=True)
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
 def word_bounds(elog_beta_t, head, max_abs, tail_max):
     """Per word (row): the largest |E[log beta_kw]|, and the largest E[log beta_kw] past the head (k >= head).
 

@@ -20,6 +20,8 @@ from numba.extending import overload
 from numba.np.linalg import _BLAS, get_blas_kind
 from numba.np.numpy_support import as_dtype
 
+from engine.kernels.flags import EXP_DIGAMMA
+
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two for an exact range reduction
 _LN2_LO = 1.90821492927058770002e-10
@@ -117,16 +119,12 @@ def _exp_kernel(x, bits):
     """x <- exp(x) in place, vectorised, in x's own precision (see _exp64, _exp32)."""
 
 
-# no "reassoc": the range reduction x - t ln2_hi - t ln2_lo must be evaluated as written
-_EXP_FLAGS = {"nnan", "ninf", "nsz", "contract", "arcp"}
-
-
-@overload(_exp_kernel, jit_options={"cache": True, "fastmath": _EXP_FLAGS})
+@overload(_exp_kernel, jit_options={"cache": True, "fastmath": EXP_DIGAMMA})
 def _exp_kernel_overload(x, bits):
     return _exp32 if x.dtype == numba.types.float32 else _exp64
 
 
-@numba.njit(cache=True, fastmath=_EXP_FLAGS)
+@numba.njit(cache=True, fastmath=EXP_DIGAMMA)
 def exp_inplace(x, bits):
     """x <- exp(x) for x in [-700, 0] (float64) or [-87, 0] (float32); ``bits`` is int64 scratch of x's length."""
     _exp_kernel(x, bits)
@@ -135,7 +133,7 @@ def exp_inplace(x, bits):
 _SQRT2 = 1.4142135623730951
 
 
-@numba.njit(cache=True, fastmath={"nnan", "ninf", "nsz", "contract", "arcp"}, error_model="numpy")
+@numba.njit(cache=True, fastmath=EXP_DIGAMMA, error_model="numpy")
 def digamma_inplace(x, shifted, correction, exponent, inverse):
     """x <- psi(x) for x > 0, vectorised (absolute error ~1e-16); the other four are scratch of x's length.
 
