@@ -43,6 +43,7 @@ from engine.errors import (
     EmptyVocabularyError,
     EngineError,
     FileDecodingError,
+    LimitExceededError,
     MissingColumnError,
     ModelFileError,
     UnsafeArchiveError,
@@ -58,6 +59,7 @@ from engine.inference.warmup import warm_up_kernels
 from engine.io.atomic import atomic_file
 from engine.io.model_files import LoadedModel, load_model, save_model
 from engine.io.records import EvalPoint, SettingChange
+from engine.limits import Limits, current_limits
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS, HDP, HDPStats
 from engine.models.inspection import (
     most_likely_topics,
@@ -96,6 +98,8 @@ __all__ = [
     "HDPStats",
     "HeldoutSplit",
     "LDAStats",
+    "LimitExceededError",
+    "Limits",
     "LoadedModel",
     "MissingColumnError",
     "ModelFileError",
@@ -111,6 +115,7 @@ __all__ = [
     "UnsafeArchiveError",
     "VocabularyMismatchError",
     "atomic_file",
+    "current_limits",
     "decode_text",
     "heldout_split",
     "load_corpus",

@@ -15,6 +15,7 @@ __all__ = [
     "EmptyVocabularyError",
     "EngineError",
     "FileDecodingError",
+    "LimitExceededError",
     "MissingColumnError",
     "ModelFileError",
     "UnsafeArchiveError",
@@ -47,6 +48,10 @@ class MissingColumnError(EngineError, KeyError):
 
 class UnsafeArchiveError(EngineError, ValueError):
     """A zip archive has an absolute or ``..`` entry, or is too large once expanded."""
+
+
+class LimitExceededError(EngineError, ValueError):
+    """An input declares or expands to more than a limit of :mod:`engine.limits` allows."""
 
 
 class CorpusFormatError(EngineError, ValueError):

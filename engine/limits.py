@@ -1,0 +1,92 @@
+"""Limits on what an input may declare or expand to, in one place.
+
+Every reader checks a file's declared sizes (a UCI or Matrix Market header, an
+``.npy`` header inside a model file, a zip entry's uncompressed size) against these
+limits *before* it allocates anything, and checks the declared sizes against the
+file's real content, so a 20-byte file cannot ask for gigabytes.  Each limit can be
+set by an environment variable (read when :func:`current_limits` is called) or passed
+explicitly; an input beyond a limit raises :class:`engine.LimitExceededError`, whose
+message names the limit, its setting and the value that exceeded it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+
+from engine.errors import LimitExceededError
+
+__all__ = ["Limits", "current_limits"]
+
+_MIB = 2**20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Upper bounds on inputs; the defaults fit a collection of millions of documents on one machine.
+
+    Attributes
+    ----------
+    max_documents : int
+        Documents (rows) a file may declare or hold (``SVI_TOPICS_MAX_DOCUMENTS``).
+    max_vocabulary : int
+        Words (columns) a file may declare or hold (``SVI_TOPICS_MAX_VOCABULARY``).
+    max_entries : int
+        Nonzero (document, word) entries a bag-of-words file may declare
+        (``SVI_TOPICS_MAX_ENTRIES``).
+    max_dense_cells : int
+        Cells of a dense array (a Matrix Market "array" file, or one array of a model
+        file: lambda is n_topics x n_words) (``SVI_TOPICS_MAX_DENSE_CELLS``).
+    max_expanded_mb : float
+        Megabytes any compressed input may expand to: a zip archive's entries together,
+        a gzip file, the arrays of a model file (``SVI_TOPICS_MAX_EXPANDED_MB``).
+    """
+
+    max_documents: int = 50_000_000
+    max_vocabulary: int = 10_000_000
+    max_entries: int = 2_000_000_000
+    max_dense_cells: int = 500_000_000
+    max_expanded_mb: float = 8192.0
+
+    @property
+    def max_expanded_bytes(self) -> int:
+        return int(self.max_expanded_mb * _MIB)
+
+    def check(self, name: str, value: int | float, what: str) -> None:
+        """Raise LimitExceededError if ``value`` exceeds the limit ``name``; ``what`` names the value."""
+        limit = getattr(self, name)
+        if value > limit:
+            raise LimitExceededError(
+                f"{what} is {_format(value)}, above the limit {name} = {_format(limit)}; "
+                f"if the input is genuine, raise it with the environment variable {setting_name(name)}"
+            )
+
+
+def setting_name(limit: str) -> str:
+    """The environment variable that sets ``limit`` (``max_documents`` -> ``SVI_TOPICS_MAX_DOCUMENTS``)."""
+    return "SVI_TOPICS_" + limit.upper()
+
+
+def current_limits() -> Limits:
+    """The limits in force: the defaults, overridden by the ``SVI_TOPICS_MAX_*`` environment variables.
+
+    Raises ``ValueError`` naming the variable if one is set to something other than a positive number.
+    """
+    values = {}
+    for field in dataclasses.fields(Limits):
+        raw = os.environ.get(setting_name(field.name))
+        if raw is None or not raw.strip():
+            continue
+        try:
+            value = float(raw)
+        except ValueError:
+            value = float("nan")
+        if not value > 0 or value == float("inf"):
+            raise ValueError(f"{setting_name(field.name)} must be a positive number, got {raw!r}")
+        values[field.name] = value if field.type == "float" else int(value)
+    return Limits(**values)
+
+
+def _format(value: int | float) -> str:
+    return f"{value:,}" if float(value).is_integer() else f"{value:,.1f}"
