@@ -30,7 +30,15 @@ import scipy.io
 import scipy.sparse as sp
 
 from engine.data.corpus import Corpus
-from engine.data.text import decode_text, read_folder, read_table, read_txt_files, read_zip, table_format
+from engine.data.text import (
+    _check_encoding,
+    decode_text,
+    read_folder,
+    read_table,
+    read_txt_files,
+    read_zip,
+    table_format,
+)
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.io.atomic import atomic_file
 
@@ -52,24 +60,27 @@ def _is_count(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def _text(path: Path) -> str:
+def _text(path: Path, encoding: str | None = None) -> str:
     data = path.read_bytes()
     if path.suffix.lower() == ".gz":
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
             raise CorpusFormatError(f"{path.name} is not a valid gzip file ({exc})") from None
-    return decode_text(data, path.name)
+    return decode_text(data, path.name, encoding)
 
 
-def _lines(path: Path) -> list[str]:
-    return _text(path).rstrip().splitlines()  # trailing blank lines are harmless
+def _lines(path: Path, encoding: str | None = None) -> list[str]:
+    return _text(path, encoding).rstrip().splitlines()  # trailing blank lines are harmless
 
 
-def read_vocabulary(path: Source) -> tuple[str, ...]:
-    """Read a vocabulary file: line ``i`` (from 0) is the word of column ``i``."""
+def read_vocabulary(path: Source, encoding: str | None = None) -> tuple[str, ...]:
+    """Read a vocabulary file: line ``i`` (from 0) is the word of column ``i``.
+
+    ``encoding`` is the file's encoding; None detects it (see :func:`engine.decode_text`).
+    """
     path = Path(path)
-    words = [line.strip() for line in _lines(path)]
+    words = [line.strip() for line in _lines(path, encoding)]
     seen: dict[str, int] = {}
     for number, word in enumerate(words, start=1):
         if not word:
@@ -80,9 +91,10 @@ def read_vocabulary(path: Source) -> tuple[str, ...]:
     return tuple(words)
 
 
-def _find_vocabulary(path: Path, vocab: Source | None, required: bool) -> tuple[str, ...] | None:
+def _find_vocabulary(path: Path, vocab: Source | None, required: bool,
+                     encoding: str | None = None) -> tuple[str, ...] | None:
     if vocab is not None:
-        return read_vocabulary(vocab)
+        return read_vocabulary(vocab, encoding)
     name = path.name.removesuffix(".gz")
     stem = name.rsplit(".", 1)[0]
     candidates = [f"{stem}.vocab", f"{stem}.vocab.txt", "vocab.txt"]
@@ -90,7 +102,7 @@ def _find_vocabulary(path: Path, vocab: Source | None, required: bool) -> tuple[
         candidates.insert(0, "vocab." + name.removeprefix("docword."))
     for candidate in candidates:
         if (path.parent / candidate).is_file():
-            return read_vocabulary(path.parent / candidate)
+            return read_vocabulary(path.parent / candidate, encoding)
     if required:
         raise CorpusFormatError(f"no vocabulary found beside {path.name} (looked for {', '.join(candidates)}); "
                                 "put the vocabulary file next to it or pass vocab=")
@@ -127,7 +139,7 @@ def _uci_entries(body: str, nnz: int, path: Path) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, 3)
 
 
-def read_uci(docword: Source, vocab: Source | None = None) -> Corpus:
+def read_uci(docword: Source, vocab: Source | None = None, *, encoding: str | None = None) -> Corpus:
     """Read a UCI bag-of-words file (``docword.*.txt``, optionally gzipped).
 
     Parameters
@@ -135,6 +147,8 @@ def read_uci(docword: Source, vocab: Source | None = None) -> Corpus:
     docword : str or path-like
     vocab : str or path-like, optional
         Defaults to ``vocab.*.txt`` (or ``vocab.txt``) beside ``docword``.
+    encoding : str, optional
+        The vocabulary's encoding; None detects it.
 
     Returns
     -------
@@ -166,20 +180,21 @@ def read_uci(docword: Source, vocab: Source | None = None) -> Corpus:
         first, second = order[repeated[0]], order[repeated[0] + 1]
         raise CorpusFormatError(f"{path.name} line {second + 4}: docID {doc[second]} wordID {word[second]} "
                                 f"repeats line {first + 4}; each pair must appear once")
-    vocabulary = _find_vocabulary(path, vocab, required=True)
+    vocabulary = _find_vocabulary(path, vocab, required=True, encoding=encoding)
     _check_vocabulary(vocabulary, n_words, path)
     counts = sp.csr_matrix((count, (doc - 1, word - 1)), shape=(n_docs, n_words))
     return _from_counts(counts, vocabulary, [str(d) for d in range(1, n_docs + 1)], path)
 
 
-def read_ldac(path: Source, vocab: Source | None = None) -> Corpus:
+def read_ldac(path: Source, vocab: Source | None = None, *, encoding: str | None = None) -> Corpus:
     """Read an LDA-C file (lines ``N id:count ...``, 0-based ids) with its vocabulary.
 
     Document ids are 1-based line numbers; the vocabulary defaults to a file
-    beside ``path`` (``<stem>.vocab``, ``<stem>.vocab.txt`` or ``vocab.txt``).
+    beside ``path`` (``<stem>.vocab``, ``<stem>.vocab.txt`` or ``vocab.txt``);
+    ``encoding`` is the vocabulary's (None detects it).
     """
     path = Path(path)
-    vocabulary = _find_vocabulary(path, vocab, required=True)
+    vocabulary = _find_vocabulary(path, vocab, required=True, encoding=encoding)
     n_words = len(vocabulary)
     indptr, indices, data = [0], [], []
     for number, line in enumerate(_lines(path), start=1):
@@ -205,18 +220,19 @@ def read_ldac(path: Source, vocab: Source | None = None) -> Corpus:
     return _from_counts(counts, vocabulary, [str(d) for d in range(1, counts.shape[0] + 1)], path)
 
 
-def read_mtx(path: Source, vocab: Source | None = None) -> Corpus:
+def read_mtx(path: Source, vocab: Source | None = None, *, encoding: str | None = None) -> Corpus:
     """Read a Matrix Market file (documents x words) with an optional vocabulary file.
 
     Without a vocabulary beside it (``<stem>.vocab``, ``<stem>.vocab.txt``,
-    ``vocab.txt``) or given as ``vocab``, words are named ``w0, w1, ...``.
+    ``vocab.txt``) or given as ``vocab``, words are named ``w0, w1, ...``;
+    ``encoding`` is the vocabulary's (None detects it).
     """
     path = Path(path)
     try:
         counts = scipy.io.mmread(path)
     except (ValueError, OSError, IndexError, EOFError) as exc:
         raise CorpusFormatError(f"{path.name} is not a valid Matrix Market file: {exc}") from None
-    vocabulary = _find_vocabulary(path, vocab, required=False)
+    vocabulary = _find_vocabulary(path, vocab, required=False, encoding=encoding)
     _check_vocabulary(vocabulary, counts.shape[1], path)
     return _from_counts(counts, vocabulary, [str(d) for d in range(1, counts.shape[0] + 1)], path)
 
@@ -279,7 +295,7 @@ def write_mtx(corpus: Corpus, path: Source, vocab: Source | None = None) -> Path
 
 def load_corpus(path: Source, text_column: str | None = None, title_column: str | None = None,
                 *, id_column: str | None = None, vocab: Source | None = None,
-                **vectorizer_options: Any) -> Corpus:
+                encoding: str | None = None, **vectorizer_options: Any) -> Corpus:
     """Load a corpus from whatever ``path`` is.
 
     Parameters
@@ -293,11 +309,16 @@ def load_corpus(path: Source, text_column: str | None = None, title_column: str 
         Table columns; ``text_column`` defaults to ``"text"`` (see :func:`read_table`).
     vocab : str or path-like, optional
         Vocabulary of a bag-of-words file, if not beside it.
+    encoding : str, optional
+        The encoding of the text files (or of a bag-of-words file's vocabulary):
+        ``"utf-8"``, ``"windows-1252"``, ``"latin-1"``...; None detects each file's.
+        The corpus records the encodings used in ``Corpus.encodings``.
     **vectorizer_options
         Passed to :meth:`Corpus.from_texts` for raw text (``min_df``, ``stop_words``...).
     """
     path = Path(path)
     name = path.name.lower()
+    _check_encoding(encoding)  # an unknown encoding fails before anything is read
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
     is_table = path.is_file() and table_format(name) is not None
@@ -314,19 +335,20 @@ def load_corpus(path: Source, text_column: str | None = None, title_column: str 
     if path.is_dir():
         if (path / "corpus.json").exists():
             return Corpus.load(path)
-        return Corpus.from_documents(read_folder(path), **vectorizer_options)
+        return Corpus.from_documents(read_folder(path, encoding), **vectorizer_options)
     if name.endswith(".zip"):
-        return Corpus.from_documents(read_zip(path), **vectorizer_options)
+        return Corpus.from_documents(read_zip(path, encoding=encoding), **vectorizer_options)
     if is_table:
-        documents = read_table(path, text_column or "text", title_column, id_column=id_column)
+        documents = read_table(path, text_column or "text", title_column, id_column=id_column, encoding=encoding)
         return Corpus.from_documents(documents, **vectorizer_options)
     if name.startswith("docword") and name.endswith((".txt", ".txt.gz")):
-        return read_uci(path, vocab)
+        return read_uci(path, vocab, encoding=encoding)
     if name.endswith((".dat", ".ldac")):
-        return read_ldac(path, vocab)
+        return read_ldac(path, vocab, encoding=encoding)
     if name.endswith((".mtx", ".mtx.gz")):
-        return read_mtx(path, vocab)
+        return read_mtx(path, vocab, encoding=encoding)
     if name.endswith(".txt"):
-        return Corpus.from_documents(read_txt_files([(path.name, path.read_bytes())]), **vectorizer_options)
+        documents = read_txt_files([(path.name, path.read_bytes())], encoding)
+        return Corpus.from_documents(documents, **vectorizer_options)
     raise CorpusFormatError(f"cannot tell the format of {path.name!r}; expected a folder, .zip, .csv, .tsv, "
                             ".jsonl, .txt, UCI docword*.txt, LDA-C .dat/.ldac or .mtx")

@@ -98,6 +98,9 @@ class Corpus:
         Documents left out because they had no words.
     skipped : tuple of SkippedFile
         Files a reader ignored (e.g. non-``.txt`` entries of a zip archive).
+    encodings : tuple of (str, str)
+        ``(file, encoding)`` for each file a text reader decoded (``dict(corpus.encodings)``
+        maps a file to ``"utf-8"``, ``"windows-1252"``...); empty for bag-of-words corpora.
     """
 
     counts: sp.csr_matrix
@@ -107,6 +110,7 @@ class Corpus:
     texts: tuple[str, ...] | None = None
     dropped: tuple[DroppedDocument, ...] = ()
     skipped: tuple[SkippedFile, ...] = ()
+    encodings: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         counts = _integer_csr(self.counts)
@@ -134,6 +138,7 @@ class Corpus:
         set_(self, "texts", texts)
         set_(self, "dropped", tuple(DroppedDocument(*d) for d in self.dropped))
         set_(self, "skipped", tuple(SkippedFile(*s) for s in self.skipped))
+        set_(self, "encodings", _encodings(self.encodings))
 
     def __setstate__(self, state: dict[str, Any]) -> None:  # unpickling skips __post_init__
         self.__dict__.update(state)
@@ -176,7 +181,7 @@ class Corpus:
             raise IndexError(f"indices must be in [0, {self.n_docs}), got {rows.min()}..{rows.max()}")
         pick = lambda values: tuple(values[i] for i in rows)  # noqa: E731 - local shorthand
         return Corpus(self.counts[rows], self.vocabulary, pick(self.doc_ids), pick(self.titles),
-                      None if self.texts is None else pick(self.texts), self.dropped, self.skipped)
+                      None if self.texts is None else pick(self.texts), self.dropped, self.skipped, self.encodings)
 
     @classmethod
     def from_counts(
@@ -227,6 +232,7 @@ class Corpus:
         max_features: int | None = None,
         token_pattern: str = TOKEN_PATTERN,
         skipped: Iterable[SkippedFile] = (),
+        encodings: Iterable[tuple[str, str]] | dict[str, str] = (),
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -251,6 +257,8 @@ class Corpus:
             Keep only the most frequent words.
         skipped : iterable of SkippedFile
             Files ignored by the reader, recorded on the corpus.
+        encodings : dict or iterable of (str, str)
+            The encoding each file was decoded with, recorded on the corpus.
 
         Raises
         ------
@@ -280,16 +288,18 @@ class Corpus:
         pick = [kept[r] for r in rows]
         return cls(matrix[rows], tuple(vectorizer.get_feature_names_out().tolist()),
                    tuple(ids[d] for d in pick), tuple(titles[d] for d in pick),
-                   tuple(texts[d] for d in pick), tuple(dropped), tuple(skipped))
+                   tuple(texts[d] for d in pick), tuple(dropped), tuple(skipped), _encodings(encodings))
 
     @classmethod
     def from_documents(cls, documents: Iterable[RawDocument], **options: Any) -> Corpus:
         """Build a corpus from :class:`RawDocument` values (e.g. a reader's output).
 
-        ``options`` are those of :meth:`from_texts`; a reader's ``skipped`` list is kept.
+        ``options`` are those of :meth:`from_texts`; a reader's ``skipped`` and
+        ``encodings`` are kept.
         """
         documents = list(documents) if not hasattr(documents, "skipped") else documents
         options.setdefault("skipped", getattr(documents, "skipped", ()))
+        options.setdefault("encodings", getattr(documents, "encodings", ()))
         return cls.from_texts([d.text for d in documents], titles=[d.title for d in documents],
                               ids=[d.doc_id for d in documents], **options)
 
@@ -300,7 +310,8 @@ class Corpus:
         folder is refused with ``FileExistsError``. Returns the folder's path.
         """
         meta = {"vocabulary": self.vocabulary, "doc_ids": self.doc_ids, "titles": self.titles, "texts": self.texts,
-                "dropped": [d._asdict() for d in self.dropped], "skipped": [s._asdict() for s in self.skipped]}
+                "dropped": [d._asdict() for d in self.dropped], "skipped": [s._asdict() for s in self.skipped],
+                "encodings": [list(pair) for pair in self.encodings]}
         return _corpus_folder.write_folder(folder, self.counts, meta)
 
     @classmethod
@@ -310,9 +321,17 @@ class Corpus:
         try:
             return cls(counts, meta["vocabulary"], meta["doc_ids"], meta["titles"], meta["texts"],
                        tuple(DroppedDocument(**d) for d in meta["dropped"]),
-                       tuple(SkippedFile(**s) for s in meta["skipped"]))
+                       tuple(SkippedFile(**s) for s in meta["skipped"]),
+                       meta.get("encodings", ()))  # absent from corpora saved before encodings were recorded
         except (KeyError, TypeError, ValueError) as exc:
             raise CorpusFormatError(f"{str(folder)!r} holds an inconsistent corpus ({exc}); save it again") from None
+
+
+def _encodings(pairs: Iterable[tuple[str, str]] | dict[str, str]) -> tuple[tuple[str, str], ...]:
+    pairs = tuple(pairs.items() if isinstance(pairs, dict) else pairs)
+    if not all(len(p) == 2 and all(isinstance(v, str) for v in p) for p in pairs):
+        raise TypeError("encodings must be (file, encoding) pairs of strings")
+    return tuple((name, encoding) for name, encoding in pairs)
 
 
 # What the token pattern leaves of English contractions ("we've" -> "we", "ve"; "didn't" ->

@@ -5,31 +5,31 @@ bytes) and returns :class:`RawDocuments`: a list of :class:`RawDocument`
 ``(doc_id, title, text)`` that also records, in ``skipped``, the files it
 ignored and why (a non-``.txt`` entry of an archive is never dropped silently).
 
-Bytes are decoded by :func:`decode_text`: UTF-8 (with or without BOM), UTF-16/32
-with a BOM, then ``charset_normalizer`` detection; binary or undetectable files
-raise :class:`~engine.errors.FileDecodingError` naming the file.
+Bytes are decoded by :func:`decode_text`: in the ``encoding`` the caller gives,
+or else UTF-8 (with or without BOM), UTF-16/32 with a BOM, then the most
+plausible legacy encoding (``engine/data/_encoding.py`` states the rule);
+binary or undetectable files raise :class:`~engine.errors.FileDecodingError`
+naming the file.  ``RawDocuments.encodings`` records the encoding of each file.
 """
 
 from __future__ import annotations
 
-import codecs
 import io
 import os
 import warnings
 import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-import charset_normalizer
 import pandas as pd
 
+from engine.data import _encoding
 from engine.errors import (
     CorpusFormatError,
     EmptyCorpusError,
-    FileDecodingError,
     MissingColumnError,
     UnsafeArchiveError,
 )
@@ -39,6 +39,7 @@ __all__ = [
     "RawDocuments",
     "SkippedFile",
     "decode_text",
+    "detect_encoding",
     "read_folder",
     "read_table",
     "read_txt_files",
@@ -49,15 +50,6 @@ __all__ = [
 DEFAULT_MAX_FILES = 20_000
 DEFAULT_MAX_TOTAL_BYTES = 256 * 2**20
 TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-# detections messier than this (charset_normalizer's "chaos", 0 = clean text) are not trusted
-_MAX_CHAOS = 0.2
-_BOMS = (  # UTF-32 first: its little-endian BOM starts with UTF-16's
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
 
 
 class RawDocument(NamedTuple):
@@ -76,23 +68,29 @@ class SkippedFile(NamedTuple):
 
 
 class RawDocuments(list[RawDocument]):
-    """A list of :class:`RawDocument` plus ``skipped``, the files the reader ignored.
+    """A list of :class:`RawDocument` plus what the reader decided on the way.
 
     Parameters
     ----------
     documents : iterable of RawDocument
     skipped : iterable of SkippedFile
+        The files the reader ignored, with why.
+    encodings : mapping of str to str, optional
+        The encoding each file was decoded with (file name -> name such as
+        ``"utf-8"`` or ``"windows-1252"``), so a caller can say what was assumed.
     """
 
-    def __init__(self, documents: Iterable[RawDocument] = (), skipped: Iterable[SkippedFile] = ()):
+    def __init__(self, documents: Iterable[RawDocument] = (), skipped: Iterable[SkippedFile] = (),
+                 encodings: Mapping[str, str] | None = None):
         super().__init__(documents)
         self.skipped: tuple[SkippedFile, ...] = tuple(skipped)
+        self.encodings: dict[str, str] = dict(encodings or {})
 
     def __repr__(self) -> str:
         return f"RawDocuments({len(self)} documents, {len(self.skipped)} skipped)"
 
 
-def decode_text(data: bytes, name: str) -> str:
+def decode_text(data: bytes, name: str, encoding: str | None = None) -> str:
     """Decode the bytes of a text file, detecting the encoding if it is not UTF-8.
 
     Parameters
@@ -101,6 +99,11 @@ def decode_text(data: bytes, name: str) -> str:
         The file content.
     name : str
         The file name, used in error messages.
+    encoding : str, optional
+        The file's encoding (any name Python knows: ``"utf-8"``, ``"windows-1252"``,
+        ``"latin-1"``...); None detects it: a byte-order mark, then UTF-8, then the
+        most plausible legacy encoding, Windows-1252 on a close call (see
+        :func:`detect_encoding`).
 
     Returns
     -------
@@ -109,54 +112,31 @@ def decode_text(data: bytes, name: str) -> str:
     Raises
     ------
     FileDecodingError
-        The bytes look binary (NUL bytes, nothing detected) or the detected
-        encodings disagree, so the text cannot be trusted.
+        The bytes look binary (NUL bytes, nothing detected), no encoding explains
+        them reliably, or they are not valid in the given ``encoding`` (the message
+        names the byte, its offset and line).
+    ValueError
+        ``encoding`` is not an encoding Python knows.
     """
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            try:
-                return data.decode(encoding)
-            except UnicodeDecodeError as exc:
-                raise FileDecodingError(
-                    f"{name!r} starts with a {encoding} byte-order mark but is not valid "
-                    f"{encoding} ({exc.reason} at byte {exc.start}); re-save it as UTF-8"
-                ) from None
-    if b"\x00" in data:
-        raise FileDecodingError(
-            f"{name!r} looks like a binary file (it contains NUL bytes); "
-            "only plain-text files can be read: remove it or convert it to UTF-8 text"
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return _detect(data, name)
+    return _encoding.decode(data, name, encoding)[0]
 
 
-def _detect(data: bytes, name: str) -> str:
-    unreliable = FileDecodingError(
-        f"{name!r} is not UTF-8 and its encoding could not be detected reliably "
-        "(it may be binary); re-save it as UTF-8 text or remove it"
-    )
-    # without a BOM and without NUL bytes, UTF-16/32 guesses are noise
-    matches = [m for m in charset_normalizer.from_bytes(data)
-               if not m.encoding.startswith(("utf_16", "utf_32"))]
-    if not matches:
-        raise unreliable
-    lowest = min(m.chaos for m in matches)
-    if lowest > _MAX_CHAOS:
-        raise unreliable
-    best = [m for m in matches if m.chaos <= lowest]
-    # Windows-1252 is by far the most common legacy encoding of Western text:
-    # prefer it when it is among the cleanest candidates
-    if any("cp1252" in (m.encoding, *m.could_be_from_charset) for m in best):
-        try:
-            return data.decode("cp1252")
-        except UnicodeDecodeError:
-            pass
-    texts = {str(m) for m in best}
-    if len(texts) != 1:
-        raise unreliable
-    return texts.pop()
+def detect_encoding(data: bytes, name: str) -> str:
+    """The encoding :func:`decode_text` assumes for ``data``, by the name to show (``"windows-1252"``).
+
+    UTF-8 (``"utf-8"``, or ``"utf-8-sig"`` with a byte-order mark) and UTF-16/32
+    with a byte-order mark are recognised exactly; other bytes are matched by
+    ``charset_normalizer``, and on a close call the reading whose letters one
+    language's alphabet explains best wins, Windows-1252 first among equals.
+    Raises FileDecodingError like :func:`decode_text`.
+    """
+    return _encoding.decode(data, name)[1]
+
+
+def _check_encoding(encoding: str | None) -> None:
+    """Reject an unknown encoding name before any file is read."""
+    if encoding is not None:
+        _encoding.encoding_name(encoding)
 
 
 def _is_txt(name: str) -> bool:
@@ -167,7 +147,7 @@ def _title(name: str) -> str:
     return PurePosixPath(name.replace("\\", "/")).stem
 
 
-def read_txt_files(files: Iterable[tuple[str, bytes]]) -> RawDocuments:
+def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = None) -> RawDocuments:
     """Read uploaded text files given as ``(name, bytes)`` pairs.
 
     The id of a document is its file name, its title the name without ``.txt``.
@@ -176,21 +156,26 @@ def read_txt_files(files: Iterable[tuple[str, bytes]]) -> RawDocuments:
     Parameters
     ----------
     files : iterable of (str, bytes)
+    encoding : str, optional
+        The encoding of every file; None detects each one (see :func:`decode_text`).
 
     Returns
     -------
     RawDocuments
+        With ``encodings``, the encoding each file was decoded with.
     """
-    documents, skipped = [], []
+    _check_encoding(encoding)
+    documents, skipped, encodings = [], [], {}
     for name, data in files:
         if _is_txt(name):
-            documents.append(RawDocument(name, _title(name), decode_text(data, name)))
+            text, encodings[name] = _encoding.decode(data, name, encoding)
+            documents.append(RawDocument(name, _title(name), text))
         else:
             skipped.append(SkippedFile(name, "not a .txt file"))
-    return RawDocuments(documents, skipped)
+    return RawDocuments(documents, skipped, encodings)
 
 
-def read_folder(path: str | os.PathLike) -> RawDocuments:
+def read_folder(path: str | os.PathLike, encoding: str | None = None) -> RawDocuments:
     """Read every ``.txt`` file below a folder (recursively, in sorted order).
 
     Document ids are paths relative to the folder, with ``/`` separators. Other
@@ -199,6 +184,8 @@ def read_folder(path: str | os.PathLike) -> RawDocuments:
     Parameters
     ----------
     path : str or path-like
+    encoding : str, optional
+        The encoding of every file; None detects each one (see :func:`decode_text`).
 
     Returns
     -------
@@ -209,7 +196,8 @@ def read_folder(path: str | os.PathLike) -> RawDocuments:
         raise NotADirectoryError(f"path must be a folder of .txt files, got {str(root)!r}")
     files = sorted(p for p in root.rglob("*") if p.is_file())
     # only .txt files are read; the others are named in `skipped`
-    return read_txt_files((f.relative_to(root).as_posix(), f.read_bytes() if _is_txt(f.name) else b"") for f in files)
+    return read_txt_files(((f.relative_to(root).as_posix(), f.read_bytes() if _is_txt(f.name) else b"")
+                           for f in files), encoding)
 
 
 def _check_entry_name(name: str) -> None:
@@ -259,6 +247,7 @@ def read_zip(
     source: str | os.PathLike | bytes,
     max_files: int = DEFAULT_MAX_FILES,
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+    encoding: str | None = None,
 ) -> RawDocuments:
     """Read the ``.txt`` entries of a zip archive, guarding against zip bombs.
 
@@ -271,6 +260,8 @@ def read_zip(
     max_total_bytes : int
         Most bytes the ``.txt`` entries may expand to; checked on the sizes the
         archive declares *and* while decompressing.
+    encoding : str, optional
+        The encoding of every entry; None detects each one (see :func:`decode_text`).
 
     Returns
     -------
@@ -285,6 +276,7 @@ def read_zip(
     CorpusFormatError
         The data is not a zip archive, or an entry name is repeated.
     """
+    _check_encoding(encoding)
     label = "the uploaded archive" if isinstance(source, bytes) else repr(str(source))
     try:
         archive = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
@@ -305,15 +297,15 @@ def read_zip(
         )
         if declared > max_total_bytes:
             raise too_large
-        documents, budget = [], max_total_bytes
+        documents, budget, encodings = [], max_total_bytes, {}
         for info in to_read:
             data = _read_entry(archive, info, budget, label)  # never decompress past the budget
             budget -= len(data)
             if budget < 0:
                 raise too_large
-            text = decode_text(data, info.filename)
+            text, encodings[info.filename] = _encoding.decode(data, info.filename, encoding)
             documents.append(RawDocument(info.filename, _title(info.filename), text))
-    return RawDocuments(documents, skipped)
+    return RawDocuments(documents, skipped, encodings)
 
 
 def table_format(name: str) -> str | None:
@@ -354,6 +346,7 @@ def read_table(
     title_column: str | None = None,
     format: str | None = None,
     id_column: str | None = None,
+    encoding: str | None = None,
 ) -> RawDocuments:
     """Read a CSV, TSV or JSON-lines table with one document per row.
 
@@ -369,6 +362,8 @@ def read_table(
         Required for bytes; for paths it defaults to the suffix.
     id_column : str, optional
         Column of unique document ids; by default the 1-based row number.
+    encoding : str, optional
+        The table's encoding; None detects it (see :func:`decode_text`).
 
     Returns
     -------
@@ -379,6 +374,7 @@ def read_table(
     MissingColumnError
         A named column is missing; the message lists the available ones.
     """
+    _check_encoding(encoding)
     if isinstance(source, bytes):
         name, data = "uploaded table", source
     else:
@@ -387,7 +383,8 @@ def read_table(
     if format not in ("csv", "tsv", "jsonl"):
         raise ValueError(f"format must be 'csv', 'tsv' or 'jsonl', got {format!r}")
     label = repr(name)
-    frame = _parse_table(decode_text(data, name), format, label)
+    text, used = _encoding.decode(data, name, encoding)
+    frame = _parse_table(text, format, label)
     texts = _column(frame, text_column, label, "text_column")
     ids = (_column(frame, id_column, label, "id_column") if id_column
            else [str(i) for i in range(1, len(frame) + 1)])
@@ -395,4 +392,5 @@ def read_table(
     if len(set(ids)) != len(ids):
         repeated = next(i for i, n in Counter(ids).items() if n > 1)
         raise CorpusFormatError(f"{label}: id_column {id_column!r} repeats the id {repeated!r}; ids must be unique")
-    return RawDocuments(RawDocument(i, t or i, x) for i, t, x in zip(ids, titles, texts, strict=True))
+    return RawDocuments((RawDocument(i, t or i, x) for i, t, x in zip(ids, titles, texts, strict=True)),
+                        encodings={name: used})
