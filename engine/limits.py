@@ -19,7 +19,7 @@ from engine.errors import LimitExceededError
 
 __all__ = ["Limits", "current_limits"]
 
-_MIB = 2**20
+_MB = 1_000_000  # megabytes as the explorer's upload limits count them
 
 
 @dataclass(frozen=True)
@@ -39,19 +39,20 @@ class Limits:
         Cells of a dense array (a Matrix Market "array" file, or one array of a model
         file: lambda is n_topics x n_words) (``SVI_TOPICS_MAX_DENSE_CELLS``).
     max_expanded_mb : float
-        Megabytes any compressed input may expand to: a zip archive's entries together,
-        a gzip file, the arrays of a model file (``SVI_TOPICS_MAX_EXPANDED_MB``).
+        Megabytes (10^6 bytes) any compressed input may expand to: a zip archive's
+        entries together, a gzip file, the arrays of a model file
+        (``SVI_TOPICS_MAX_EXPANDED_MB``).  On a shared server set it lower.
     """
 
     max_documents: int = 50_000_000
     max_vocabulary: int = 10_000_000
     max_entries: int = 2_000_000_000
     max_dense_cells: int = 500_000_000
-    max_expanded_mb: float = 8192.0
+    max_expanded_mb: float = 1000.0
 
     @property
     def max_expanded_bytes(self) -> int:
-        return int(self.max_expanded_mb * _MIB)
+        return int(self.max_expanded_mb * _MB)
 
     def check(self, name: str, value: int | float, what: str) -> None:
         """Raise LimitExceededError if ``value`` exceeds the limit ``name``; ``what`` names the value."""

@@ -14,7 +14,7 @@ def test_defaults_and_environment(monkeypatch):
     monkeypatch.setenv("SVI_TOPICS_MAX_EXPANDED_MB", "2.5")
     limits = current_limits()
     assert limits.max_documents == 1000 and isinstance(limits.max_documents, int)
-    assert limits.max_expanded_bytes == int(2.5 * 2**20)
+    assert limits.max_expanded_bytes == 2_500_000
 
 
 @pytest.mark.parametrize("raw", ["0", "-3", "lots", "inf", "nan"])
