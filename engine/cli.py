@@ -11,20 +11,24 @@ line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
+import collections
 import importlib
 import math
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from engine.errors import EngineError
-from engine.inference.run import EvalPoint, TrainingRun
+from engine.inference.run import TrainingRun
 from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU
 from engine.io.model_files import load_model, save_model
+from engine.io.records import EvalPoint
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS
 
 __all__ = ["build_parser", "main"]
@@ -150,18 +154,20 @@ def _add_fit(commands: Any) -> None:
     training = fit.add_argument_group("training")
     training.add_argument("--algorithm", choices=("svi", "batch"), default="svi",
                           help="stochastic variational inference, or classical batch coordinate ascent")
-    training.add_argument("--kappa", type=float, default=DEFAULT_KAPPA,
+    training.add_argument("--kappa", type=float, default=None,
                           help="forgetting rate of the step size rho_t = (t + tau)^-kappa, in [0, 1]; "
-                          "(0.5, 1] guarantees convergence")
-    training.add_argument("--tau", type=float, default=DEFAULT_TAU, help="delay of the step size, >= 0")
+                          f"(0.5, 1] guarantees convergence (default {DEFAULT_KAPPA}; SVI only)")
+    training.add_argument("--tau", type=float, default=None,
+                          help=f"delay of the step size, >= 0 (default {DEFAULT_TAU:g}; SVI only)")
     training.add_argument("--batch-size", type=_positive_int, default=None,
                           help=f"minibatch size S (default: {DEFAULT_BATCH_SIZE}, or the number of training "
-                          "documents if fewer)")
+                          "documents if fewer; SVI only)")
     training.add_argument("--epochs", type=_positive_float, default=1.0,
                           help="passes over the training documents (counted from the start of training, "
                           "also when resuming)")
-    training.add_argument("--sampling", choices=("epoch", "replacement"), default="epoch",
-                          help="minibatches without replacement within each epoch, or with replacement")
+    training.add_argument("--sampling", choices=("epoch", "replacement"), default=None,
+                          help="minibatches without replacement within each epoch (the default), or with "
+                          "replacement (SVI only)")
     training.add_argument("--seed", type=_non_negative_int, default=0,
                           help="seed of the test split, the initial topics and the minibatches")
     training.add_argument("--max-seconds", type=_positive_float, default=None,
@@ -191,9 +197,13 @@ def _add_fit(commands: Any) -> None:
     text.add_argument("--text-column", default=None, help="column of a .csv/.tsv/.jsonl table holding the text "
                       "(default: 'text')")
     text.add_argument("--title-column", default=None, help="column of a table holding document titles")
+    text.add_argument("--encoding", default=None,
+                      help="encoding of the text files (e.g. utf-8, windows-1252, latin-1); default: detected "
+                      "per file, and the encodings assumed are printed")
 
     fit.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     fit.set_defaults(handler=_fit)
+    fit.set_defaults(parser_defaults={action.dest: action.default for action in fit._actions})
 
 
 def _add_topics(commands: Any) -> None:
@@ -228,9 +238,16 @@ def _load_corpus(args: argparse.Namespace) -> Any:
         raise _UsageError(f"no such file or folder: {args.corpus!r}; CORPUS must be a corpus file or folder")
     options = {name: getattr(args, name) for name in ("min_df", "max_df", "max_features")
                if getattr(args, name) is not None}
+    if args.encoding is not None:
+        options["encoding"] = args.encoding
     corpus = _corpus_loader()(args.corpus, text_column=args.text_column, title_column=args.title_column,
                               **options)
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
+    encodings = collections.Counter(encoding for _, encoding in getattr(corpus, "encodings", ()))
+    if encodings:
+        message += "; decoded as " + ", ".join(
+            f"{encoding}" + (f" ({n} files)" if len(encodings) > 1 else "") for encoding, n in encodings.most_common()
+        )
     dropped = len(getattr(corpus, "dropped", ()))
     message += f"; {dropped} document{'s' if dropped != 1 else ''} dropped (no words left)"
     skipped = len(getattr(corpus, "skipped", ()))
@@ -301,8 +318,10 @@ def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any
         trainer = BatchVI(model, train)
     else:
         batch_size = min(DEFAULT_BATCH_SIZE, n_train) if args.batch_size is None else args.batch_size
-        trainer = SVI(model, train, batch_size=batch_size, kappa=args.kappa, tau=args.tau, seed=args.seed,
-                      sampling=args.sampling)
+        trainer = SVI(model, train, batch_size=batch_size,
+                      kappa=DEFAULT_KAPPA if args.kappa is None else args.kappa,
+                      tau=DEFAULT_TAU if args.tau is None else args.tau, seed=args.seed,
+                      sampling=args.sampling or "epoch")
     return TrainingRun(trainer, observed, heldout, **options)
 
 
@@ -348,13 +367,63 @@ def _follow(run: TrainingRun, quiet: bool) -> bool:
     return not interrupted
 
 
+_SVI_OPTIONS = ("kappa", "tau", "batch_size", "sampling")
+_MODEL_OPTIONS = ("model", "topics", "alpha", "eta", "topic_init", "gamma_init", "dtype", "doc_truncation", "omega")
+
+
+def _check_options(args: argparse.Namespace, parser_defaults: dict) -> None:
+    """Refuse options that would be silently ignored: SVI's schedule with batch VI, model options on resume."""
+    def given(name: str) -> bool:
+        return getattr(args, name) != parser_defaults.get(name)
+
+    def flags(names) -> str:
+        return ", ".join("--" + name.replace("_", "-") for name in names)
+
+    if args.resume is not None:
+        ignored = [name for name in (*_MODEL_OPTIONS, *_SVI_OPTIONS, "algorithm") if given(name)]
+        if ignored:
+            raise _UsageError(f"{flags(ignored)} cannot change a resumed run (the checkpoint holds its model and "
+                              "schedule); drop them, or start a new run without --resume")
+    elif args.algorithm == "batch":
+        ignored = [name for name in _SVI_OPTIONS if given(name)]
+        if ignored:
+            raise _UsageError(f"{flags(ignored)} {'applies' if len(ignored) == 1 else 'apply'} to --algorithm svi "
+                              "only: batch VI takes every document in each update and uses no step size")
+
+
+def _check_writable(path: str, what: str) -> None:
+    """Fail before training, not after it, if ``path`` cannot be written."""
+    target = Path(path)
+    if target.is_dir():
+        raise _UsageError(f"{what} {path!r} is a folder; give a file name such as {str(target / 'model.npz')!r}")
+    folder = target.parent
+    if not folder.is_dir():
+        raise _UsageError(f"the folder of {what} {path!r} does not exist; create it or choose another path")
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise _UsageError(f"cannot write {what} {path!r} ({exc.strerror or exc}); choose a writable folder") from None
+
+
 def _fit(args: argparse.Namespace) -> int:
     if args.resume is None and args.test_docs is not None and args.test_docs == 0 and args.eval_every:
         raise _UsageError("--eval-every needs held-out documents; drop --test-docs 0")
+    _check_options(args, args.parser_defaults)
+    _check_writable(args.out, "--out")
+    if args.checkpoint is not None:
+        _check_writable(args.checkpoint, "--checkpoint")
     corpus = _load_corpus(args)
     test_docs, seed = args.test_docs, args.seed
-    if args.resume is not None:  # the same split as the checkpointed run
-        cli_info = load_model(args.resume).extra.get("cli", {})
+    if args.resume is not None:  # the same split as the checkpointed run, on the same words
+        checkpoint = load_model(args.resume)
+        checkpoint.check_vocabulary(corpus.vocabulary)
+        cli_info = checkpoint.extra.get("cli", {})
+        for flag, given, stored in (("--test-docs", args.test_docs, cli_info.get("test_docs")),
+                                    ("--seed", args.seed if args.seed != 0 else None, cli_info.get("split_seed"))):
+            if given is not None and stored is not None and given != stored:
+                raise _UsageError(f"{flag} {given} differs from the checkpoint's {stored}; a resumed run keeps its "
+                                  f"held-out split, so drop {flag}")
         test_docs, seed = cli_info.get("test_docs", test_docs), cli_info.get("split_seed", seed)
     train, observed, heldout, n_test = _split(corpus.counts, test_docs, seed)
     extra = {"corpus": str(args.corpus), "cli": {"test_docs": n_test, "split_seed": seed},

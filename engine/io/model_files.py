@@ -25,9 +25,10 @@ from typing import IO, Any
 
 import numpy as np
 
-from engine.errors import ModelFileError
+from engine.errors import LimitExceededError, ModelFileError, VocabularyMismatchError
 from engine.io.atomic import atomic_file
 from engine.io.records import EvalPoint, SettingChange
+from engine.limits import Limits, current_limits
 
 __all__ = ["LoadedModel", "load_model", "save_model"]
 
@@ -36,6 +37,7 @@ FORMAT_VERSION = 1
 _METADATA = "metadata"
 _MAX_METADATA_CHARS = 64 * 1024 * 1024  # a vocabulary of millions of words still fits
 _MAX_HEADER_BYTES = 65536  # .npy headers are a few hundred bytes
+_NUMERIC_SETTINGS = ("kappa", "tau", "batch_size")  # what a SettingChange may record, besides the kernel
 
 
 # --------------------------------------------------------------- model registry
@@ -95,6 +97,30 @@ class LoadedModel:
     history: tuple = ()
     changes: tuple = ()
     extra: dict = field(default_factory=dict)
+
+    def check_vocabulary(self, vocabulary: Iterable[str]) -> None:
+        """Raise VocabularyMismatchError unless ``vocabulary`` is the model's, word for word and in order.
+
+        Resuming a checkpoint or scoring documents needs the same words in the same
+        columns: a collection with as many words but different ones would train on
+        silently with every topic scrambled.  A file saved without a vocabulary cannot
+        be checked and passes if the sizes agree.
+        """
+        words = tuple(vocabulary)
+        if len(words) != self.model.n_words:
+            raise VocabularyMismatchError(
+                f"the collection has {len(words):,} words but the model was trained on {self.model.n_words:,}; "
+                "resume it on the collection it was trained on"
+            )
+        if self.vocabulary is None or words == self.vocabulary:
+            return
+        differ = [w for w, (a, b) in enumerate(zip(words, self.vocabulary, strict=True)) if a != b]
+        first = differ[0]
+        raise VocabularyMismatchError(
+            f"the collection's words differ from the model's in {len(differ):,} of {len(words):,} columns "
+            f"(column {first}: {words[first]!r} here, {self.vocabulary[first]!r} in the model); resume it on "
+            "the collection it was trained on, with the same preprocessing"
+        )
 
 
 # ----------------------------------------------------------------------- saving
@@ -257,12 +283,16 @@ def _check_header(archive: zipfile.ZipFile, key: str, name: str) -> tuple[tuple[
     return shape, dtype
 
 
+def _reject_constant(token: str) -> Any:
+    raise ValueError(f"it holds {token}, which model files never store")
+
+
 def _read_metadata(archive: zipfile.ZipFile, npz: Any, name: str) -> dict:
     shape, dtype = _check_header(archive, _METADATA, name)
     if shape != () or dtype.kind != "U" or dtype.itemsize // 4 > _MAX_METADATA_CHARS:
         raise ModelFileError(f"{name}: the metadata entry is not a JSON string; the file is not a model file")
     try:
-        meta = json.loads(str(npz[_METADATA][()]))
+        meta = json.loads(str(npz[_METADATA][()]), parse_constant=_reject_constant)
     except ValueError as exc:
         raise ModelFileError(f"{name}: the metadata entry is not valid JSON ({exc})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_TAG:
@@ -279,7 +309,7 @@ def _read_metadata(archive: zipfile.ZipFile, npz: Any, name: str) -> dict:
     return meta
 
 
-def _build_model(meta: dict, name: str) -> tuple[Any, dict]:
+def _build_model(meta: dict, name: str, limits: Limits) -> tuple[Any, dict]:
     class_name = meta.get("model_class")
     if class_name not in _MODELS:
         raise ModelFileError(f"{name}: unknown model class {class_name!r}; expected one of {sorted(_MODELS)}")
@@ -296,6 +326,9 @@ def _build_model(meta: dict, name: str) -> tuple[Any, dict]:
         expected = {key: tuple(shape(params)) for key, shape in shapes.items()}
     except (TypeError, ValueError, KeyError) as exc:
         raise ModelFileError(f"{name}: invalid {class_name} parameters ({exc})") from None
+    limits.check("max_vocabulary", model.n_words, f"{name}: the model's vocabulary")
+    for key, shape in expected.items():
+        limits.check("max_dense_cells", int(np.prod(shape, dtype=np.float64)), f"{name}: the size of array {key!r}")
     return model, {key: (attributes[key], expected[key]) for key in attributes}
 
 
@@ -314,6 +347,13 @@ def _read_arrays(archive: zipfile.ZipFile, npz: Any, wanted: dict, name: str) ->
             raise ModelFileError(f"{name}: array {key!r} has shape {found_shape}, the model parameters say {shape}")
         if dtype.kind != "f":
             raise ModelFileError(f"{name}: array {key!r} has dtype {dtype}, expected floating point numbers")
+        # the zip entry's declared size must be what the header says it holds (a crafted entry
+        # could declare less and inflate to more, or the reverse)
+        info = archive.getinfo(f"{key}.npy")
+        data_bytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if not data_bytes <= info.file_size <= data_bytes + _MAX_HEADER_BYTES:
+            raise ModelFileError(f"{name}: array {key!r} declares {info.file_size:,} bytes but its header describes "
+                                 f"{data_bytes:,}; the file is damaged or crafted")
         values = npz[key]
         if not np.all(np.isfinite(values)) or (values.size and values.min() <= 0):
             raise ModelFileError(f"{name}: array {key!r} holds non-finite or non-positive values")
@@ -328,6 +368,8 @@ def _strings_or_none(value: Any, what: str, name: str, length: int | None = None
         raise ModelFileError(f"{name}: the {what} must be a list of strings")
     if length is not None and len(value) != length:
         raise ModelFileError(f"{name}: the {what} has {len(value)} words but the model has {length}")
+    if len(set(value)) != len(value):
+        raise ModelFileError(f"{name}: the {what} lists a word twice; the file is damaged or was edited")
     return tuple(value)
 
 
@@ -335,18 +377,58 @@ def _records(rows: Any, record: type, what: str, name: str) -> tuple:
     if not isinstance(rows, list):
         raise ModelFileError(f"{name}: the {what} must be a list")
     try:
-        return tuple(record(**row) for row in rows)
+        records = tuple(record(**row) for row in rows)
     except TypeError as exc:
         raise ModelFileError(f"{name}: malformed {what} entry ({exc})") from None
+    for i, entry in enumerate(records):
+        problem = _record_problem(entry)
+        if problem:
+            raise ModelFileError(f"{name}: {what} entry {i} is invalid ({problem}); the file is damaged or was edited")
+    return records
 
 
-def load_model(source: str | os.PathLike | bytes | IO[bytes]) -> LoadedModel:
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+
+
+def _record_problem(entry: Any) -> str | None:
+    """What is wrong with a history or change record read from a file, or None."""
+    if not (_is_count(entry.step) and _is_count(entry.docs_seen)):
+        return "step and docs_seen must be whole numbers >= 0"
+    if not (_is_number(entry.seconds) and entry.seconds >= 0):
+        return f"seconds must be a finite number >= 0, got {entry.seconds!r}"
+    if isinstance(entry, EvalPoint):
+        if not _is_number(entry.heldout_loglik):
+            return f"heldout_loglik must be a finite number, got {entry.heldout_loglik!r}"
+        if not (_is_number(entry.rho) and 0 < entry.rho <= 1):
+            return f"rho must be in (0, 1], got {entry.rho!r}"
+        return None
+    if entry.name in _NUMERIC_SETTINGS:
+        if not (_is_number(entry.old) and _is_number(entry.new)):
+            return f"a {entry.name} change must go between finite numbers, got {entry.old!r} -> {entry.new!r}"
+        return None
+    if entry.name == "kernel":
+        if not (isinstance(entry.old, str) and isinstance(entry.new, str)):
+            return "a kernel change must go between kernel names"
+        return None
+    return f"unknown setting {entry.name!r}"
+
+
+def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits | None = None) -> LoadedModel:
     """Read a file written by :func:`save_model`.
 
     Parameters
     ----------
     source : str, path-like, bytes or binary file object
         A path, or the file's content (e.g. an upload in the explorer).
+    limits : Limits, optional
+        Bounds on the declared sizes (vocabulary, cells of each array) and on the bytes
+        the archive expands to, checked before any array is read; by default
+        :func:`engine.current_limits` (the ``SVI_TOPICS_MAX_*`` settings).
 
     Returns
     -------
@@ -359,9 +441,12 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes]) -> LoadedModel:
         The file is not an ``.npz`` archive, lacks the metadata, carries another
         format tag or a newer version, names an unknown model class, or holds
         arrays of the wrong shape, of objects, or with non-finite values.
+    LimitExceededError
+        The file declares or expands to more than ``limits`` allow.
     FileNotFoundError
         ``source`` is a path that does not exist.
     """
+    limits = current_limits() if limits is None else limits
     source, name = _open_source(source)
     if not zipfile.is_zipfile(source):
         raise ModelFileError(
@@ -372,12 +457,14 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes]) -> LoadedModel:
     try:
         with np.load(source, allow_pickle=False) as npz:
             archive = npz.zip
+            limits.check("max_expanded_bytes", sum(info.file_size for info in archive.infolist()),
+                         f"{name}: the bytes its arrays expand to")
             if _METADATA not in npz.files:
                 raise ModelFileError(f"{name} has no metadata entry; it is not an svi-topics model file")
             meta = _read_metadata(archive, npz, name)
-            model, wanted = _build_model(meta, name)
+            model, wanted = _build_model(meta, name, limits)
             arrays = _read_arrays(archive, npz, wanted, name)
-    except ModelFileError:
+    except (ModelFileError, LimitExceededError):
         raise
     except (OSError, ValueError, EOFError, KeyError, RuntimeError, NotImplementedError,
             zipfile.BadZipFile, zlib.error) as exc:

@@ -1,0 +1,122 @@
+"""Hostile model files (issue 15): declared sizes, expansion bombs, tampered metadata, a foreign vocabulary.
+
+Every case asserts the specific error and that the check happens before the big
+allocation (the crafted files are tiny; the limits make the would-be sizes explicit).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+import engine
+from engine.errors import LimitExceededError, ModelFileError, VocabularyMismatchError
+from engine.io.model_files import load_model, save_model
+from engine.limits import Limits
+
+
+@pytest.fixture
+def saved(tmp_path, planted_corpus):
+    model = engine.LDA(n_topics=4, n_words=planted_corpus.n_words, seed=0)
+    trainer = engine.SVI(model, planted_corpus.counts, batch_size=50, seed=0)
+    trainer.run(n_steps=3)
+    path = save_model(tmp_path / "model.npz", model, planted_corpus.vocabulary, trainer=trainer,
+                      history=[engine.EvalPoint(3, 150, 0.5, -7.5, 0.4),
+                               engine.SettingChange(2, 100, 0.3, "kappa", 0.9, 0.7)])
+    return path, model, planted_corpus
+
+
+def _arrays(path):
+    with np.load(path, allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+def _rewrite(path, target, edit_meta=None, compress=False, **replace):
+    arrays = _arrays(path) | replace
+    if edit_meta is not None:
+        meta = json.loads(str(arrays["metadata"]))
+        edit_meta(meta)
+        arrays["metadata"] = np.array(json.dumps(meta))
+    with open(target, "wb") as file:
+        (np.savez_compressed if compress else np.savez)(file, **arrays)
+    return target
+
+
+def test_declared_sizes_beyond_the_limits_fail_before_reading(saved, tmp_path):
+    path, _, _ = saved
+
+    def huge(meta):
+        meta["params"]["n_topics"] = 100_000
+        meta["params"]["n_words"] = 100_000  # lambda would be 10^10 cells, 80 GB
+
+    crafted = _rewrite(path, tmp_path / "huge.npz", huge)
+    with pytest.raises(LimitExceededError, match=r"array 'lambda'.*10,000,000,000.*SVI_TOPICS_MAX_DENSE_CELLS"):
+        load_model(crafted)
+    with pytest.raises(LimitExceededError, match="SVI_TOPICS_MAX_VOCABULARY"):
+        load_model(crafted, limits=Limits(max_vocabulary=50_000))
+
+
+def test_an_archive_that_expands_beyond_the_limit_is_refused(tmp_path, planted_corpus):
+    model = engine.LDA(n_topics=50, n_words=40_000, seed=0)
+    model.lambda_ = np.ones((50, 40_000))  # 16 MB of ones, a few KB compressed
+    path = save_model(tmp_path / "plain.npz", model)
+    bomb = _rewrite(path, tmp_path / "bomb.npz", compress=True)
+    assert bomb.stat().st_size < 200_000
+    with pytest.raises(LimitExceededError, match=r"expand to.*max_expanded_mb = 10.*SVI_TOPICS_MAX_EXPANDED_MB"):
+        load_model(bomb, limits=Limits(max_expanded_mb=10))
+    assert load_model(bomb).model.lambda_.shape == (50, 40_000)  # within the default limits it is a model
+
+
+def test_a_zip_entry_whose_size_disagrees_with_its_header_is_refused(saved, tmp_path):
+    path, model, _ = saved
+    crafted = tmp_path / "short.npz"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(crafted, "w") as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == "lambda.npy":
+                data = data[: len(data) - 8 * model.n_words]  # one row of lambda missing
+            target.writestr(info.filename, data)
+    with pytest.raises(ModelFileError, match=r"array 'lambda' declares .* bytes but its header describes"):
+        load_model(crafted)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda m: m["history"][0].update(heldout_loglik=float("nan")), "holds NaN"),
+        (lambda m: m["history"][0].update(seconds=float("inf")), "holds Infinity"),
+        (lambda m: m["history"][0].update(rho=5.0), r"history entry 0 is invalid \(rho must be in \(0, 1\]"),
+        (lambda m: m["history"][0].update(step=-1), "step and docs_seen must be whole numbers"),
+        (lambda m: m["history"][0].update(heldout_loglik="high"), "heldout_loglik must be a finite number"),
+        (lambda m: m["changes"][0].update(name="learning_rate"), "unknown setting 'learning_rate'"),
+        (lambda m: m["changes"][0].update(new="fast"), "a kappa change must go between finite numbers"),
+        (lambda m: m["vocabulary"].__setitem__(1, m["vocabulary"][0]), "lists a word twice"),
+    ],
+)
+def test_tampered_metadata_is_refused_with_one_clear_message(saved, tmp_path, edit, message):
+    path, _, _ = saved
+    crafted = _rewrite(path, tmp_path / "tampered.npz", edit)
+    with pytest.raises(ModelFileError, match=message):
+        load_model(crafted)
+
+
+def test_the_untampered_file_loads(saved):
+    path, model, corpus = saved
+    loaded = load_model(path)
+    np.testing.assert_array_equal(loaded.model.lambda_, model.lambda_)
+    assert loaded.history[0].heldout_loglik == -7.5 and loaded.changes[0].new == 0.7
+    loaded.check_vocabulary(corpus.vocabulary)  # the same words: no error
+
+
+def test_resuming_on_a_collection_with_other_words_of_the_same_number_is_refused(saved):
+    path, _, corpus = saved
+    loaded = load_model(path)
+    other = list(corpus.vocabulary)
+    other[3], other[7] = other[7], other[3]  # same words, two columns swapped
+    with pytest.raises(VocabularyMismatchError, match=r"differ from the model's in 2 of .* columns \(column 3"):
+        loaded.check_vocabulary(other)
+    with pytest.raises(VocabularyMismatchError, match="has 5 words but the model was trained on"):
+        loaded.check_vocabulary(corpus.vocabulary[:5])
