@@ -55,13 +55,22 @@ class Limits:
         return int(self.max_expanded_mb * _MB)
 
     def check(self, name: str, value: int | float, what: str) -> None:
-        """Raise LimitExceededError if ``value`` exceeds the limit ``name``; ``what`` names the value."""
+        """Raise LimitExceededError if ``value`` exceeds the limit ``name``; ``what`` names the value.
+
+        ``name`` is a field or ``"max_expanded_bytes"`` (``max_expanded_mb`` in bytes).
+        """
         limit = getattr(self, name)
-        if value > limit:
-            raise LimitExceededError(
-                f"{what} is {_format(value)}, above the limit {name} = {_format(limit)}; "
-                f"if the input is genuine, raise it with the environment variable {setting_name(name)}"
-            )
+        if value <= limit:
+            return
+        setting = name
+        shown = f"{name} = {_format(limit)}"
+        if name == "max_expanded_bytes":  # set in megabytes
+            setting = "max_expanded_mb"
+            shown = f"max_expanded_mb = {_format(self.max_expanded_mb)} ({_format(limit)} bytes)"
+        raise LimitExceededError(
+            f"{what} is {_format(value)}, above the limit {shown}; "
+            f"if the input is genuine, raise it with the environment variable {setting_name(setting)}"
+        )
 
 
 def setting_name(limit: str) -> str:

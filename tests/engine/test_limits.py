@@ -33,3 +33,8 @@ def test_an_exceeded_limit_names_the_limit_the_value_and_the_setting():
     assert "2,000,000" in message and "max_documents = 10" in message and "SVI_TOPICS_MAX_DOCUMENTS" in message
     assert isinstance(caught.value, ValueError)
     assert setting_name("max_dense_cells") == "SVI_TOPICS_MAX_DENSE_CELLS"
+
+
+def test_the_byte_limit_names_its_megabyte_setting():
+    with pytest.raises(engine.LimitExceededError, match=r"max_expanded_mb = 1.*SVI_TOPICS_MAX_EXPANDED_MB"):
+        Limits(max_expanded_mb=1).check("max_expanded_bytes", 5_000_000, "the archive")
