@@ -17,6 +17,7 @@ import numpy as np
 
 from engine.data._disk_arrays import DiskCounts, _reader
 from engine.errors import CorpusFormatError
+from engine.limits import current_limits
 
 FORMAT, VERSION = "engine-disk-corpus", 1
 DTYPES = {"indptr": np.dtype(np.int64), "indices": np.dtype(np.int32), "data": np.dtype(np.int32)}
@@ -42,6 +43,9 @@ def _read_manifest(folder: Path) -> dict[str, Any]:
         value = manifest.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or value < (1 if key == "n_words" else 0):
             raise CorpusFormatError(f"{str(folder)!r}: manifest.json has {key}={value!r}; expected a count")
+    limits = current_limits()  # a manifest's sizes are declared: held to the limits before anything is mapped
+    for key, limit in (("n_docs", "max_documents"), ("n_words", "max_vocabulary"), ("nnz", "max_entries")):
+        limits.check(limit, manifest[key], f"{key} in the manifest.json of {str(folder)!r}")
     expected = {name: dtype.name for name, dtype in DTYPES.items()}
     if manifest.get("dtypes") != expected:
         raise CorpusFormatError(f"{str(folder)!r}: manifest.json declares dtypes {manifest.get('dtypes')!r}; "

@@ -10,6 +10,7 @@ one document, or one chunk of rows, is in memory at a time.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import warnings
 import zipfile
@@ -22,12 +23,14 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from engine.data._bounds import BoundedReader, check_empty_documents, expanded_too_large
 from engine.data._disk_writer import _INT32_MAX
 from engine.data.bow_formats import _is_count
 from engine.data.text import (
     DEFAULT_MAX_TOTAL_BYTES,
     SkippedFile,
     _column,
+    _expands_past_declared,
     _is_txt,
     _read_entry,
     _title,
@@ -35,7 +38,14 @@ from engine.data.text import (
     decode_text,
     table_format,
 )
-from engine.errors import CorpusFormatError, EmptyCorpusError, FileDecodingError, UnsafeArchiveError
+from engine.errors import (
+    CorpusFormatError,
+    EmptyCorpusError,
+    FileDecodingError,
+    LimitExceededError,
+    UnsafeArchiveError,
+)
+from engine.limits import current_limits
 
 
 # ------------------------------------------------------------------ text sources
@@ -62,17 +72,18 @@ def _walk(root: Path) -> Iterator[Path]:
             yield Path(entry.path)
 
 
-def _text_documents(source: Path, skipped: list | None) -> Iterator[tuple[str, str, str]]:
+def _text_documents(source: Path, skipped: list | None,
+                    encoding: str | None = None) -> Iterator[tuple[str, str, str]]:
     """(id, title, text) of each .txt file of a folder or zip archive, as engine.read_folder/read_zip name them."""
     if source.is_dir():
         for path in _walk(source):
             name = path.relative_to(source).as_posix()
             if _is_txt(name):
-                yield name, _title(name), decode_text(path.read_bytes(), name)
+                yield name, _title(name), decode_text(path.read_bytes(), name, encoding)
             elif skipped is not None:
                 skipped.append(SkippedFile(name, "not a .txt file"))
     elif source.is_file() and source.suffix.lower() == ".zip":
-        yield from _zip_documents(source, skipped)
+        yield from _zip_documents(source, skipped, encoding)
     elif not source.exists():
         raise FileNotFoundError(f"no such file or folder: {str(source)!r}")
     else:
@@ -80,7 +91,7 @@ def _text_documents(source: Path, skipped: list | None) -> Iterator[tuple[str, s
                                 "files or a .csv/.tsv/.jsonl table")
 
 
-def _zip_documents(path: Path, skipped: list | None,
+def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None,
                    max_entry_bytes: int = DEFAULT_MAX_TOTAL_BYTES) -> Iterator[tuple[str, str, str]]:
     """The .txt entries of a zip, one at a time; each may expand to at most its declared size."""
     label = repr(str(path))
@@ -92,28 +103,32 @@ def _zip_documents(path: Path, skipped: list | None,
         to_read, skipped_here = _zip_text_entries(archive.infolist(), label)
         if skipped is not None:
             skipped.extend(skipped_here)
+        limits = current_limits()
+        total = 0
         for info in to_read:
             if info.file_size > max_entry_bytes:
                 raise UnsafeArchiveError(f"{info.filename!r} in {label} expands to {info.file_size} bytes, more "
                                          f"than {max_entry_bytes}; split it")
             data = _read_entry(archive, info, info.file_size, label)  # never decompress past the declared size
             if len(data) > info.file_size:
-                raise UnsafeArchiveError(f"{info.filename!r} in {label} expands past the size it declares "
-                                         "(a possible zip bomb); rebuild the archive")
-            yield info.filename, _title(info.filename), decode_text(data, info.filename)
+                raise _expands_past_declared(info, label)
+            total += len(data)
+            if total > limits.max_expanded_bytes:  # entries are streamed, but the archive as a whole is bounded too
+                raise expanded_too_large(label, limits)
+            yield info.filename, _title(info.filename), decode_text(data, info.filename, encoding)
 
 
-def _table_chunks(path: Path, text_column: str, id_column: str | None,
-                  chunk_size: int) -> Iterator[tuple[list[str], list[str], list[str]]]:
-    """(ids, titles, texts) of ``chunk_size`` rows at a time of a UTF-8 CSV/TSV/JSON-lines table."""
+def _table_chunks(path: Path, text_column: str, id_column: str | None, chunk_size: int,
+                  encoding: str | None = None) -> Iterator[tuple[list[str], list[str], list[str]]]:
+    """(ids, titles, texts) of ``chunk_size`` rows at a time of a CSV/TSV/JSON-lines table (UTF-8 by default)."""
     fmt, label = table_format(path.name), repr(str(path))
     seen_ids: set[str] = set()
     try:
         if fmt == "jsonl":
-            reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_size, encoding="utf-8")
+            reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_size, encoding=encoding or "utf-8")
         else:
             reader = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", dtype=str, keep_default_na=False,
-                                 index_col=False, chunksize=chunk_size, encoding="utf-8")
+                                 index_col=False, chunksize=chunk_size, encoding=encoding or "utf-8")
         with reader:
             row = 0
             while True:
@@ -136,8 +151,9 @@ def _table_chunks(path: Path, text_column: str, id_column: str | None,
                 row += len(frame)
                 yield ids, ids, texts
     except UnicodeDecodeError as exc:
-        raise FileDecodingError(f"{label} is not UTF-8 ({exc.reason} at byte {exc.start}); re-save it as "
-                                "UTF-8 or load it in memory with engine.load_corpus") from None
+        raise FileDecodingError(f"{label} is not valid {encoding or 'UTF-8'} ({exc.reason} at byte {exc.start} of "
+                                "a block); give its encoding, re-save it as UTF-8, or load it in memory with "
+                                "engine.load_corpus, which detects the encoding") from None
     except pd.errors.ParserWarning:
         raise CorpusFormatError(f"{label}: a row has more fields than the header; quote "
                                 "texts that contain the separator") from None
@@ -149,9 +165,19 @@ def _table_chunks(path: Path, text_column: str, id_column: str | None,
 
 # -------------------------------------------------------------------- UCI source
 def _open_maybe_gzip(path: Path) -> IO[bytes]:
+    """The bytes of ``path``; a ``.gz`` file is decompressed as it is read, at most ``max_expanded_mb`` of it."""
     if not path.is_file():
         raise FileNotFoundError(f"no such file: {str(path)!r}")
-    return gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb")
+    if path.suffix.lower() == ".gz":
+        return io.BufferedReader(BoundedReader(gzip.open(path, "rb"), path.name))
+    return open(path, "rb")
+
+
+def _body_bytes(file: IO[bytes], path: Path) -> int | None:
+    """The bytes after the current position of a plain file; None for a decompressed stream."""
+    if path.suffix.lower() == ".gz":
+        return None
+    return os.fstat(file.fileno()).st_size - file.tell()
 
 
 def _uci_header(file: IO[bytes], path: Path) -> list[int]:
@@ -179,11 +205,13 @@ def _uci_rows(file: IO[bytes], path: Path, n_docs: int, n_words: int, nnz: int,
         reader = pd.read_csv(file, sep=r"\s+", header=None, dtype=np.int64, chunksize=chunk_size)
     except pd.errors.EmptyDataError:
         reader = None
-    seen, last_doc, carry = 0, 0, np.zeros((0, 3), dtype=np.int64)
+    seen, present, last_doc, carry = 0, 0, 0, np.zeros((0, 3), dtype=np.int64)
     frames = iter(()) if reader is None else reader
     while True:
         try:
             frame = next(frames, None)
+        except LimitExceededError:
+            raise
         except (ValueError, pd.errors.ParserError, OSError, EOFError, zlib.error) as exc:
             raise CorpusFormatError(f"{path.name}: cannot parse the entries after line {seen + 3} ({exc}); "
                                     "expected lines 'docID wordID count' of three non-negative integers") from None
@@ -213,16 +241,21 @@ def _uci_rows(file: IO[bytes], path: Path, n_docs: int, n_words: int, nnz: int,
         cut = int(np.searchsorted(entries[:, 0], entries[-1, 0]))  # where the last document starts
         carry = entries[cut:]
         if cut:
-            yield _uci_block(entries[:cut], last_doc, n_words, path)
+            block = _uci_block(entries[:cut], last_doc, n_words, path)
+            present += block[0].shape[0]
+            yield block
             last_doc = int(entries[cut - 1, 0])
     if seen != nnz:
         raise CorpusFormatError(f"{path.name}: the header announces NNZ={nnz} entries but the file holds {seen}; "
                                 "the file is truncated or the header is wrong")
     if carry.size:
-        yield _uci_block(carry, last_doc, n_words, path)
+        block = _uci_block(carry, last_doc, n_words, path)
+        present += block[0].shape[0]
+        yield block
         last_doc = int(carry[-1, 0])
+    check_empty_documents(path.name, n_docs, present, nnz)
     empty = sp.csr_matrix((0, n_words), dtype=np.int64)
-    yield empty, [], [str(d) for d in range(last_doc + 1, n_docs + 1)]
+    yield empty, [], (str(d) for d in range(last_doc + 1, n_docs + 1))
 
 
 def _uci_block(entries: np.ndarray, last_doc: int, n_words: int, path: Path):
@@ -234,8 +267,18 @@ def _uci_block(entries: np.ndarray, last_doc: int, n_words: int, path: Path):
         raise CorpusFormatError(f"{path.name}: docID {doc[i]} wordID {word[i]} appears twice; each pair must "
                                 "appear once")
     present, lengths = np.unique(doc, return_counts=True)
-    missing = np.setdiff1d(np.arange(last_doc + 1, present[-1] + 1), present)
     indptr = np.concatenate([[0], np.cumsum(lengths)])
     counts = sp.csr_matrix((count, word - 1, indptr), shape=(present.size, n_words))
-    return counts, [str(d) for d in present], [str(d) for d in missing]
+    return counts, [str(d) for d in present], _gaps(last_doc, present)
+
+
+def _gaps(last_doc: int, present: np.ndarray) -> Iterator[str]:
+    """The docIDs after ``last_doc`` and before ``present[-1]`` that ``present`` lacks, one at a time.
+
+    A gap can be as long as the header allows, so its ids are generated, never held.
+    """
+    previous = last_doc
+    for doc in present.tolist():
+        yield from (str(d) for d in range(previous + 1, doc))
+        previous = doc
 

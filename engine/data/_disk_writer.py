@@ -53,9 +53,14 @@ class _NpyAppender:
         self._file.close()
 
 
-def _jsonl(path: Path, records: Iterable[Any]) -> None:
+def _jsonl(path: Path, records: Iterable[Any]) -> int:
+    """Append ``records`` one JSON line each, streaming (a long run of records is never held); return how many."""
+    written = 0
     with open(path, "a", encoding="utf-8") as file:
-        file.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        for record in records:
+            file.write(json.dumps(record, ensure_ascii=False) + "\n")
+            written += 1
+    return written
 
 
 class _DiskWriter:
@@ -104,14 +109,10 @@ class _DiskWriter:
         self.n_tokens += int(counts.data.sum(dtype=np.int64))
 
     def drop(self, documents: Iterable[DroppedDocument]) -> None:
-        documents = [d._asdict() for d in documents]
-        self.n_dropped += len(documents)
-        _jsonl(self.tmp / "dropped.jsonl", documents)
+        self.n_dropped += _jsonl(self.tmp / "dropped.jsonl", (d._asdict() for d in documents))
 
     def skip(self, files: Iterable[Any]) -> None:
-        files = [f._asdict() for f in files]
-        self.n_skipped += len(files)
-        _jsonl(self.tmp / "skipped.jsonl", files)
+        self.n_skipped += _jsonl(self.tmp / "skipped.jsonl", (f._asdict() for f in files))
 
     def finish(self, vocabulary: Sequence[str], source: dict[str, Any]) -> Path:
         if self.n_docs == 0:

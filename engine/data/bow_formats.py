@@ -16,10 +16,8 @@ folder and rename it, so no half-written corpus is ever left behind.
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -29,6 +27,7 @@ import pandas as pd
 import scipy.io
 import scipy.sparse as sp
 
+from engine.data._bounds import check_declared_sizes, check_empty_documents, check_mtx_header, gunzip
 from engine.data.corpus import Corpus
 from engine.data.text import (
     _check_encoding,
@@ -41,6 +40,7 @@ from engine.data.text import (
 )
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.io.atomic import atomic_file
+from engine.limits import Limits, current_limits
 
 __all__ = [
     "load_corpus",
@@ -60,14 +60,14 @@ def _is_count(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def _text(path: Path, encoding: str | None = None) -> str:
+def _bytes(path: Path, limits: Limits) -> bytes:
+    """The content of ``path``, decompressed (never past ``limits.max_expanded_bytes``) if it ends in ``.gz``."""
     data = path.read_bytes()
-    if path.suffix.lower() == ".gz":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise CorpusFormatError(f"{path.name} is not a valid gzip file ({exc})") from None
-    return decode_text(data, path.name, encoding)
+    return gunzip(data, path.name, limits) if path.suffix.lower() == ".gz" else data
+
+
+def _text(path: Path, encoding: str | None = None, limits: Limits | None = None) -> str:
+    return decode_text(_bytes(path, limits or current_limits()), path.name, encoding)
 
 
 def _lines(path: Path, encoding: str | None = None) -> list[str]:
@@ -81,6 +81,7 @@ def read_vocabulary(path: Source, encoding: str | None = None) -> tuple[str, ...
     """
     path = Path(path)
     words = [line.strip() for line in _lines(path, encoding)]
+    current_limits().check("max_vocabulary", len(words), f"the number of words in {path.name}")
     seen: dict[str, int] = {}
     for number, word in enumerate(words, start=1):
         if not word:
@@ -157,7 +158,8 @@ def read_uci(docword: Source, vocab: Source | None = None, *, encoding: str | No
         listed in ``dropped``.
     """
     path = Path(docword)
-    lines = _text(path).split("\n", 3)  # three header lines, then the body in one piece
+    limits = current_limits()
+    lines = _text(path, limits=limits).split("\n", 3)  # three header lines, then the body in one piece
     header = []
     for number, what in enumerate(("documents D", "words W", "non-zero entries NNZ"), start=1):
         text = lines[number - 1].strip() if len(lines) >= number else ""
@@ -166,7 +168,9 @@ def read_uci(docword: Source, vocab: Source | None = None, *, encoding: str | No
             raise CorpusFormatError(f"{path.name} line {number}: expected the number of {what}, got {got}")
         header.append(int(text))
     n_docs, n_words, nnz = header
-    doc, word, count = _uci_entries(lines[3] if len(lines) > 3 else "", nnz, path).T
+    body = lines[3] if len(lines) > 3 else ""
+    check_declared_sizes(path.name, n_docs, n_words, nnz, limits, len(body))  # before any allocation
+    doc, word, count = _uci_entries(body, nnz, path).T
     for values, low, high, name in ((doc, 1, n_docs, "docID"), (word, 1, n_words, "wordID"),
                                     (count, 1, np.inf, "count")):
         bad = np.flatnonzero((values < low) | (values > high))
@@ -180,6 +184,7 @@ def read_uci(docword: Source, vocab: Source | None = None, *, encoding: str | No
         first, second = order[repeated[0]], order[repeated[0] + 1]
         raise CorpusFormatError(f"{path.name} line {second + 4}: docID {doc[second]} wordID {word[second]} "
                                 f"repeats line {first + 4}; each pair must appear once")
+    check_empty_documents(path.name, n_docs, np.unique(doc).size, nnz)
     vocabulary = _find_vocabulary(path, vocab, required=True, encoding=encoding)
     _check_vocabulary(vocabulary, n_words, path)
     counts = sp.csr_matrix((count, (doc - 1, word - 1)), shape=(n_docs, n_words))
@@ -196,8 +201,13 @@ def read_ldac(path: Source, vocab: Source | None = None, *, encoding: str | None
     path = Path(path)
     vocabulary = _find_vocabulary(path, vocab, required=True, encoding=encoding)
     n_words = len(vocabulary)
+    limits = current_limits()
+    text = _text(path, limits=limits)
+    limits.check("max_entries", text.count(":"), f"the number of 'id:count' entries in {path.name}")
+    lines = text.rstrip().splitlines()
+    limits.check("max_documents", len(lines), f"the number of documents (lines) in {path.name}")
     indptr, indices, data = [0], [], []
-    for number, line in enumerate(_lines(path), start=1):
+    for number, line in enumerate(lines, start=1):
         parts = line.split()
         where = f"{path.name} line {number}"
         if not parts or not _is_count(parts[0]) or int(parts[0]) != len(parts) - 1:
@@ -228,10 +238,17 @@ def read_mtx(path: Source, vocab: Source | None = None, *, encoding: str | None 
     ``encoding`` is the vocabulary's (None detects it).
     """
     path = Path(path)
+    limits = current_limits()
+    content = _bytes(path, limits)
+    check_mtx_header(content, path.name, limits)  # declared sizes, before scipy allocates them
     try:
-        counts = scipy.io.mmread(path)
+        counts = scipy.io.mmread(io.BytesIO(content))
     except (ValueError, OSError, IndexError, EOFError) as exc:
         raise CorpusFormatError(f"{path.name} is not a valid Matrix Market file: {exc}") from None
+    if sp.issparse(counts):
+        counts = counts.tocsr()
+        check_empty_documents(path.name, counts.shape[0], int(np.count_nonzero(np.diff(counts.indptr))),
+                              counts.nnz, "size line")
     vocabulary = _find_vocabulary(path, vocab, required=False, encoding=encoding)
     _check_vocabulary(vocabulary, counts.shape[1], path)
     return _from_counts(counts, vocabulary, [str(d) for d in range(1, counts.shape[0] + 1)], path)

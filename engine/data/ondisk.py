@@ -35,11 +35,13 @@ from typing import Any
 
 import numpy as np
 
+from engine.data._bounds import check_declared_sizes
 from engine.data._disk_arrays import DiskCounts
 from engine.data._disk_counting import _count_chunk, _TermStats
 from engine.data._disk_format import _check_arrays, _open_counts, _read_lines, _read_manifest
 from engine.data._disk_sources import (
     _batched,
+    _body_bytes,
     _open_maybe_gzip,
     _table_chunks,
     _text_documents,
@@ -49,8 +51,9 @@ from engine.data._disk_sources import (
 from engine.data._disk_writer import _check_target, _DiskWriter
 from engine.data.bow_formats import _check_vocabulary, _find_vocabulary
 from engine.data.corpus import _EMPTY_ROW, TOKEN_PATTERN, Corpus, DroppedDocument, _vectorizer
-from engine.data.text import SkippedFile, table_format
+from engine.data.text import SkippedFile, _check_encoding, table_format
 from engine.errors import CorpusFormatError, EmptyCorpusError
+from engine.limits import current_limits
 from engine.validation import check_int
 
 __all__ = ["DiskCorpus", "DiskCounts"]
@@ -155,6 +158,8 @@ class DiskCorpus:
         _check_target(Path(folder), overwrite)  # before reading anything
         with _open_maybe_gzip(path) as file:
             n_docs, n_words, nnz = _uci_header(file, path)
+            # declared sizes against the limits and the bytes that follow, before anything is written
+            check_declared_sizes(path.name, n_docs, n_words, nnz, current_limits(), _body_bytes(file, path))
             vocabulary = _find_vocabulary(path, vocab, required=True)
             _check_vocabulary(vocabulary, n_words, path)
             with _DiskWriter(folder, n_words, overwrite) as writer:
@@ -170,7 +175,7 @@ class DiskCorpus:
     @classmethod
     def from_texts(cls, source: Source, folder: Source, *, text_column: str | None = None,
                    id_column: str | None = None, chunk_size: int = 2000, overwrite: bool = False,
-                   **vectorizer_options: Any) -> DiskCorpus:
+                   encoding: str | None = None, **vectorizer_options: Any) -> DiskCorpus:
         """Tokenise a folder of ``.txt``, a ``.zip`` or a ``.csv``/``.tsv``/``.jsonl`` table to ``folder``.
 
         Two streaming passes over the source, ``chunk_size`` documents at a time:
@@ -179,7 +184,9 @@ class DiskCorpus:
         against it and appends them to the arrays.  Tokenisation, vocabulary,
         counts, ids and ``dropped`` are those of :meth:`Corpus.from_texts` with the
         same options (``engine.load_corpus`` on the same source); memory holds one
-        chunk of text plus the table of distinct words.  Tables are read as UTF-8.
+        chunk of text plus the table of distinct words.  Tables are read as UTF-8
+        unless ``encoding`` says otherwise; ``.txt`` files are decoded as
+        :func:`engine.decode_text` does (``encoding``, or detected per file).
 
         Parameters
         ----------
@@ -189,6 +196,9 @@ class DiskCorpus:
         text_column, id_column : str, optional
             Table columns (``text_column`` defaults to ``"text"``; ids default to
             1-based row numbers, as :func:`engine.read_table`).
+        encoding : str, optional
+            The encoding of the source's files; None detects each ``.txt`` file's
+            and reads tables as UTF-8.
         **vectorizer_options
             ``stop_words``, ``extra_stop_words``, ``min_df``, ``max_df``,
             ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts`.
@@ -204,6 +214,7 @@ class DiskCorpus:
             if options[name] is not None and not isinstance(options[name], str):
                 options[name] = sorted(options[name])
         chunk_size = check_int("chunk_size", chunk_size, 1)
+        _check_encoding(encoding)
         _check_target(Path(folder), overwrite)  # before the first pass
         analyzer = _vectorizer(**options).build_analyzer()
         is_table = source.is_file() and table_format(source.name) is not None
@@ -212,8 +223,8 @@ class DiskCorpus:
 
         def chunks(skipped: list | None) -> Iterator[tuple[list[str], list[str], list[str]]]:
             if is_table:
-                return _table_chunks(source, text_column or "text", id_column, chunk_size)
-            return _batched(_text_documents(source, skipped), chunk_size)
+                return _table_chunks(source, text_column or "text", id_column, chunk_size, encoding)
+            return _batched(_text_documents(source, skipped, encoding), chunk_size)
 
         skipped: list[SkippedFile] = []
         stats = _TermStats()

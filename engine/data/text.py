@@ -243,6 +243,11 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, lab
         raise CorpusFormatError(f"cannot read {info.filename!r} in {label}: {exc}") from None
 
 
+def _expands_past_declared(info: zipfile.ZipInfo, label: str) -> UnsafeArchiveError:
+    return UnsafeArchiveError(f"{info.filename!r} in {label} expands past the {info.file_size:,} bytes it "
+                              "declares (a possible zip bomb); rebuild the archive")
+
+
 def read_zip(
     source: str | os.PathLike | bytes,
     max_files: int = DEFAULT_MAX_FILES,
@@ -299,7 +304,10 @@ def read_zip(
             raise too_large
         documents, budget, encodings = [], max_total_bytes, {}
         for info in to_read:
-            data = _read_entry(archive, info, budget, label)  # never decompress past the budget
+            # never decompress past the budget, nor past the size the entry declares
+            data = _read_entry(archive, info, min(budget, info.file_size), label)
+            if len(data) > info.file_size:
+                raise _expands_past_declared(info, label)
             budget -= len(data)
             if budget < 0:
                 raise too_large

@@ -127,10 +127,10 @@ def test_uci_equals_read_uci(tmp_path, suffix, chunk_size):
     [
         (["1 1 1", "3 1 1", "2 1 1"], (6, 5, None), "sorted by docID"),
         (["1 1 1", "1 2 1", "1 1 4"], (6, 5, None), "appears twice"),
-        (["1 1 1", "1 9 1"], (6, 5, None), "wordID 9 is outside"),
-        (["1 1 1", "1 2 0"], (6, 5, None), "count 0 is outside"),
-        (["1 1 1", "1 2 1"], (6, 5, 3), "announces NNZ=3"),
-        (["1 1 1", "1 2 x"], (6, 5, None), "cannot parse"),
+        (["1 1 1", "1 9 1"], (2, 5, None), "wordID 9 is outside"),
+        (["1 1 1", "1 2 0"], (2, 5, None), "count 0 is outside"),
+        (["1 1 1", "1 2 1000000"], (2, 5, 3), "announces NNZ=3"),  # long enough for 3 entries
+        (["1 1 1", "1 2 x"], (2, 5, None), "cannot parse"),
     ],
 )
 def test_malformed_uci_is_rejected_and_leaves_nothing(tmp_path, lines, header, match):
