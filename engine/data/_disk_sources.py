@@ -24,6 +24,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from engine.data._bounds import BoundedReader, check_empty_documents, expanded_too_large
+from engine.data._csv_quoting import check_quoting
 from engine.data._disk_writer import _INT32_MAX
 from engine.data.bow_formats import _is_count
 from engine.data.text import (
@@ -124,6 +125,8 @@ def _table_chunks(path: Path, text_column: str, id_column: str | None, chunk_siz
     fmt, label = table_format(path.name), repr(str(path))
     seen_ids: set[str] = set()
     try:
+        if fmt != "jsonl":  # a stray quote would otherwise merge rows silently; checked as the file streams
+            check_quoting(path, "\t" if fmt == "tsv" else ",", label, encoding or "utf-8")
         if fmt == "jsonl":
             reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_size, encoding=encoding or "utf-8")
         else:

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from engine.data import _encoding
+from engine.data._csv_quoting import check_quoting
 from engine.errors import (
     CorpusFormatError,
     EmptyCorpusError,
@@ -325,16 +326,20 @@ def _parse_table(text: str, fmt: str, label: str) -> pd.DataFrame:
     try:
         if fmt == "jsonl":
             return pd.read_json(io.StringIO(text), lines=True, dtype=False)
+        delimiter = "\t" if fmt == "tsv" else ","
+        check_quoting(text, delimiter, label)  # a stray quote would otherwise merge rows silently
         with warnings.catch_warnings():
             # a row longer than the header would otherwise lose fields silently
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            return pd.read_csv(io.StringIO(text), sep="\t" if fmt == "tsv" else ",", dtype=str,
+            return pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str,
                                keep_default_na=False, index_col=False)
     except pd.errors.ParserWarning:
         raise CorpusFormatError(f"{label}: a row has more fields than the header; quote "
                                 "texts that contain the separator") from None
     except pd.errors.EmptyDataError:
         raise EmptyCorpusError(f"{label} is empty; it needs a header row and one row per document") from None
+    except CorpusFormatError:
+        raise
     except (ValueError, pd.errors.ParserError) as exc:
         raise CorpusFormatError(f"{label} is not valid {fmt.upper()}: {exc}") from None
 
