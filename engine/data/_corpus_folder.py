@@ -84,7 +84,7 @@ def _check_declared_arrays(path: Path, label: str) -> None:
     with zipfile.ZipFile(path) as archive:
         infos = archive.infolist()
         expanded = sum(info.file_size for info in infos)
-        limits.check("max_expanded_mb", expanded / 2**20, f"the size in MB of {path.name} in {label!r} expanded")
+        limits.check("max_expanded_bytes", expanded, f"the expanded size of {path.name} in {label!r}")
         for info in infos:
             key = info.filename.removesuffix(".npy")
             if key not in bounds:

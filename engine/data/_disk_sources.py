@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from engine.data._bounds import BoundedReader, check_empty_documents, expanded_too_large
 from engine.data._csv_quoting import check_quoting
 from engine.data._disk_writer import _INT32_MAX
+from engine.data._encoding import encoding_name
 from engine.data.bow_formats import _is_count
 from engine.data.text import (
     DEFAULT_MAX_TOTAL_BYTES,
@@ -123,15 +124,17 @@ def _table_chunks(path: Path, text_column: str, id_column: str | None, chunk_siz
                   encoding: str | None = None) -> Iterator[tuple[list[str], list[str], list[str]]]:
     """(ids, titles, texts) of ``chunk_size`` rows at a time of a CSV/TSV/JSON-lines table (UTF-8 by default)."""
     fmt, label = table_format(path.name), repr(str(path))
+    # a UTF-8 byte-order mark is not part of the first column's name
+    read_as = "utf-8-sig" if encoding is None or encoding_name(encoding) == "utf-8" else encoding
     seen_ids: set[str] = set()
     try:
         if fmt != "jsonl":  # a stray quote would otherwise merge rows silently; checked as the file streams
-            check_quoting(path, "\t" if fmt == "tsv" else ",", label, encoding or "utf-8")
+            check_quoting(path, "\t" if fmt == "tsv" else ",", label, read_as)
         if fmt == "jsonl":
-            reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_size, encoding=encoding or "utf-8")
+            reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_size, encoding=read_as)
         else:
             reader = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", dtype=str, keep_default_na=False,
-                                 index_col=False, chunksize=chunk_size, encoding=encoding or "utf-8")
+                                 index_col=False, chunksize=chunk_size, encoding=read_as)
         with reader:
             row = 0
             while True:

@@ -153,3 +153,14 @@ def test_corpora_saved_before_encodings_were_recorded_still_load(tmp_path):
     del meta["encodings"]
     (folder / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
     assert Corpus.load(folder).encodings == ()
+
+
+def test_disk_corpus_tables_take_an_encoding(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes("id,text\n1,crème brûlée déjà\n2,Größe Übergröße\n".encode("cp1252"))
+    with pytest.raises(FileDecodingError, match=r"is not valid UTF-8 .*give its encoding"):
+        engine.DiskCorpus.from_texts(path, tmp_path / "disk")
+    disk = engine.DiskCorpus.from_texts(path, tmp_path / "disk", encoding="windows-1252")
+    assert disk.vocabulary == load_corpus(path).vocabulary
+    with pytest.raises(ValueError, match="'klingon'"):
+        engine.DiskCorpus.from_texts(path, tmp_path / "disk2", encoding="klingon")
