@@ -7,14 +7,12 @@ passed with a leading underscore and identified by the key arguments.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import streamlit as st
 
 from explorer import clouds, quality, samples, uploads
-from explorer.engine_api import CoherenceReference, most_likely_topics, warm_up_kernels
-from explorer.runs import RunRecord, ThreadLimiter
+from explorer.engine_api import CoherenceReference, KernelWarmUp, most_likely_topics, start_warm_up
+from explorer.runs import RunRecord, ThreadLimiter, warm_up_workloads
 from explorer.storage import Collection
 
 __all__ = [
@@ -30,15 +28,15 @@ def limiter() -> ThreadLimiter:
 
 
 @st.cache_resource(show_spinner=False)
-def kernel_warm_up() -> threading.Thread:
-    """Load the engine's compiled kernels in the background, once per server.
+def kernel_warm_up() -> KernelWarmUp:
+    """Load the engine's compiled kernels in the background, once per server, the first run's first.
 
-    numba's first call costs a fixed fraction of a second; paid here while the
-    visitor looks at the first page, the first training step is not delayed.
+    numba's first call costs a fixed fraction of a second, paid here while the visitor
+    looks at the first page.  After an install the kernels must be compiled first (about a
+    minute); the engine does that in a process of its own, and the runs, which the
+    explorer makes with ``compile_in_background``, train with the NumPy reference meanwhile.
     """
-    thread = threading.Thread(target=warm_up_kernels, name="kernel-warm-up", daemon=True)
-    thread.start()
-    return thread
+    return start_warm_up(warm_up_workloads())
 
 
 @st.cache_resource(show_spinner="Reading the sample collection…")

@@ -59,7 +59,9 @@ class Comparison:
         self.seconds = float(seconds)
         self.limiter = limiter
         self.records: list[RunRecord] = [
-            create_run(leg.collection, leg.settings, leg.label, max_seconds=self.seconds, checkpoint=False)
+            # one kernel for every leg, so that their speeds compare
+            create_run(leg.collection, leg.settings, leg.label, max_seconds=self.seconds, checkpoint=False,
+                       one_kernel=True)
             for leg in legs
         ]
         self.error: str | None = None

@@ -45,7 +45,11 @@ from engine import (
     top_corpus_words,
     top_documents,
     top_relevant_words,
-    warm_up_kernels,
+)
+from engine.inference.warmup import (  # the background compile, not in engine.__all__
+    KernelWarmUp,
+    Workload,
+    start_warm_up,
 )
 
 __all__ = [
@@ -64,11 +68,13 @@ __all__ = [
     "EmptyCorpusError",
     "EmptyVocabularyError",
     "EngineError",
+    "KernelWarmUp",
     "LoadedModel",
     "MissingColumnError",
     "ModelFileError",
     "Snapshot",
     "TrainingRun",
+    "Workload",
     "atomic_file",
     "decode_text",
     "heldout_split",
@@ -80,6 +86,7 @@ __all__ = [
     "read_uci",
     "read_zip",
     "save_model",
+    "start_warm_up",
     "step_size",
     "text_segments",
     "top_corpus_words",
@@ -87,7 +94,6 @@ __all__ = [
     "top_relevant_words",
     "topic_order",
     "topics_covering",
-    "warm_up_kernels",
 ]
 
 

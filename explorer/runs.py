@@ -9,6 +9,7 @@ starts, steers and reads it.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import threading
@@ -23,6 +24,7 @@ from explorer import storage
 from explorer.engine_api import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_DOC_TRUNCATION,
+    DEFAULT_HDP_TOPICS,
     DEFAULT_KAPPA,
     DEFAULT_TAU,
     HDP,
@@ -32,7 +34,9 @@ from explorer.engine_api import (
     LoadedModel,
     Snapshot,
     TrainingRun,
+    Workload,
     heldout_split,
+    start_warm_up,
 )
 from explorer.storage import Collection
 
@@ -46,6 +50,7 @@ __all__ = [
     "default_settings",
     "load_record",
     "resume_checkpoint",
+    "warm_up_workloads",
 ]
 
 ACTIVE = ("running", "paused")
@@ -156,7 +161,7 @@ class RunRecord:
         self.checkpointed = checkpointed
         self.file_bytes: bytes | None = None  # the model file a loaded run came from
         self._model: Any = None
-        self._model_step = -1
+        self._model_key: tuple[int, bool] | None = None
 
     # ------------------------------------------------------------ reading
     def snapshot(self) -> Snapshot | None:
@@ -188,13 +193,28 @@ class RunRecord:
         return (), ()
 
     def model(self) -> Any:
-        """A model to browse: a copy taken between two steps, refreshed when training advanced."""
+        """A model to browse: a copy taken between two steps, refreshed when training advanced.
+
+        Until its compiled kernels are ready in this server, the copy computes with the
+        NumPy reference, so a page never waits for a compile.
+        """
+        if self.run is None and self.loaded is None:
+            return None
         if self.run is None:
-            return None if self.loaded is None else self.loaded.model
-        step = self.run.snapshot().t
-        if self._model is None or step != self._model_step:
-            self._model = self.run.model_copy()
-            self._model_step = step
+            ready = self.loaded.model.kernel == "numpy" or _compiled_ready(self.loaded.model)
+        else:  # the live model's kernel may be the reference for now: ask about its workload
+            ready = _compiled_ready(self.run.model)
+        key = (self.model_step, ready)
+        if self._model is None or key != self._model_key:
+            if self.run is None:  # a shallow copy: the pages only read the model
+                model = self.loaded.model if ready else copy.copy(self.loaded.model)
+            else:
+                model = self.run.model_copy()
+                # the explorer's models keep the default kernel; the run may step with the reference for now
+                model.kernel = "auto"
+            if not ready:
+                model.kernel = "numpy"
+            self._model, self._model_key = model, key
         return self._model
 
     @property
@@ -241,6 +261,21 @@ class RunRecord:
         }}
 
 
+def _compiled_ready(model) -> bool:
+    """True once the compiled kernels of ``model`` are loaded in this server (or numba is missing: nothing to wait for).
+
+    Asking also requests them, in case nothing did yet.
+    """
+    workload = Workload.of(model)
+    return start_warm_up([workload]).status(workload) in ("ready", "unavailable")
+
+
+def warm_up_workloads() -> tuple[Workload, ...]:
+    """The compiled kernels the explorer's models use, the automatic first run's first."""
+    settings = (RunSettings(model="LDA"), RunSettings(model="HDP", n_topics=DEFAULT_HDP_TOPICS))
+    return tuple(Workload.of(_make_model(chosen, n_words=2)) for chosen in settings)
+
+
 def _make_model(settings: RunSettings, n_words: int):
     if settings.model == "HDP":
         return HDP(n_topics=settings.n_topics, doc_truncation=settings.doc_truncation, n_words=n_words,
@@ -260,10 +295,17 @@ def _heartbeat_timeout() -> float:
 
 
 def create_run(collection: Collection, settings: RunSettings, name: str, *, max_seconds: float | None = None,
-               checkpoint: bool = True) -> RunRecord:
-    """Build (not start) a run of ``settings`` on ``collection``."""
+               checkpoint: bool = True, one_kernel: bool = False) -> RunRecord:
+    """Build (not start) a run of ``settings`` on ``collection``.
+
+    The run steps with the NumPy reference while the compiled kernels are still being
+    compiled, and switches when they are ready; with ``one_kernel`` (runs whose speeds are
+    compared) it keeps one kernel throughout: the compiled one if ready now, else the reference.
+    """
     train, observed, heldout = split(collection, settings)
     model = _make_model(settings, collection.corpus.n_words)
+    if one_kernel and not _compiled_ready(model):
+        model.kernel = "numpy"
     run_id = uuid.uuid4().hex[:12]
     with warnings.catch_warnings():
         # kappa at 0.5 is allowed for teaching; the Train page explains the convergence range
@@ -283,6 +325,7 @@ def create_run(collection: Collection, settings: RunSettings, name: str, *, max_
         checkpoint_path=storage.checkpoint_path(run_id) if checkpoint else None, name=name,
         checkpoint_every_seconds=_env_number("SVI_TOPICS_CHECKPOINT_SECONDS", 30.0), max_seconds=max_seconds,
         heartbeat_timeout=_heartbeat_timeout(), extra=record.explorer_extra(),
+        compile_in_background=not one_kernel,  # never wait for a compile: the NumPy reference trains meanwhile
     )
     if checkpoint:
         storage.prune_checkpoints(int(_env_number("SVI_TOPICS_MAX_CHECKPOINTS", 30)) - 1)
@@ -306,7 +349,7 @@ def resume_checkpoint(source: Any, collection: Collection, settings: RunSettings
             source, train, observed, heldout, name=name, checkpoint_path=storage.checkpoint_path(run_id),
             checkpoint_every_seconds=_env_number("SVI_TOPICS_CHECKPOINT_SECONDS", 30.0),
             heartbeat_timeout=_heartbeat_timeout(), extra=record.explorer_extra(),
-            target_docs=settings.target_docs if settings.algorithm == "svi" else None,
+            target_docs=settings.target_docs if settings.algorithm == "svi" else None, compile_in_background=True,
         )
     storage.save_collection(collection)
     record.save_record()

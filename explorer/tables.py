@@ -23,7 +23,8 @@ __all__ = [
     "topics_csv_frame",
 ]
 
-SETTING_SYMBOLS = {"kappa": "κ", "tau": "τ", "batch_size": "S"}
+SETTING_SYMBOLS = {"kappa": "κ", "tau": "τ", "batch_size": "S", "kernel": "kernels"}
+KERNEL_NAMES = {"numpy": "NumPy", "compiled": "compiled"}
 COHERENCE_COLUMN = "Coherence (NPMI)"
 LIVE_COLUMN = "Live topics"
 CURVE_COLUMNS = ["run", "step", "docs_seen", "seconds", "heldout_loglik", "rho"]
@@ -38,7 +39,9 @@ def curves_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CURVE_COLUMNS)
 
 
-def _value(name: str, value: float) -> str:
+def _value(name: str, value: float | str) -> str:
+    if name == "kernel":  # the run switched from the NumPy reference to the compiled kernels
+        return KERNEL_NAMES.get(str(value), str(value))
     return formatting.count(value) if name == "batch_size" else f"{value:g}"
 
 

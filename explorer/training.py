@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cached, charts, formatting, icons, quality, session, state, tables, ui
+from explorer.engine_api import Workload
 from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
@@ -138,6 +139,22 @@ def _metrics(record: RunRecord) -> None:
                     f"documents{left}")
 
 
+def _kernel_note(record: RunRecord) -> None:
+    """Says so while a run trains with the NumPy reference because the compiled kernels are not ready yet."""
+    snap = record.snapshot()
+    if not snap.active or snap.kernel_wait is None:
+        return
+    if snap.kernel_wait == "failed":
+        error = cached.kernel_warm_up().error(Workload.of(record.run.model))
+        st.warning("The fast (compiled) kernels could not be built on this server, so this run trains with the "
+                   "NumPy reference: the same equations, only slower." + (f" ({error})" if error else ""),
+                   icon=icons.WARNING)
+        return
+    st.info("Compiling the fast kernels (once after installing, about a minute); training with the NumPy "
+            "reference meanwhile: the same equations, only slower. The run switches to the compiled kernels by "
+            "itself, and the curve marks where.", icon=icons.TIMER)
+
+
 def _forming_topics(record: RunRecord) -> None:
     snap = record.snapshot()
     if not snap.top_words:
@@ -177,6 +194,7 @@ def _panel(active: bool) -> None:
         if snap.error:
             st.error(f"Training stopped with an error: {snap.error}", icon=icons.ERROR)
         _controls(record)
+        _kernel_note(record)
         _metrics(record)
     records = list(session_runs)
     names = {r.run_id: r.name for r in records}
@@ -196,11 +214,14 @@ def _panel(active: bool) -> None:
     else:
         st.altair_chart(charts.heldout_chart(curves, tables.changes_frame(overlay), x=x_axis), width="stretch",
                         key=Keys.heldout_chart)
-    history = record.curve()[0]
+    history, changes = record.curve()
     if history:
+        switch = next((c for c in changes if c.name == "kernel"), None)
         st.caption(f"Held-out measurements of {record.name}: {len(history)} (latest "
                    f"{formatting.number(history[-1].heldout_loglik)}; higher is better). Click a run in the "
-                   "legend to highlight it.")
+                   "legend to highlight it." + ("" if switch is None else
+                   f" Trained with the NumPy reference for its first {formatting.count(switch.docs_seen)} "
+                   "documents, while the compiled kernels were being built."))
     if snap is not None:
         _forming_topics(record)
     with st.expander(f"All runs of this session ({len(records)})", expanded=len(records) > 1):

@@ -11,6 +11,7 @@ the per-word predictive log likelihood of held-out words of test documents.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import numbers
@@ -25,10 +26,12 @@ from typing import Any
 import numpy as np
 
 from engine.errors import ModelFileError
+from engine.inference import warmup
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.svi import SVI, BatchVI
 from engine.io.model_files import load_model, save_model
 from engine.io.records import EvalPoint, SettingChange
+from engine.kernels import effective_kernel
 from engine.validation import as_counts, check_int
 
 __all__ = ["EvalPoint", "SettingChange", "Snapshot", "TrainingRun"]
@@ -38,6 +41,7 @@ _ENDED = ("stopped", "finished", "failed")
 _SETTINGS = ("kappa", "tau", "batch_size")
 _POLL_SECONDS = 0.05  # how often a paused worker looks at stop requests and heartbeats
 _DISPLAY_SECONDS = 0.5  # top words and topic weights are recomputed at most this often while running
+_LOAD_WAIT_SECONDS = 3.0  # compile_in_background: how long a run waits for kernels that load from numba's cache
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,12 @@ class Snapshot:
         ``"ExceptionType: message"`` when the worker failed.
     reason : str or None
         Why the run paused or ended ("no heartbeat for 30 s", "reached the target"...).
+    kernel : {"compiled", "numpy"}
+        The local-step implementation the steps use now (see ``compile_in_background``).
+    kernel_wait : str or None
+        With ``compile_in_background``, while the steps use the NumPy reference instead of
+        the model's kernel: the warm-up status of its compiled kernels ("compiling",
+        "failed"...; see :class:`engine.inference.warmup.KernelWarmUp`); None otherwise.
     """
 
     name: str
@@ -96,6 +106,8 @@ class Snapshot:
     topic_weights: tuple[float, ...]
     error: str | None = None
     reason: str | None = None
+    kernel: str = "numpy"
+    kernel_wait: str | None = None
 
     @property
     def active(self) -> bool:
@@ -173,6 +185,18 @@ class TrainingRun:
         Words per topic in ``Snapshot.top_words``.
     extra : mapping, optional
         JSON-able values stored in checkpoints.
+    compile_in_background : bool
+        While the compiled kernels of the model are not loaded in this process,
+        step with the NumPy reference (``kernel="numpy"``, the same equations)
+        instead of waiting for them: they are loaded, or compiled in another
+        process, by :func:`engine.inference.warmup.start_warm_up` (started here
+        if nothing requested them yet), and the steps switch back to the
+        model's own kernel between two steps once they are ready.  The switch
+        is recorded as a :class:`SettingChange` named "kernel" (old "numpy",
+        new "compiled"); kernels that load from numba's cache are waited for
+        instead (a fraction of a second).  Checkpoints and :meth:`save` keep the
+        model's own ``kernel``; :meth:`model_copy` gives the one in use.  Off by
+        default, so that which kernel computes a step never depends on timing.
     history, changes, seconds :
         The record of an earlier run to continue (used by :meth:`resume_from`).
 
@@ -206,6 +230,7 @@ class TrainingRun:
         history: Sequence[EvalPoint] = (),
         changes: Sequence[SettingChange] = (),
         seconds: float = 0.0,
+        compile_in_background: bool = False,
     ):
         self.trainer = trainer
         self.model = trainer.model
@@ -241,6 +266,17 @@ class TrainingRun:
         self.on_heartbeat_timeout = on_heartbeat_timeout
         self.n_top_words = check_int("n_top_words", n_top_words, 1)
         self.extra = dict(extra or {})
+        self.compile_in_background = bool(compile_in_background)
+        # the workload whose kernels the run waits for (None: it steps with the model's kernel throughout)
+        self._workload = None
+        if self.compile_in_background and getattr(self.model, "kernel", "numpy") != "numpy":
+            try:
+                self._workload = warmup.Workload.of(self.model)
+            except TypeError as exc:
+                raise TypeError(f"compile_in_background: {exc}") from None
+        self._warm_up: warmup.KernelWarmUp | None = None
+        self._own_kernel: str | None = None  # the model's kernel while the steps use the reference instead
+        self._kernel_wait: str | None = None
         self.exception: BaseException | None = None  # the worker's exception, if it failed
 
         # control: written by callers, read by the worker
@@ -343,6 +379,8 @@ class TrainingRun:
                     "or continue from a checkpoint with TrainingRun.resume_from"
                 )
             self._last_heartbeat = time.monotonic()
+            if self._workload is not None:
+                self._warm_up = warmup.start_warm_up([self._workload])
             self._snapshot = self._publish("running")
             self._thread = threading.Thread(target=self._work, name=f"TrainingRun {self.name}".strip(),
                                             daemon=True)
@@ -425,7 +463,10 @@ class TrainingRun:
         return self._snapshot
 
     def model_copy(self) -> Any:
-        """A deep copy of the model taken between two steps, safe to use while training goes on."""
+        """A deep copy of the model taken between two steps, safe to use while training goes on.
+
+        Its ``kernel`` is the one the steps use now (see ``compile_in_background``).
+        """
         with self._model_lock:
             return copy.deepcopy(self.model)
 
@@ -433,6 +474,8 @@ class TrainingRun:
         """Write the model, trainer state and history (taken between two steps) to ``path``."""
         with self._model_lock:
             model = copy.deepcopy(self.model)
+            if self._own_kernel is not None:
+                model.kernel = self._own_kernel
             state = _trainer_state(self.trainer)
             history = [*self._history, *self._changes]
             seconds = self._seconds
@@ -444,6 +487,7 @@ class TrainingRun:
         try:
             self._last_checkpoint = time.monotonic()
             self._apply_pending()
+            self._choose_kernel(wait=True)
             if self._observed is not None and not (self._history and self._history[-1].step == self.trainer.t):
                 self._evaluate()
             self._snapshot = self._publish("paused" if not self._go.is_set() else "running", force_display=True)
@@ -453,11 +497,13 @@ class TrainingRun:
             if self.checkpoint_path is not None:
                 self._checkpoint()
             self._reason = reason
+            self._restore_kernel()
             self._snapshot = self._publish(status, force_display=True)
         except BaseException as exc:  # shown in the snapshot, never lost
             self.exception = exc
             self._error = f"{type(exc).__name__}: {exc}"
             self._reason = "the training thread raised an exception"
+            self._restore_kernel()
             self._snapshot = self._publish("failed")
 
     def _loop(self) -> tuple[str, str]:
@@ -486,6 +532,7 @@ class TrainingRun:
                 continue
             if self._status != "running":
                 self._reason = None
+            self._choose_kernel()
             self._step()
 
     def _step(self) -> None:
@@ -499,6 +546,49 @@ class TrainingRun:
                 and time.monotonic() - self._last_checkpoint >= self.checkpoint_every_seconds):
             self._checkpoint()
         self._snapshot = self._publish("running")
+
+    def _choose_kernel(self, wait: bool = False) -> None:
+        """compile_in_background: the NumPy reference until the model's compiled kernels are ready, then its own."""
+        warm_up, workload = self._warm_up, self._workload
+        if warm_up is None:
+            return
+        if wait:  # kernels in numba's cache load in a fraction of a second: worth waiting for
+            warm_up.wait([workload], timeout=_LOAD_WAIT_SECONDS,
+                         until=(warmup.COMPILING, warmup.READY, warmup.FAILED, warmup.UNAVAILABLE))
+        status = warm_up.status(workload)
+        if status in (warmup.READY, warmup.UNAVAILABLE):
+            if self._own_kernel is not None:
+                with self._model_lock:
+                    self.model.kernel, self._own_kernel = self._own_kernel, None
+                self._changes.append(SettingChange(int(self.trainer.t), int(self.trainer.docs_seen), self._seconds,
+                                                   "kernel", "numpy", effective_kernel(self.model.kernel)))
+                self._changes_view = tuple(self._changes)
+            self._warm_up, self._kernel_wait = None, None
+            return
+        if self._own_kernel is None:
+            with self._model_lock:
+                self._own_kernel, self.model.kernel = self.model.kernel, "numpy"
+        self._kernel_wait = status
+
+    def _restore_kernel(self) -> None:
+        """At the end of the run: the model gets its own kernel back (no step uses it, so nothing is recorded)."""
+        with self._model_lock:
+            if self._own_kernel is not None:
+                self.model.kernel, self._own_kernel = self._own_kernel, None
+        self._warm_up, self._kernel_wait = None, None
+
+    @contextlib.contextmanager
+    def _own_kernel_set(self):
+        """The model with its own kernel setting, for writing it to a file, while the steps use the reference."""
+        if self._own_kernel is None:
+            yield
+            return
+        with self._model_lock:
+            self.model.kernel = self._own_kernel
+            try:
+                yield
+            finally:
+                self.model.kernel = "numpy"
 
     def _apply_pending(self) -> None:
         with self._control:
@@ -537,8 +627,9 @@ class TrainingRun:
         return {**self.extra, "run": run_info}
 
     def _checkpoint(self) -> None:
-        save_model(self.checkpoint_path, self.model, self.vocabulary, trainer=self.trainer,
-                   history=[*self._history, *self._changes], extra=self._checkpoint_extra(self._seconds))
+        with self._own_kernel_set():
+            save_model(self.checkpoint_path, self.model, self.vocabulary, trainer=self.trainer,
+                       history=[*self._history, *self._changes], extra=self._checkpoint_extra(self._seconds))
         self._last_checkpoint = time.monotonic()
 
     # ------------------------------------------------------------- publishing
@@ -584,6 +675,8 @@ class TrainingRun:
             topic_weights=self._topic_weights,
             error=self._error,
             reason=self._reason,
+            kernel=effective_kernel(getattr(self.model, "kernel", "numpy")),
+            kernel_wait=self._kernel_wait,
         )
 
 

@@ -1,23 +1,106 @@
-"""Load the compiled kernels ahead of the first real step.
+"""Load the compiled kernels ahead of the first real step, compiling them out of the way if need be.
 
 The first call of any numba function in a process costs a fixed 0.3 to 0.7 s
 on this kind of machine (LLVM's set-up plus loading each kernel's cached
 machine code), whatever the size of the data.  A program that knows it will
-train (the explorer at start-up, a benchmark before its clock starts) calls
-:func:`warm_up_kernels` once, in a background thread if it likes, so the
-user's first minibatch is not the one that pays it.
+train (a benchmark before its clock starts) calls :func:`warm_up_kernels` once,
+so the user's first minibatch is not the one that pays it.
+
+After an install, or an edit of a kernel's source, numba's cache is empty and
+the kernels must be compiled first, which takes far longer than any step (the
+HDP's longer than LDA's), and a step would wait for it.  A program that must
+stay responsive meanwhile (the explorer) calls :func:`start_warm_up` instead.
+Its background thread loads each requested :class:`Workload` from numba's cache
+in this process and hands those whose code is not in the cache to a separate
+Python process (``engine.inference._compile_worker``), which compiles them into
+the cache; this process then loads them from there.  So the compiling holds
+neither this process's GIL nor the lock around the parallel kernels, and runs
+that already use compiled kernels go on at full speed.  An
+:class:`engine.TrainingRun` made with ``compile_in_background=True`` steps with
+the NumPy reference until its model's workload is ready, then switches.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
+from engine.kernels import compiled_available
+
+# start_warm_up, Workload and KernelWarmUp are used from here (by engine.TrainingRun and the explorer)
 __all__ = ["warm_up_kernels"]
 
 _TINY_COUNTS = sp.csr_matrix(np.array([[2, 1, 0, 3, 0, 1], [0, 1, 4, 0, 2, 0], [1, 0, 0, 0, 0, 0]], dtype=np.float64))
+_MODELS = ("LDA", "HDP")
+_LOCAL_UPDATES = ("zero_order", "mean_field")
+_DTYPES = ("float64", "float32")
+# what a Workload's status can be; a TrainingRun waits out the first two (loading from the cache is quick)
+QUEUED, LOADING, COMPILING, READY, FAILED, UNAVAILABLE = (
+    "queued", "loading", "compiling", "ready", "failed", "unavailable")
+_SETTLED = (READY, FAILED, UNAVAILABLE)
+_MARK = "engine-warm-up:"  # prefix of the compile worker's report lines
+
+
+@dataclass(frozen=True)
+class Workload:
+    """The compiled kernels one kind of SVI step calls: which model, its local update, its dtype.
+
+    Two models with the same three values call the same compiled code, so one warm-up
+    step of a tiny model of the workload loads (or compiles) everything the real one needs.
+    """
+
+    model: str = "LDA"
+    local_update: str = "zero_order"
+    dtype: str = "float64"
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (("model", self.model, _MODELS), ("local_update", self.local_update,
+                                     _LOCAL_UPDATES), ("dtype", self.dtype, _DTYPES)):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+    @classmethod
+    def of(cls, model) -> Workload:
+        """The workload of an :class:`engine.LDA` or :class:`engine.HDP` model."""
+        from engine.models.hdp import HDP
+        from engine.models.lda import LDA
+
+        if not isinstance(model, (LDA, HDP)):
+            raise TypeError(f"compiled kernels exist for LDA and HDP models, got {type(model).__name__}")
+        return cls("HDP" if isinstance(model, HDP) else "LDA", str(model.local_update), np.dtype(model.dtype).name)
+
+    def __str__(self) -> str:
+        return f"{self.model}:{self.local_update}:{self.dtype}"
+
+    @classmethod
+    def parse(cls, text: str) -> Workload:
+        """The workload ``str(workload)`` names, e.g. ``"LDA:zero_order:float64"``."""
+        parts = str(text).split(":")
+        if len(parts) != 3:
+            raise ValueError(f"a workload is written model:local_update:dtype, got {text!r}")
+        return cls(*parts)
+
+    def tiny_model(self):
+        """A three-topic model of this workload, for a warm-up step on a three-document corpus."""
+        from engine.models.hdp import HDP
+        from engine.models.lda import LDA
+
+        n_words = _TINY_COUNTS.shape[1]
+        if self.model == "HDP":
+            return HDP(n_topics=4, doc_truncation=2, n_words=n_words, dtype=self.dtype, local_update=self.local_update)
+        return LDA(n_topics=3, n_words=n_words, dtype=self.dtype, local_update=self.local_update)
+
+
+def _default_workloads(dtypes: Iterable[str]) -> list[Workload]:
+    return [Workload(model, update, dtype) for dtype in dtypes
+            for model, update in (("LDA", "zero_order"), ("LDA", "mean_field"), ("HDP", "zero_order"))]
 
 
 def warm_up_kernels(dtypes=("float64",)) -> float:
@@ -26,21 +109,266 @@ def warm_up_kernels(dtypes=("float64",)) -> float:
     Every compiled kernel a training step calls (E[log beta], both local
     steps, the statistics, the lazy blend) runs once on a three-document
     corpus, which loads its machine code from numba's cache (or compiles it on
-    the very first run after an install).  Without numba this does nothing
-    that lasts: the models fall back to the NumPy path.  Safe to call from any
-    thread and more than once; nothing global changes except numba's loaded code.
+    the very first run after an install, in this thread).  Without numba this
+    does nothing that lasts: the models fall back to the NumPy path.  Safe to
+    call from any thread and more than once; nothing global changes except
+    numba's loaded code.
     """
-    from engine.inference.svi import SVI
-    from engine.models.hdp import HDP
-    from engine.models.lda import LDA
-
     started = time.perf_counter()
-    n_words = _TINY_COUNTS.shape[1]
-    for dtype in dtypes:
-        for model in (
-            LDA(n_topics=3, n_words=n_words, dtype=dtype, local_update="zero_order"),
-            LDA(n_topics=3, n_words=n_words, dtype=dtype, local_update="mean_field"),
-            HDP(n_topics=4, doc_truncation=2, n_words=n_words, dtype=dtype),
-        ):
-            SVI(model, _TINY_COUNTS, batch_size=2, seed=0).step()
+    for workload in _default_workloads(dtypes):
+        _step(workload)
     return time.perf_counter() - started
+
+
+def _step(workload: Workload) -> None:
+    from engine.inference.svi import SVI
+
+    SVI(workload.tiny_model(), _TINY_COUNTS, batch_size=2, seed=0).step()
+
+
+def _compile_here(workload: Workload) -> bool:
+    _step(workload)
+    return True
+
+
+# ----------------------------------------------------------- loading from the cache only
+class _CompileNeededError(Exception):
+    """Raised inside numba when a kernel of a workload being loaded is not in the cache."""
+
+
+_loading = threading.local()  # .active: this thread loads from the cache and must not compile
+_guard_lock = threading.Lock()
+_guard_installed = False
+
+
+def _install_compile_guard() -> bool:
+    """Make numba's "numba:compile" event (sent before a kernel is compiled, never for a cache hit) stop
+    a thread that is only loading; False if this numba has no event API."""
+    global _guard_installed
+    try:
+        from numba.core import event
+    except ImportError:
+        return False
+    with _guard_lock:
+        if not _guard_installed:
+
+            class Guard(event.Listener):
+                def on_start(self, _event) -> None:
+                    if getattr(_loading, "active", False):
+                        raise _CompileNeededError
+
+                def on_end(self, _event) -> None:
+                    pass
+
+            event.register("numba:compile", Guard())
+            _guard_installed = True
+    return True
+
+
+def load_cached(workload: Workload) -> bool:
+    """Load a workload's kernels from numba's cache in this thread; False (quickly) if any would need compiling.
+
+    Kernels found before the first missing one stay loaded.  Without numba's
+    event API this compiles what is missing, and returns True.
+    """
+    if not _install_compile_guard():
+        _step(workload)
+        return True
+    _loading.active = True
+    try:
+        _step(workload)
+    except _CompileNeededError:
+        return False
+    finally:
+        _loading.active = False
+    return True
+
+
+# ------------------------------------------------------------------ the background warm-up
+class KernelWarmUp:
+    """The background warm-up of this process's compiled kernels; one per process, from :func:`start_warm_up`.
+
+    Each requested :class:`Workload` goes from "queued" through "loading" (from
+    numba's cache, here) and, if its code is not in the cache, "compiling" (in a
+    separate process, then loaded here) to "ready"; "failed" if that raised,
+    "unavailable" without numba.  Thread-safe.
+
+    Parameters
+    ----------
+    in_subprocess : bool
+        Compile in a separate Python process (the default); False compiles in
+        this process's background thread, holding the lock around the parallel
+        kernels (and often the GIL) meanwhile.
+    """
+
+    def __init__(self, in_subprocess: bool = True):
+        self.in_subprocess = bool(in_subprocess)
+        self._changed = threading.Condition()
+        self._status: dict[Workload, str] = {}
+        self._errors: dict[Workload, str] = {}
+        self._seconds: dict[Workload, float] = {}
+        self._requested: dict[Workload, float] = {}
+        self._queue: list[Workload] = []
+        self._thread: threading.Thread | None = None
+        self.compiler_processes = 0  # how many compile processes were started
+
+    # ------------------------------------------------------------------ asking
+    def request(self, workloads: Iterable[Workload]) -> None:
+        """Queue the workloads not requested before (in this order) and make sure the thread works on them."""
+        with self._changed:
+            for workload in workloads:
+                if not isinstance(workload, Workload):
+                    raise TypeError(f"workloads must be Workload values, got {type(workload).__name__}")
+                if workload not in self._status:
+                    self._status[workload] = QUEUED
+                    self._requested[workload] = time.monotonic()
+                    self._queue.append(workload)
+            if self._queue and self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="kernel-warm-up", daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+
+    def status(self, workload: Workload) -> str | None:
+        """The workload's status: "queued", "loading", "compiling", "ready", "failed", "unavailable" or None.
+
+        None if it was never requested.
+        """
+        with self._changed:
+            return self._status.get(workload)
+
+    def statuses(self) -> dict[Workload, str]:
+        """The status of every requested workload, in request order."""
+        with self._changed:
+            return dict(self._status)
+
+    def error(self, workload: Workload) -> str | None:
+        """``"ExceptionType: message"`` of a failed workload."""
+        with self._changed:
+            return self._errors.get(workload)
+
+    def seconds(self, workload: Workload) -> float | None:
+        """Seconds from the request to "ready" (None until then)."""
+        with self._changed:
+            return self._seconds.get(workload)
+
+    @property
+    def compiling(self) -> bool:
+        """True while some workload is being compiled."""
+        with self._changed:
+            return COMPILING in self._status.values()
+
+    def wait(self, workloads: Iterable[Workload] | None = None, timeout: float | None = None,
+             until: tuple[str, ...] = _SETTLED) -> bool:
+        """Wait until every workload (default: all requested) has one of the ``until`` statuses; False on timeout."""
+        chosen = None if workloads is None else tuple(workloads)
+        deadline = None if timeout is None else time.monotonic() + timeout
+
+        def reached() -> bool:
+            return all(self._status.get(w) in until for w in (self._status if chosen is None else chosen))
+
+        with self._changed:
+            while not reached():
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._changed.wait(left)
+            return True
+
+    # --------------------------------------------------------- the worker thread
+    def _set(self, workload: Workload, status: str, error: str | None = None) -> None:
+        with self._changed:
+            self._status[workload] = status
+            if error is not None:
+                self._errors[workload] = error
+            self._changed.notify_all()
+
+    def _work(self) -> None:
+        while True:
+            with self._changed:
+                batch, self._queue = self._queue, []
+                if not batch:
+                    self._thread = None
+                    self._changed.notify_all()
+                    return
+            if not compiled_available():
+                for workload in batch:
+                    self._set(workload, UNAVAILABLE)
+                continue
+            missing = []
+            for workload in batch:
+                self._set(workload, LOADING)
+                if self._attempt(workload, load_cached):
+                    self._ready(workload)
+                elif self.status(workload) == LOADING:
+                    missing.append(workload)
+                    self._set(workload, COMPILING)
+            if missing and self.in_subprocess:
+                self._compile_elsewhere(missing)
+            for workload in missing:  # whatever the other process did not deliver, compiled here
+                if self.status(workload) == COMPILING and self._attempt(workload, _compile_here):
+                    self._ready(workload)
+
+    def _attempt(self, workload: Workload, load) -> bool:
+        """``load(workload)``; a raised exception marks the workload "failed" (and gives False)."""
+        try:
+            return bool(load(workload))
+        except Exception as exc:  # published with the status, never lost
+            self._set(workload, FAILED, f"{type(exc).__name__}: {exc}")
+            return False
+
+    def _ready(self, workload: Workload) -> None:
+        with self._changed:
+            self._seconds[workload] = time.monotonic() - self._requested[workload]
+        self._set(workload, READY)
+
+    def _compile_elsewhere(self, missing: list[Workload]) -> None:
+        """Let a separate Python process compile ``missing`` into numba's cache; load each here once it is there."""
+        try:
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "engine.inference._compile_worker", *map(str, missing)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        except OSError:
+            return  # compiled in this process instead
+        self.compiler_processes += 1
+        try:
+            for line in worker.stdout:
+                if not line.startswith(_MARK):
+                    continue  # numba's or Python's own messages
+                word, _, name = line[len(_MARK):].strip().partition(" ")
+                try:
+                    workload = Workload.parse(name)
+                except ValueError:
+                    continue
+                # "compiled": in the cache now, so loading it here is quick; if the cache could not
+                # be written after all, it is compiled here (by the caller) like a failed one
+                if word == "compiled" and workload in missing and self._attempt(workload, load_cached):
+                    self._ready(workload)
+        finally:
+            worker.stdin.close()  # the worker ends itself when its stdin closes (also if this process dies)
+            worker.stdout.close()
+            try:
+                worker.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()
+
+
+_process_warm_up: KernelWarmUp | None = None
+_process_lock = threading.Lock()
+
+
+def start_warm_up(workloads: Iterable[Workload] = (Workload(),), *, in_subprocess: bool = True) -> KernelWarmUp:
+    """Load (compiling first if need be) the compiled kernels of ``workloads`` in the background.
+
+    Returns this process's :class:`KernelWarmUp` (made by the first call;
+    ``in_subprocess`` is that call's); later calls add the workloads not
+    requested yet and return the same object.  Returns at once: the first
+    workloads are taken first, so list the one needed soonest first.
+    """
+    global _process_warm_up
+    with _process_lock:
+        if _process_warm_up is None:
+            _process_warm_up = KernelWarmUp(in_subprocess=in_subprocess)
+        warm_up = _process_warm_up
+    warm_up.request(workloads)
+    return warm_up

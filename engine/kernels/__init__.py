@@ -14,13 +14,36 @@ current topics (a :class:`engine.models.lazy_topics.LazyTopics`) and a minibatch
 :mod:`engine.kernels.reference` (the paper's equations, written plainly); "compiled" is the
 numba fast path in :mod:`engine.kernels.compiled`, tested against the reference; "auto"
 (the default) takes the compiled one when numba imports and the reference otherwise.
+:func:`effective_kernel` says which of the two a setting runs.
+
+The compiled kernels are compiled on their first call after an install (numba then
+caches them on disk); :mod:`engine.inference.warmup` loads them, or compiles them in
+the background, before a run needs them.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 KERNELS = ("auto", "compiled", "numpy")  # the local-step implementations a model can be asked for
+
+
+@functools.cache
+def compiled_available() -> bool:
+    """True if numba imports, so that "auto" means the compiled kernels."""
+    try:
+        import numba  # noqa: F401  (only whether it imports)
+    except ImportError:
+        return False
+    return True
+
+
+def effective_kernel(kernel: str) -> str:
+    """The implementation a ``kernel`` setting runs: "compiled" or "numpy" ("auto" is compiled when numba imports)."""
+    if kernel == "auto":
+        return "compiled" if compiled_available() else "numpy"
+    return kernel
 
 
 def choose_kernel(kernel: str, reference: Callable, load_compiled: Callable[[], Callable]) -> Callable:

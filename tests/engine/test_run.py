@@ -13,8 +13,11 @@ import scipy.sparse as sp
 import engine.inference.run as run_module
 from engine.inference.run import EvalPoint, Snapshot, TrainingRun
 from engine.inference.svi import SVI, BatchVI
+from engine.inference.warmup import Workload
 from engine.io.model_files import load_model
 from engine.models.lda import LDA
+from tests.engine._fake_warm_up import FakeWarmUp
+from tests.engine._fake_warm_up import install as install_fake_warm_up
 
 TIMEOUT = 10.0
 
@@ -301,3 +304,73 @@ def test_checkpoints_and_resume_continue_exactly(runs, planted_corpus, tmp_path)
     assert [p.docs_seen for p in second.history] == [0, 40, 80, 100, 120, 160, 200]
     assert second.seconds >= first.seconds
     assert load_model(path).trainer_state["t"] == 10
+
+
+# ------------------------------------------------------------- compile_in_background
+def test_compile_in_background_switches_between_steps_and_records_it(runs, planted_corpus, tmp_path, monkeypatch):
+    """The reference while the kernels compile, the model's own kernel after: the same run as one switched by hand."""
+    fake = install_fake_warm_up(monkeypatch, FakeWarmUp("compiling"))
+    path = tmp_path / "checkpoint.npz"
+    run = runs(planted_corpus, eval_every_docs=60, target_docs=400, compile_in_background=True,
+               checkpoint_path=path, checkpoint_every_seconds=0.01)
+    assert run.snapshot().kernel == "compiled" and fake.requested == []  # nothing asked before start()
+    run.start()
+    waiting = _wait_for(lambda s: s.t >= 3, run)
+    assert fake.requested == [Workload("LDA", "zero_order", "float64")]
+    assert (waiting.kernel, waiting.kernel_wait, waiting.changes) == ("numpy", "compiling", ())
+    assert run.model_copy().kernel == "numpy"  # a copy computes as the steps do
+    # files keep the model's own setting
+    assert load_model(run.save(tmp_path / "saved.npz")).model.kernel == "auto"
+    assert load_model(path).model.kernel == "auto"
+
+    fake.set("ready")
+    assert run.wait(TIMEOUT)
+    final = run.snapshot()
+    assert (final.status, final.kernel, final.kernel_wait, final.t) == ("finished", "compiled", None, 20)
+    (switch,) = final.changes
+    assert (switch.name, switch.old, switch.new) == ("kernel", "numpy", "compiled")
+    assert 3 <= switch.step < 20 and switch.docs_seen == 20 * switch.step
+    assert run.model.kernel == "auto" and load_model(path).changes == final.changes
+
+    # the switch changed nothing but the kernel: the same steps by hand give the same topics
+    train, _, _ = _test_split(planted_corpus.counts)
+    model = LDA(n_topics=planted_corpus.n_topics, n_words=planted_corpus.n_words, seed=0, kernel="numpy")
+    svi = SVI(model, train, batch_size=20, kappa=0.9, tau=1.0)
+    svi.run(n_steps=switch.step)
+    model.kernel = "auto"
+    svi.run(n_steps=20 - switch.step)
+    np.testing.assert_array_equal(model.lambda_, run.model.lambda_)
+
+
+def test_compile_in_background_waits_for_kernels_that_load_from_the_cache(runs, planted_corpus, monkeypatch):
+    fake = install_fake_warm_up(monkeypatch, FakeWarmUp("loading"))
+    run = runs(planted_corpus, target_docs=100, compile_in_background=True)
+    threading.Timer(0.2, fake.set, args=("ready",)).start()
+    run.start()
+    assert run.wait(TIMEOUT)
+    snap = run.snapshot()
+    assert (snap.kernel, snap.changes, run.model.kernel) == ("compiled", (), "auto")  # never the reference
+
+
+@pytest.mark.parametrize("status", ["compiling", "failed"])
+def test_a_run_that_ends_before_its_kernels_gives_the_model_its_kernel_back(runs, planted_corpus, monkeypatch,
+                                                                            tmp_path, status):
+    install_fake_warm_up(monkeypatch, FakeWarmUp(status))
+    path = tmp_path / "checkpoint.npz"
+    run = runs(planted_corpus, target_docs=100, compile_in_background=True, checkpoint_path=path)
+    run.start()
+    assert _wait_for(lambda s: s.t >= 1, run).kernel_wait in (status, None)
+    assert run.wait(TIMEOUT)
+    snap = run.snapshot()
+    assert (snap.status, snap.changes, snap.kernel_wait) == ("finished", (), None)
+    assert run.model.kernel == "auto" and load_model(path).model.kernel == "auto"
+
+
+def test_compile_in_background_leaves_numpy_models_alone(runs, planted_corpus, monkeypatch):
+    fake = install_fake_warm_up(monkeypatch, FakeWarmUp("compiling"))
+    built = runs(planted_corpus)
+    built.model.kernel = "numpy"
+    run = TrainingRun(built.trainer, target_docs=60, compile_in_background=True)
+    run.start()
+    assert run.wait(TIMEOUT)
+    assert fake.requested == [] and run.snapshot().kernel == "numpy" and run.snapshot().kernel_wait is None

@@ -14,6 +14,8 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import porting
 from explorer.state import Keys
+from tests.engine._fake_warm_up import FakeWarmUp
+from tests.engine._fake_warm_up import install as install_fake_warm_up
 
 from . import uploads_data as data
 
@@ -72,6 +74,30 @@ def test_opens_on_the_sample_and_trains_by_itself(app_path, monkeypatch):
     _until(at, lambda: len(record.curve()[0]) >= 3)
     assert any(m.label == "Held-out fit" for m in at.metric)
     assert at.dataframe  # "Topics forming" table
+    record.stop()
+
+
+def test_runs_train_with_the_reference_while_the_kernels_compile(app_path, monkeypatch):
+    """The page says so while a run waits for the compiled kernels, and says where it switched."""
+    fake = install_fake_warm_up(monkeypatch, FakeWarmUp("compiling"))
+    at = _app(app_path)
+    record = _start(at)
+    _until(at, lambda: record.snapshot().t >= 2)
+    assert record.snapshot().kernel == "numpy"
+    assert any("Compiling the fast kernels" in i.value and "NumPy reference" in i.value for i in at.info)
+    fake.set("ready")
+    _until(at, lambda: record.curve()[1] and len(record.curve()[0]) >= 2)
+    assert not any("Compiling the fast kernels" in i.value for i in at.info)
+    assert any("Trained with the NumPy reference for its first" in c.value for c in at.caption)
+    record.stop()
+
+
+def test_a_failed_compile_is_said_and_training_goes_on(app_path, monkeypatch):
+    install_fake_warm_up(monkeypatch, FakeWarmUp("failed"))
+    at = _app(app_path)
+    record = _start(at)
+    _until(at, lambda: record.snapshot().t >= 2)
+    assert any("could not be built" in w.value and "no compiler here" in w.value for w in at.warning)
     record.stop()
 
 

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from explorer import comparison, highlight, porting, runs, storage, tables
-from explorer.engine_api import text_segments
+from explorer.engine_api import Workload, text_segments
+from tests.engine._fake_warm_up import FakeWarmUp
+from tests.engine._fake_warm_up import install as install_fake_warm_up
 from tests.explorer._waiting import wait_until
 
 
@@ -82,6 +84,31 @@ def test_schedule_change_is_recorded(collection):
     record.stop()
     frame = tables.changes_frame([record])
     assert set(frame["change"]) == {"κ 0.9 → 0.5", "S 32 → 64"}
+
+
+def test_runs_use_the_reference_until_their_kernels_are_ready(collection, monkeypatch):
+    fake = install_fake_warm_up(monkeypatch, FakeWarmUp("compiling"))
+    record = runs.create_run(collection, _settings(target_docs=10**7), "a", checkpoint=False)
+    record.run.start()
+    wait_until(lambda: record.snapshot().t >= 2)
+    assert record.snapshot().kernel == "numpy" and record.model().kernel == "numpy"
+    fake.set("ready")
+    wait_until(lambda: record.curve()[1])
+    assert record.model().kernel == "auto"  # the copy is made again once the kernels are ready
+    record.stop()
+    assert list(tables.changes_frame([record])["change"]) == ["kernels NumPy → compiled"]
+    # runs whose speeds are compared keep one kernel: the one ready when they are made
+    assert runs.create_run(collection, _settings(), "c", checkpoint=False, one_kernel=True).run.model.kernel == "auto"
+    fake.set("compiling")
+    steady = runs.create_run(collection, _settings(target_docs=640), "d", checkpoint=False, one_kernel=True)
+    steady.run.start()
+    fake.set("ready")
+    wait_until(lambda: steady.status == "finished")
+    assert steady.run.model.kernel == "numpy" and steady.curve()[1] == ()
+    # the workloads warmed up at start-up: the automatic first run's (an LDA) first
+    first = runs.create_run(collection, runs.default_settings(collection.corpus.n_docs), "b", checkpoint=False)
+    assert runs.warm_up_workloads()[0] == Workload.of(first.run.model)
+    assert [w.model for w in runs.warm_up_workloads()] == ["LDA", "HDP"]
 
 
 def test_app_starts_from_the_engines_defaults():

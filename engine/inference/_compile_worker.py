@@ -1,0 +1,44 @@
+"""Compile kernels into numba's cache in a process of its own: ``python -m engine.inference._compile_worker``.
+
+Started by :class:`engine.inference.warmup.KernelWarmUp` with the workloads as arguments
+(``LDA:zero_order:float64`` ...), in order.  After each it prints one line,
+``engine-warm-up: compiled <workload>`` or ``engine-warm-up: failed <workload> <error>``,
+so the starting process can load that workload from the cache while the next one
+compiles.  It runs at a lower priority than the process that started it, and ends as
+soon as its standard input closes: the starting process closes it when done, and the
+operating system does when that process dies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+
+from engine.inference.warmup import _MARK, Workload, _step
+
+
+def _end_with_stdin() -> None:
+    sys.stdin.read()  # returns at end of file only
+    os._exit(0)
+
+
+def main(arguments: list[str]) -> int:
+    threading.Thread(target=_end_with_stdin, daemon=True).start()
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(10)  # the user-facing process (its UI, its training) comes first
+    for argument in arguments:
+        try:
+            _step(Workload.parse(argument))
+        except Exception as exc:  # reported to the starting process, which decides what to do
+            message = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+            print(f"{_MARK} failed {argument} {message}", flush=True)
+        else:
+            print(f"{_MARK} compiled {argument}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
