@@ -318,11 +318,15 @@ def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any
         trainer = BatchVI(model, train)
     else:
         batch_size = min(DEFAULT_BATCH_SIZE, n_train) if args.batch_size is None else args.batch_size
-        trainer = SVI(model, train, batch_size=batch_size,
-                      kappa=DEFAULT_KAPPA if args.kappa is None else args.kappa,
-                      tau=DEFAULT_TAU if args.tau is None else args.tau, seed=args.seed,
-                      sampling=args.sampling or "epoch")
+        trainer = SVI(model, train, batch_size=batch_size, seed=args.seed, **_schedule(args))
     return TrainingRun(trainer, observed, heldout, **options)
+
+
+def _schedule(args: argparse.Namespace) -> dict:
+    """kappa, tau and sampling for SVI: the options given, else the engine's defaults."""
+    return {"kappa": DEFAULT_KAPPA if args.kappa is None else args.kappa,
+            "tau": DEFAULT_TAU if args.tau is None else args.tau,
+            "sampling": args.sampling or "epoch"}
 
 
 def _print_point(point: EvalPoint) -> None:

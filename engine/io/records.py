@@ -28,11 +28,16 @@ class EvalPoint:
 
 @dataclass(frozen=True)
 class SettingChange:
-    """A change of ``kappa``, ``tau`` or ``batch_size`` applied after ``step`` updates."""
+    """A change applied after ``step`` updates: ``kappa``, ``tau`` or ``batch_size`` (numbers), or ``kernel``.
+
+    A ``kernel`` change (names such as "numpy" -> "compiled") is recorded when a run that
+    trained with the NumPy reference while the compiled kernels were being built switches
+    to them.
+    """
 
     step: int
     docs_seen: int
     seconds: float
     name: str
-    old: float
-    new: float
+    old: float | str
+    new: float | str

@@ -116,14 +116,14 @@ def test_app_starts_from_the_engines_defaults():
     import inspect
 
     import engine
-    from engine.cli import build_parser
+    from engine.cli import _schedule, build_parser
 
     settings = runs.RunSettings()
     svi = inspect.signature(engine.SVI).parameters
     assert (settings.kappa, settings.tau, settings.batch_size) == (
         svi["kappa"].default, svi["tau"].default, svi["batch_size"].default)
     fit = build_parser().parse_args(["fit", "corpus.txt"])
-    assert (fit.kappa, fit.tau) == (settings.kappa, settings.tau)
+    assert (_schedule(fit)["kappa"], _schedule(fit)["tau"]) == (settings.kappa, settings.tau)
     assert settings.alpha is None and fit.alpha is None  # both leave alpha to the engine
     assert settings.doc_truncation == engine.DEFAULT_DOC_TRUNCATION
     hdp = build_parser().parse_args(["fit", "corpus.txt", "--model", "hdp"])
