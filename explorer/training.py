@@ -193,6 +193,8 @@ def _panel(active: bool) -> None:
         st.markdown(line)
         if snap.error:
             st.error(f"Training stopped with an error: {snap.error}", icon=icons.ERROR)
+        if snap.checkpoint_error:
+            st.warning(snap.checkpoint_error, icon=icons.WARNING)
         _controls(record)
         _kernel_note(record)
         _metrics(record)

@@ -16,6 +16,7 @@ import copy
 import math
 import numbers
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -86,6 +87,10 @@ class Snapshot:
         With ``compile_in_background``, while the steps use the NumPy reference instead of
         the model's kernel: the warm-up status of its compiled kernels ("compiling",
         "failed"...; see :class:`engine.inference.warmup.KernelWarmUp`); None otherwise.
+    checkpoint_error : str or None
+        Why the latest checkpoint could not be written (one line, with what to do); the
+        run trains on, the previous checkpoint file is kept, and the next interval tries
+        again.  None once a checkpoint is written.
     """
 
     name: str
@@ -108,6 +113,7 @@ class Snapshot:
     reason: str | None = None
     kernel: str = "numpy"
     kernel_wait: str | None = None
+    checkpoint_error: str | None = None
 
     @property
     def active(self) -> bool:
@@ -256,6 +262,9 @@ class TrainingRun:
         )
         self.target_docs = None if target_docs is None else check_int("target_docs", target_docs, 1)
         self.checkpoint_path = None if checkpoint_path is None else Path(checkpoint_path)
+        if self.checkpoint_path is not None:
+            _check_writable(self.checkpoint_path)
+        self._checkpoint_error: str | None = None
         self.checkpoint_every_seconds = _optional_positive("checkpoint_every_seconds", checkpoint_every_seconds)
         if self.checkpoint_every_seconds is None:
             raise ValueError("checkpoint_every_seconds must be a finite number > 0, got None")
@@ -356,6 +365,8 @@ class TrainingRun:
                 raise ModelFileError(f"unknown trainer algorithm {state.get('algorithm')!r} in the checkpoint")
         except (KeyError, TypeError) as exc:
             raise ModelFileError(f"the checkpoint's trainer state is incomplete ({exc!r})") from None
+        if options.get("vocabulary") is not None:  # the same words in the same columns
+            loaded.check_vocabulary(options["vocabulary"])
         extra = dict(loaded.extra)
         info = extra.pop("run", {}) if isinstance(extra.get("run"), dict) else {}
         options.setdefault("vocabulary", loaded.vocabulary)
@@ -627,9 +638,22 @@ class TrainingRun:
         return {**self.extra, "run": run_info}
 
     def _checkpoint(self) -> None:
-        with self._own_kernel_set():
-            save_model(self.checkpoint_path, self.model, self.vocabulary, trainer=self.trainer,
-                       history=[*self._history, *self._changes], extra=self._checkpoint_extra(self._seconds))
+        """Write a checkpoint; a failed write (disk full, folder gone) is reported, not fatal.
+
+        save_model writes atomically, so the previous checkpoint stays whole; the model
+        and trainer are untouched, and the next interval tries again.
+        """
+        try:
+            with self._own_kernel_set():
+                save_model(self.checkpoint_path, self.model, self.vocabulary, trainer=self.trainer,
+                           history=[*self._history, *self._changes], extra=self._checkpoint_extra(self._seconds))
+        except OSError as exc:
+            self._checkpoint_error = (
+                f"checkpoint not written to {str(self.checkpoint_path)!r} ({exc.strerror or exc}); training goes "
+                "on and the previous checkpoint is kept: free disk space or make the folder writable"
+            )
+        else:
+            self._checkpoint_error = None
         self._last_checkpoint = time.monotonic()
 
     # ------------------------------------------------------------- publishing
@@ -677,7 +701,23 @@ class TrainingRun:
             reason=self._reason,
             kernel=effective_kernel(getattr(self.model, "kernel", "numpy")),
             kernel_wait=self._kernel_wait,
+            checkpoint_error=self._checkpoint_error,
         )
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a checkpoint path that cannot be written, before any training is done."""
+    if path.is_dir():
+        raise ValueError(f"checkpoint_path {str(path)!r} is a folder; give a file name such as "
+                         f"{str(path / 'checkpoint.npz')!r}")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"the folder of checkpoint_path {str(path)!r} does not exist; create it first")
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise OSError(exc.errno, f"checkpoint_path {str(path)!r} cannot be written ({exc.strerror or exc}); "
+                      "choose a writable folder") from None
 
 
 def _n_rows(corpus: Any) -> int:
