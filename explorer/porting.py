@@ -1,4 +1,10 @@
-"""Export/import helpers: file contents for downloads, model files in, checkpoints resumed."""
+"""Export/import helpers: file contents for downloads, model files in, checkpoints resumed.
+
+Model files are untrusted: the explorer's part of their metadata is checked by
+:mod:`explorer.model_extra` before use, a collection key in it only ever names a folder
+of the current workspace, and a collection is attached to a model (to browse its
+documents or continue training) only if its words are the model's, word for word.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from explorer import session, state, storage, tables
-from explorer.engine_api import load_model
-from explorer.runs import RunRecord, RunSettings, load_record, resume_checkpoint
+from explorer import model_extra, safe_text, session, state, storage, tables
+from explorer.engine_api import LoadedModel, load_model
+from explorer.runs import RunRecord, load_record, resume_checkpoint
 from explorer.storage import CheckpointInfo, Collection
 
 __all__ = ["checkpoint_action", "checkpoints", "doc_topic_csv", "import_model", "model_bytes", "slug"]
@@ -43,29 +49,51 @@ def model_bytes(record: RunRecord) -> Callable[[], bytes]:
     return build
 
 
-def _collection_of(extra: dict, vocabulary) -> Collection | None:
-    info = extra.get("explorer") if isinstance(extra.get("explorer"), dict) else {}
-    if info.get("collection_key"):
-        stored = storage.load_collection(str(info["collection_key"]))
-        if stored is not None:
-            return stored
+def _matches(loaded: LoadedModel, collection: Collection | None) -> bool:
+    """Whether ``collection`` has the model's words, word for word (``LoadedModel.check_vocabulary``)."""
+    if collection is None:
+        return False
+    try:
+        loaded.check_vocabulary(collection.corpus.vocabulary)
+    except ValueError:
+        return False
+    return True
+
+
+def _collection_of(loaded: LoadedModel) -> Collection | None:
+    """The collection a model was trained on: stored in this workspace under its key, or the one in use."""
+    key = loaded.extra.get("explorer", {}).get("collection_key")
+    stored = storage.load_collection(key) if key else None
+    if _matches(loaded, stored):
+        return stored
     current = state.collection()
-    if current is not None and vocabulary is not None and tuple(vocabulary) == current.corpus.vocabulary:
+    if loaded.vocabulary is not None and _matches(loaded, current):
         return current
     return None
 
 
+def _checked(loaded: LoadedModel) -> LoadedModel:
+    """``loaded`` with its explorer metadata checked (raises ExplorerSettingsError naming a bad field)."""
+    return dataclasses.replace(loaded, extra=model_extra.checked_extra(loaded.extra, loaded.model))
+
+
+def display_name(file_name: str) -> str:
+    """An uploaded file's name as a run's name: one line, at most 80 characters."""
+    name = safe_text.one_line(file_name).strip() or "model file"
+    return name if len(name) <= 80 else name[:77] + "..."
+
+
 def import_model(file_name: str, data: bytes) -> RunRecord:
-    """A browse-only run of an uploaded model file (raises ModelFileError for a bad file)."""
-    loaded = load_model(data)
-    collection = _collection_of(loaded.extra, loaded.vocabulary)
-    record = load_record(loaded, f"{file_name} (loaded)", collection)
+    """A browse-only run of an uploaded model file (raises ModelFileError or ExplorerSettingsError for a bad file)."""
+    loaded = _checked(load_model(data))
+    record = load_record(loaded, f"{display_name(file_name)} (loaded)", _collection_of(loaded))
     record.file_bytes = data
     return record
 
 
 def import_message(record: RunRecord) -> str:
-    text = f"Loaded “{record.name}”: the Topics page shows it"
+    """What the Export page says after loading a model file (Markdown, the name escaped)."""
+    text = f"Loaded “{safe_text.markdown(record.name)}”: the Topics page shows it"
     if record.collection is None:
         return text + ". Its documents are not here: load the collection it was trained on to see them."
     if record.can_continue:
@@ -74,35 +102,41 @@ def import_message(record: RunRecord) -> str:
 
 
 def checkpoint_folder() -> str:
-    return str(storage.checkpoint_dir())
+    """Where checkpoints are kept, as the Export page says it (no server path for a private workspace)."""
+    if storage.current_workspace().shared:
+        return f"in {safe_text.markdown(storage.checkpoint_dir())}"
+    return "in this page's private workspace on the server (its key is in the page's address)"
 
 
 def checkpoints() -> list[CheckpointInfo]:
+    """The checkpoints of this session's workspace (never another's)."""
     return storage.list_checkpoints()
 
 
 def checkpoint_action(action: str, info: CheckpointInfo) -> None:
-    """Resume, open or delete a checkpoint (raises with a readable message on failure)."""
+    """Resume, open or delete a checkpoint of this workspace (raises with a readable message on failure)."""
     if action == "delete":
         storage.delete_checkpoint(info.run_id)
         return
     path = storage.checkpoint_path(info.run_id)
+    loaded = _checked(load_model(path))
+    settings = model_extra.checked_settings(info.record.get("settings", {}), loaded.model)
+    labels = model_extra.checked_labels(info.record.get("labels"), loaded.model.n_topics)
     collection = storage.load_collection(info.collection_key)
-    settings = RunSettings.from_dict(info.record.get("settings", {}))
-    labels = {int(k): str(v) for k, v in (info.record.get("labels") or {}).items() if str(k).isdigit()}
     if action == "open":
-        record = load_record(load_model(path), f"{info.name} (checkpoint)", collection)
+        attached = collection if _matches(loaded, collection) else None
+        record = load_record(loaded, f"{display_name(info.name)} (checkpoint)", attached)
         record.labels.update(labels)
         record.file_bytes = path.read_bytes()
         session.runs().add(record)
         state.select_run(record.run_id)
         return
     if collection is None:
-        raise FileNotFoundError(f"the documents of “{info.name}” are no longer stored in {storage.home()}; "
+        raise FileNotFoundError(f"the documents of “{info.name}” are no longer stored in this workspace; "
                                 "open the checkpoint to browse its topics instead")
-    state_dict = load_model(path).trainer_state or {}
-    seen = int(state_dict.get("docs_seen", 0))
+    loaded.check_vocabulary(collection.corpus.vocabulary)  # the same words in the same columns, or no resume
+    seen = int((loaded.trainer_state or {}).get("docs_seen", 0))
     if seen >= settings.target_docs:  # it had finished: go on for as many documents again
         settings = dataclasses.replace(settings, target_docs=seen + settings.target_docs)
-    record = resume_checkpoint(path, collection, settings, f"{info.name} (resumed)", labels=labels)
+    record = resume_checkpoint(path, collection, settings, f"{display_name(info.name)} (resumed)", labels=labels)
     session.start_run(record)

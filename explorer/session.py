@@ -14,7 +14,7 @@ import time
 
 import streamlit as st
 
-from explorer import cached, samples, state
+from explorer import cached, samples, state, storage, workspace
 from explorer.engine_api import DEFAULT_HDP_TOPICS
 from explorer.runs import CapReachedError, RunRecord, RunSettings, SessionRuns, create_run, default_settings
 from explorer.state import Keys
@@ -57,6 +57,7 @@ def runs() -> SessionRuns:
 
 def start() -> None:
     """Called at the top of every script run, before any widget."""
+    _workspace()
     state.keep(state.PERSISTENT_KEYS)  # keep widget values while their page is not shown
     state.apply_pending()
     session_runs = runs()
@@ -73,6 +74,31 @@ def start() -> None:
             state.apply_pending()
     _ensure_defaults()
     _autostart()
+
+
+def _workspace() -> None:
+    """Give the session its workspace (first run) and keep its token in the page address (every run).
+
+    Runs in the script thread, before anything reads or writes files: the runs made
+    later take their checkpoint paths from this workspace.  A valid token in the
+    address opens that workspace (a bookmark, a reload, a restarted server); a
+    malformed one is refused and a new workspace is made, with a notice.  Page
+    navigation clears the address's parameters, so the token is put back on every run.
+    """
+    if state.workspace() is None:
+        if workspace.mode() == workspace.SHARED:
+            state.set_workspace(workspace.Workspace.shared_at(storage.home()), None)
+            return
+        token = state.url_value(workspace.QUERY_PARAMETER)
+        if token is not None and not workspace.valid_token(token):
+            state.notice("The workspace in this page's address is not valid, so a new, empty workspace was "
+                         "opened. Bookmark this page to come back to it.", page="workspace")
+        if not workspace.valid_token(token):
+            token = workspace.new_token()
+        state.set_workspace(workspace.Workspace.of_token(token, storage.home()), token)
+    token = state.workspace_token()
+    if token is not None:
+        state.set_url_value(workspace.QUERY_PARAMETER, token)
 
 
 def _ensure_defaults() -> None:
@@ -134,12 +160,18 @@ def use_collection(new: Collection, n_topics: int | None = None) -> bool:
     return True
 
 
-def use_source(new: Source | None) -> None:
-    """Keep an uploaded source for the Data page and suggest its columns and preprocessing."""
+def use_source(new: Source | None, keep_choices: bool = False) -> None:
+    """Keep an uploaded source for the Data page and suggest its columns and preprocessing.
+
+    With ``keep_choices`` (the same files read again in another encoding) the chosen
+    columns and preprocessing stay.
+    """
     if new is None:
         state.set_source(None)
         return
     state.set_source((f"upload:{time.time_ns()}", new))
+    if keep_choices:
+        return
     columns = {}
     if new.kind == "table":
         columns = {Keys.text_column: new.text_columns[0], Keys.title_column: new.suggested_title or ""}

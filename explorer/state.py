@@ -1,10 +1,10 @@
 """Session state: the widget and session keys, and small typed getters and setters.
 
-This is the only module that reads or writes ``st.session_state``.  Pages name widgets by
-the keys of :class:`Keys` and read or change values through the functions below; the
-session setup that builds on them (defaults, the demo run, starting and resetting runs)
-lives in :mod:`explorer.session`.  Nothing from ``explorer`` is imported here at run
-time, so every module can import this one.
+The only module that reads or writes ``st.session_state`` and the page address's query
+parameters (the workspace token).  Pages name widgets by the keys of :class:`Keys` and
+use the functions below; the session setup built on them (defaults, the demo run, the
+workspace, runs) is :mod:`explorer.session`.  Nothing from ``explorer`` is imported here
+at run time, so every module can import this one.
 """
 
 from __future__ import annotations
@@ -12,17 +12,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 if TYPE_CHECKING:
     from explorer.runs import SessionRuns
     from explorer.storage import Collection
     from explorer.uploads import Source
+    from explorer.workspace import Workspace
 
 __all__ = [
     "PERSISTENT_KEYS", "PREPROCESSING_KEYS", "TRAINING_KEYS", "Keys", "apply_pending", "autostarted",
     "cloud_memory", "collection", "get", "keep", "notice", "put", "select_run", "session_runs", "set_autostarted",
     "set_collection", "set_defaults", "set_session_runs", "set_source", "set_upload_error", "set_upload_signature",
-    "set_widgets", "source", "upload_error", "upload_signature",
+    "set_url_value", "set_widgets", "set_workspace", "source", "thread_kind", "upload_error", "upload_signature",
+    "url_value", "workspace", "workspace_token",
 ]
 
 
@@ -33,6 +37,7 @@ class Keys:
     source_kind = "data.source_kind"
     sample = "data.sample"
     uploader = "data.uploader"
+    encoding = "data.encoding"
     text_column = "data.text_column"
     title_column = "data.title_column"
     stop_words = "data.stop_words"
@@ -104,6 +109,8 @@ class Keys:
     upload_signature = "_upload_signature"
     upload_error = "_upload_error"
     model_upload_done = "_export.model_upload_done"  # the last model file read
+    workspace = "_workspace"  # the session's explorer.workspace.Workspace
+    workspace_token = "_workspace_token"  # its secret token (also in the page address)
 
     @staticmethod
     def n_shown(run_id: str) -> str:
@@ -133,9 +140,9 @@ TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation
                  Keys.kappa, Keys.tau, Keys.batch_size, Keys.n_test, Keys.seed, Keys.target_docs)
 PREPROCESSING_KEYS = (Keys.stop_words, Keys.min_df, Keys.max_df, Keys.max_features)
 # widget values that survive a visit to another page
-PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.text_column, Keys.title_column, *PREPROCESSING_KEYS,
-                   *TRAINING_KEYS, Keys.x_axis, Keys.overlay, Keys.current_run, Keys.relevance, Keys.n_words,
-                   Keys.search, Keys.compare_seconds, Keys.compare_kappa, Keys.compare_tau)
+PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.text_column, Keys.title_column,
+                   *PREPROCESSING_KEYS, *TRAINING_KEYS, Keys.x_axis, Keys.overlay, Keys.current_run, Keys.relevance,
+                   Keys.n_words, Keys.search, Keys.compare_seconds, Keys.compare_kappa, Keys.compare_tau)
 
 
 # ------------------------------------------------------------------ widgets
@@ -261,3 +268,33 @@ def set_autostarted() -> None:
 def cloud_memory() -> dict:
     """Per-session memory of the last word cloud of each topic (to redraw them at most every few seconds)."""
     return st.session_state.setdefault(Keys.clouds, {})
+
+
+# ------------------------------------------------------------- the workspace
+def thread_kind() -> str:
+    """"script": a browser session's script thread; "server": another thread of the app; "none": no app runs."""
+    if get_script_run_ctx(suppress_warning=True) is not None:
+        return "script"
+    return "server" if runtime.exists() else "none"
+
+
+def workspace() -> Workspace | None:
+    """This session's workspace (:func:`explorer.session.start` chooses it before anything else)."""
+    return st.session_state.get(Keys.workspace)
+
+
+def workspace_token() -> str | None:
+    return st.session_state.get(Keys.workspace_token)  # None in the shared workspace
+
+
+def set_workspace(chosen: Workspace, token: str | None) -> None:
+    st.session_state[Keys.workspace], st.session_state[Keys.workspace_token] = chosen, token
+
+
+def url_value(name: str) -> str | None:
+    return st.query_params.get(name)  # the last one if repeated
+
+
+def set_url_value(name: str, value: str) -> None:
+    if st.query_params.get(name) != value:  # in the page address: kept by bookmarks and reloads
+        st.query_params[name] = value

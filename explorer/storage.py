@@ -1,13 +1,20 @@
 """Where the explorer keeps things on disk: checkpoints of runs and the collections they need.
 
-Layout under the home folder (``SVI_TOPICS_HOME``, default ``~/.svi-topics``)::
+Everything lives in the current :class:`~explorer.workspace.Workspace` (see
+:mod:`explorer.workspace`): the browser session's own, or, outside the app (scripts,
+tests) and in the desktop mode (``SVI_TOPICS_WORKSPACE=shared``), the home folder
+itself.  Layout of a workspace folder::
 
     checkpoints/<run id>.npz    engine checkpoint (model, trainer state, history)
     checkpoints/<run id>.json   the explorer's record: settings, collection, topic labels
-    corpora/<collection key>/   the collection (engine ``Corpus.save``), shared by runs
+    corpora/<collection key>/   the collection (engine ``Corpus.save``), shared by its runs
 
-``SVI_TOPICS_CHECKPOINTS`` moves the checkpoint folder elsewhere.  A server that
-crashes or restarts loses nothing saved: the Export page lists these checkpoints.
+The home folder is ``SVI_TOPICS_HOME`` (default ``~/.svi-topics``); isolated workspaces
+are ``<home>/workspaces/<hash of the token>/``.  ``SVI_TOPICS_CHECKPOINTS`` moves the
+shared workspace's checkpoint folder elsewhere.  Run ids and collection keys must match
+strict patterns and every path is checked to stay inside its workspace before anything
+is read, so a name taken from a model file cannot lead elsewhere.  A server that
+crashes or restarts loses nothing saved: the Export page lists the workspace's checkpoints.
 """
 
 from __future__ import annotations
@@ -21,12 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.engine_api import Corpus, EngineError, atomic_file
+from explorer.workspace import Workspace, check_collection_key, check_run_id, confined
 
 __all__ = [
     "CheckpointInfo",
     "Collection",
+    "NoWorkspaceError",
     "checkpoint_dir",
     "checkpoint_path",
+    "current_workspace",
     "delete_checkpoint",
     "fingerprint",
     "home",
@@ -37,6 +47,10 @@ __all__ = [
     "save_collection",
     "write_record",
 ]
+
+
+class NoWorkspaceError(RuntimeError):
+    """A browser session asked for its files before it had a workspace."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,18 +73,36 @@ def home() -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".svi-topics"
 
 
-def checkpoint_dir() -> Path:
-    """``SVI_TOPICS_CHECKPOINTS`` or ``<home>/checkpoints`` (created if missing)."""
-    configured = os.environ.get("SVI_TOPICS_CHECKPOINTS")
-    folder = Path(configured).expanduser() if configured else home() / "checkpoints"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+def current_workspace() -> Workspace:
+    """The workspace of the browser session running this code; outside the app, the shared one.
+
+    Inside the app only a session's script thread may ask, and the session must have
+    its workspace already (:func:`explorer.session.start` gives it one first): there is
+    no fallback, so one session never writes into or reads from another's.  Background
+    threads do not ask: a run's checkpoint path is fixed when the run is made, in the
+    script thread.  Outside the app (scripts, tests) it is the shared workspace.
+    """
+    from explorer import state  # at call time: storage is also used without Streamlit
+
+    kind = state.thread_kind()
+    if kind == "none":
+        return Workspace.shared_at(home())
+    chosen = state.workspace() if kind == "script" else None
+    if chosen is None:
+        raise NoWorkspaceError("the explorer's files are reached only from a browser session with a workspace; "
+                               "reload the page")
+    return chosen
 
 
-def _corpora_dir() -> Path:
-    folder = home() / "corpora"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+def checkpoint_dir(workspace: Workspace | None = None) -> Path:
+    """The workspace's checkpoint folder (created if missing)."""
+    chosen = workspace or current_workspace()
+    return chosen.make(chosen.checkpoints)
+
+
+def _corpora_dir(workspace: Workspace | None = None) -> Path:
+    chosen = workspace or current_workspace()
+    return chosen.make(chosen.corpora)
 
 
 def fingerprint(corpus: Corpus) -> str:
@@ -84,46 +116,60 @@ def fingerprint(corpus: Corpus) -> str:
     return digest.hexdigest()[:16]
 
 
-def save_collection(collection: Collection) -> Path:
-    """Store a collection once under ``corpora/<key>`` (kept if already there)."""
-    folder = _corpora_dir() / collection.key
+def save_collection(collection: Collection, workspace: Workspace | None = None) -> Path:
+    """Store a collection once under ``corpora/<key>`` of the workspace (kept if already there)."""
+    corpora = _corpora_dir(workspace)
+    folder = corpora / check_collection_key(collection.key)
+    confined(folder, corpora)
     if (folder / "corpus.json").exists():
         return folder
-    with contextlib.suppress(FileExistsError):  # another session stored it meanwhile
+    with contextlib.suppress(FileExistsError):  # another session of this workspace stored it meanwhile
         collection.corpus.save(folder)
-    (folder.parent / f"{collection.key}.json").write_text(
-        json.dumps({"name": collection.name, "origin": collection.origin}), encoding="utf-8")
+    with atomic_file(corpora / f"{collection.key}.json", "w", encoding="utf-8") as file:
+        json.dump({"name": collection.name, "origin": collection.origin}, file)
     return folder
 
 
-def load_collection(key: str) -> Collection | None:
-    """The stored collection of ``key``, or None if it is missing or damaged."""
-    folder = _corpora_dir() / key
+def load_collection(key: str, workspace: Workspace | None = None) -> Collection | None:
+    """The workspace's stored collection of ``key``, or None if it is missing or damaged.
+
+    Raises :class:`~explorer.workspace.UnsafePathError` if ``key`` is not a collection key
+    or its folder leads outside the workspace (a symbolic link): nothing is read then.
+    """
+    if key == "":
+        return None
+    corpora = _corpora_dir(workspace)
+    folder = confined(corpora / check_collection_key(key), corpora)
     if not (folder / "corpus.json").exists():
         return None
     try:
         corpus = Corpus.load(folder)
-        meta = json.loads((folder.parent / f"{key}.json").read_text(encoding="utf-8"))
+        meta = json.loads(confined(corpora / f"{key}.json", corpora).read_text(encoding="utf-8"))
     except (OSError, ValueError, EngineError):
         return None
+    if not isinstance(meta, dict):
+        meta = {}
     return Collection(corpus, str(meta.get("name", "saved collection")), key, str(meta.get("origin", "")))
 
 
-def checkpoint_path(run_id: str) -> Path:
-    return checkpoint_dir() / f"{run_id}.npz"
+def checkpoint_path(run_id: str, workspace: Workspace | None = None) -> Path:
+    """Where the checkpoint of ``run_id`` is (or will be) in the workspace."""
+    return checkpoint_dir(workspace) / f"{check_run_id(run_id)}.npz"
 
 
-def write_record(run_id: str, record: dict) -> None:
+def write_record(run_id: str, record: dict, workspace: Workspace | None = None) -> None:
     """Write the explorer's JSON record of a run atomically beside its checkpoint."""
-    with atomic_file(checkpoint_dir() / f"{run_id}.json", "w", encoding="utf-8") as file:
+    with atomic_file(checkpoint_dir(workspace) / f"{check_run_id(run_id)}.json", "w", encoding="utf-8") as file:
         json.dump(record, file)
 
 
-def read_record(run_id: str) -> dict | None:
+def read_record(run_id: str, workspace: Workspace | None = None) -> dict | None:
+    folder = checkpoint_dir(workspace)
     try:
-        return json.loads((checkpoint_dir() / f"{run_id}.json").read_text(encoding="utf-8"))
+        record = json.loads(confined(folder / f"{check_run_id(run_id)}.json", folder).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return record if isinstance(record, dict) else None
 
 
 @dataclass(frozen=True)
@@ -149,31 +195,40 @@ class CheckpointInfo:
         return time.strftime("%b %d, %H:%M", time.localtime(created)) if isinstance(created, (int, float)) else "–"
 
 
-def list_checkpoints() -> list[CheckpointInfo]:
-    """Checkpoints that have both files, newest first."""
+def list_checkpoints(workspace: Workspace | None = None) -> list[CheckpointInfo]:
+    """The workspace's checkpoints that have both files, newest first (only this workspace's)."""
     found = []
-    for model_file in checkpoint_dir().glob("*.npz"):
+    folder = checkpoint_dir(workspace)
+    for model_file in folder.glob("*.npz"):
         run_id = model_file.stem
-        record = read_record(run_id)
+        try:
+            check_run_id(run_id)
+            confined(model_file, folder)
+        except ValueError:  # not a name this app writes, or a link out of the folder
+            continue
+        record = read_record(run_id, workspace)
         if record is None:
             continue
+        key = ""  # a key that is not a collection key is dropped: resuming then says the documents are missing
+        with contextlib.suppress(ValueError):
+            key = check_collection_key(record.get("collection_key"))
         with contextlib.suppress(OSError):
             stat = model_file.stat()
             found.append(CheckpointInfo(run_id, str(record.get("name", run_id)),
-                                        str(record.get("collection_name", "")),
-                                        str(record.get("collection_key", "")), stat.st_mtime, stat.st_size,
+                                        str(record.get("collection_name", "")), key, stat.st_mtime, stat.st_size,
                                         record))
     return sorted(found, key=lambda c: -c.saved)
 
 
-def prune_checkpoints(keep: int, protected: set[str] = frozenset()) -> None:
-    """Delete the oldest checkpoints beyond the newest ``keep`` (never the ``protected`` run ids)."""
-    for info in list_checkpoints()[keep:]:
+def prune_checkpoints(keep: int, protected: set[str] = frozenset(), workspace: Workspace | None = None) -> None:
+    """Delete the workspace's oldest checkpoints beyond the newest ``keep`` (never the ``protected`` run ids)."""
+    for info in list_checkpoints(workspace)[keep:]:
         if info.run_id not in protected:
-            delete_checkpoint(info.run_id)
+            delete_checkpoint(info.run_id, workspace)
 
 
-def delete_checkpoint(run_id: str) -> None:
+def delete_checkpoint(run_id: str, workspace: Workspace | None = None) -> None:
+    folder = checkpoint_dir(workspace)
     for suffix in (".npz", ".json"):
         with contextlib.suppress(FileNotFoundError):
-            (checkpoint_dir() / f"{run_id}{suffix}").unlink()
+            (folder / f"{check_run_id(run_id)}{suffix}").unlink()

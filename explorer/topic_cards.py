@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, icons, quality, state, tables, ui
+from explorer import cached, charts, formatting, icons, quality, safe_text, state, tables, ui
 from explorer.engine_api import topic_order, topics_covering
 from explorer.runs import RunRecord
 from explorer.state import Keys
@@ -64,7 +64,8 @@ def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.Da
           training: bool, measured: quality.TopicQuality | None) -> None:
     with st.container(border=True, key=Keys.topic_card(topic)):
         color = charts.topic_color(topic)
-        st.markdown(f"<span style='color:{color};font-size:1.3em'>■</span> **{label}** — "
+        # the label may come from a model file: escaped for HTML and for the Markdown around it
+        st.markdown(f"<span style='color:{color};font-size:1.3em'>■</span> **{safe_text.html(label)}** — "
                     f"{formatting.percent(weight)} of the words", unsafe_allow_html=True)
         _quality_lines(measured, topic)
         st.text_input("Label", value=record.labels.get(topic, ""), key=Keys.topic_label(record.run_id, topic),

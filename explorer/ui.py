@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import streamlit as st
 from streamlit.errors import FragmentHandledException
 
-from explorer import cached, formatting, icons, session, state
+from explorer import cached, formatting, icons, safe_text, session, state, storage
 from explorer.engine_api import EngineError
 from explorer.runs import RunRecord
 from explorer.state import Keys
@@ -26,8 +26,12 @@ STATUS_WORDS = {"ready": "ready", "running": "training", "paused": "paused", "st
 
 
 def error_text(exc: BaseException) -> str:
-    """A sentence for people from an exception (never a traceback)."""
-    message = str(exc).strip().strip('"').strip()
+    """A sentence for people from an exception (never a traceback), escaped for Streamlit's Markdown.
+
+    Messages quote file names, column names and words from uploads, which must show as
+    they are (``safe_text.markdown``): every place that shows this text renders Markdown.
+    """
+    message = safe_text.markdown(str(exc).strip().strip('"').strip())
     if isinstance(exc, KeyError) and not isinstance(exc, EngineError) and not message:
         message = "a required value is missing"
     if not message:
@@ -90,7 +94,8 @@ def sidebar() -> None:
         current = state.collection()
         if current is not None:
             corpus = current.corpus
-            st.caption(f"**Collection:** {current.name}  \n{formatting.plural(corpus.n_docs, 'document')} · "
+            st.caption(f"**Collection:** {safe_text.markdown(current.name)}  \n"
+                       f"{formatting.plural(corpus.n_docs, 'document')} · "
                        f"{formatting.plural(corpus.n_words, 'distinct word')}")
         session_runs = session.runs()
         records = list(session_runs)
@@ -106,6 +111,20 @@ def sidebar() -> None:
         _sidebar_status(session_runs.any_active())
         note = f"Training threads in use on this server: {cached.limiter().active()} of {cached.limiter().cap}"
         st.caption(note)
+        _workspace_note()
+
+
+def _workspace_note() -> None:
+    """Where this session's runs are kept, and a refused workspace token (shown for the whole session)."""
+    refused = state.notice(page="workspace")
+    if refused:
+        state.notice(refused, page="workspace")
+        st.warning(refused, icon=icons.WARNING)
+    if storage.current_workspace().shared:
+        st.caption("Workspace: shared (desktop mode); the Export page lists every run saved on this computer.")
+    else:
+        st.caption("Workspace: private. Its key is in this page's address: bookmark the page to come back to "
+                   "your runs (after a restart too). Anyone with the address can open them.")
 
 
 def _sidebar_status(active: bool) -> None:
@@ -124,4 +143,5 @@ def _status(active: bool) -> None:
     for record in session_runs:
         if record.active:
             snap = record.snapshot()
-            st.caption(f"{status_text(record)} {record.name}: {formatting.count(snap.docs_seen)} documents")
+            st.caption(f"{status_text(record)} {safe_text.markdown(record.name)}: "
+                       f"{formatting.count(snap.docs_seen)} documents")

@@ -5,6 +5,13 @@ of text files, a table, a UCI or LDA-C bag of words), checks the limits (file co
 sizes, expanded size of archives) and returns a source; :func:`build_corpus` turns a
 source and the preprocessing options into an :class:`engine.Corpus`.  Every problem
 raises :class:`UploadError` (or an engine error) whose message is a sentence for people.
+
+Text is decoded in the encoding the engine detects, or in one the user chooses
+(``encoding=``); :func:`encoding_note` says which was used, per file when they differ.
+The size an archive may expand to is the engine's ``max_expanded_mb``
+(:func:`engine.current_limits`, ``SVI_TOPICS_MAX_EXPANDED_MB``), so one setting governs
+the explorer's uploads and the engine's readers; the other upload limits are the
+explorer's own (:class:`UploadLimits`).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
+from engine import Limits, current_limits, detect_encoding  # not (yet) gathered in explorer.engine_api
 from explorer import formatting
 from explorer.engine_api import (
     Corpus,
@@ -30,6 +38,7 @@ from explorer.engine_api import (
 )
 
 __all__ = [
+    "ENCODINGS",
     "BagOfWordsSource",
     "Preprocessing",
     "TableSource",
@@ -37,6 +46,8 @@ __all__ = [
     "UploadError",
     "UploadLimits",
     "build_corpus",
+    "encoding_note",
+    "encodings_of",
     "read_upload",
 ]
 
@@ -46,6 +57,9 @@ ACCEPTED_TYPES = ("txt", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "dat", "
 _PREVIEW_ROWS = 500
 _MB = 1_000_000
 _TITLE_NAMES = ("title", "name", "headline", "subject", "heading", "label")
+# the Data page's choices besides detection: Unicode, Western, Central European, Cyrillic, East Asian
+ENCODINGS = ("utf-8", "windows-1252", "iso-8859-1", "iso-8859-15", "windows-1250", "iso-8859-2", "windows-1251",
+             "koi8-r", "windows-1257", "utf-16", "shift_jis", "gb18030", "big5")
 
 
 class UploadError(ValueError):
@@ -54,17 +68,22 @@ class UploadError(ValueError):
 
 @dataclass(frozen=True)
 class UploadLimits:
-    """Most files, bytes per file, bytes in all, and bytes an archive may expand to."""
+    """Most files, bytes per file, bytes in all, and bytes an archive may expand to.
+
+    ``max_expanded_bytes`` defaults to the engine's ``max_expanded_mb`` (1000 MB), the
+    others are the explorer's own upload limits.
+    """
 
     max_files: int = 5_000
     max_file_bytes: int = 100 * _MB
     max_total_bytes: int = 200 * _MB
-    max_expanded_bytes: int = 300 * _MB
+    max_expanded_bytes: int = Limits().max_expanded_bytes
 
     @classmethod
     def from_env(cls) -> UploadLimits:
-        """Limits from the environment (``SVI_TOPICS_MAX_UPLOAD_FILES``, ``SVI_TOPICS_MAX_UPLOAD_MB``,
-        ``SVI_TOPICS_MAX_TOTAL_UPLOAD_MB``, ``SVI_TOPICS_MAX_EXPANDED_MB``)."""
+        """Limits from the environment: ``SVI_TOPICS_MAX_UPLOAD_FILES``, ``SVI_TOPICS_MAX_UPLOAD_MB``,
+        ``SVI_TOPICS_MAX_TOTAL_UPLOAD_MB``, and the engine's ``SVI_TOPICS_MAX_EXPANDED_MB``
+        (read by :func:`engine.current_limits`, which names the variable if its value is bad)."""
         def read(name: str, default: int, scale: int = 1) -> int:
             value = os.environ.get(name)
             return default if not value else int(float(value) * scale)
@@ -73,7 +92,7 @@ class UploadLimits:
             max_files=read("SVI_TOPICS_MAX_UPLOAD_FILES", cls.max_files),
             max_file_bytes=read("SVI_TOPICS_MAX_UPLOAD_MB", cls.max_file_bytes, _MB),
             max_total_bytes=read("SVI_TOPICS_MAX_TOTAL_UPLOAD_MB", cls.max_total_bytes, _MB),
-            max_expanded_bytes=read("SVI_TOPICS_MAX_EXPANDED_MB", cls.max_expanded_bytes, _MB),
+            max_expanded_bytes=current_limits().max_expanded_bytes,
         )
 
 
@@ -107,6 +126,7 @@ class TextSource:
     name: str
     documents: list = field(repr=False)  # engine RawDocuments
     kind: str = "text"
+    chosen_encoding: str | None = None  # None: each file's encoding was detected
 
     @property
     def n_rows(self) -> int:
@@ -123,6 +143,8 @@ class TableSource:
     preview: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     text_columns: tuple[str, ...] = ()  # columns holding words, most wordy first
     kind: str = "table"
+    encoding: str = "utf-8"  # what the table was decoded with (detected or chosen)
+    chosen_encoding: str | None = None  # None: detected
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -192,7 +214,8 @@ def _looks_like_uci(data: bytes) -> bool:
 
 
 # ---------------------------------------------------------------------- reading
-def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None = None) -> Source:
+def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None = None,
+                encoding: str | None = None) -> Source:
     """Recognise the uploaded files and read them into a source.
 
     Parameters
@@ -200,6 +223,9 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
     files : sequence of (file name, content)
     limits : UploadLimits, optional
         Defaults to :meth:`UploadLimits.from_env`.
+    encoding : str, optional
+        The encoding of the text files, the archive's entries or the table; None detects
+        it per file.  Bags of words are read as the engine reads them.
 
     Raises
     ------
@@ -216,16 +242,17 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
         if len(files) > 1:
             raise UploadError("Upload a .zip archive on its own (not together with other files).")
         name, data = files[0]
-        documents = read_zip(data, max_files=limits.max_files, max_total_bytes=limits.max_expanded_bytes)
+        documents = read_zip(data, max_files=limits.max_files, max_total_bytes=limits.max_expanded_bytes,
+                             encoding=encoding)
         if not documents:
             found = ", ".join(s.name for s in documents.skipped[:3]) or "nothing"
             raise UploadError(f"'{name}' holds no .txt file (found: {found}). Put plain-text files in the archive.")
-        return TextSource(name, documents)
+        return TextSource(name, documents, chosen_encoding=encoding)
     tables = [i for i, s in enumerate(suffixes) if s in TABLE_SUFFIXES]
     if tables:
         if len(files) > 1:
             raise UploadError("Upload a table (.csv, .tsv, .jsonl) on its own: one file, one document per row.")
-        return read_table_source(*files[0])
+        return read_table_source(*files[0], encoding=encoding)
     ldac = [i for i, s in enumerate(suffixes) if s in LDAC_SUFFIXES]
     uci = [i for i, (name, data) in enumerate(files)
            if name.lower().startswith("docword") or (suffixes[i] in (".txt", ".gz") and _looks_like_uci(data))]
@@ -235,14 +262,15 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
     if len(unsupported) == len(files):
         raise UploadError(f"Cannot read '{unsupported[0]}': upload .txt files, a .zip of .txt files, a .csv, "
                           ".tsv or .jsonl table, or a bag of words (UCI docword + vocab, LDA-C .dat + vocab).")
-    documents = read_txt_files(files)
-    return TextSource(f"{formatting.plural(len(documents), 'text file')}", documents)
+    documents = read_txt_files(files, encoding=encoding)
+    return TextSource(f"{formatting.plural(len(documents), 'text file')}", documents, chosen_encoding=encoding)
 
 
-def read_table_source(name: str, data: bytes) -> TableSource:
-    """Parse a table for its preview and find the columns that hold text."""
+def read_table_source(name: str, data: bytes, encoding: str | None = None) -> TableSource:
+    """Parse a table for its preview and find the columns that hold text (``encoding`` None: detect it)."""
     fmt = TABLE_SUFFIXES[_suffix(name)]
-    text = decode_text(data, name)
+    chosen, encoding = encoding, encoding or detect_encoding(data, name)
+    text = decode_text(data, name, encoding)
     if not text.strip():
         raise UploadError(f"'{name}' is empty; a table needs a header row and one row per document.")
     try:
@@ -266,7 +294,7 @@ def read_table_source(name: str, data: bytes) -> TableSource:
         raise UploadError(f"'{name}' has no column with text (columns: {', '.join(frame.columns)}); "
                           "a table needs one column of words per document.")
     ranked = tuple(sorted(wordy, key=lambda c: -wordy[c]))
-    return TableSource(name, data, fmt, frame, ranked)
+    return TableSource(name, data, fmt, frame, ranked, encoding=encoding, chosen_encoding=chosen)
 
 
 def _write(folder: str, name: str, data: bytes) -> Path:
@@ -297,7 +325,8 @@ def _read_bag_of_words(files: list[tuple[str, bytes]], ldac: list[int], uci: lis
 # ------------------------------------------------------------------ the corpus
 def table_documents(source: TableSource, text_column: str, title_column: str | None = None):
     """The documents of a table, one per row (engine RawDocuments)."""
-    return read_table(source.data, text_column, title_column or None, format=source.format)
+    return read_table(source.data, text_column, title_column or None, format=source.format,
+                      encoding=source.encoding)
 
 
 def build_corpus(source: Source, preprocessing: Preprocessing, text_column: str | None = None,
@@ -312,3 +341,32 @@ def build_corpus(source: Source, preprocessing: Preprocessing, text_column: str 
     else:
         documents = source.documents
     return Corpus.from_documents(documents, **preprocessing.options())
+
+
+# ------------------------------------------------------------------- encodings
+def encodings_of(source: Source) -> dict[str, str]:
+    """The encoding each file of ``source`` was decoded with (empty for bags of words)."""
+    if isinstance(source, TextSource):
+        return dict(getattr(source.documents, "encodings", {}) or {})
+    if isinstance(source, TableSource):
+        return {source.name: source.encoding}
+    return {}
+
+
+def encoding_note(source: Source) -> str | None:
+    """Which encoding the text was decoded with: "Decoded as windows-1252 (detected)." or, per file,
+    "Decoded as utf-8 (5 files) and windows-1252 (2 files: a.txt, b.txt)." (plain text, not Markdown)."""
+    used = encodings_of(source)
+    if not used:
+        return None
+    how = "detected" if getattr(source, "chosen_encoding", None) is None else "chosen"
+    groups: dict[str, list[str]] = {}
+    for name, encoding in used.items():
+        groups.setdefault(encoding, []).append(name)
+    if len(groups) == 1:
+        return f"Decoded as {next(iter(groups))} ({how})."
+    ranked = sorted(groups.items(), key=lambda item: -len(item[1]))
+    parts = [f"{encoding} ({formatting.plural(len(names), 'file')})" if i == 0 else
+             f"{encoding} ({formatting.plural(len(names), 'file')}: {', '.join(names[:3])}"
+             f"{', …' if len(names) > 3 else ''})" for i, (encoding, names) in enumerate(ranked)]
+    return f"Decoded as {', '.join(parts[:-1])} and {parts[-1]} ({how} per file)."

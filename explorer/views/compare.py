@@ -6,7 +6,7 @@ import dataclasses
 
 import streamlit as st
 
-from explorer import cached, charts, comparison, formatting, icons, session, tables, ui
+from explorer import cached, charts, comparison, formatting, icons, safe_text, session, tables, ui
 from explorer.runs import CapReachedError
 from explorer.state import Keys
 
@@ -32,7 +32,8 @@ tau = right.number_input("τ for stochastic VI", 0.0, 10_000.0, step=16.0, key=K
 last.metric("Total time", formatting.duration(seconds * n_legs + 3 * n_legs),
             help="Training time plus the held-out measurements.")
 settings = dataclasses.replace(session.settings(), kappa=kappa, tau=tau)
-st.caption(f"Model: {settings.label()} on **{collection.name}** (the other settings come from the Train page)"
+st.caption(f"Model: {settings.label()} on **{safe_text.markdown(collection.name)}** "
+           "(the other settings come from the Train page)"
            + (", with batch VI also on a 10% subset, as in the paper." if n_legs == 3 else "."))
 
 session_runs = session.runs()

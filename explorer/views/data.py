@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, icons, samples, session, state, ui, uploads
+from explorer import cached, charts, formatting, icons, safe_text, samples, session, state, ui, uploads
 from explorer.engine_api import EmptyCorpusError, EmptyVocabularyError, MissingColumnError, top_corpus_words
 from explorer.state import Keys
 
@@ -54,11 +54,18 @@ with source_box:
                  "(one document per row); or a bag of words: UCI docword.*.txt + vocab.*.txt, "
                  "or LDA-C .dat + vocab.txt.")
         if files:
-            signature = tuple((f.file_id, f.name, f.size) for f in files)
-            if signature != state.upload_signature():
-                state.set_upload_signature(signature)
+            named = tuple((f.file_id, f.name, f.size) for f in files)
+            chosen = state.get(Keys.encoding) or ""
+            last = state.upload_signature()
+            same_files = last is not None and last[0] == named
+            if not same_files and chosen:  # new files: detect their encoding again
+                chosen = ""
+                state.set_widgets({Keys.encoding: None})
+            if (named, chosen) != last:
+                state.set_upload_signature((named, chosen))
                 try:
-                    session.use_source(uploads.read_upload([(f.name, f.getvalue()) for f in files], limits))
+                    session.use_source(uploads.read_upload([(f.name, f.getvalue()) for f in files], limits,
+                                                           encoding=chosen or None), keep_choices=same_files)
                     st.rerun()
                 except Exception as exc:
                     state.set_upload_error(ui.error_text(exc))
@@ -70,10 +77,20 @@ with source_box:
             st.stop()
         source_id, source = current
         name, origin = source.name, f"upload:{source.name}"
+        shown = safe_text.markdown(source.name)
         if source.kind == "table":
-            st.caption(f"Uploaded: **{source.name}**, a table with one document per row (its first rows below).")
+            st.caption(f"Uploaded: **{shown}**, a table with one document per row (its first rows below).")
         else:
-            st.caption(f"Uploaded: **{source.name}** — {formatting.plural(source.n_rows, 'document')}")
+            st.caption(f"Uploaded: **{shown}** — {formatting.plural(source.n_rows, 'document')}")
+        note = uploads.encoding_note(source)
+        if note is not None:
+            left, _ = st.columns([1, 2])
+            left.selectbox("Text encoding", ["", *uploads.ENCODINGS], key=Keys.encoding,
+                           format_func=lambda e: e or "detect for each file",
+                           help="How the files' bytes become letters. It is detected for each file; if accented "
+                                "letters look wrong (“crÃ¨me”, “cr?me”), choose the files' encoding to read "
+                                "them again.")
+            st.caption(safe_text.markdown(note))
         if source.kind == "table":
             with columns_box:
                 st.dataframe(source.preview.head(5), hide_index=True, height=210)
@@ -123,7 +140,7 @@ except Exception as exc:
     st.stop()
 
 if session.use_collection(collection, sample.n_topics if kind == "sample" else None):
-    state.notice(f"New runs will train on “{collection.name}”.", page="data")
+    state.notice(f"New runs will train on “{safe_text.markdown(collection.name)}”.", page="data")
     st.rerun()  # the sidebar and the other pages follow the new collection
 corpus = collection.corpus
 st.subheader("Preview")

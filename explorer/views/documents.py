@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, highlight, icons, session, state, topic_cards, ui
+from explorer import cached, charts, formatting, highlight, icons, safe_text, session, state, topic_cards, ui
 from explorer.engine_api import text_segments, top_documents
 from explorer.state import Keys
 
@@ -13,8 +13,8 @@ st.title("Documents")
 record = ui.require_run("the Documents page")
 collection = session.collection_for(record)
 if collection is None:
-    st.info(f"The documents **{record.name}** was trained on are not available here. Load the same collection "
-            "on the Data page (same files and preprocessing) to browse its documents.", icon=icons.DATA)
+    st.info(f"The documents **{safe_text.markdown(record.name)}** was trained on are not available here. Load the "
+            "same collection on the Data page (same files and preprocessing) to browse its documents.", icon=icons.DATA)
     st.stop()
 model = record.model()
 corpus = collection.corpus
@@ -35,7 +35,7 @@ with tab_document:
     matches = [i for i in range(corpus.n_docs)
                if not needle or needle in titles[i].lower() or (texts is not None and needle in texts[i].lower())]
     if not matches:
-        st.warning(f"No document contains “{query}”.", icon=icons.SEARCH)
+        st.warning(f"No document contains “{safe_text.markdown(query)}”.", icon=icons.SEARCH)
     else:
         more = " (first 1,000 listed)" if len(matches) > 1000 else ""
         st.caption(f"{formatting.plural(len(matches), 'document')} found{more}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import formatting, icons, porting, session, state, tables, topic_cards, ui
+from explorer import formatting, icons, porting, safe_text, session, state, tables, topic_cards, ui
 from explorer.state import Keys
 
 st.title("Export / import")
@@ -20,7 +20,7 @@ else:
     vocabulary = topic_cards.vocabulary_of(record, model.n_words)
     collection = session.collection_for(record)
     slug = porting.slug(record.name)
-    st.caption(f"From **{record.name}** (step {formatting.count(record.model_step)}).")
+    st.caption(f"From **{safe_text.markdown(record.name)}** (step {formatting.count(record.model_step)}).")
     cols = st.columns(4)
     topics_csv = tables.topics_csv_frame(model, vocabulary, labels).to_csv(index=False)
     cols[0].download_button("Topics (CSV)", topics_csv, f"{slug}-topics.csv", "text/csv", key=Keys.export_topics,
@@ -60,7 +60,7 @@ if message:
     st.success(message, icon=icons.OPEN)
 
 st.subheader("Checkpoints")
-st.caption(f"Runs are saved every few seconds in {porting.checkpoint_folder()}; after a crash or a restart, "
+st.caption(f"Runs are saved every few seconds {porting.checkpoint_folder()}; after a crash or a restart, "
            "resume them here.")
 checkpoints = porting.checkpoints()
 if not checkpoints:
@@ -74,7 +74,7 @@ else:
     st.dataframe(table, hide_index=True, width="stretch")
     by_id = {c.run_id: c for c in checkpoints}
     chosen = st.selectbox("Checkpoint", list(by_id), key=Keys.checkpoint,
-                          help="A run saved on this computer, newest first.",
+                          help="A run saved in this workspace, newest first.",
                           format_func=lambda i: f"{by_id[i].name} — started {by_id[i].started}")
     left, middle, right = st.columns(3)
     action = None

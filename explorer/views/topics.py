@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import session, topic_cards, ui
+from explorer import safe_text, session, topic_cards, ui
 from explorer.state import Keys
 
 st.title("Topics")
 record = ui.require_run("the Topics page")
-st.caption(f"Topics of **{record.name}**. Each card lists a topic's most relevant words; give the topic a name "
-           "and the whole app will use it.")
+st.caption(f"Topics of **{safe_text.markdown(record.name)}**. Each card lists a topic's most relevant words; "
+           "give the topic a name and the whole app will use it.")
 left, middle, right = st.columns([2, 1, 1])
 left.slider("Relevance λ", 0.0, 1.0, step=0.05, key=Keys.relevance,
             help="λ = 1 ranks a topic's words by how often the topic uses them; smaller λ favours words that are "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import icons, session, state, training, ui
+from explorer import icons, safe_text, session, state, training, ui
 from explorer.state import Keys
 
 st.title("Train")
@@ -12,9 +12,9 @@ collection = ui.require_collection()
 message = state.notice()
 if message:
     st.info(message, icon=icons.INFO)
-st.caption(f"Training on **{collection.name}**. Each step reads a small random batch of documents and nudges "
-           "the topics; the curve shows how well the model predicts words of documents it never trained on "
-           "(higher is better).")
+st.caption(f"Training on **{safe_text.markdown(collection.name)}**. Each step reads a small random batch of "
+           "documents and nudges the topics; the curve shows how well the model predicts words of documents it never "
+           "trained on (higher is better).")
 
 settings_column, live_column = st.columns([1, 2], gap="large")
 with settings_column:

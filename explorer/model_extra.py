@@ -1,0 +1,158 @@
+"""The explorer's part of a model file (``extra["explorer"]``), checked before anything uses it.
+
+No Streamlit here.  A model file or checkpoint may come from anyone: the engine checks
+its own metadata (arrays, vocabulary, history), and :func:`checked_extra` checks what
+the explorer stored beside it (run settings, topic labels, the collection's key and
+name) for types, ranges, finiteness and sizes.  The first bad field raises
+:class:`ExplorerSettingsError`, whose message names it, so a tampered file is refused
+at import with one sentence instead of failing later somewhere on a page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from explorer.runs import RunSettings
+from explorer.workspace import check_collection_key
+
+__all__ = ["MAX_TEXT", "ExplorerSettingsError", "checked_extra", "checked_labels", "checked_settings"]
+
+MAX_TEXT = 200  # characters of a name or a topic label
+_MAX_INT = 2**63 - 1
+
+# field -> (kind, lowest, highest, whether the lowest is allowed)
+_NUMBERS = {
+    "n_topics": ("int", 1, 100_000, True),
+    "doc_truncation": ("int", 1, 100_000, True),
+    "eta": ("float", 0.0, 1e6, False),
+    "omega": ("float", 0.0, 1e6, False),
+    "kappa": ("float", 0.0, 1.0, True),
+    "tau": ("float", 0.0, 1e9, True),
+    "batch_size": ("int", 1, _MAX_INT, True),
+    "n_test": ("int", 1, _MAX_INT, True),
+    "seed": ("int", 0, _MAX_INT, True),
+    "target_docs": ("int", 1, _MAX_INT, True),
+}
+_CHOICES = {"model": ("LDA", "HDP"), "algorithm": ("svi", "batch")}
+
+
+class ExplorerSettingsError(ValueError):
+    """A model file's explorer settings are malformed; the message names the field."""
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fail(field: str, rule: str, value: Any) -> ExplorerSettingsError:
+    return ExplorerSettingsError(f"this model file's explorer settings are damaged: {field} must be {rule}, "
+                                 f"got {_shown(value)}; the file was not loaded")
+
+
+def _number(field: str, value: Any, kind: str, low: float, high: float, low_allowed: bool) -> int | float:
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    is_number = is_int or (isinstance(value, float) and math.isfinite(value))
+    bracket = "[" if low_allowed else "("
+    rule = (f"a whole number from {low:,} to {high:,}" if kind == "int"
+            else f"a finite number in {bracket}{low:g}, {high:g}]")
+    if not (is_int if kind == "int" else is_number):
+        raise _fail(field, rule, value)
+    if value > high or value < low or (value == low and not low_allowed):
+        raise _fail(field, rule, value)
+    return int(value) if kind == "int" else float(value)
+
+
+def _text(field: str, value: Any, optional: bool = True) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        raise _fail(field, f"a text of at most {MAX_TEXT} characters", value)
+    return value
+
+
+def checked_settings(values: Any, model: Any = None, field: str = "settings") -> RunSettings:
+    """The run settings of ``values`` (a dict from a file), every field checked.
+
+    Missing fields take their defaults, unknown ones are ignored; with ``model`` (the
+    file's model) the model kind, ``n_topics`` and the HDP's ``doc_truncation`` default
+    to the model's and must match it.
+    """
+    if not isinstance(values, dict):
+        raise _fail(field, "a table of settings", values)
+    names = {f.name for f in dataclasses.fields(RunSettings)}
+    known = {k: v for k, v in values.items() if k in names}
+    checked: dict[str, Any] = {}
+    for name, value in known.items():
+        where = f"{field}.{name}"
+        if name in _CHOICES:
+            if not isinstance(value, str) or value not in _CHOICES[name]:
+                raise _fail(where, " or ".join(repr(c) for c in _CHOICES[name]), value)
+            checked[name] = value
+        elif name == "alpha":
+            checked[name] = None if value is None else _number(where, value, "float", 0.0, 1e6, False)
+        else:
+            checked[name] = _number(where, value, *_NUMBERS[name])
+    if model is not None:  # what the file leaves out is the model's
+        checked.setdefault("model", type(model).__name__)
+        checked.setdefault("n_topics", model.n_topics)
+        if getattr(model, "doc_truncation", None) is not None:
+            checked.setdefault("doc_truncation", model.doc_truncation)
+    settings = RunSettings(**checked)
+    if model is not None:
+        kind = type(model).__name__
+        if settings.model != kind:
+            raise _fail(f"{field}.model", f"the file's model, {kind!r}", settings.model)
+        if settings.n_topics != model.n_topics:
+            raise _fail(f"{field}.n_topics", f"the file's number of topics, {model.n_topics}", settings.n_topics)
+        truncation = getattr(model, "doc_truncation", None)
+        if kind == "HDP" and truncation is not None and settings.doc_truncation != truncation:
+            raise _fail(f"{field}.doc_truncation", f"the file's document truncation, {truncation}",
+                        settings.doc_truncation)
+    return settings
+
+
+def checked_labels(values: Any, n_topics: int, field: str = "labels") -> dict[int, str]:
+    """Topic labels ``{"3": "taxes"}`` from a file: at most one per topic, texts of at most :data:`MAX_TEXT`."""
+    if values is None:
+        return {}
+    if not isinstance(values, dict):
+        raise _fail(field, "a table of topic labels", values)
+    if len(values) > n_topics:
+        raise _fail(field, f"at most one label for each of the {n_topics} topics", f"{len(values)} labels")
+    labels = {}
+    for key, label in values.items():
+        if not (isinstance(key, str) and key.isdecimal() and key.isascii() and int(key) < n_topics):
+            raise _fail(f"{field} (a topic number)", f"a topic number from 0 to {n_topics - 1}", key)
+        labels[int(key)] = _text(f"{field}[{key}]", label, optional=False)
+    return labels
+
+
+def checked_extra(extra: Any, model: Any) -> dict:
+    """A model file's ``extra`` with its ``"explorer"`` entry checked and normalised (raises on a bad field).
+
+    The entry is optional (files saved by the command line have none); present, it must be a table.
+    """
+    if not isinstance(extra, dict):
+        return {}
+    if extra.get("explorer") is None:
+        return {k: v for k, v in extra.items() if k != "explorer"}
+    info = extra["explorer"]
+    if not isinstance(info, dict):
+        raise _fail("explorer", "a table of the explorer's settings", info)
+    checked: dict[str, Any] = {}
+    for name in ("run_id", "name", "collection_name"):
+        checked[name] = _text(name, info.get(name))
+    key = info.get("collection_key")
+    if key is not None:
+        try:
+            key = check_collection_key(key)
+        except ValueError:
+            raise _fail("collection_key", "16 hexadecimal digits (a collection's key)", key) from None
+    checked["collection_key"] = key
+    if info.get("settings") is not None:
+        checked["settings"] = checked_settings(info["settings"], model).to_dict()
+    checked["labels"] = {str(k): v for k, v in checked_labels(info.get("labels"), model.n_topics).items()}
+    return {**extra, "explorer": checked}

@@ -1,0 +1,109 @@
+"""Tampered explorer settings in a model file (issue 15, case 11): refused at import with one clear sentence.
+
+The app used to accept them and fail later on a page ("Sorry, this part of the page
+failed: Unknown format code 'g'").  Every value the explorer reads from a file's
+``extra["explorer"]`` is now checked at import; the message names the bad field.
+Resuming a checkpoint on a collection checks that its words are the model's, word for word.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.data.corpus import Corpus
+from explorer import model_extra, porting, storage
+from explorer.storage import Collection
+from explorer.workspace import Workspace
+from tests.reliability import _explorer_app as app
+
+WORDS = ["harbour", "ship", "cargo", "crane", "orchard", "apple"]
+GOOD = {"model": "LDA", "n_topics": 3, "kappa": 0.9, "tau": 1.0, "batch_size": 10, "n_test": 4, "seed": 0,
+        "target_docs": 100, "eta": 0.01, "omega": 1.0, "alpha": None, "doc_truncation": 2, "algorithm": "svi"}
+TAMPERED = [  # (what the file says, what the message must say)
+    ({"settings": {**GOOD, "kappa": "0.9"}}, "settings.kappa must be a finite number in [0, 1], got '0.9'"),
+    ({"settings": {**GOOD, "kappa": 1.5}}, "settings.kappa must be a finite number in [0, 1], got 1.5"),
+    ({"settings": {**GOOD, "tau": -1.0}}, "settings.tau must be a finite number in [0, 1e+09], got -1.0"),
+    ({"settings": {**GOOD, "eta": 0}}, "settings.eta must be a finite number in (0, 1e+06], got 0"),
+    ({"settings": {**GOOD, "alpha": "auto"}}, "settings.alpha must be a finite number in (0, 1e+06], got 'auto'"),
+    ({"settings": {**GOOD, "batch_size": 2.5}}, "settings.batch_size must be a whole number from 1 to"),
+    ({"settings": {**GOOD, "batch_size": True}}, "settings.batch_size must be a whole number from 1 to"),
+    ({"settings": {**GOOD, "seed": -3}}, "settings.seed must be a whole number from 0 to"),
+    ({"settings": {**GOOD, "target_docs": [1]}}, "settings.target_docs must be a whole number from 1 to"),
+    ({"settings": {**GOOD, "model": "GPT"}}, "settings.model must be 'LDA' or 'HDP', got 'GPT'"),
+    ({"settings": {**GOOD, "model": "HDP"}}, "settings.model must be the file's model, 'LDA', got 'HDP'"),
+    ({"settings": {**GOOD, "n_topics": 50}}, "settings.n_topics must be the file's number of topics, 3, got 50"),
+    ({"settings": {**GOOD, "algorithm": 1}}, "settings.algorithm must be 'svi' or 'batch', got 1"),
+    ({"settings": "fast"}, "settings must be a table of settings, got 'fast'"),
+    ({"labels": {"0": 7}}, "labels[0] must be a text of at most 200 characters, got 7"),
+    ({"labels": {"0": "x" * 201}}, "labels[0] must be a text of at most 200 characters"),
+    ({"labels": {"3": "four"}}, "labels (a topic number) must be a topic number from 0 to 2, got '3'"),
+    ({"labels": {"-1": "x"}}, "labels (a topic number) must be a topic number from 0 to 2, got '-1'"),
+    ({"labels": {str(i): "x" for i in range(4)}}, "labels must be at most one label for each of the 3 topics"),
+    ({"labels": ["a", "b"]}, "labels must be a table of topic labels, got ['a', 'b']"),
+    ({"name": {"x": 1}}, "name must be a text of at most 200 characters, got {'x': 1}"),
+    ({"collection_name": 3}, "collection_name must be a text of at most 200 characters, got 3"),
+]
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    yield from app.private_home(tmp_path, monkeypatch)
+
+
+def _file(tmp_path, explorer) -> bytes:
+    return app.model_file(tmp_path / "tampered.npz", WORDS, explorer=explorer)
+
+
+@pytest.mark.parametrize(("explorer", "message"), TAMPERED)
+def test_each_tampered_field_is_named(tmp_path, explorer, message):
+    with pytest.raises(model_extra.ExplorerSettingsError) as caught:
+        porting.import_model("tampered.npz", _file(tmp_path, explorer))
+    text = str(caught.value)
+    assert text.startswith("this model file's explorer settings are damaged: ")
+    assert message in text and text.endswith("; the file was not loaded")
+
+
+def test_a_well_formed_file_still_loads(tmp_path):
+    record = porting.import_model("good.npz", _file(tmp_path, {"settings": GOOD, "labels": {"1": "ships"}}))
+    assert record.settings.kappa == 0.9 and record.label(1) == "ships"
+    assert porting.import_model("bare.npz", _file(tmp_path, None)).settings.n_topics == 3  # no explorer part
+
+
+def test_the_export_page_shows_the_one_clear_message_and_no_page_fails(tmp_path):
+    at = app.app()
+    before = len(app.runs(at))
+    app.upload_model(at, "tampered.npz", _file(tmp_path, {"settings": {**GOOD, "kappa": "0.9"}}))
+    assert [e.value for e in at.error] == [  # Markdown: "\[" shows as "["
+        "This model file's explorer settings are damaged: settings.kappa must be a finite number in \\[0, 1\\], "
+        "got '0.9'; the file was not loaded."]
+    assert len(app.runs(at)) == before
+    for name in ("train", "topics", "documents", "export"):
+        app.page(at, name)
+        assert not any("Sorry, this part of the page failed" in e.value for e in at.error)
+
+
+def test_a_tampered_checkpoint_record_is_refused_on_resume(tmp_path, home):
+    workspace = Workspace.shared_at(home)
+    folder = storage.checkpoint_dir(workspace)
+    (folder / "run1.npz").write_bytes(_file(tmp_path, None))
+    storage.write_record("run1", {"name": "run1", "settings": {**GOOD, "tau": float("1e400")}}, workspace)
+    [info] = storage.list_checkpoints(workspace)
+    with pytest.raises(model_extra.ExplorerSettingsError, match=r"settings\.tau must be a finite number"):
+        porting.checkpoint_action("resume", info)
+    record = json.loads((folder / "run1.json").read_text())
+    assert record["settings"]["tau"] == float("inf")  # what Python's json made of 1e400
+
+
+def test_resuming_on_a_collection_with_other_words_is_refused(tmp_path, home):
+    workspace = Workspace.shared_at(home)
+    other = Collection.of(Corpus.from_texts([" ".join(["alpha", "beta", "gamma", "delta", "epsilon", "zeta"])] * 3),
+                          "other words", "test")
+    assert other.corpus.n_words == len(WORDS)  # the same size: only the words differ
+    storage.save_collection(other, workspace)
+    (storage.checkpoint_dir(workspace) / "run2.npz").write_bytes(_file(tmp_path, None))
+    storage.write_record("run2", {"name": "run2", "collection_key": other.key, "settings": GOOD}, workspace)
+    [info] = storage.list_checkpoints(workspace)
+    with pytest.raises(ValueError, match="the collection's words differ from the model's in 6 of 6 columns"):
+        porting.checkpoint_action("resume", info)
