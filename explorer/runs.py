@@ -347,6 +347,7 @@ def resume_checkpoint(source: Any, collection: Collection, settings: RunSettings
         warnings.simplefilter("ignore", UserWarning)
         record.run = TrainingRun.resume_from(
             source, train, observed, heldout, name=name, checkpoint_path=storage.checkpoint_path(run_id),
+            vocabulary=collection.corpus.vocabulary,
             checkpoint_every_seconds=_env_number("SVI_TOPICS_CHECKPOINT_SECONDS", 30.0),
             heartbeat_timeout=_heartbeat_timeout(), extra=record.explorer_extra(),
             target_docs=settings.target_docs if settings.algorithm == "svi" else None, compile_in_background=True,

@@ -7,7 +7,7 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, icons, quality, session, state, tables, ui
+from explorer import cached, charts, formatting, icons, quality, safe_text, session, state, tables, ui
 from explorer.engine_api import Workload
 from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
 from explorer.state import Keys
@@ -26,7 +26,8 @@ def _apply_to_current(key: str) -> None:
     value = state.get(key)
     try:
         record.run.set_schedule(**{SCHEDULE_KEYS[key]: value})
-        st.toast(f"{record.name}: {tables.SETTING_SYMBOLS[SCHEDULE_KEYS[key]]} set to {value:g}", icon=icons.TUNE)
+        symbol = tables.SETTING_SYMBOLS[SCHEDULE_KEYS[key]]
+        st.toast(f"{safe_text.markdown(record.name)}: {symbol} set to {value:g}", icon=icons.TUNE)
     except (ValueError, RuntimeError, TypeError) as exc:
         st.toast(ui.error_text(exc), icon=icons.WARNING)
 
@@ -183,18 +184,19 @@ def _panel(active: bool) -> None:
         return
     snap = record.snapshot()
     if snap is None:
-        st.info(f"**{record.name}** was loaded from a file; the Topics and Documents pages show it.",
+        st.info(f"**{safe_text.markdown(record.name)}** was loaded from a file; the Topics and Documents pages "
+                "show it.",
                 icon=icons.OPEN)
         _controls(record)
     else:
-        line = f"{ui.status_text(record)} — **{record.name}**"
+        line = f"{ui.status_text(record)} — **{safe_text.markdown(record.name)}**"
         if snap.reason and not snap.active:
-            line += f" ({snap.reason})"
+            line += f" ({safe_text.markdown(snap.reason)})"
         st.markdown(line)
         if snap.error:
-            st.error(f"Training stopped with an error: {snap.error}", icon=icons.ERROR)
+            st.error(f"Training stopped with an error: {safe_text.markdown(snap.error)}", icon=icons.ERROR)
         if snap.checkpoint_error:
-            st.warning(snap.checkpoint_error, icon=icons.WARNING)
+            st.warning(safe_text.markdown(snap.checkpoint_error), icon=icons.WARNING)
         _controls(record)
         _kernel_note(record)
         _metrics(record)
@@ -219,7 +221,7 @@ def _panel(active: bool) -> None:
     history, changes = record.curve()
     if history:
         switch = next((c for c in changes if c.name == "kernel"), None)
-        st.caption(f"Held-out measurements of {record.name}: {len(history)} (latest "
+        st.caption(f"Held-out measurements of {safe_text.markdown(record.name)}: {len(history)} (latest "
                    f"{formatting.number(history[-1].heldout_loglik)}; higher is better). Click a run in the "
                    "legend to highlight it." + ("" if switch is None else
                    f" Trained with the NumPy reference for its first {formatting.count(switch.docs_seen)} "

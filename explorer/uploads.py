@@ -25,11 +25,13 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from engine import Limits, current_limits, detect_encoding  # not (yet) gathered in explorer.engine_api
 from explorer import formatting
 from explorer.engine_api import (
     Corpus,
+    Limits,
+    current_limits,
     decode_text,
+    detect_encoding,
     read_ldac,
     read_table,
     read_txt_files,

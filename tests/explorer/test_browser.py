@@ -138,6 +138,7 @@ def test_first_visit_trains_and_shows_topics(server, tmp_path, numba_cache):
             page.screenshot(path=str(ARTIFACTS / "train-first-visit.png"))
             assert seconds <= FIRST_CURVE_SECONDS, f"the first curve took {seconds:.1f} s to get three points"
             assert notes, "the page did not say that it trains with the NumPy reference while compiling"
+            assert re.search(r"[?&]workspace=[A-Za-z0-9_-]{22}", page.url), "the private workspace is not in the URL"
             # start a run with the button: its curve gets three points too
             page.get_by_role("button", name="Start a new run").click()
             _wait(page, lambda: _measurements(page, "#2") >= 3)
