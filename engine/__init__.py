@@ -22,6 +22,7 @@ from engine.data.bow_formats import (
     write_uci,
 )
 from engine.data.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
+from engine.data.gensim_corpus import from_gensim
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
@@ -47,6 +48,7 @@ from engine.errors import (
     LimitExceededError,
     MissingColumnError,
     ModelFileError,
+    NotFittedError,
     UnsafeArchiveError,
     VocabularyMismatchError,
 )
@@ -58,6 +60,7 @@ from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT
 from engine.inference.svi import SVI, BatchVI, StepReport
 from engine.inference.warmup import warm_up_kernels
 from engine.io.atomic import atomic_file
+from engine.io.gensim_export import to_gensim
 from engine.io.model_files import LoadedModel, load_model, save_model
 from engine.io.records import EvalPoint, SettingChange
 from engine.limits import Limits, current_limits
@@ -104,6 +107,7 @@ __all__ = [
     "LoadedModel",
     "MissingColumnError",
     "ModelFileError",
+    "NotFittedError",
     "RawDocument",
     "RawDocuments",
     "SemiSyntheticGenerator",
@@ -119,6 +123,7 @@ __all__ = [
     "current_limits",
     "decode_text",
     "detect_encoding",
+    "from_gensim",
     "heldout_split",
     "load_corpus",
     "load_model",
@@ -139,6 +144,7 @@ __all__ = [
     "synthetic_themes",
     "table_format",
     "text_segments",
+    "to_gensim",
     "top_corpus_words",
     "top_documents",
     "top_relevant_words",

@@ -8,6 +8,8 @@ what was wrong and what to do about it; the explorer shows them verbatim.
 
 from __future__ import annotations
 
+from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+
 __all__ = [
     "CorpusFormatError",
     "DivergedError",
@@ -18,6 +20,7 @@ __all__ = [
     "LimitExceededError",
     "MissingColumnError",
     "ModelFileError",
+    "NotFittedError",
     "UnsafeArchiveError",
     "VocabularyMismatchError",
 ]
@@ -64,6 +67,15 @@ class VocabularyMismatchError(EngineError, ValueError):
 
 class ModelFileError(EngineError, ValueError):
     """A model or checkpoint file is malformed, foreign, or from an unknown version."""
+
+
+class NotFittedError(EngineError, RuntimeError, _SklearnNotFittedError):
+    """The model has no topics yet: fit it, train it with :class:`engine.SVI`, or call ``initialize``.
+
+    Also scikit-learn's ``NotFittedError`` (a ``ValueError`` and ``AttributeError``), so
+    ``sklearn.utils.validation.check_is_fitted`` and ``hasattr`` treat the models as
+    scikit-learn estimators; ``RuntimeError`` is what the engine raised before.
+    """
 
 
 class DivergedError(EngineError, FloatingPointError):

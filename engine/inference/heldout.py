@@ -119,18 +119,37 @@ def heldout_split(X: Any, n_test: int, seed: int | np.random.Generator = 0,
     rng = np.random.default_rng(seed)
     test = np.sort(rng.choice(eligible, size=n_test, replace=False))
     train = np.setdiff1d(np.arange(matrix.shape[0]), test)
-    tests = matrix[test]
+    observed, heldout = _split_types(matrix[test], heldout_fraction, rng)
+    return HeldoutSplit(matrix[train], observed, heldout, train, test)
+
+
+def split_words(X: Any, heldout_fraction: float = 0.2, seed: int = 0) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """Document completion: (observed, held-out) word types of every document with at least two.
+
+    The word types of each such document are split as :func:`heldout_split` splits a
+    test document's; documents with fewer than two word types are left out of both.
+    Deterministic for a given ``seed``.
+    """
+    matrix = _as_csr(X)
+    eligible = np.flatnonzero(np.diff(matrix.indptr) >= 2)
+    if eligible.size == 0:
+        raise ValueError("no document has two distinct words, so none can be split into observed and "
+                         "held-out words")
+    return _split_types(matrix[eligible], heldout_fraction, np.random.default_rng(seed))
+
+
+def _split_types(tests: sp.csr_matrix, heldout_fraction: float,
+                 rng: np.random.Generator) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """(observed, heldout) of documents with at least two word types each."""
     # rank each test document's word types in a random order; the first n_heldout are held out
     lengths = np.diff(tests.indptr)
-    row = np.repeat(np.arange(n_test), lengths)
+    row = np.repeat(np.arange(tests.shape[0]), lengths)
     order = np.lexsort((rng.random(tests.nnz), row))
     rank = np.empty(tests.nnz, dtype=np.int64)
     rank[order] = np.arange(tests.nnz) - tests.indptr[row[order]]
     n_heldout = np.clip(np.rint(heldout_fraction * lengths), 1, lengths - 1)
     held = rank < n_heldout[row]
-    heldout = _mask(tests, held)
-    observed = _mask(tests, ~held)
-    return HeldoutSplit(matrix[train], observed, heldout, train, test)
+    return _mask(tests, ~held), _mask(tests, held)
 
 
 def _mask(matrix: sp.csr_matrix, keep: np.ndarray) -> sp.csr_matrix:

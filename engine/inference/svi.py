@@ -1,6 +1,6 @@
 """The stochastic and batch variational inference loops, shared by LDA and the HDP.
 
-A model plugs in through four methods: ``initialize(n_docs)``,
+A model plugs in through four methods: ``initialize(n_docs, n_words=...)``,
 ``local_step(X, rng, warm_start) -> stats``, ``global_step(stats, scale, rho)``
 and ``batch_update(stats)``.  The loop, the minibatch sampling and the step-size
 schedule live here and only here.
@@ -103,6 +103,22 @@ def _check_finite(stats) -> None:
         )
 
 
+def minibatch_update(model, counts, t: int, n_docs: int, rho: float, seed: int, blas_threads: int | None = 1):
+    """The t-th SVI update of ``model`` on the minibatch ``counts`` (CSR rows), in place; returns the statistics.
+
+    The local step fits the minibatch's documents (random starts from the stream of
+    ``(seed, t)``), then the global step blends in the intermediate parameters with
+    step size ``rho``, the minibatch scaled by n_docs / S as if it were the corpus
+    repeated.  :meth:`SVI.step` and the models' ``partial_fit`` both call this.
+    """
+    rng = np.random.default_rng([seed, _STREAM_LOCAL, t])
+    with _blas_limit(blas_threads):
+        stats = model.local_step(counts, rng=rng)
+        _check_finite(stats)  # before the update, so a failed step leaves the model as it was
+        model.global_step(stats, scale=n_docs / counts.shape[0], rho=rho)
+    return stats
+
+
 class SVI:
     """Stochastic variational inference (Hoffman, Blei, Wang & Paisley 2013).
 
@@ -114,7 +130,8 @@ class SVI:
     Parameters
     ----------
     model : LDA or HDP
-        The model to train; its topics are initialised here if it has none.
+        The model to train; its topics are initialised here if it has none (a model
+        built without ``n_words`` takes the corpus's).
     corpus : Corpus or sparse matrix of shape (n_docs, n_words)
         Training documents.
     batch_size : int
@@ -160,7 +177,7 @@ class SVI:
         self._position = 0  # next unused index of that permutation
         self._permutation: np.ndarray | None = None
         if model.lambda_ is None:
-            model.initialize(self.n_docs)
+            model.initialize(self.n_docs, n_words=self.counts.shape[1])
 
     @property
     def epoch(self) -> float:
@@ -215,11 +232,7 @@ class SVI:
                 raise ValueError(f"doc_ids must be a non-empty list of indices in [0, {self.n_docs - 1}]")
         t = self.t + 1
         rho = step_size(t, self.kappa, self.tau)
-        rng = np.random.default_rng([self.seed, _STREAM_LOCAL, t])
-        with _blas_limit(self.blas_threads):
-            stats = self.model.local_step(self.counts[batch], rng=rng)
-            _check_finite(stats)  # before the update, so a failed step leaves the model as it was
-            self.model.global_step(stats, scale=self.n_docs / batch.size, rho=rho)
+        stats = minibatch_update(self.model, self.counts[batch], t, self.n_docs, rho, self.seed, self.blas_threads)
         self.t = t
         self.docs_seen += int(batch.size)
         return StepReport(
@@ -307,7 +320,7 @@ class BatchVI:
         self.docs_seen = 0
         self._local = None
         if model.lambda_ is None:
-            model.initialize(self.n_docs)
+            model.initialize(self.n_docs, n_words=self.counts.shape[1])
 
     @property
     def epoch(self) -> float:

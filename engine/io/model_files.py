@@ -3,7 +3,8 @@
 A model file holds the global variational parameters of a model (LDA: the
 topics ``lambda``; HDP: ``lambda`` and the corpus sticks) and one metadata
 entry, a JSON document stored as a 0-d NumPy unicode array, with a format tag
-and version, the model class and its constructor arguments, the vocabulary,
+and version, the model class, its settings in use and its constructor arguments
+as given, the vocabulary,
 the trainer's state (so a run continues exactly where it stopped), the
 training history and any extra JSON-able values.  Files are written
 atomically and read with ``allow_pickle=False``; anything malformed or
@@ -182,6 +183,16 @@ def _model_arrays(model: Any) -> tuple[str, dict[str, np.ndarray]]:
     return name, arrays
 
 
+def _arguments(model: Any) -> dict | None:
+    """The model's constructor arguments as given (``get_params``), or None if they are not JSON-able."""
+    arguments = model.get_params()
+    try:
+        json.dumps(arguments, default=_json_default)
+    except (TypeError, ValueError):
+        return None
+    return arguments
+
+
 def save_model(
     path: str | os.PathLike,
     model: Any,
@@ -218,7 +229,7 @@ def save_model(
     """
     path = Path(path)
     class_name, arrays = _model_arrays(model)
-    params = model.get_params()
+    params = model.settings()
     if vocabulary is not None:
         vocabulary = [str(word) for word in vocabulary]
         if len(vocabulary) != model.n_words:
@@ -232,6 +243,7 @@ def save_model(
         "version": FORMAT_VERSION,
         "model_class": class_name,
         "params": params,
+        "arguments": _arguments(model),
         "arrays": sorted(arrays),
         "vocabulary": vocabulary,
         "trainer": _trainer_state(trainer),
@@ -323,6 +335,7 @@ def _build_model(meta: dict, name: str, limits: Limits) -> tuple[Any, dict]:
         params["omega"] = params.pop("gamma")
     try:
         model = getter()(**params)
+        model.settings()  # the arguments are validated when first used
         expected = {key: tuple(shape(params)) for key, shape in shapes.items()}
     except (TypeError, ValueError, KeyError) as exc:
         raise ModelFileError(f"{name}: invalid {class_name} parameters ({exc})") from None
@@ -330,6 +343,27 @@ def _build_model(meta: dict, name: str, limits: Limits) -> tuple[Any, dict]:
     for key, shape in expected.items():
         limits.check("max_dense_cells", int(np.prod(shape, dtype=np.float64)), f"{name}: the size of array {key!r}")
     return model, {key: (attributes[key], expected[key]) for key in attributes}
+
+
+def _as_given(model: Any, arguments: Any, arrays: dict[str, np.ndarray]) -> Any:
+    """The model rebuilt from the arguments it was given, if they still lead to the settings it was trained with.
+
+    Files store both the settings in use ("params", what the model is rebuilt from) and
+    the constructor arguments as given ("arguments"), so that a loaded model's
+    ``get_params`` is the saved model's (``LDA()`` stays ``alpha=None``).  When the
+    arguments resolve differently (a default changed since, or a learned prior), the
+    settings win.
+    """
+    if not isinstance(arguments, dict):
+        return model
+    try:
+        candidate = type(model)(**arguments)
+        for attribute, values in arrays.items():
+            setattr(candidate, attribute, values)
+        same = candidate.settings() == model.settings()
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return model
+    return candidate if same else model
 
 
 def _read_arrays(archive: zipfile.ZipFile, npz: Any, wanted: dict, name: str) -> dict[str, np.ndarray]:
@@ -474,6 +508,7 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits 
             setattr(model, wanted[key][0], values)
         except (ValueError, TypeError, AttributeError) as exc:
             raise ModelFileError(f"{name}: cannot restore {wanted[key][0]} ({exc})") from None
+    model = _as_given(model, meta.get("arguments"), {wanted[key][0]: values for key, values in arrays.items()})
     trainer_state = meta.get("trainer")
     if trainer_state is not None and not isinstance(trainer_state, dict):
         raise ModelFileError(f"{name}: the trainer state must be a JSON object")

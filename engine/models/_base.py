@@ -7,6 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from engine.errors import NotFittedError, VocabularyMismatchError
+from engine.models._estimator import TopicEstimator
 from engine.models.lazy_topics import LazyTopics
 from engine.validation import check_int
 
@@ -17,16 +19,26 @@ TOPIC_INITS = ("exponential", "gamma")  # random starts of lambda (see initial_t
 _TOPICS_PER_DRAW = 16  # rows of lambda per random stream of the start (see initial_topics)
 
 
-class TopicModel:
+def _dtype_name(dtype) -> object:
+    """"float64" for any spelling numpy accepts (np.float64, "f8"...); anything else as given, for the error."""
+    try:
+        return str(np.dtype(dtype))
+    except (TypeError, ValueError):
+        return dtype
+
+
+class TopicModel(TopicEstimator):
     """Base of :class:`engine.LDA` and :class:`engine.HDP`.
 
     Subclasses hold the topics ``lambda_`` (K x V Dirichlet parameters) and
     define ``topic_weights()``; everything a display needs from the topics
-    themselves lives here so both models answer to the same names.
+    themselves lives here so both models answer to the same names.  The
+    scikit-learn side (arguments, ``fit``, ``transform``, ``score``) is
+    :class:`engine.models._estimator.TopicEstimator`.
     """
 
     n_topics: int
-    n_words: int
+    n_words: int | None
     eta: float
     seed: int
     dtype: str
@@ -41,19 +53,28 @@ class TopicModel:
     @lambda_.setter
     def lambda_(self, value) -> None:
         value = np.array(value, dtype=self.dtype, copy=True)
-        if value.shape != (self.n_topics, self.n_words):
-            raise ValueError(
-                f"lambda_ must have shape (n_topics, n_words) = {(self.n_topics, self.n_words)}, got {value.shape}"
-            )
+        n_words = self.n_words  # unset: any vocabulary size
+        if value.ndim != 2 or value.shape[0] != self.n_topics or (n_words is not None and value.shape[1] != n_words):
+            expected = (self.n_topics, "n_words" if n_words is None else n_words)
+            raise ValueError(f"lambda_ must have shape (n_topics, n_words) = {expected}, got {value.shape}")
         if not np.all(np.isfinite(value)) or value.min() <= 0:
             raise ValueError("lambda_ must be finite and > 0 everywhere")
         self._topics = LazyTopics(value, self.eta)
         self._topics_assigned()
 
-    def _initialize_topics(self, n_docs: int) -> None:
-        """Random lambda for a corpus of ``n_docs`` documents, as ``topic_init`` says."""
+    def _initialize_topics(self, n_docs: int, n_words: int | None) -> None:
+        """Random lambda for a corpus of ``n_docs`` documents of ``n_words`` words, as ``topic_init`` says."""
+        configured = self._settings()["n_words"]
+        if configured is None:
+            if n_words is None:
+                raise ValueError("the model was built without n_words: pass the vocabulary size, "
+                                 "initialize(n_docs, n_words=...)")
+            configured = check_int("n_words", n_words, 1)
+        elif n_words is not None and n_words != configured:
+            raise VocabularyMismatchError(f"the documents have {n_words} words (columns) but the model was built "
+                                          f"for n_words={configured}")
         self._topics = LazyTopics(
-            initial_topics(self.n_topics, self.n_words, n_docs, self.eta, self.topic_init, self.seed, self.dtype),
+            initial_topics(self.n_topics, configured, n_docs, self.eta, self.topic_init, self.seed, self.dtype),
             self.eta,
         )
 
@@ -63,11 +84,15 @@ class TopicModel:
     def _require_topics(self) -> LazyTopics:
         if self._topics is None:
             self._require_fitted()  # raises the error that says what to do
+        if self._topics.shape[0] != self.n_topics:  # set_params(n_topics=...) after training
+            raise ValueError(f"n_topics is {self.n_topics} but the model's topics have {self._topics.shape[0]} rows; "
+                             "fit the model again after changing n_topics")
         return self._topics
 
     def _require_fitted(self) -> np.ndarray:
-        if self.lambda_ is None:
-            raise RuntimeError("the model has no topics yet: train it or call initialize(n_docs) first")
+        if self._topics is None:
+            raise NotFittedError("the model has no topics yet: fit it, train it with engine.SVI, "
+                                 "or call initialize(n_docs) first")
         return self.lambda_
 
     def copy(self):

@@ -15,7 +15,8 @@ from engine.kernels.reference.hdp import (
     stick_weights,
     topic_word_stats,
 )
-from engine.models._base import DTYPES, TOPIC_INITS, TopicModel
+from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
+from engine.models._estimator import Param
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation, stick_expectation
 from engine.models.lazy_topics import LazyTopics
 from engine.models.lda import restrict_columns
@@ -111,12 +112,18 @@ class HDP(TopicModel):
     Measurements behind the defaults: benchmarks/RESULTS.md, runs 11, 13 and "Figures formerly
     quoted in docstrings".
 
+    Like :class:`engine.LDA` it is a scikit-learn estimator and transformer (``fit``,
+    ``partial_fit``, ``transform``, ``score``, ``get_params``/``set_params``); arguments are
+    stored as given and validated when first used.
+
     Parameters
     ----------
     n_topics, doc_truncation : int
-        Truncations: K corpus-level topics (>= 2), T atoms per document (in [1, K]).
-    n_words : int
-        Vocabulary size V.
+        Truncations: K corpus-level topics (>= 2), T atoms per document (in [1, K]);
+        by default ``engine.DEFAULT_HDP_TOPICS`` and ``engine.DEFAULT_DOC_TRUNCATION``.
+    n_words : int, optional
+        Vocabulary size V; unset, it is taken from the documents at the first
+        ``fit``, ``partial_fit`` or :class:`engine.SVI`.
     alpha, omega : float
         Concentrations of the document and corpus sticks: Beta(1, alpha), Beta(1, omega).
     eta : float
@@ -167,8 +174,21 @@ class HDP(TopicModel):
         Fills in ``local_update``, ``stick_init`` and ``local_tol`` when unset: "paper" is the
         algorithm box (mean field, prior sticks, 1e-2); "default" is zero order, uniform sticks
         and 1e-1, what measured best on a panel of collections.  Explicit arguments win.
+    n_epochs : int
+        Passes over the documents that :meth:`fit` makes (SVI with the engine's default schedule).
+    total_samples : int
+        The corpus size D that :meth:`partial_fit` scales each minibatch to (D/S).
     gamma : float, optional
-        Deprecated name of ``omega`` (keyword only; warns).
+        Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
+
+    Attributes
+    ----------
+    lambda_, components_ : ndarray of shape (n_topics, n_words)
+        Topic Dirichlet parameters; ``components_`` is scikit-learn's name for them.
+    sticks_ : ndarray of shape (n_topics - 1, 2)
+        Corpus stick Beta parameters.
+    n_features_in_, feature_names_in_, n_batch_iter_, n_iter_
+        As for :class:`engine.LDA`.
     """
 
     @property
@@ -177,11 +197,33 @@ class HDP(TopicModel):
         warnings.warn(_GAMMA_RENAMED, DeprecationWarning, stacklevel=2)
         return self.omega
 
+    n_topics = Param()
+    doc_truncation = Param()
+    n_words = Param()
+    alpha = Param()
+    omega = Param()
+    eta = Param()
+    seed = Param()
+    local_tol = Param()
+    local_max_iter = Param()
+    topic_init = Param()
+    dtype = Param()
+    warmup_iter = Param()
+    reorder_topics = Param()
+    local_init = Param()
+    stick_init = Param()
+    kernel = Param()
+    initial_local_tol = Param()
+    local_update = Param()
+    preset = Param()
+    n_epochs = Param()
+    total_samples = Param()
+
     def __init__(
         self,
-        n_topics: int,
-        doc_truncation: int,
-        n_words: int,
+        n_topics: int = DEFAULT_HDP_TOPICS,
+        doc_truncation: int = DEFAULT_DOC_TRUNCATION,
+        n_words: int | None = None,
         alpha: float = 1.0,
         omega: float = 1.0,
         eta: float = 0.01,
@@ -198,42 +240,87 @@ class HDP(TopicModel):
         initial_local_tol: float = 1e-3,
         local_update: str | None = None,
         preset: str = "default",
+        n_epochs: int = 10,
+        total_samples: int = 1_000_000,
         *,
         gamma: float | None = None,
     ):
-        self.preset = check_choice("preset", preset, PRESETS)
-        filled = _PRESET_SETTINGS[self.preset]
-        local_tol = filled["local_tol"] if local_tol is None else local_tol
-        stick_init = filled["stick_init"] if stick_init is None else stick_init
-        local_update = filled["local_update"] if local_update is None else local_update
-        self.n_topics = check_int("n_topics", n_topics, 2)
-        self.doc_truncation = check_int("doc_truncation", doc_truncation, 1, self.n_topics)
-        self.n_words = check_int("n_words", n_words, 1)
-        self.alpha = check_positive("alpha", alpha)
-        if gamma is not None:
+        if gamma is not None:  # not a Param: get_params and clone pass omega
             warnings.warn(_GAMMA_RENAMED, DeprecationWarning, stacklevel=2)
             omega = gamma
-        self.omega = check_positive("omega", omega)
-        self.eta = check_positive("eta", eta)
-        self.seed = check_int("seed", seed, 0)
-        self.local_tol = check_positive("local_tol", local_tol)
-        self.initial_local_tol = check_positive("initial_local_tol", initial_local_tol)
-        self.local_max_iter = check_int("local_max_iter", local_max_iter, 1)
-        self.topic_init = check_choice("topic_init", topic_init, TOPIC_INITS)
-        self.dtype = check_choice("dtype", str(np.dtype(dtype)), DTYPES)
-        self.warmup_iter = check_int("warmup_iter", warmup_iter, 0)
+        self.n_topics = n_topics
+        self.doc_truncation = doc_truncation
+        self.n_words = n_words
+        self.alpha = alpha
+        self.omega = omega
+        self.eta = eta
+        self.seed = seed
+        self.local_tol = local_tol
+        self.local_max_iter = local_max_iter
+        self.topic_init = topic_init
+        self.dtype = dtype
+        self.warmup_iter = warmup_iter
+        self.reorder_topics = reorder_topics
+        self.local_init = local_init
+        self.stick_init = stick_init
+        self.kernel = kernel
+        self.initial_local_tol = initial_local_tol
+        self.local_update = local_update
+        self.preset = preset
+        self.n_epochs = n_epochs
+        self.total_samples = total_samples
+        self._reset_state()
+
+    def _resolve_arguments(self) -> dict:
+        """The arguments validated, with the preset's choices for those left unset."""
+        given = self.__dict__
+        preset = check_choice("preset", given["preset"], PRESETS)
+        filled = _PRESET_SETTINGS[preset]
+        local_tol = filled["local_tol"] if given["local_tol"] is None else given["local_tol"]
+        stick_init = filled["stick_init"] if given["stick_init"] is None else given["stick_init"]
+        local_update = filled["local_update"] if given["local_update"] is None else given["local_update"]
+        n_topics = check_int("n_topics", given["n_topics"], 2)
+        reorder_topics = given["reorder_topics"]
         if not isinstance(reorder_topics, (bool, np.bool_)):
             raise ValueError(f"reorder_topics must be True or False, got {reorder_topics!r}")
-        self.reorder_topics = bool(reorder_topics)
-        self.local_init = check_choice("local_init", local_init, _LOCAL_INITS)
-        self.stick_init = check_choice("stick_init", stick_init, _STICK_INITS)
-        self.kernel = check_choice("kernel", kernel, KERNELS)
-        self.local_update = check_choice("local_update", local_update, _LOCAL_UPDATES)
+        return {
+            "n_topics": n_topics,
+            "doc_truncation": check_int("doc_truncation", given["doc_truncation"], 1, n_topics),
+            "n_words": None if given["n_words"] is None else check_int("n_words", given["n_words"], 1),
+            "alpha": check_positive("alpha", given["alpha"]),
+            "omega": check_positive("omega", given["omega"]),
+            "eta": check_positive("eta", given["eta"]),
+            "seed": check_int("seed", given["seed"], 0),
+            "local_tol": check_positive("local_tol", local_tol),
+            "initial_local_tol": check_positive("initial_local_tol", given["initial_local_tol"]),
+            "local_max_iter": check_int("local_max_iter", given["local_max_iter"], 1),
+            "topic_init": check_choice("topic_init", given["topic_init"], TOPIC_INITS),
+            "dtype": check_choice("dtype", _dtype_name(given["dtype"]), DTYPES),
+            "warmup_iter": check_int("warmup_iter", given["warmup_iter"], 0),
+            "reorder_topics": bool(reorder_topics),
+            "local_init": check_choice("local_init", given["local_init"], _LOCAL_INITS),
+            "stick_init": check_choice("stick_init", stick_init, _STICK_INITS),
+            "kernel": check_choice("kernel", given["kernel"], KERNELS),
+            "local_update": check_choice("local_update", local_update, _LOCAL_UPDATES),
+            "preset": preset,
+            "n_epochs": check_int("n_epochs", given["n_epochs"], 1),
+            "total_samples": check_int("total_samples", given["total_samples"], 1),
+        }
+
+    def _reset_state(self) -> None:
+        super()._reset_state()
         self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
         self._sticks: np.ndarray | None = None
         self._at_random_start = False  # the topics are initialize()'s random draw, not yet updated
 
     # ----------------------------------------------------------------- state
+    def set_params(self, **params) -> HDP:
+        """scikit-learn's ``set_params``; the deprecated ``gamma`` sets ``omega`` (and warns), as in the constructor."""
+        if "gamma" in params:
+            warnings.warn(_GAMMA_RENAMED, DeprecationWarning, stacklevel=2)
+            params["omega"] = params.pop("gamma")
+        return super().set_params(**params)
+
     def _topics_assigned(self) -> None:
         self._at_random_start = False
         if self._sticks is None:
@@ -258,33 +345,13 @@ class HDP(TopicModel):
         sticks[:, 0], sticks[:, 1] = 1.0, self.omega  # a = 1, b = omega as in the algorithm box
         return sticks
 
-    def get_params(self) -> dict:
-        """Constructor arguments, as a dict (JSON-able)."""
-        return {
-            "n_topics": self.n_topics,
-            "doc_truncation": self.doc_truncation,
-            "n_words": self.n_words,
-            "alpha": self.alpha,
-            "omega": self.omega,
-            "eta": self.eta,
-            "seed": self.seed,
-            "local_tol": self.local_tol,
-            "initial_local_tol": self.initial_local_tol,
-            "local_max_iter": self.local_max_iter,
-            "topic_init": self.topic_init,
-            "dtype": self.dtype,
-            "warmup_iter": self.warmup_iter,
-            "reorder_topics": self.reorder_topics,
-            "local_init": self.local_init,
-            "stick_init": self.stick_init,
-            "kernel": self.kernel,
-            "local_update": self.local_update,
-            "preset": self.preset,
-        }
+    def initialize(self, n_docs: int, n_words: int | None = None) -> None:
+        """Random topics as for LDA (see ``topic_init``) and the sticks of ``stick_init``.
 
-    def initialize(self, n_docs: int) -> None:
-        """Random topics as for LDA (see ``topic_init``) and the sticks of ``stick_init``."""
-        self._initialize_topics(n_docs)
+        ``n_words`` is the corpus's vocabulary size: required if the model was built
+        without one, checked against it otherwise.
+        """
+        self._initialize_topics(n_docs, n_words)
         if self.stick_init == "uniform":
             counts = np.full(self.n_topics, n_docs * self.doc_truncation / self.n_topics)
             self._sticks = _sticks_from_counts(counts, self.omega).astype(self.dtype)
@@ -372,8 +439,8 @@ class HDP(TopicModel):
         """Coordinate-ascent optimum: lambda = eta + sum zeta phi w, a = 1 + N, b = omega + sum_{l>k} N_l."""
         self._update(stats, scale=1.0, rho=1.0, reorder=False)
 
-    def transform(self, X) -> np.ndarray:
-        """Expected topic proportions E[theta_dk] = sum_i E[sigma_i(pi_d)] zeta_di^k of any documents.
+    def _proportions(self, counts) -> np.ndarray:
+        """E[theta_dk] = sum_i E[sigma_i(pi_d)] zeta_di^k of the documents (``transform`` checks them first).
 
         E[sigma_i(pi_d)] = E[pi_di] prod_{j<i} (1 - E[pi_dj]) uses the Beta means
         gamma^(1) / (gamma^(1) + gamma^(2)); it is exact because the atoms'
@@ -381,7 +448,7 @@ class HDP(TopicModel):
         shape (n_docs, n_topics), rows summing to 1.  Documents are fitted in
         chunks, so the T x K pointers of only one chunk are held at a time.
         """
-        counts = as_counts(X, self.n_words, name="documents")
+        counts = as_counts(counts, self.n_words, name="documents")
         chunk = max(1, _TRANSFORM_ELEMENTS // (self.doc_truncation * self.n_topics))
         parts = [self.local_step(counts[start:start + chunk]).doc_topic for start in range(0, counts.shape[0], chunk)]
         return np.concatenate(parts, axis=0)

@@ -9,7 +9,8 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from engine.kernels import KERNELS, lda_local_step
-from engine.models._base import DTYPES, TOPIC_INITS, TopicModel
+from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
+from engine.models._estimator import Param
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation
 from engine.models.lazy_topics import LazyTopics
@@ -108,14 +109,19 @@ class LDA(TopicModel):
     extend online LDA (Hoffman, Blei & Bach 2010).  The object holds the global
     variational parameters ``lambda_`` (topics); the trainers
     :class:`engine.SVI` and :class:`engine.BatchVI` drive its local and global
-    steps.
+    steps.  It is also a scikit-learn estimator and transformer: ``fit``,
+    ``partial_fit``, ``transform``, ``score``, ``get_params``/``set_params``, usable in
+    pipelines (see :class:`engine.models._estimator.TopicEstimator`).  Arguments are
+    stored as given and validated when first used; reading one gives the value in
+    use (the preset's choice, a learned prior).
 
     Parameters
     ----------
     n_topics : int
         Number of topics K (>= 2).
-    n_words : int
-        Vocabulary size V.
+    n_words : int, optional
+        Vocabulary size V; unset, it is taken from the documents at the first
+        ``fit``, ``partial_fit`` or :class:`engine.SVI`.
     alpha : float or array-like of shape (n_topics,), optional
         Dirichlet prior on per-document topic proportions: a number (symmetric)
         or one value per topic (asymmetric).  Unset: 5/K clipped to [0.1, 0.2]
@@ -183,12 +189,58 @@ class LDA(TopicModel):
         (benchmarks/RESULTS.md, run 13): the zero-order local step, alpha =
         5/K in [0.1, 0.2] and re-seeding of unused topics.  Explicit arguments always win
         over the preset.
+    n_epochs : int
+        Passes over the documents that :meth:`fit` makes (SVI with the engine's
+        default schedule).
+    total_samples : int
+        The corpus size D that :meth:`partial_fit` scales each minibatch to (D/S),
+        as scikit-learn's ``LatentDirichletAllocation.total_samples``.
+
+    Attributes
+    ----------
+    lambda_, components_ : ndarray of shape (n_topics, n_words)
+        The topics' Dirichlet parameters (pseudo-counts); ``components_`` is
+        scikit-learn's name for the same array.
+    n_features_in_ : int
+        Vocabulary size of the training documents.
+    feature_names_in_ : ndarray of str
+        Their words, when ``fit`` was given a Corpus or a data frame.
+    n_batch_iter_ : int
+        SVI updates made by ``fit`` / ``partial_fit``.
+    n_iter_ : int
+        Passes over the documents made by ``fit``.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> pipeline = make_pipeline(CountVectorizer(), LDA(n_topics=5, seed=0))
+    >>> theta = pipeline.fit_transform(texts)  # doctest: +SKIP
     """
+
+    n_topics = Param()
+    n_words = Param()
+    alpha = Param()
+    eta = Param()
+    seed = Param()
+    local_tol = Param()
+    local_max_iter = Param()
+    gamma_init = Param()
+    dtype = Param()
+    topic_init = Param()
+    kernel = Param()
+    local_update = Param()
+    learn_alpha = Param()
+    learn_eta = Param()
+    revive_topics = Param()
+    preset = Param()
+    n_epochs = Param()
+    total_samples = Param()
 
     def __init__(
         self,
-        n_topics: int,
-        n_words: int,
+        n_topics: int = 10,
+        n_words: int | None = None,
         alpha: float | None = None,
         eta: float = 0.01,
         seed: int = 0,
@@ -203,58 +255,88 @@ class LDA(TopicModel):
         learn_eta: bool = False,
         revive_topics: bool | None = None,
         preset: str = "default",
+        n_epochs: int = 10,
+        total_samples: int = 1_000_000,
     ):
-        self.n_topics = check_int("n_topics", n_topics, 2)
-        self.n_words = check_int("n_words", n_words, 1)
-        self.preset = check_choice("preset", preset, PRESETS)
-        filled = _PRESET_SETTINGS[self.preset]
-        alpha = filled["alpha"](self.n_topics) if alpha is None else alpha
-        local_update = filled["local_update"] if local_update is None else local_update
-        revive_topics = filled["revive_topics"] if revive_topics is None else revive_topics
-        self.alpha = check_alpha(alpha, self.n_topics)
-        self.eta = check_positive("eta", eta)
-        self.seed = check_int("seed", seed, 0)
-        self.local_tol = check_positive("local_tol", local_tol)
-        self.local_max_iter = check_int("local_max_iter", local_max_iter, 1)
-        self.gamma_init = check_choice("gamma_init", gamma_init, _GAMMA_INITS)
-        self.dtype = check_choice("dtype", str(np.dtype(dtype)), DTYPES)
-        self.topic_init = check_choice("topic_init", topic_init, TOPIC_INITS)
-        self.kernel = check_choice("kernel", kernel, KERNELS)
-        self.local_update = check_choice("local_update", local_update, LOCAL_UPDATES)
-        self.learn_alpha = check_choice("learn_alpha", learn_alpha, (True, False))
-        self.learn_eta = check_choice("learn_eta", learn_eta, (True, False))
-        self.revive_topics = check_choice("revive_topics", revive_topics, (True, False))
-        self._last_revival = 0.0  # documents seen (in epochs) at the last re-seeding
-        self._steps_seen = 0.0  # epochs of documents the global step has blended in
-        if self.learn_alpha and np.ndim(self.alpha) == 0:
-            self.alpha = np.full(self.n_topics, self.alpha)
-        self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
+        self.n_topics = n_topics
+        self.n_words = n_words
+        self.alpha = alpha
+        self.eta = eta
+        self.seed = seed
+        self.local_tol = local_tol
+        self.local_max_iter = local_max_iter
+        self.gamma_init = gamma_init
+        self.dtype = dtype
+        self.topic_init = topic_init
+        self.kernel = kernel
+        self.local_update = local_update
+        self.learn_alpha = learn_alpha
+        self.learn_eta = learn_eta
+        self.revive_topics = revive_topics
+        self.preset = preset
+        self.n_epochs = n_epochs
+        self.total_samples = total_samples
+        self._reset_state()
 
     # ----------------------------------------------------------------- state
-    def get_params(self) -> dict:
-        """Constructor arguments, as a dict (JSON-able)."""
+    def _resolve_arguments(self) -> dict:
+        """The arguments validated, with the preset's choices for those left unset."""
+        given = self.__dict__
+        n_topics = check_int("n_topics", given["n_topics"], 2)
+        preset = check_choice("preset", given["preset"], PRESETS)
+        filled = _PRESET_SETTINGS[preset]
+        alpha = filled["alpha"](n_topics) if given["alpha"] is None else given["alpha"]
+        local_update = filled["local_update"] if given["local_update"] is None else given["local_update"]
+        revive_topics = filled["revive_topics"] if given["revive_topics"] is None else given["revive_topics"]
+        learn_alpha = check_choice("learn_alpha", given["learn_alpha"], (True, False))
+        alpha = check_alpha(alpha, n_topics)
+        if learn_alpha and np.ndim(alpha) == 0:
+            alpha = np.full(n_topics, alpha)
         return {
-            "n_topics": self.n_topics,
-            "n_words": self.n_words,
-            "alpha": self.alpha.tolist() if isinstance(self.alpha, np.ndarray) else self.alpha,
-            "eta": self.eta,
-            "seed": self.seed,
-            "local_tol": self.local_tol,
-            "local_max_iter": self.local_max_iter,
-            "gamma_init": self.gamma_init,
-            "dtype": self.dtype,
-            "topic_init": self.topic_init,
-            "kernel": self.kernel,
-            "local_update": self.local_update,
-            "learn_alpha": self.learn_alpha,
-            "learn_eta": self.learn_eta,
-            "revive_topics": self.revive_topics,
-            "preset": self.preset,
+            "n_topics": n_topics,
+            "n_words": None if given["n_words"] is None else check_int("n_words", given["n_words"], 1),
+            "alpha": alpha,
+            "eta": check_positive("eta", given["eta"]),
+            "seed": check_int("seed", given["seed"], 0),
+            "local_tol": check_positive("local_tol", given["local_tol"]),
+            "local_max_iter": check_int("local_max_iter", given["local_max_iter"], 1),
+            "gamma_init": check_choice("gamma_init", given["gamma_init"], _GAMMA_INITS),
+            "dtype": check_choice("dtype", _dtype_name(given["dtype"]), DTYPES),
+            "topic_init": check_choice("topic_init", given["topic_init"], TOPIC_INITS),
+            "kernel": check_choice("kernel", given["kernel"], KERNELS),
+            "local_update": check_choice("local_update", local_update, LOCAL_UPDATES),
+            "learn_alpha": learn_alpha,
+            "learn_eta": check_choice("learn_eta", given["learn_eta"], (True, False)),
+            "revive_topics": check_choice("revive_topics", revive_topics, (True, False)),
+            "preset": preset,
+            "n_epochs": check_int("n_epochs", given["n_epochs"], 1),
+            "total_samples": check_int("total_samples", given["total_samples"], 1),
         }
 
-    def initialize(self, n_docs: int) -> None:
-        """Random topics for a corpus of ``n_docs`` documents (see ``topic_init``)."""
-        self._initialize_topics(n_docs)
+    def _setting(self, name: str):
+        if name in self._learned:  # learn_alpha / learn_eta: the prior as learned so far
+            return self._learned[name]
+        return super()._setting(name)
+
+    def _argument_changed(self, name: str) -> None:
+        super()._argument_changed(name)
+        if name in ("alpha", "eta"):  # assigning a prior replaces what was learned of it
+            self.__dict__.get("_learned", {}).pop(name, None)
+
+    def _reset_state(self) -> None:
+        super()._reset_state()
+        self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
+        self._learned: dict = {}  # learned priors ("alpha", "eta") while training with learn_alpha / learn_eta
+        self._last_revival = 0.0  # documents seen (in epochs) at the last re-seeding
+        self._steps_seen = 0.0  # epochs of documents the global step has blended in
+
+    def initialize(self, n_docs: int, n_words: int | None = None) -> None:
+        """Random topics for a corpus of ``n_docs`` documents (see ``topic_init``).
+
+        ``n_words`` is the corpus's vocabulary size: required if the model was built
+        without one, checked against it otherwise.
+        """
+        self._initialize_topics(n_docs, n_words)
 
     def _initial_doc_topic(self, n_docs: int, rng: np.random.Generator | None) -> np.ndarray:
         if self.gamma_init == "ones":
@@ -291,9 +373,9 @@ class LDA(TopicModel):
         topics = self._require_topics()
         topics.blend(stats.topic_word, stats.columns, scale, rho)
         if self.learn_alpha:
-            self.alpha = self._alpha_step(stats.doc_topic, rho)
+            self._learned["alpha"] = self._alpha_step(stats.doc_topic, rho)
         if self.learn_eta:
-            self.eta = self._eta_step(rho)
+            self._learned["eta"] = self._eta_step(rho)
             topics.set_eta(self.eta)
         self._steps_seen += 1.0 / scale  # the minibatch is 1/scale of the corpus
         if revive and stats.counts is not None and self._steps_seen >= self._last_revival + 1.0:
@@ -347,12 +429,9 @@ class LDA(TopicModel):
         """The classical coordinate-ascent update lambda = eta + sum_d sum_n phi_dn w_dn (never re-seeds)."""
         self._update(stats, scale=1.0, rho=1.0, revive=False)
 
-    def transform(self, X) -> np.ndarray:
-        """Expected topic proportions E[theta_d] = gamma_d / sum_k gamma_dk of any documents.
-
-        Returns ndarray of shape (n_docs, n_topics), rows summing to 1.
-        """
-        gamma = self.local_step(X, rng=np.random.default_rng(self.seed)).doc_topic
+    def _proportions(self, counts: sp.csr_matrix) -> np.ndarray:
+        """E[theta_d] = gamma_d / sum_k gamma_dk of the documents (``transform`` checks them first)."""
+        gamma = self.local_step(counts, rng=np.random.default_rng(self.seed)).doc_topic
         return gamma / gamma.sum(axis=1, keepdims=True)
 
     # ------------------------------------------------------------ display

@@ -402,7 +402,7 @@ def test_same_seed_same_result_and_different_seeds_differ():
 def test_validation_names_the_parameter(kwargs, match):
     args = {"n_topics": 10, "doc_truncation": 5, "n_words": 20} | kwargs
     with pytest.raises(ValueError, match=match):
-        HDP(**args)
+        HDP(**args).settings()  # arguments are validated when first used
 
 
 def test_setters_validate_shapes():
@@ -522,7 +522,7 @@ def test_presets_fill_only_what_is_unset():
     assert (mixed.local_update, mixed.local_tol) == ("mean_field", 0.5)
     assert HDP(**paper.get_params()).get_params() == paper.get_params()
     with pytest.raises(ValueError, match="preset must be one of"):
-        HDP(10, 3, 20, preset="gibbs")
+        HDP(10, 3, 20, preset="gibbs").settings()
 
 
 def test_gamma_is_a_deprecated_name_of_omega():

@@ -254,7 +254,7 @@ def test_same_result_on_one_and_two_threads():
 
 def test_kernel_option_is_validated_kept_and_saved(tmp_path):
     with pytest.raises(ValueError, match="kernel"):
-        HDP(4, 2, 5, kernel="gpu")
+        HDP(4, 2, 5, kernel="gpu").settings()
     model = HDP(4, 2, 5, kernel="numpy")
     assert model.get_params()["kernel"] == "numpy"
     assert HDP(**model.get_params()).kernel == "numpy"

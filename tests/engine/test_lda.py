@@ -87,15 +87,15 @@ def test_presets_fill_only_what_is_unset():
     again = engine.LDA(**default.get_params())
     assert again.get_params() == default.get_params()
     with pytest.raises(ValueError, match="preset must be one of"):
-        engine.LDA(n_topics=5, n_words=10, preset="gibbs")
+        engine.LDA(n_topics=5, n_words=10, preset="gibbs").settings()
 
 
 def test_asymmetric_alpha_is_validated_and_used(planted):
     X, _ = planted
     with pytest.raises(ValueError, match=r"alpha must be a number or have shape \(4,\)"):
-        engine.LDA(n_topics=4, n_words=X.shape[1], alpha=[0.1, 0.2])
+        engine.LDA(n_topics=4, n_words=X.shape[1], alpha=[0.1, 0.2]).settings()
     with pytest.raises(ValueError, match="finite and > 0"):
-        engine.LDA(n_topics=4, n_words=X.shape[1], alpha=[0.1, 0.2, -1.0, 0.1])
+        engine.LDA(n_topics=4, n_words=X.shape[1], alpha=[0.1, 0.2, -1.0, 0.1]).settings()
     alpha = np.array([0.5, 0.1, 0.1, 2.0])
     model = _model(X, alpha=alpha, local_tol=1e-8, local_max_iter=1000)
     gamma = model.local_step(X[:3]).doc_topic
@@ -285,7 +285,7 @@ def test_restrict_columns_keeps_counts(n_words):
 def test_invalid_model_arguments_are_rejected(kwargs, match):
     args = {"n_topics": 3, "n_words": 10} | kwargs
     with pytest.raises(ValueError, match=match):
-        engine.LDA(**args)
+        engine.LDA(**args).settings()  # arguments are validated when first used
 
 
 def test_lambda_assignment_is_validated():

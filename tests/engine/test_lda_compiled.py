@@ -81,4 +81,4 @@ def test_underflowing_documents_fall_back_to_the_exact_reference():
 
 def test_unknown_kernel_is_rejected():
     with pytest.raises(ValueError, match="kernel"):
-        engine.LDA(n_topics=2, n_words=3, kernel="gpu")
+        engine.LDA(n_topics=2, n_words=3, kernel="gpu").settings()
