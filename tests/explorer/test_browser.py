@@ -16,46 +16,20 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from tests.explorer._streamlit_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("SVI_TOPICS_ARTIFACTS", Path(__file__).resolve().parent / "artifacts"))
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 MEASUREMENTS = re.compile(r"Held-out measurements of (#\d+)[^:]*: (\d+)")
 FIRST_CURVE_SECONDS = 15.0  # a fresh install's first visitor sees the first run's curve within this
 COMPILING_NOTE = "Compiling the fast kernels"
 SWITCHED_NOTE = "Trained with the NumPy reference for its first"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_for_server(url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                if answer.read().strip() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise TimeoutError("streamlit did not answer within a minute")
 
 
 @pytest.fixture
@@ -68,31 +42,11 @@ def numba_cache(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def server(tmp_path: Path, numba_cache: Path):
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing; the browser test must run in CI")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    port = _free_port()
     env = {**os.environ, "SVI_TOPICS_HOME": str(tmp_path / "home"), "SVI_TOPICS_AUTOSTART": "1",
            "SVI_TOPICS_ORPHAN_GRACE": "0", "PYTHONUNBUFFERED": "1", "NUMBA_CACHE_DIR": str(numba_cache)}
     env.pop("SVI_TOPICS_DEFAULT_SAMPLE", None)  # the real first-time experience: the default sample
-    log = (tmp_path / "streamlit.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_for_server(url, process)
+    with streamlit_server(env, tmp_path / "streamlit.log") as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
 
 
 def _measurements(page, run: str) -> int:

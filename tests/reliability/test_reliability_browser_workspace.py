@@ -8,64 +8,26 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from explorer import workspace
+from tests.explorer._streamlit_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parents[2]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 TOKEN = re.compile(r"[?&]workspace=([A-Za-z0-9_-]+)")
 
 
 @pytest.fixture
 def server(tmp_path: Path):
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing; the browser tests must run in CI")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     env = {**os.environ, "SVI_TOPICS_HOME": str(tmp_path / "home"), "SVI_TOPICS_AUTOSTART": "0",
            "SVI_TOPICS_DEFAULT_SAMPLE": "synthetic", "SVI_TOPICS_ORPHAN_GRACE": "0"}
     env.pop(workspace.MODE_VARIABLE, None)
-    log = (tmp_path / "streamlit.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        end = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, f"streamlit exited with code {process.returncode}"
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                    if answer.read().strip() == b"ok":
-                        break
-            except OSError:
-                assert time.monotonic() < end, "streamlit did not answer within a minute"
-                time.sleep(0.3)
+    with streamlit_server(env, tmp_path / "streamlit.log") as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
 
 
 def _token(page, timeout: float = 30.0, other_than: str | None = None) -> str:
@@ -83,7 +45,7 @@ def test_the_token_is_in_the_address_kept_across_pages_and_reloads_and_differs_p
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             page = browser.new_context().new_page()
             page.goto(server)
