@@ -51,7 +51,9 @@ def source_collection(source_id: str, name: str, origin: str, preprocessing: upl
                       text_column: str | None, title_column: str | None, _source: uploads.Source) -> Collection:
     """The collection of a source under the given preprocessing (``source_id`` identifies ``_source``)."""
     corpus = uploads.build_corpus(_source, preprocessing, text_column, title_column)
-    return Collection.of(corpus, name, origin)
+    columns = (uploads.table_columns(_source, corpus, text_column)
+               if isinstance(_source, uploads.TableSource) and text_column else None)
+    return Collection.of(corpus, name, origin, columns)
 
 
 def sample_collection(key: str, preprocessing: uploads.Preprocessing | None = None) -> Collection:

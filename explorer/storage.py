@@ -8,6 +8,7 @@ itself.  Layout of a workspace folder::
     checkpoints/<run id>.npz    engine checkpoint (model, trainer state, history)
     checkpoints/<run id>.json   the explorer's record: settings, collection, topic labels
     corpora/<collection key>/   the collection (engine ``Corpus.save``), shared by its runs
+    corpora/<collection key>.json  its name, origin and a table's other columns (year...)
 
 The home folder is ``SVI_TOPICS_HOME`` (default ``~/.svi-topics``); isolated workspaces
 are ``<home>/workspaces/<hash of the token>/``.  ``SVI_TOPICS_CHECKPOINTS`` moves the
@@ -61,10 +62,25 @@ class Collection:
     name: str
     key: str
     origin: str = ""  # e.g. "sample:sotu" or "upload:files.zip"
+    # a table's other columns (year, president...), one string per corpus row: ((name, values), ...)
+    columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @classmethod
-    def of(cls, corpus: Corpus, name: str, origin: str = "") -> Collection:
-        return cls(corpus, name, fingerprint(corpus), origin)
+    def of(cls, corpus: Corpus, name: str, origin: str = "",
+           columns: dict[str, tuple[str, ...]] | None = None) -> Collection:
+        return cls(corpus, name, fingerprint(corpus), origin, _aligned(columns or {}, corpus.n_docs))
+
+    def column(self, name: str) -> tuple[str, ...]:
+        """The values of the table column ``name``, one per document (KeyError if not kept)."""
+        return dict(self.columns)[name]
+
+
+def _aligned(columns: object, n_docs: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The columns that have one string per document (others, e.g. from a damaged file, are left out)."""
+    if not isinstance(columns, dict):
+        return ()
+    return tuple((str(name), tuple(str(v) for v in values)) for name, values in columns.items()
+                 if isinstance(values, (list, tuple)) and len(values) == n_docs)
 
 
 def home() -> Path:
@@ -126,7 +142,8 @@ def save_collection(collection: Collection, workspace: Workspace | None = None) 
     with contextlib.suppress(FileExistsError):  # another session of this workspace stored it meanwhile
         collection.corpus.save(folder)
     with atomic_file(corpora / f"{collection.key}.json", "w", encoding="utf-8") as file:
-        json.dump({"name": collection.name, "origin": collection.origin}, file)
+        json.dump({"name": collection.name, "origin": collection.origin,
+                   "columns": {name: list(values) for name, values in collection.columns}}, file)
     return folder
 
 
@@ -149,7 +166,8 @@ def load_collection(key: str, workspace: Workspace | None = None) -> Collection 
         return None
     if not isinstance(meta, dict):
         meta = {}
-    return Collection(corpus, str(meta.get("name", "saved collection")), key, str(meta.get("origin", "")))
+    return Collection(corpus, str(meta.get("name", "saved collection")), key, str(meta.get("origin", "")),
+                      _aligned(meta.get("columns"), corpus.n_docs))
 
 
 def checkpoint_path(run_id: str, workspace: Workspace | None = None) -> Path:

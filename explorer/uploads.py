@@ -51,6 +51,7 @@ __all__ = [
     "encoding_note",
     "encodings_of",
     "read_upload",
+    "table_columns",
 ]
 
 TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -329,6 +330,29 @@ def table_documents(source: TableSource, text_column: str, title_column: str | N
     """The documents of a table, one per row (engine RawDocuments)."""
     return read_table(source.data, text_column, title_column or None, format=source.format,
                       encoding=source.encoding)
+
+
+def table_columns(source: TableSource, corpus: Corpus, text_column: str) -> dict[str, tuple[str, ...]]:
+    """The table's columns other than the text, one string per document of ``corpus``.
+
+    Documents of a table are its rows, with the 1-based row number as id (see
+    :func:`table_documents`); rows without words are not in the corpus, so the values
+    are matched by id.  Empty when the table cannot be read again.
+    """
+    try:
+        text = decode_text(source.data, source.name, source.encoding)
+        if source.format == "jsonl":
+            frame = pd.read_json(io.StringIO(text), lines=True, dtype=False)
+        else:
+            frame = pd.read_csv(io.StringIO(text), sep="\t" if source.format == "tsv" else ",", dtype=str,
+                                keep_default_na=False)
+    except (ValueError, pd.errors.ParserError):
+        return {}
+    rows = [int(doc_id) - 1 if doc_id.isdigit() else -1 for doc_id in corpus.doc_ids]
+    if len(frame) != corpus.n_docs + len(corpus.dropped) or any(not 0 <= row < len(frame) for row in rows):
+        return {}  # not the rows the engine read: better no columns than misplaced ones
+    return {str(column): tuple("" if pd.isna(v) else str(v) for v in frame[column].iloc[rows])
+            for column in frame.columns if str(column) != text_column}
 
 
 def build_corpus(source: Source, preprocessing: Preprocessing, text_column: str | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import EngineError, FileDecodingError, UnsafeArchiveError
-from explorer import uploads
+from explorer import storage, uploads
 
 from . import uploads_data as data
 
@@ -91,3 +91,20 @@ def test_preprocessing_errors_come_from_the_engine():
         uploads.build_corpus(source, uploads.Preprocessing(min_df=3, max_df=0.1))
     with pytest.raises(uploads.UploadError, match="Choose the column"):
         uploads.build_corpus(uploads.read_upload(data.csv_table()), PLAIN, None)
+
+
+def test_a_tables_other_columns_are_kept_per_document_and_persisted(explorer_env):
+    rows = ["text,year,who", '"stars and planets orbit",1950,Ann', '"",1951,Bob', '"bread and butter oven",1952,Cy']
+    source = uploads.read_upload([("t.csv", "\n".join(rows).encode())])
+    corpus = uploads.build_corpus(source, PLAIN, "text")
+    columns = uploads.table_columns(source, corpus, "text")
+    assert columns == {"year": ("1950", "1952"), "who": ("Ann", "Cy")}  # the empty row is not a document
+    collection = storage.Collection.of(corpus, "t", "upload:t.csv", columns)
+    assert collection.column("year") == ("1950", "1952")
+    storage.save_collection(collection)
+    assert storage.load_collection(collection.key).columns == collection.columns
+
+
+def test_text_files_have_no_other_columns():
+    corpus = uploads.build_corpus(uploads.read_upload(data.text_files()), PLAIN)
+    assert storage.Collection.of(corpus, "texts").columns == ()
