@@ -1,5 +1,5 @@
-"""``python -m engine``: the command line of :mod:`engine.cli`."""
+"""``python -m engine``: the command line of :mod:`engine.cli` (the ``svi-topics`` command)."""
 
 from engine.cli import main
 
-raise SystemExit(main())
+raise SystemExit(main(prog="python -m engine"))

@@ -1,9 +1,11 @@
-"""Command line: ``python -m engine fit CORPUS ...`` and ``python -m engine topics MODEL``.
+"""Command line: ``svi-topics fit CORPUS ...``, ``svi-topics topics MODEL``, ``svi-topics app``.
 
+The same program runs as ``python -m engine``.
 ``fit`` trains LDA or the HDP by stochastic variational inference (Hoffman,
 Blei, Wang & Paisley 2013) with a progress bar on stderr and the held-out log
 likelihood printed at every evaluation, then saves the model (one ``.npz``
-file).  ``topics`` prints the top words of each topic of a saved model.
+file).  ``topics`` prints the top words of each topic of a saved model; ``app``
+starts the Streamlit explorer.
 Errors the engine reports (bad files, bad options) end the program with one
 line on stderr and exit code 2.
 """
@@ -13,8 +15,11 @@ from __future__ import annotations
 import argparse
 import collections
 import importlib
+import importlib.metadata
+import importlib.util
 import math
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +36,7 @@ from engine.io.model_files import load_model, save_model
 from engine.io.records import EvalPoint
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS
 
-__all__ = ["build_parser", "main"]
+__all__ = ["app_command", "build_parser", "main"]
 
 _USER_ERRORS = (EngineError, ValueError, TypeError, KeyError, OSError)
 _POLL_SECONDS = 0.1
@@ -95,22 +100,34 @@ class _DeprecatedGamma(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``python -m engine`` argument parser (subcommands ``fit`` and ``topics``)."""
+def _version() -> str:
+    try:
+        return importlib.metadata.version("svi-topics")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
+def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
+    """The argument parser (subcommands ``fit``, ``topics`` and ``app``); ``prog`` names the program."""
     parser = argparse.ArgumentParser(
-        prog="python -m engine",
+        prog=prog,
         description="Train and inspect topic models (LDA, HDP) fitted by stochastic variational inference "
-        "(Hoffman, Blei, Wang & Paisley, JMLR 2013).",
+        "(Hoffman, Blei, Wang & Paisley, JMLR 2013), and start the explorer app.",
         epilog="examples:\n"
-        "  python -m engine fit news.csv --topics 50 --epochs 3 --out news.npz\n"
-        "  python -m engine topics news.npz --n 10\n"
-        "Run 'python -m engine COMMAND --help' for the options of a command.",
+        f"  {prog} fit news.csv --topics 50 --epochs 3 --out news.npz\n"
+        f"  {prog} topics news.npz --n 10\n"
+        f"  {prog} app --port 8502\n"
+        f"Run '{prog} COMMAND --help' for the options of a command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
+                        help="print the installed version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
-                                     help="fit: train and save a model; topics: show a saved model's topics")
+                                     help="fit: train and save a model; topics: show a saved model's topics; "
+                                     "app: start the explorer")
     _add_fit(commands)
     _add_topics(commands)
+    _add_app(commands)
     return parser
 
 
@@ -219,6 +236,17 @@ def _add_topics(commands: Any) -> None:
     topics.add_argument("--by-weight", action="store_true",
                         help="list topics from the largest to the smallest weight instead of by index")
     topics.set_defaults(handler=_topics)
+
+
+def _add_app(commands: Any) -> None:
+    app = commands.add_parser(
+        "app",
+        help="start the explorer (Streamlit) in the browser",
+        description="Start the Streamlit explorer with the project's Streamlit settings. Any other option "
+        "is passed to 'streamlit run' (for example --server.address 0.0.0.0); the exit code is Streamlit's.",
+    )
+    app.add_argument("--port", type=_positive_int, default=None, help="port to serve on (Streamlit's default 8501)")
+    app.set_defaults(handler=lambda args: _run_app(args.port, args.streamlit_options))
 
 
 # ----------------------------------------------------------------------- fit
@@ -468,11 +496,74 @@ def _topics(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------- app
+# The engine never imports Streamlit or the explorer: it finds the installed explorer/app.py with
+# importlib.util.find_spec and runs `python -m streamlit run` in a child process, passing the
+# project's Streamlit settings as --section.option=value flags so they apply from any folder.
+def _explorer_folder() -> Path:
+    """The folder of the installed ``explorer`` package (not imported)."""
+    spec = importlib.util.find_spec("explorer")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the explorer package is not installed; install svi-topics with pip")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def _streamlit_config() -> Path | None:
+    """The Streamlit settings: bundled in a wheel, or ``.streamlit/config.toml`` of a checkout."""
+    folder = _explorer_folder()
+    for candidate in (folder / "_bundled" / "streamlit" / "config.toml", folder.parent / ".streamlit" / "config.toml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        import tomllib  # Python >= 3.11
+    except ModuleNotFoundError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            return {}
+    with path.open("rb") as file:
+        return tomllib.load(file)
+
+
+def _streamlit_flags(config: Path | None) -> list[str]:
+    """``--section.option=value`` flags for every setting of a Streamlit config file."""
+    if config is None:
+        return []
+    flags = []
+    for section, options in _read_toml(config).items():
+        if isinstance(options, dict):
+            for option, value in options.items():
+                text = str(value).lower() if isinstance(value, bool) else str(value)
+                flags.append(f"--{section}.{option}={text}")
+    return flags
+
+
+def app_command(port: int | None, extra: Sequence[str]) -> list[str]:
+    """The ``python -m streamlit run`` command; options given by the user come last and win."""
+    command = [sys.executable, "-m", "streamlit", "run", str(_explorer_folder() / "app.py")]
+    command += _streamlit_flags(_streamlit_config())
+    if port is not None:
+        command.append(f"--server.port={port}")
+    return command + list(extra)
+
+
+def _run_app(port: int | None, extra: Sequence[str]) -> int:
+    """Run the explorer until it ends; returns Streamlit's exit code."""
+    return subprocess.call(app_command(port, extra))
+
+
 # ---------------------------------------------------------------------- main
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "svi-topics") -> int:
     """Run the command line; returns the exit code (0 ok, 2 bad input, 130 interrupted)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser = build_parser(prog)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and args.command != "app":  # only `app` passes options on (to streamlit run)
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.streamlit_options = unknown
     try:
         return args.handler(args)
     except BrokenPipeError:  # output piped into a reader that closed early (e.g. `| head`)

@@ -137,3 +137,35 @@ def test_fit_in_process_with_batch_vi_and_resume(tmp_path, corpus_csv, capsys):
     assert two.history[: len(one.history)] == one.history
     assert np.all(np.isfinite(two.model.lambda_))
     capsys.readouterr()
+
+
+def test_version_comes_from_the_package_metadata(capsys):
+    import importlib.metadata
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"svi-topics {importlib.metadata.version('svi-topics')}"
+
+
+def test_help_names_the_program_as_invoked(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert capsys.readouterr().out.startswith("usage: svi-topics ")
+    assert _engine("--help", cwd=tmp_path).stdout.startswith("usage: python -m engine ")
+
+
+def test_app_runs_the_installed_explorer_with_the_project_settings():
+    from engine.cli import _explorer_folder, app_command
+
+    command = app_command(8765, ["--theme.base=dark"])
+    assert command[1:5] == ["-m", "streamlit", "run", str(_explorer_folder() / "app.py")]
+    assert "--server.fileWatcherType=none" in command  # from .streamlit/config.toml
+    assert command[-2:] == ["--server.port=8765", "--theme.base=dark"]  # the user's options come last and win
+
+
+def test_app_passes_streamlit_options_and_exit_code_through(capsys):
+    assert main(["app", "--no-such-streamlit-option"]) == 2  # streamlit's own usage error
+    with pytest.raises(SystemExit):
+        main(["topics", "model.npz", "--no-such-option"])  # other commands still reject unknown options
+    assert "unrecognized arguments" in capsys.readouterr().err
