@@ -56,9 +56,14 @@ SAMPLES: tuple[Sample, ...] = (
 
 
 def sample_root() -> Path:
-    """The sample folder: ``SVI_TOPICS_SAMPLE_DATA`` or ``sample_data/`` of the project."""
+    """The sample folder: ``SVI_TOPICS_SAMPLE_DATA``, else ``sample_data/`` of a checkout (or an
+    editable install), else the copy a wheel carries in ``explorer/_bundled/`` (see setup.py)."""
     configured = os.environ.get("SVI_TOPICS_SAMPLE_DATA")
-    return Path(configured) if configured else Path(__file__).resolve().parents[1] / "sample_data"
+    if configured:
+        return Path(configured)
+    here = Path(__file__).resolve().parent
+    checkout = here.parent / "sample_data"
+    return checkout if checkout.is_dir() else here / "_bundled" / "sample_data"
 
 
 def available_samples() -> list[Sample]:
