@@ -9,7 +9,12 @@ subpackages hold the code by concern:
 - ``engine.kernels``: the local step's NumPy reference and numba implementations;
 - ``engine.data``: corpora, text readers, bag-of-words formats, on-disk and synthetic corpora;
 - ``engine.io``: model files and atomic writes.
+
+Training progress and warnings go to the ``engine`` logger (``logging.getLogger("engine")``),
+which is silent until the application configures logging.
 """
+
+import logging
 
 from engine.data.bow_formats import (
     load_corpus,
@@ -75,6 +80,8 @@ from engine.models.inspection import (
     word_marginal,
 )
 from engine.models.lda import LDA, LDAStats
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import logging
 import math
 import numbers
 import os
@@ -36,6 +37,8 @@ from engine.kernels import effective_kernel
 from engine.validation import as_counts, check_int
 
 __all__ = ["EvalPoint", "SettingChange", "Snapshot", "TrainingRun"]
+
+_logger = logging.getLogger(__name__)  # a child of the "engine" logger
 
 STATUSES = ("ready", "running", "paused", "stopped", "finished", "failed")
 _ENDED = ("stopped", "finished", "failed")
@@ -510,7 +513,10 @@ class TrainingRun:
             self._reason = reason
             self._restore_kernel()
             self._snapshot = self._publish(status, force_display=True)
+            _logger.info("run %r %s: %s after %d updates, %d documents", self.name, status, reason,
+                         int(self.trainer.t), int(self.trainer.docs_seen))
         except BaseException as exc:  # shown in the snapshot, never lost
+            _logger.error("run %r failed: %s: %s", self.name, type(exc).__name__, exc)
             self.exception = exc
             self._error = f"{type(exc).__name__}: {exc}"
             self._reason = "the training thread raised an exception"
@@ -630,6 +636,8 @@ class TrainingRun:
                           self._last_rho)
         self._history.append(point)
         self._history_view = tuple(self._history)
+        _logger.info("run %r: %d updates, %d documents, held-out log likelihood %.4f", self.name,
+                     point.step, point.docs_seen, point.heldout_loglik)
         self._next_eval = self._first_eval_threshold()
 
     def _checkpoint_extra(self, seconds: float) -> dict:
@@ -648,6 +656,7 @@ class TrainingRun:
                 save_model(self.checkpoint_path, self.model, self.vocabulary, trainer=self.trainer,
                            history=[*self._history, *self._changes], extra=self._checkpoint_extra(self._seconds))
         except OSError as exc:
+            _logger.warning("run %r: checkpoint not written to %s: %s", self.name, self.checkpoint_path, exc)
             self._checkpoint_error = (
                 f"checkpoint not written to {str(self.checkpoint_path)!r} ({exc.strerror or exc}); training goes "
                 "on and the previous checkpoint is kept: free disk space or make the folder writable"

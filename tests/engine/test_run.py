@@ -374,3 +374,16 @@ def test_compile_in_background_leaves_numpy_models_alone(runs, planted_corpus, m
     run.start()
     assert run.wait(TIMEOUT)
     assert fake.requested == [] and run.snapshot().kernel == "numpy" and run.snapshot().kernel_wait is None
+
+
+def test_progress_goes_to_the_engine_logger(runs, planted_corpus, caplog):
+    import logging
+
+    assert any(isinstance(h, logging.NullHandler) for h in logging.getLogger("engine").handlers)  # silent by default
+    caplog.set_level(logging.INFO, logger="engine")
+    run = runs(planted_corpus, batch_size=20, eval_every_docs=40, target_docs=80)
+    run.start()
+    assert run.wait(TIMEOUT)
+    messages = [r.getMessage() for r in caplog.records if r.name.startswith("engine")]
+    assert sum("held-out log likelihood" in m for m in messages) == 3, messages
+    assert any("finished" in m and "80 documents" in m for m in messages), messages
