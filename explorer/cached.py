@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer import clouds, quality, samples, uploads
+from explorer import clouds, quality, samples, timeline, uploads
 from explorer.engine_api import CoherenceReference, KernelWarmUp, most_likely_topics, start_warm_up
 from explorer.runs import RunRecord, ThreadLimiter, warm_up_workloads
 from explorer.storage import Collection
 
 __all__ = [
     "coherence_reference", "doc_topic", "kernel_warm_up", "limiter", "run_quality", "sample_collection",
-    "sample_source", "source_collection", "word_cloud",
+    "sample_source", "source_collection", "time_columns", "word_cloud",
 ]
 
 
@@ -61,6 +61,16 @@ def sample_collection(key: str, preprocessing: uploads.Preprocessing | None = No
     return source_collection(f"sample:{key}", sample.title, f"sample:{key}",
                              preprocessing or sample.preprocessing, sample.text_column, sample.title_column,
                              sample_source(key))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _time_columns(collection_key: str, columns_hash: int, _collection: Collection) -> list[str]:
+    return timeline.time_columns(_collection.columns)
+
+
+def time_columns(collection: Collection) -> list[str]:
+    """The collection's columns of years or dates (see :func:`explorer.timeline.time_columns`)."""
+    return _time_columns(collection.key, hash(collection.columns), collection)
 
 
 @st.cache_resource(show_spinner="Working out the topics of every document…", max_entries=6)

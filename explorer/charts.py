@@ -17,6 +17,7 @@ __all__ = [
     "step_size_chart",
     "stick_weights_chart",
     "topic_color",
+    "topic_shares_chart",
     "topic_words_chart",
     "word_counts_chart",
 ]
@@ -193,3 +194,31 @@ def alpha_chart(alpha: pd.DataFrame) -> alt.Chart:
         )
         .properties(height=alt.Step(18))
     )
+
+
+def topic_shares_chart(shares: pd.DataFrame) -> alt.Chart:
+    """Lines of each topic's share of the words per period; columns ``period``, ``label``, ``share``, ``color``.
+
+    ``period`` holds integer years (a quantitative axis) or dates (a temporal one); labels
+    must be unique.  Clicking a label in the legend highlights its line.
+    """
+    temporal = pd.api.types.is_datetime64_any_dtype(shares["period"])
+    x = (alt.X("period:T", title="Date") if temporal
+         else alt.X("period:Q", title="Year", axis=alt.Axis(format="d"), scale=alt.Scale(zero=False)))
+    colors = shares.drop_duplicates("label")
+    highlight = alt.selection_point(fields=["label"], bind="legend")
+    base = alt.Chart(shares).encode(
+        x=x,
+        y=alt.Y("share:Q", title="Share of the words", axis=alt.Axis(format="%")),
+        color=alt.Color("label:N", title="Topic", scale=alt.Scale(domain=list(colors["label"]),
+                                                                   range=list(colors["color"])),
+                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=400)),
+        opacity=alt.when(highlight).then(alt.value(1.0)).otherwise(alt.value(0.15)),
+        tooltip=[alt.Tooltip("label:N", title="Topic"),
+                 alt.Tooltip("period:T", title="Date", format="%Y-%m") if temporal
+                 else alt.Tooltip("period:Q", title="Year", format="d"),
+                 alt.Tooltip("share:Q", title="Share", format=".1%")],
+    )
+    lines = base.mark_line().add_params(highlight)
+    points = base.mark_point(filled=True, size=18)
+    return (lines + points).properties(title="Topics over time", height=360)

@@ -1,10 +1,9 @@
 """Session state: the widget and session keys, and small typed getters and setters.
 
-The only module that reads or writes ``st.session_state`` and the page address's query
-parameters (the workspace token).  Pages name widgets by the keys of :class:`Keys` and
-use the functions below; the session setup built on them (defaults, the demo run, the
-workspace, runs) is :mod:`explorer.session`.  Nothing from ``explorer`` is imported here
-at run time, so every module can import this one.
+The only module that reads or writes ``st.session_state`` and the page address's query parameters (the
+workspace token).  Pages name widgets by the keys of :class:`Keys` and use the functions below; the session
+setup built on them (defaults, the demo run, the workspace, runs) is :mod:`explorer.session`.  Nothing from
+``explorer`` is imported here at run time, so every module can import this one.
 """
 
 from __future__ import annotations
@@ -82,6 +81,7 @@ class Keys:
     topic = "docs.topic"
     docs_refresh = "docs.refresh"
     doc_topics_chart = "docs.proportions"
+    time_column, time_top_n, time_chart = "docs.time_column", "docs.time_top_n", "docs.time_chart"  # over time
     # Stochastic vs batch page
     compare_seconds = "compare.seconds"
     compare_kappa = "compare.kappa"

@@ -1,11 +1,13 @@
-"""Documents: search, a document's topic proportions and its words coloured by topic, a topic's documents."""
+"""Documents: search, a document's topic proportions and its words coloured by topic, a topic's documents,
+and the topics' shares over time when the collection has a year or date column."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, highlight, icons, safe_text, session, state, topic_cards, ui
+from explorer import cached, charts, formatting, highlight, icons, safe_text, session, state, timeline, topic_cards, ui
 from explorer.engine_api import text_segments, top_documents
 from explorer.state import Keys
 
@@ -26,7 +28,9 @@ if record.active:
     if right.button("Refresh", key=Keys.docs_refresh, icon=icons.RESET, help="Use the model as it is now."):
         st.rerun()
 
-tab_document, tab_topic = st.tabs(["A document", "Documents of a topic"])
+time_columns = cached.time_columns(collection)
+tab_names = ["A document", "Documents of a topic"] + (["Topics over time"] if time_columns else [])
+tab_document, tab_topic, *tab_time = st.tabs(tab_names)
 with tab_document:
     query = st.text_input("Search titles and text", key=Keys.search, placeholder="e.g. energy",
                           help="Shows the documents whose title or text contains these letters (any case).")
@@ -74,3 +78,21 @@ with tab_topic:
     })
     st.dataframe(table, hide_index=True, width="stretch", column_config={
         "Share of the topic": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0)})
+
+for tab in tab_time:
+    with tab:
+        left, right = st.columns([1, 1])
+        if (state.get(Keys.time_top_n) or 0) > model.n_topics:  # a run with fewer topics than the last one
+            state.put(Keys.time_top_n, model.n_topics)
+        column = left.selectbox("Time column", time_columns, key=Keys.time_column,
+                                help="The collection's column of years or dates.")
+        top_n = right.number_input("Topics to show", 1, model.n_topics, value=min(model.n_topics, 8), step=1,
+                                   key=Keys.time_top_n, help="The topics with the largest share of all the words.")
+        when = timeline.periods(collection.column(column))
+        lengths = np.asarray(corpus.counts.sum(axis=1)).ravel()
+        shown = timeline.top_topics(theta, lengths, int(top_n))
+        shares = timeline.topic_shares(theta, lengths, when, timeline.unique_labels(labels))
+        shares = shares[shares["topic"].isin(shown)].assign(color=lambda f: f["topic"].map(charts.topic_color))
+        st.altair_chart(charts.topic_shares_chart(shares), width="stretch", key=Keys.time_chart)
+        st.caption(f"{timeline.SHARE_CAPTION} Documents without a value in “{safe_text.markdown(column)}” "
+                   "are left out.")
