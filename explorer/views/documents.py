@@ -82,11 +82,13 @@ with tab_topic:
 for tab in tab_time:
     with tab:
         left, right = st.columns([1, 1])
-        if (state.get(Keys.time_top_n) or 0) > model.n_topics:  # a run with fewer topics than the last one
-            state.put(Keys.time_top_n, model.n_topics)
+        if not 1 <= (state.get(Keys.time_top_n) or 0) <= model.n_topics:  # first visit, or a run with fewer topics
+            state.put(Keys.time_top_n, min(model.n_topics, 8))
+        if state.get(Keys.time_column) not in time_columns:
+            state.put(Keys.time_column, time_columns[0])
         column = left.selectbox("Time column", time_columns, key=Keys.time_column,
                                 help="The collection's column of years or dates.")
-        top_n = right.number_input("Topics to show", 1, model.n_topics, value=min(model.n_topics, 8), step=1,
+        top_n = right.number_input("Topics to show", 1, model.n_topics, step=1,
                                    key=Keys.time_top_n, help="The topics with the largest share of all the words.")
         when = timeline.periods(collection.column(column))
         lengths = np.asarray(corpus.counts.sum(axis=1)).ravel()

@@ -100,7 +100,9 @@ def test_documents_page_charts_topics_over_time_for_the_sotu_sample(app_path, mo
     monkeypatch.setenv("SVI_TOPICS_DEFAULT_SAMPLE", "sotu")
     at = _trained(app_path)
     assert at.selectbox(key=Keys.time_column).value == "year"
+    assert at.number_input(key=Keys.time_top_n).value == 8  # of the sample's 10 topics
     [spec] = _time_charts(at)
+    assert len(spec["layer"][0]["encoding"]["color"]["scale"]["domain"]) == 8
     assert spec["layer"][0]["encoding"]["x"]["field"] == "period"
     assert any("document's length" in c.value for c in at.caption)
     at.number_input(key=Keys.time_top_n).set_value(3).run()
