@@ -19,9 +19,11 @@ import importlib.metadata
 import importlib.util
 import math
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -552,8 +554,24 @@ def app_command(port: int | None, extra: Sequence[str]) -> list[str]:
 
 
 def _run_app(port: int | None, extra: Sequence[str]) -> int:
-    """Run the explorer until it ends; returns Streamlit's exit code."""
-    return subprocess.call(app_command(port, extra))
+    """Run the explorer until it ends; returns Streamlit's exit code.
+
+    SIGTERM and Ctrl-C sent to this process are passed on to Streamlit, which shuts down, so no
+    server is left running without its parent.
+    """
+    child = subprocess.Popen(app_command(port, extra))
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    if in_main_thread:
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
+    try:
+        while True:
+            try:
+                return child.wait()
+            except KeyboardInterrupt:
+                child.send_signal(signal.SIGINT)
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 # ---------------------------------------------------------------------- main
