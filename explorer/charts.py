@@ -204,7 +204,7 @@ def topic_shares_chart(shares: pd.DataFrame) -> alt.Chart:
     """
     temporal = pd.api.types.is_datetime64_any_dtype(shares["period"])
     x = (alt.X("period:T", title="Date") if temporal
-         else alt.X("period:Q", title="Year", axis=alt.Axis(format="d"), scale=alt.Scale(zero=False)))
+         else alt.X("period:Q", title="Year", axis=alt.Axis(format="d"), scale=alt.Scale(zero=False, nice=False)))
     colors = shares.drop_duplicates("label")
     highlight = alt.selection_point(fields=["label"], bind="legend")
     base = alt.Chart(shares).encode(
@@ -212,7 +212,7 @@ def topic_shares_chart(shares: pd.DataFrame) -> alt.Chart:
         y=alt.Y("share:Q", title="Share of the words", axis=alt.Axis(format="%")),
         color=alt.Color("label:N", title="Topic", scale=alt.Scale(domain=list(colors["label"]),
                                                                    range=list(colors["color"])),
-                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=400)),
+                        legend=alt.Legend(labelLimit=280)),
         opacity=alt.when(highlight).then(alt.value(1.0)).otherwise(alt.value(0.15)),
         tooltip=[alt.Tooltip("label:N", title="Topic"),
                  alt.Tooltip("period:T", title="Date", format="%Y-%m") if temporal

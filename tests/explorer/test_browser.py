@@ -6,8 +6,9 @@ is left alone), so the compiled kernels must be compiled first.  It opens the ap
 first-time user (the sample collection trains by itself, with the NumPy reference while
 the kernels compile elsewhere, and says so), checks that the held-out curve has three
 points within 15 seconds, starts a run with the button, waits for its curve to have
-three points, opens the Topics page and checks that words appear, checks that the
-kernels were compiled into the test's cache, and saves screenshots to
+three points, opens the Topics page and checks that words appear, opens the Documents
+page's "Topics over time" (the sample's year column), checks that the kernels were
+compiled into the test's cache, and saves screenshots to
 ``SVI_TOPICS_ARTIFACTS`` (default ``tests/explorer/artifacts/``, ignored by git).
 Skipped only when ``/usr/bin/chromium`` is missing outside CI; in CI it must run.
 """
@@ -104,6 +105,13 @@ def test_first_visit_trains_and_shows_topics(server, tmp_path, numba_cache):
             _wait(page, lambda: card_titles.count() >= 3)  # cards with their top words
             page.wait_for_timeout(1500)
             page.screenshot(path=str(ARTIFACTS / "topics.png"))
+            assert page.get_by_text("Traceback").count() == 0
+            # the sample has a year column: the Documents page charts the topics over time
+            page.get_by_role("link", name="Documents").click()
+            page.get_by_role("tab", name="Topics over time").click()
+            page.get_by_text("A topic's share of a period").wait_for(timeout=30_000)
+            page.wait_for_timeout(1500)
+            page.screenshot(path=str(ARTIFACTS / "topics-over-time.png"))
             assert page.get_by_text("Traceback").count() == 0
         finally:
             context.close()
