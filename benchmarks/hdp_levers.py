@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from compare_lda import load_split  # the benchmarks' corpus loader (run from benchmarks/)
 
 import engine
 
@@ -76,11 +77,6 @@ HDP_CONFIGS = {
     "default": {},  # whatever the HDP's defaults are at this commit
 }
 LDA_K = (10, 20, 50, 100)
-
-
-def load(name):
-    path = CORPORA / name
-    return tuple(sp.load_npz(path / f).tocsr() for f in ("train.npz", "test_obs.npz", "test_ho.npz"))
 
 
 def npmi(model, used: np.ndarray, train: sp.csr_matrix, top: int = 10) -> float:
@@ -162,7 +158,7 @@ def main() -> None:
             r = json.loads(line)
             done.add((r["corpus"], r["config"], r["seed"], r["epochs"], r["n_topics"], r["doc_truncation"]))
     for corpus in args.corpora:
-        data = load(corpus)
+        data = load_split(CORPORA / corpus)
         for config in args.configs:
             for seed in args.seeds:
                 if (corpus, config, seed, args.epochs, args.n_topics, args.doc_truncation) in done:

@@ -33,18 +33,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
+from compare_lda import load_split  # the benchmarks' corpus loader (run from benchmarks/)
 
 import engine
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
-
-
-def load(name: str):
-    folder = SHARED / name
-    if not folder.is_dir():
-        raise SystemExit(f"{folder} is missing: this benchmark needs the shared corpora beside the project")
-    return tuple(sp.load_npz(folder / f"{part}.npz").tocsr() for part in ("train", "test_obs", "test_ho"))
 
 
 class AdaptiveSVI(engine.SVI):
@@ -99,7 +92,7 @@ def run(args) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a") as sink:
         for name in args.corpora:
-            train, observed, heldout = load(name)
+            train, observed, heldout = load_split(SHARED / name)
             reference = engine.CoherenceReference(train)
             for K, (label, config), seed in itertools.product(args.k, configs.items(), args.seeds):
                 model = engine.LDA(n_topics=K, n_words=train.shape[1], seed=seed, **config.get("model", {}))
