@@ -8,6 +8,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import compare_lda
 import numpy as np
 import scipy.sparse as sp
 from _peers import gensim_bow
@@ -54,13 +55,12 @@ def coherence_reference(train: sp.csr_matrix) -> engine.CoherenceReference:
 
 
 def load_split(folder: Path, name: str, source: str) -> Collection:
-    train, observed, heldout = (sp.load_npz(folder / f).tocsr() for f in ("train.npz", "test_obs.npz", "test_ho.npz"))
-    return Collection(name, train, observed, heldout, source)
+    return Collection(name, *compare_lda.load_split(folder), source)
 
 
 def shared_collection(name: str, shared: Path) -> tuple[Collection | None, str]:
     folder = shared / "corpora" / name
-    if not all((folder / f).is_file() for f in ("train.npz", "test_obs.npz", "test_ho.npz")):
+    if not all((folder / f).is_file() for f in compare_lda.CORPUS_FILES):
         return None, (
             f"skipping {name}: {folder} has no train.npz / test_obs.npz / test_ho.npz (the shared corpora sit in "
             "../shared/corpora beside the project root; --shared DIR names another folder)"
