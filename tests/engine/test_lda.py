@@ -28,16 +28,21 @@ def _model(X, n_topics=4, **kwargs):
     return model
 
 
+def _assert_matches_reference(stats, gamma, sstats):
+    """The local step's statistics equal the per-document reference's (topic_word on its columns)."""
+    np.testing.assert_allclose(stats.doc_topic, gamma, rtol=1e-6)
+    full = np.zeros_like(sstats)
+    full[:, stats.columns] = stats.topic_word
+    np.testing.assert_allclose(full, sstats, rtol=1e-6, atol=1e-9)
+
+
 def test_local_step_matches_per_document_reference(planted):
     X, _ = planted
     model = _model(X, local_tol=1e-6, local_max_iter=500)
     stats = model.local_step(X)
     gamma0 = np.ones((X.shape[0], model.n_topics))
     gamma, sstats = lda_local_reference(X, model.lambda_, model.alpha, 1e-6, 500, gamma0)
-    np.testing.assert_allclose(stats.doc_topic, gamma, rtol=1e-6)
-    full = np.zeros_like(sstats)
-    full[:, stats.columns] = stats.topic_word
-    np.testing.assert_allclose(full, sstats, rtol=1e-6, atol=1e-9)
+    _assert_matches_reference(stats, gamma, sstats)
 
 
 def test_local_step_reaches_the_fixed_point(planted):
@@ -63,10 +68,7 @@ def test_zero_order_local_step_matches_per_document_reference(planted, kernel):
     stats = model.local_step(X)
     gamma0 = np.ones((X.shape[0], model.n_topics))
     gamma, sstats = zero_order_local_reference(X, model.lambda_, model.alpha, 1e-8, 1000, gamma0)
-    np.testing.assert_allclose(stats.doc_topic, gamma, rtol=1e-6)
-    full = np.zeros_like(sstats)
-    full[:, stats.columns] = stats.topic_word
-    np.testing.assert_allclose(full, sstats, rtol=1e-6, atol=1e-9)
+    _assert_matches_reference(stats, gamma, sstats)
     # the fixed point: gamma_d = alpha + sum_w c_dw phi_dw with phi ∝ E[theta_d] E[beta_w]
     mean_beta = model.lambda_ / model.lambda_.sum(axis=1, keepdims=True)
     for d in range(0, X.shape[0], 37):
