@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from engine.validation import as_counts
 
@@ -42,7 +41,6 @@ def predictive_log_likelihood(model, observed, heldout) -> float:
         raise ValueError("heldout holds no words to score")
     theta = np.asarray(model.transform(observed), dtype=np.float64)
     topics = np.asarray(model.expected_topics(), dtype=np.float64)
-    heldout = sp.csr_matrix(heldout)
     rows = np.repeat(np.arange(heldout.shape[0]), np.diff(heldout.indptr))
     total = 0.0
     chunk = max(1, (1 << 20) // topics.shape[0])
