@@ -269,6 +269,14 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
     return TextSource(f"{formatting.plural(len(documents), 'text file')}", documents, chosen_encoding=encoding)
 
 
+def _parse_table(text: str, fmt: str, nrows: int | None = None) -> pd.DataFrame:
+    """The rows of a decoded table (all of them, or the first ``nrows``), every value a string."""
+    if fmt == "jsonl":
+        return pd.read_json(io.StringIO(text), lines=True, dtype=False, nrows=nrows)
+    return pd.read_csv(io.StringIO(text), sep="\t" if fmt == "tsv" else ",", dtype=str,
+                       keep_default_na=False, nrows=nrows)
+
+
 def read_table_source(name: str, data: bytes, encoding: str | None = None) -> TableSource:
     """Parse a table for its preview and find the columns that hold text (``encoding`` None: detect it)."""
     fmt = TABLE_SUFFIXES[_suffix(name)]
@@ -277,11 +285,7 @@ def read_table_source(name: str, data: bytes, encoding: str | None = None) -> Ta
     if not text.strip():
         raise UploadError(f"'{name}' is empty; a table needs a header row and one row per document.")
     try:
-        if fmt == "jsonl":
-            frame = pd.read_json(io.StringIO(text), lines=True, dtype=False, nrows=_PREVIEW_ROWS)
-        else:
-            frame = pd.read_csv(io.StringIO(text), sep="\t" if fmt == "tsv" else ",", dtype=str,
-                                keep_default_na=False, nrows=_PREVIEW_ROWS)
+        frame = _parse_table(text, fmt, _PREVIEW_ROWS)
     except (ValueError, pd.errors.ParserError) as exc:
         raise UploadError(f"'{name}' is not a valid {fmt.upper()} table: {exc}") from None
     frame.columns = [str(c) for c in frame.columns]
@@ -340,12 +344,7 @@ def table_columns(source: TableSource, corpus: Corpus, text_column: str) -> dict
     are matched by id.  Empty when the table cannot be read again.
     """
     try:
-        text = decode_text(source.data, source.name, source.encoding)
-        if source.format == "jsonl":
-            frame = pd.read_json(io.StringIO(text), lines=True, dtype=False)
-        else:
-            frame = pd.read_csv(io.StringIO(text), sep="\t" if source.format == "tsv" else ",", dtype=str,
-                                keep_default_na=False)
+        frame = _parse_table(decode_text(source.data, source.name, source.encoding), source.format)
     except (ValueError, pd.errors.ParserError):
         return {}
     rows = [int(doc_id) - 1 if doc_id.isdigit() else -1 for doc_id in corpus.doc_ids]
