@@ -72,13 +72,19 @@ def _assert_same(expected, got, rtol=1e-7):
         )
 
 
-def test_elog_beta_rows_is_the_scipy_expectation_word_major():
+def _decaying_topics() -> tuple[LazyTopics, np.ndarray]:
+    """7 lazy topics over 40 words after one blend, and columns of which 0, 4 and 39 carry a pending decay of 0.6."""
     rng = np.random.default_rng(0)
     lambda_ = rng.gamma(0.3, 1.0, size=(7, 40)) + 1e-3
     columns = np.array([0, 3, 4, 17, 39])
     topics = LazyTopics(lambda_, eta=1e-3)
     topics.blend(rng.gamma(1.0, 1.0, size=(7, 3)), np.array([3, 17, 20]), scale=2.0, rho=0.4)  # pending decay
-    rows = compiled.elog_beta_rows(topics, columns)  # columns 0, 4 and 39 carry a pending decay of 0.6
+    return topics, columns
+
+
+def test_elog_beta_rows_is_the_scipy_expectation_word_major():
+    topics, columns = _decaying_topics()
+    rows = compiled.elog_beta_rows(topics, columns)
     current = topics.dense()
     assert rows.shape == (columns.size, 7) and rows.flags.c_contiguous
     expected = dirichlet_expectation_columns(current[:, columns], current.sum(axis=1, keepdims=True))
@@ -86,11 +92,7 @@ def test_elog_beta_rows_is_the_scipy_expectation_word_major():
 
 
 def test_log_mean_rows_is_log_e_beta_word_major():
-    rng = np.random.default_rng(0)
-    lambda_ = rng.gamma(0.3, 1.0, size=(7, 40)) + 1e-3
-    columns = np.array([0, 3, 4, 17, 39])
-    topics = LazyTopics(lambda_, eta=1e-3)
-    topics.blend(rng.gamma(1.0, 1.0, size=(7, 3)), np.array([3, 17, 20]), scale=2.0, rho=0.4)  # pending decay
+    topics, columns = _decaying_topics()
     rows = compiled.log_mean_rows(topics, columns)
     current = topics.dense()
     assert rows.shape == (columns.size, 7) and rows.flags.c_contiguous
