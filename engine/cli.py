@@ -22,7 +22,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -34,6 +33,7 @@ from tqdm import tqdm
 from engine.errors import EngineError
 from engine.inference.run import TrainingRun
 from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU
+from engine.io.atomic import probe_writable
 from engine.io.model_files import load_model, save_model
 from engine.io.records import EvalPoint
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS
@@ -434,8 +434,7 @@ def _check_writable(path: str, what: str) -> None:
     if not folder.is_dir():
         raise _UsageError(f"the folder of {what} {path!r} does not exist; create it or choose another path")
     try:
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".probe"):
-            pass
+        probe_writable(target)
     except OSError as exc:
         raise _UsageError(f"cannot write {what} {path!r} ({exc.strerror or exc}); choose a writable folder") from None
 

@@ -17,7 +17,6 @@ import logging
 import math
 import numbers
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ from engine.errors import ModelFileError
 from engine.inference import warmup
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.svi import SVI, BatchVI
+from engine.io.atomic import probe_writable
 from engine.io.model_files import load_model, save_model
 from engine.io.records import EvalPoint, SettingChange
 from engine.kernels import effective_kernel
@@ -722,8 +722,7 @@ def _check_writable(path: Path) -> None:
     if not path.parent.is_dir():
         raise FileNotFoundError(f"the folder of checkpoint_path {str(path)!r} does not exist; create it first")
     try:
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".probe"):
-            pass
+        probe_writable(path)
     except OSError as exc:
         raise OSError(exc.errno, f"checkpoint_path {str(path)!r} cannot be written ({exc.strerror or exc}); "
                       "choose a writable folder") from None

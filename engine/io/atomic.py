@@ -43,6 +43,17 @@ def atomic_file(path: str | os.PathLike, mode: str = "wb", encoding: str | None 
     _fsync_folder(folder)
 
 
+def probe_writable(path: str | os.PathLike) -> None:
+    """Create and remove a temporary file beside ``path``; raises ``OSError`` if that fails.
+
+    Callers check ``path`` is not a folder and its folder exists first, and
+    word the ``OSError`` for their own users.
+    """
+    path = Path(path)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".probe"):
+        pass
+
+
 def _fsync_folder(folder: Path) -> None:
     """Make a rename durable (POSIX); a no-op where folders cannot be opened."""
     try:
