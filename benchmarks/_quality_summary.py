@@ -152,6 +152,15 @@ def _verdict(statuses) -> str:
     return "INCOMPLETE" if statuses & {"MISSING", "INCOMPLETE"} or not statuses else "PASS"
 
 
+def _close_target(out: list[str], title: str, lines: list[str], statuses: list[str], absent: list[str]) -> None:
+    """Append a target's verdict line, then its per-collection lines (collections with no results: MISSING)."""
+    if absent:
+        statuses.append("MISSING")
+        lines.append(f"  - no results for {', '.join(absent)}: INCOMPLETE")
+    out.append(f"{title}: {_verdict(statuses)}")
+    out += lines
+
+
 def targets(records: list[dict], panel=PANEL) -> list[str]:
     """The issue's three targets for each engine variant in the results, PASS / FAIL / INCOMPLETE.
 
@@ -169,7 +178,6 @@ def targets(records: list[dict], panel=PANEL) -> list[str]:
     labels = sorted({r["label"] for r in records if r["base"] in ("engine-lda", "engine-hdp")}, key=lambda x: x or "")
     present = [c for c in panel if any(r["corpus"] == c for r in records)]
     absent = [c for c in panel if c not in present]
-    no_results = f"  - no results for {', '.join(absent)}: INCOMPLETE"
     out = []
     for label in labels or [None]:
         lda, hdp = system_name("engine-lda", label), system_name("engine-hdp", label)
@@ -194,13 +202,13 @@ def targets(records: list[dict], panel=PANEL) -> list[str]:
             status = _verdict(s for _, s in parts)
             statuses.append(status)
             lines.append(f"  - {c}: " + ", ".join(t for t, _ in parts) + f": {status}")
-        if absent:
-            statuses.append("MISSING")
-            lines.append(no_results)
-        out.append(
-            f"1. >= {LIVE_TARGET_FRACTION:.0%} of the topics live at K = 10, 20, 50 in every seed: {_verdict(statuses)}"
+        _close_target(
+            out,
+            f"1. >= {LIVE_TARGET_FRACTION:.0%} of the topics live at K = 10, 20, 50 in every seed",
+            lines,
+            statuses,
+            absent,
         )
-        out += lines
 
         lines, statuses = [], []
         for c in present:
@@ -219,11 +227,7 @@ def targets(records: list[dict], panel=PANEL) -> list[str]:
                     f"  - {c} K={K} ({len(seeds)} seeds): LL {m['heldout_loglik'] - t['heldout_loglik']:+.4f}, "
                     f"NPMI {m['npmi'] - t['npmi']:+.4f} vs tomotopy: {'PASS' if ok else 'FAIL'}"
                 )
-        if absent:
-            statuses.append("MISSING")
-            lines.append(no_results)
-        out.append(f"2. K = 20, 50: LL and NPMI >= tomotopy LDA's (means over seeds): {_verdict(statuses)}")
-        out += lines
+        _close_target(out, "2. K = 20, 50: LL and NPMI >= tomotopy LDA's (means over seeds)", lines, statuses, absent)
 
         lines, statuses = [], []
         for c in present:
@@ -272,15 +276,14 @@ def targets(records: list[dict], panel=PANEL) -> list[str]:
             status = _verdict(s for _, s in parts)
             statuses.append(status)
             lines.append(f"  - {c}: LL {ll:.4f}: " + "; ".join(t for t, _ in parts) + f": {status}")
-        if absent:
-            statuses.append("MISSING")
-            lines.append(no_results)
-        out.append(
+        _close_target(
+            out,
             f"3. HDP LL >= best LDA (K = 10, 20, 50, 100), gensim's and tomotopy's HDP; topics in use in "
-            f"[{HDP_IN_USE_RANGE[0]}, {HDP_IN_USE_RANGE[1]}], std <= {HDP_STABLE_CV:.0%} of the mean: "
-            + _verdict(statuses)
+            f"[{HDP_IN_USE_RANGE[0]}, {HDP_IN_USE_RANGE[1]}], std <= {HDP_STABLE_CV:.0%} of the mean",
+            lines,
+            statuses,
+            absent,
         )
-        out += lines
         out.append("")
     return out
 
