@@ -62,6 +62,10 @@ class TopicModel(TopicEstimator):
         self._topics = LazyTopics(value, self.eta)
         self._topics_assigned()
 
+    def _reset_state(self) -> None:
+        super()._reset_state()
+        self._topics = None
+
     def _initialize_topics(self, n_docs: int, n_words: int | None) -> None:
         """Random lambda for a corpus of ``n_docs`` documents of ``n_words`` words, as ``topic_init`` says."""
         configured = self._settings()["n_words"]

@@ -18,7 +18,6 @@ from engine.kernels.reference.hdp import (
 from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation, stick_expectation
-from engine.models.lazy_topics import LazyTopics
 from engine.models.lda import restrict_columns
 from engine.validation import as_counts, check_choice, check_int, check_positive
 
@@ -309,7 +308,6 @@ class HDP(TopicModel):
 
     def _reset_state(self) -> None:
         super()._reset_state()
-        self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
         self._sticks: np.ndarray | None = None
         self._at_random_start = False  # the topics are initialize()'s random draw, not yet updated
 

@@ -13,7 +13,6 @@ from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation
-from engine.models.lazy_topics import LazyTopics
 from engine.validation import as_counts, check_choice, check_int, check_positive
 
 __all__ = ["LDA", "LDAStats"]
@@ -325,7 +324,6 @@ class LDA(TopicModel):
 
     def _reset_state(self) -> None:
         super()._reset_state()
-        self._topics: LazyTopics | None = None  # lambda, with the SVI decay applied lazily
         self._learned: dict = {}  # learned priors ("alpha", "eta") while training with learn_alpha / learn_eta
         self._last_revival = 0.0  # documents seen (in epochs) at the last re-seeding
         self._steps_seen = 0.0  # epochs of documents the global step has blended in
