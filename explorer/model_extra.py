@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from explorer.runs import RunSettings
-from explorer.workspace import check_collection_key
+from explorer.workspace import _shown, check_collection_key
 
 __all__ = ["MAX_TEXT", "ExplorerSettingsError", "checked_extra", "checked_labels", "checked_settings"]
 
@@ -40,11 +40,6 @@ _CHOICES = {"model": ("LDA", "HDP"), "algorithm": ("svi", "batch")}
 
 class ExplorerSettingsError(ValueError):
     """A model file's explorer settings are malformed; the message names the field."""
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _fail(field: str, rule: str, value: Any) -> ExplorerSettingsError:
