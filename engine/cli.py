@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import importlib
 import importlib.metadata
 import importlib.util
 import math
@@ -30,6 +29,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from engine.data.bow_formats import load_corpus
 from engine.errors import EngineError
 from engine.inference.run import TrainingRun
 from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU
@@ -252,17 +252,6 @@ def _add_app(commands: Any) -> None:
 
 
 # ----------------------------------------------------------------------- fit
-def _corpus_loader() -> Any:
-    for module in ("engine", "engine.data.corpus", "engine.data.bow_formats"):
-        try:
-            loader = getattr(importlib.import_module(module), "load_corpus", None)
-        except ImportError:
-            continue
-        if loader is not None:
-            return loader
-    raise _UsageError("this installation has no corpus reader (engine.load_corpus is missing)")
-
-
 def _load_corpus(args: argparse.Namespace) -> Any:
     if not os.path.exists(args.corpus):  # before importing the readers (scikit-learn is slow to import)
         raise _UsageError(f"no such file or folder: {args.corpus!r}; CORPUS must be a corpus file or folder")
@@ -270,8 +259,7 @@ def _load_corpus(args: argparse.Namespace) -> Any:
                if getattr(args, name) is not None}
     if args.encoding is not None:
         options["encoding"] = args.encoding
-    corpus = _corpus_loader()(args.corpus, text_column=args.text_column, title_column=args.title_column,
-                              **options)
+    corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, **options)
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
     encodings = collections.Counter(encoding for _, encoding in getattr(corpus, "encodings", ()))
     if encodings:
