@@ -90,10 +90,10 @@ def _workspace() -> None:
             state.set_workspace(workspace.Workspace.shared_at(storage.home()), None)
             return
         token = state.url_value(workspace.QUERY_PARAMETER)
-        if token is not None and not workspace.valid_token(token):
-            state.notice("The workspace in this page's address is not valid, so a new, empty workspace was "
-                         "opened. Bookmark this page to come back to it.", page="workspace")
         if not workspace.valid_token(token):
+            if token is not None:
+                state.notice("The workspace in this page's address is not valid, so a new, empty workspace was "
+                             "opened. Bookmark this page to come back to it.", page="workspace")
             token = workspace.new_token()
         state.set_workspace(workspace.Workspace.of_token(token, storage.home()), token)
     token = state.workspace_token()
