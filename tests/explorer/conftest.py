@@ -9,36 +9,20 @@ training thread a test left running is stopped.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import streamlit as st
 
 from engine.data.synthetic import make_synthetic_corpus
-from engine.inference.run import TrainingRun
 from explorer.engine_api import Corpus
 from explorer.storage import Collection
-
-APP = str(Path(__file__).resolve().parents[2] / "explorer" / "app.py")
+from tests._explorer_env import APP, private_home
 
 
 @pytest.fixture(autouse=True)
 def explorer_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "svi-home"
-    monkeypatch.setenv("SVI_TOPICS_HOME", str(home))
-    monkeypatch.delenv("SVI_TOPICS_CHECKPOINTS", raising=False)
-    monkeypatch.setenv("SVI_TOPICS_ORPHAN_GRACE", "0")
-    monkeypatch.setenv("SVI_TOPICS_AUTOSTART", "0")
-    monkeypatch.setenv("SVI_TOPICS_DEFAULT_SAMPLE", "synthetic")
-    monkeypatch.setenv("SVI_TOPICS_CHECKPOINT_SECONDS", "1")
-    yield home
-    st.cache_resource.clear()
-    st.cache_data.clear()
-    for obj in gc.get_objects():
-        if isinstance(obj, TrainingRun) and obj.is_alive:
-            obj.stop(timeout=5.0)
+    yield from private_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture

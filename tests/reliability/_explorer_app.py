@@ -6,39 +6,16 @@ folder has no conftest), and build every hostile input here, in the test's ``tmp
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pytest
 import scipy.sparse as sp
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import engine
-from engine.inference.run import TrainingRun
 from explorer.state import Keys
-
-APP = str(Path(__file__).resolve().parents[2] / "explorer" / "app.py")
-
-
-def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str = "svi-home") -> Iterator[Path]:
-    """A home folder of the test's own, the small synthetic sample, no automatic run; cleaned up after."""
-    home = tmp_path / folder
-    for name, value in {"SVI_TOPICS_HOME": str(home), "SVI_TOPICS_ORPHAN_GRACE": "0",
-                        "SVI_TOPICS_AUTOSTART": "0", "SVI_TOPICS_DEFAULT_SAMPLE": "synthetic",
-                        "SVI_TOPICS_CHECKPOINT_SECONDS": "1"}.items():
-        monkeypatch.setenv(name, value)
-    for name in ("SVI_TOPICS_CHECKPOINTS", "SVI_TOPICS_WORKSPACE"):
-        monkeypatch.delenv(name, raising=False)
-    yield home
-    st.cache_resource.clear()
-    st.cache_data.clear()
-    for obj in gc.get_objects():
-        if isinstance(obj, TrainingRun) and obj.is_alive:
-            obj.stop(timeout=5.0)
+from tests._explorer_env import APP, private_home  # noqa: F401  private_home: the modules' autouse fixtures call it
 
 
 def app(token: str | None = None) -> AppTest:
