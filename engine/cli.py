@@ -253,7 +253,7 @@ def _add_app(commands: Any) -> None:
 
 # ----------------------------------------------------------------------- fit
 def _load_corpus(args: argparse.Namespace) -> Any:
-    if not os.path.exists(args.corpus):  # before importing the readers (scikit-learn is slow to import)
+    if not os.path.exists(args.corpus):  # a plain message before any reader runs
         raise _UsageError(f"no such file or folder: {args.corpus!r}; CORPUS must be a corpus file or folder")
     options = {name: getattr(args, name) for name in ("min_df", "max_df", "max_features")
                if getattr(args, name) is not None}
