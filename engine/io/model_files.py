@@ -2,13 +2,15 @@
 
 A model file holds the global variational parameters of a model (LDA: the
 topics ``lambda``; HDP: ``lambda`` and the corpus sticks) and one metadata
-entry, a JSON document stored as a 0-d NumPy unicode array, with a format tag
-and version, the model class, its settings in use and its constructor arguments
-as given, the vocabulary,
+entry, a JSON document stored as UTF-8 bytes (a 1-d ``uint8`` array), with a format
+tag and version, the model class, its settings in use and its constructor arguments
+as given, the vocabulary, the topic labels,
 the trainer's state (so a run continues exactly where it stopped), the
-training history and any extra JSON-able values.  Files are written
-atomically and read with ``allow_pickle=False``; anything malformed or
-foreign is rejected with :class:`engine.errors.ModelFileError`.
+training history and any extra JSON-able values.  The archive is compressed
+(``np.savez_compressed``).  Files are written atomically and read with
+``allow_pickle=False``; anything malformed or foreign is rejected with
+:class:`engine.errors.ModelFileError`.  Files of format version 1 (uncompressed,
+the metadata a 0-d UTF-32 unicode array, no labels) still load.
 """
 
 from __future__ import annotations
@@ -31,12 +33,14 @@ from engine.io.atomic import atomic_file
 from engine.io.records import EvalPoint, SettingChange
 from engine.limits import Limits, current_limits
 
-__all__ = ["LoadedModel", "load_model", "save_model"]
+__all__ = ["LoadedModel", "load_model", "metadata_text", "save_model"]
 
 FORMAT_TAG = "svi-topics-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: UTF-8 metadata in a compressed archive, topic labels; 1: UTF-32 metadata, uncompressed
 _METADATA = "metadata"
 _MAX_METADATA_CHARS = 64 * 1024 * 1024  # a vocabulary of millions of words still fits
+_MAX_METADATA_BYTES = 4 * _MAX_METADATA_CHARS  # UTF-8 takes at most 4 bytes a character
+_MAX_LABEL_CHARS = 1000
 _MAX_HEADER_BYTES = 65536  # .npy headers are a few hundred bytes
 _NUMERIC_SETTINGS = ("kappa", "tau", "batch_size")  # what a SettingChange may record, besides the kernel
 
@@ -90,6 +94,9 @@ class LoadedModel:
         Schedule changes recorded during training.
     extra : dict
         The ``extra`` values given to :func:`save_model`.
+    labels : dict of int to str
+        Topic labels given to :func:`save_model`, by topic index (0-based); topics
+        without a label are absent.
     """
 
     model: Any
@@ -98,6 +105,7 @@ class LoadedModel:
     history: tuple = ()
     changes: tuple = ()
     extra: dict = field(default_factory=dict)
+    labels: dict = field(default_factory=dict)
 
     def check_vocabulary(self, vocabulary: Iterable[str]) -> None:
         """Raise VocabularyMismatchError unless ``vocabulary`` is the model's, word for word and in order.
@@ -163,6 +171,8 @@ def _split_history(history: Any) -> tuple[list[dict], list[dict]]:
 def _trainer_state(trainer: Any) -> dict | None:
     if trainer is None:
         return None
+    if isinstance(trainer, Mapping):  # a state read back from a file (LoadedModel.trainer_state)
+        return dict(trainer)
     if hasattr(trainer, "state_dict"):
         return trainer.state_dict()
     # a batch trainer: re-fitting the local parameters is how it starts anyway
@@ -193,6 +203,31 @@ def _arguments(model: Any) -> dict | None:
     return arguments
 
 
+def _label_table(labels: Mapping[int, str] | Iterable[str] | None, n_topics: int) -> dict[str, str]:
+    """Labels as stored: ``{"3": "Economy"}`` by 0-based topic index, empty labels left out."""
+    if labels is None:
+        return {}
+    items = labels.items() if isinstance(labels, Mapping) else enumerate(labels)
+    table = {}
+    for topic, label in items:
+        if isinstance(topic, bool) or not isinstance(topic, (int, np.integer)) or not 0 <= topic < n_topics:
+            raise ValueError(f"labels must be keyed by topic indices 0 to {n_topics - 1}, got {topic!r}")
+        if not isinstance(label, str):
+            raise ValueError(f"labels must be strings, got {type(label).__name__} for topic {topic}")
+        if len(label) > _MAX_LABEL_CHARS:
+            raise ValueError(f"the label of topic {topic} has {len(label)} characters, at most {_MAX_LABEL_CHARS}")
+        if label.strip():
+            table[str(int(topic))] = label
+    return table
+
+
+def metadata_text(entry: np.ndarray) -> str:
+    """The JSON text of a model file's metadata entry, in either format (UTF-8 bytes or a 0-d unicode array)."""
+    if entry.dtype == np.uint8 and entry.ndim == 1:
+        return entry.tobytes().decode("utf-8")
+    return str(entry[()])
+
+
 def save_model(
     path: str | os.PathLike,
     model: Any,
@@ -200,6 +235,7 @@ def save_model(
     trainer: Any = None,
     history: Any = None,
     extra: Mapping[str, Any] | None = None,
+    labels: Mapping[int, str] | Iterable[str] | None = None,
 ) -> Path:
     """Write a model (and optionally its trainer state and history) to one ``.npz`` file.
 
@@ -215,12 +251,15 @@ def save_model(
         A model with learned (or initialised) arrays.
     vocabulary : sequence of str, optional
         One word per column of the model's topics.
-    trainer : SVI or BatchVI, optional
-        Its state is stored so that training can continue exactly (checkpoint).
+    trainer : SVI or BatchVI or dict, optional
+        Its state (or a ``state_dict()`` already taken, e.g. ``LoadedModel.trainer_state``)
+        is stored so that training can continue exactly (checkpoint).
     history : Snapshot or iterable of EvalPoint / SettingChange, optional
         The training record shown by the explorer.
     extra : mapping, optional
         Any other JSON-able values (corpus name, split seed...).
+    labels : mapping of int to str, or sequence of str, optional
+        Topic labels by 0-based topic index (blank ones are not stored).
 
     Returns
     -------
@@ -250,13 +289,16 @@ def save_model(
         "history": points,
         "changes": changes,
         "extra": dict(extra) if extra is not None else {},
+        "labels": _label_table(labels, model.n_topics),
     }
     try:
         text = json.dumps(meta, default=_json_default)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"cannot store the metadata of {path.name!r}: {exc}") from None
+    # UTF-8 bytes as a uint8 array: a quarter of a UTF-32 unicode array, and no pickle
+    metadata = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     with atomic_file(path) as file:
-        np.savez(file, allow_pickle=False, **arrays, **{_METADATA: np.array(text)})
+        np.savez_compressed(file, allow_pickle=False, **arrays, **{_METADATA: metadata})
     return path
 
 
@@ -295,16 +337,48 @@ def _check_header(archive: zipfile.ZipFile, key: str, name: str) -> tuple[tuple[
     return shape, dtype
 
 
+def _check_entry_size(archive: zipfile.ZipFile, key: str, data_bytes: int, name: str) -> None:
+    """The zip entry's declared (uncompressed) size must be what its .npy header says it holds.
+
+    A crafted entry could declare less and inflate to more, or the reverse; zipfile stops
+    reading a compressed entry at its declared size, so the declared sizes, checked against
+    the limits before anything is read, bound what is expanded.
+    """
+    info = archive.getinfo(f"{key}.npy")
+    if not data_bytes <= info.file_size <= data_bytes + _MAX_HEADER_BYTES:
+        raise ModelFileError(f"{name}: array {key!r} declares {info.file_size:,} bytes but its header describes "
+                             f"{data_bytes:,}; the file is damaged or crafted")
+
+
+def _labels(value: Any, n_topics: int, name: str) -> dict[int, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ModelFileError(f"{name}: the labels must be a JSON object of topic numbers and texts")
+    labels = {}
+    for key, label in value.items():
+        if not (key.isdecimal() and key.isascii() and int(key) < n_topics):
+            raise ModelFileError(f"{name}: the labels name topic {key!r}; the model has topics 0 to {n_topics - 1}")
+        if not isinstance(label, str) or len(label) > _MAX_LABEL_CHARS:
+            raise ModelFileError(f"{name}: the label of topic {key} must be a text of at most "
+                                 f"{_MAX_LABEL_CHARS} characters")
+        labels[int(key)] = label
+    return labels
+
+
 def _reject_constant(token: str) -> Any:
     raise ValueError(f"it holds {token}, which model files never store")
 
 
 def _read_metadata(archive: zipfile.ZipFile, npz: Any, name: str) -> dict:
     shape, dtype = _check_header(archive, _METADATA, name)
-    if shape != () or dtype.kind != "U" or dtype.itemsize // 4 > _MAX_METADATA_CHARS:
+    utf8 = dtype == np.uint8 and len(shape) == 1 and shape[0] <= _MAX_METADATA_BYTES  # format 2
+    utf32 = shape == () and dtype.kind == "U" and dtype.itemsize // 4 <= _MAX_METADATA_CHARS  # format 1
+    if not (utf8 or utf32):
         raise ModelFileError(f"{name}: the metadata entry is not a JSON string; the file is not a model file")
+    _check_entry_size(archive, _METADATA, (shape[0] if utf8 else 1) * dtype.itemsize, name)
     try:
-        meta = json.loads(str(npz[_METADATA][()]), parse_constant=_reject_constant)
+        meta = json.loads(metadata_text(npz[_METADATA]), parse_constant=_reject_constant)
     except ValueError as exc:
         raise ModelFileError(f"{name}: the metadata entry is not valid JSON ({exc})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_TAG:
@@ -381,13 +455,7 @@ def _read_arrays(archive: zipfile.ZipFile, npz: Any, wanted: dict, name: str) ->
             raise ModelFileError(f"{name}: array {key!r} has shape {found_shape}, the model parameters say {shape}")
         if dtype.kind != "f":
             raise ModelFileError(f"{name}: array {key!r} has dtype {dtype}, expected floating point numbers")
-        # the zip entry's declared size must be what the header says it holds (a crafted entry
-        # could declare less and inflate to more, or the reverse)
-        info = archive.getinfo(f"{key}.npy")
-        data_bytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        if not data_bytes <= info.file_size <= data_bytes + _MAX_HEADER_BYTES:
-            raise ModelFileError(f"{name}: array {key!r} declares {info.file_size:,} bytes but its header describes "
-                                 f"{data_bytes:,}; the file is damaged or crafted")
+        _check_entry_size(archive, key, int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, name)
         values = npz[key]
         if not np.all(np.isfinite(values)) or (values.size and values.min() <= 0):
             raise ModelFileError(f"{name}: array {key!r} holds non-finite or non-positive values")
@@ -522,4 +590,5 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits 
         history=_records(meta.get("history", []), EvalPoint, "history", name),
         changes=_records(meta.get("changes", []), SettingChange, "changes", name),
         extra=extra,
+        labels=_labels(meta.get("labels"), model.n_topics, name),
     )

@@ -15,7 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import engine
 from engine.inference.heldout import split_words
-from engine.io.model_files import load_model, save_model
+from engine.io.model_files import load_model, metadata_text, save_model
 
 # the constructions outside checks call: every argument but these defaulted
 PINNED = [engine.LDA(n_topics=5, seed=0), engine.HDP(seed=0)]
@@ -228,7 +228,7 @@ def test_model_files_fall_back_to_the_settings(tmp_path, planted_corpus):
     path = save_model(tmp_path / "plain.npz", engine.LDA(n_topics=4, seed=0, n_epochs=1).fit(X))
     with np.load(path, allow_pickle=False) as data:
         arrays = {name: data[name] for name in data.files}
-    meta = json.loads(str(arrays.pop("metadata")))
+    meta = json.loads(metadata_text(arrays.pop("metadata")))
     meta["arguments"]["preset"] = "paper"  # as if the arguments now resolved differently
     np.savez(tmp_path / "drifted.npz", allow_pickle=False, **arrays, metadata=np.array(json.dumps(meta)))
     drifted = load_model(tmp_path / "drifted.npz").model

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 import engine
 from engine.inference.svi import SVI, BatchVI
-from engine.io.model_files import load_model, save_model
+from engine.io.model_files import load_model, metadata_text, save_model
 from engine.models.expectations import dirichlet_expectation_columns
 from engine.models.hdp import HDP
 from engine.models.lazy_topics import LazyTopics
@@ -267,7 +267,7 @@ def test_kernel_option_is_validated_kept_and_saved(tmp_path):
     # a file written before the option existed loads with the default
     with np.load(path) as npz:
         arrays = {name: npz[name] for name in npz.files}
-    meta = json.loads(str(arrays["metadata"][()]))
+    meta = json.loads(metadata_text(arrays["metadata"]))
     del meta["params"]["kernel"]
     arrays["metadata"] = np.array(json.dumps(meta))
     with open(path, "wb") as file:

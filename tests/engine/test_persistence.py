@@ -6,13 +6,14 @@ import io
 import json
 import pickle
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine.errors import ModelFileError
 from engine.inference.svi import SVI
-from engine.io.model_files import FORMAT_TAG, FORMAT_VERSION, load_model, save_model
+from engine.io.model_files import FORMAT_TAG, FORMAT_VERSION, load_model, metadata_text, save_model
 from engine.io.records import EvalPoint, SettingChange
 from engine.models.lda import LDA
 
@@ -109,14 +110,14 @@ def test_hdp_round_trip(tmp_path, planted_corpus):
 def test_failed_write_keeps_the_old_file_and_leaves_no_temporary(saved, monkeypatch, planted_corpus):
     path, _, _, _ = saved
     before = path.read_bytes()
-    real_savez = np.savez
+    real_savez = np.savez_compressed
 
     def savez_then_fail(file, *args, **kwargs):
         real_savez(file, *args, **kwargs)  # a complete archive in the temporary file...
         file.write(b"half")
         raise OSError("disk full")  # ...then the write fails
 
-    monkeypatch.setattr(np, "savez", savez_then_fail)
+    monkeypatch.setattr(np, "savez_compressed", savez_then_fail)
     other, _ = _trained(planted_corpus, steps=5)
     with pytest.raises(OSError, match="disk full"):
         save_model(path, other, planted_corpus.vocabulary)
@@ -284,7 +285,7 @@ def test_files_without_local_update_load_with_the_mean_field_update(tmp_path, pl
     np.testing.assert_array_equal(loaded.alpha, model.alpha)  # the learned prior travels with the model
     with np.load(path, allow_pickle=False) as data:
         arrays = {name: data[name] for name in data.files}
-    meta = json.loads(str(arrays.pop("metadata")))
+    meta = json.loads(metadata_text(arrays.pop("metadata")))
     for key in ("local_update", "learn_alpha", "learn_eta", "revive_topics", "preset"):
         del meta["params"][key]
     old = tmp_path / "old.npz"
@@ -301,12 +302,73 @@ def test_an_hdp_file_saved_with_gamma_loads_as_omega(tmp_path, planted_corpus):
     path = save_model(tmp_path / "hdp.npz", model)
     with np.load(path, allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
-    meta = json.loads(str(arrays["metadata"]))
+    meta = json.loads(metadata_text(arrays["metadata"]))
     meta["params"]["gamma"] = meta["params"].pop("omega")
     arrays["metadata"] = np.array(json.dumps(meta))
-    old = tmp_path / "old.npz"
+    old = tmp_path / "old.npz"  # what the format-1 save_model wrote: uncompressed, the metadata in UTF-32
     with open(old, "wb") as file:
         np.savez(file, **arrays)
     loaded = load_model(old).model
     assert loaded.omega == 2.5
     np.testing.assert_array_equal(loaded.sticks_, model.sticks_)
+
+
+# ------------------------------------------------------------ format version 2
+OLD_FORMAT_FILE = Path(__file__).parent / "data" / "model_format1.npz"  # written by the format-1 save_model
+
+
+def test_metadata_is_utf8_bytes_in_a_compressed_archive(saved):
+    path, _, _, _ = saved
+    with zipfile.ZipFile(path) as archive:
+        assert {info.compress_type for info in archive.infolist()} == {zipfile.ZIP_DEFLATED}
+    with np.load(path, allow_pickle=False) as npz:
+        entry = npz["metadata"]
+    assert entry.dtype == np.uint8 and entry.ndim == 1
+    meta = json.loads(entry.tobytes().decode("utf-8"))
+    assert meta["format"] == FORMAT_TAG and meta["version"] == FORMAT_VERSION == 2
+
+
+def test_a_format_1_file_still_loads():
+    with np.load(OLD_FORMAT_FILE, allow_pickle=False) as npz:
+        assert npz["metadata"].dtype.kind == "U" and npz["metadata"].shape == ()  # the old UTF-32 0-d array
+        assert json.loads(metadata_text(npz["metadata"]))["version"] == 1
+    loaded = load_model(OLD_FORMAT_FILE)
+    assert type(loaded.model) is LDA and loaded.model.lambda_.shape == (5, 50)
+    assert loaded.vocabulary == tuple(f"w{i}" for i in range(50))
+    assert loaded.extra == {"corpus": "planted"} and loaded.labels == {}
+    assert loaded.history[0].heldout_loglik == -4.0
+    assert loaded.trainer_state["t"] == 3
+
+
+def test_a_realistic_model_file_is_much_smaller_than_in_format_1(tmp_path):
+    rng = np.random.default_rng(0)
+    n_topics, n_words = 50, 20_000
+    model = LDA(n_topics=n_topics, n_words=n_words)
+    model.lambda_ = 0.01 + rng.gamma(0.05, 50.0, size=(n_topics, n_words))  # sparse-ish topics, as after training
+    vocabulary = [f"word{w}" for w in range(n_words)]
+    new = save_model(tmp_path / "new.npz", model, vocabulary)
+    meta = json.loads(metadata_text(np.load(new, allow_pickle=False)["metadata"]))
+    meta["version"] = 1
+    old = tmp_path / "old.npz"  # what the format-1 save_model wrote: uncompressed, the metadata in UTF-32
+    with open(old, "wb") as file:
+        np.savez(file, allow_pickle=False, **{"lambda": model.lambda_}, metadata=np.array(json.dumps(meta)))
+    assert new.stat().st_size < 0.8 * old.stat().st_size
+    assert np.array_equal(load_model(old).model.lambda_, load_model(new).model.lambda_)
+
+
+def test_labels_round_trip_and_are_checked(tmp_path, planted_corpus):
+    model, _ = _trained(planted_corpus)
+    path = save_model(tmp_path / "m.npz", model, labels={0: "Economy", 3: "Economy", 4: "  "})
+    assert load_model(path).labels == {0: "Economy", 3: "Economy"}  # blank labels are not stored
+    path = save_model(tmp_path / "m.npz", model, labels=["a", "b", "", "d", "e"])
+    assert load_model(path).labels == {0: "a", 1: "b", 3: "d", 4: "e"}
+    with pytest.raises(ValueError, match="topic indices 0 to 4"):
+        save_model(tmp_path / "m.npz", model, labels={5: "x"})
+    with np.load(path, allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    meta = json.loads(metadata_text(arrays["metadata"]))
+    meta["labels"] = {"9": "beyond"}
+    arrays["metadata"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    _write_npz(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ModelFileError, match="labels name topic '9'"):
+        load_model(tmp_path / "bad.npz")

@@ -14,7 +14,7 @@ import pytest
 
 import engine
 from engine.errors import LimitExceededError, ModelFileError, VocabularyMismatchError
-from engine.io.model_files import load_model, save_model
+from engine.io.model_files import load_model, metadata_text, save_model
 from engine.limits import Limits
 
 
@@ -37,7 +37,7 @@ def _arrays(path):
 def _rewrite(path, target, edit_meta=None, compress=False, **replace):
     arrays = _arrays(path) | replace
     if edit_meta is not None:
-        meta = json.loads(str(arrays["metadata"]))
+        meta = json.loads(metadata_text(arrays["metadata"]))
         edit_meta(meta)
         arrays["metadata"] = np.array(json.dumps(meta))
     with open(target, "wb") as file:
