@@ -8,7 +8,7 @@ subpackages hold the code by concern:
 - ``engine.inference``: the schedule, SVI and batch loops, held-out metric, coherence, runs;
 - ``engine.kernels``: the local step's NumPy reference and numba implementations;
 - ``engine.data``: corpora, text readers, bag-of-words formats, on-disk and synthetic corpora;
-- ``engine.io``: model files and atomic writes.
+- ``engine.io``: model files, atomic writes, exports to gensim and pyLDAvis.
 
 Training progress and warnings go to the ``engine`` logger (``logging.getLogger("engine")``),
 which is silent until the application configures logging.
@@ -67,6 +67,7 @@ from engine.inference.warmup import warm_up_kernels
 from engine.io.atomic import atomic_file
 from engine.io.gensim_export import to_gensim
 from engine.io.model_files import LoadedModel, load_model, save_model
+from engine.io.pyldavis import LDAvisInputs, ldavis_inputs, ldavis_topics, to_pyldavis
 from engine.io.records import EvalPoint, SettingChange
 from engine.limits import Limits, current_limits
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS, HDP, HDPStats
@@ -79,6 +80,7 @@ from engine.models.inspection import (
     top_relevant_words,
     word_marginal,
 )
+from engine.models.intertopic import intertopic_coordinates, jensen_shannon, principal_coordinates
 from engine.models.lda import LDA, LDAStats
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
@@ -109,6 +111,7 @@ __all__ = [
     "HDPStats",
     "HeldoutSplit",
     "LDAStats",
+    "LDAvisInputs",
     "LimitExceededError",
     "Limits",
     "LoadedModel",
@@ -132,11 +135,16 @@ __all__ = [
     "detect_encoding",
     "from_gensim",
     "heldout_split",
+    "intertopic_coordinates",
+    "jensen_shannon",
+    "ldavis_inputs",
+    "ldavis_topics",
     "load_corpus",
     "load_model",
     "make_synthetic_corpus",
     "most_likely_topics",
     "predictive_log_likelihood",
+    "principal_coordinates",
     "read_folder",
     "read_ldac",
     "read_mtx",
@@ -152,6 +160,7 @@ __all__ = [
     "table_format",
     "text_segments",
     "to_gensim",
+    "to_pyldavis",
     "top_corpus_words",
     "top_documents",
     "top_relevant_words",
