@@ -61,7 +61,15 @@ from engine.inference.coherence import CoherenceReference, topic_coherence
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import HeldoutSplit, heldout_split
 from engine.inference.run import Snapshot, TrainingRun
-from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, step_size
+from engine.inference.schedule import (
+    DEFAULT_ADAPTIVE_INIT_BATCHES,
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_KAPPA,
+    DEFAULT_TAU,
+    STEP_SIZES,
+    AdaptiveStepSize,
+    step_size,
+)
 from engine.inference.svi import SVI, BatchVI, StepReport
 from engine.inference.warmup import warm_up_kernels
 from engine.io.atomic import atomic_file
@@ -86,6 +94,7 @@ from engine.models.lda import LDA, LDAStats
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
+    "DEFAULT_ADAPTIVE_INIT_BATCHES",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_DOC_TRUNCATION",
     "DEFAULT_HDP_TOPICS",
@@ -93,8 +102,10 @@ __all__ = [
     "DEFAULT_TAU",
     "HDP",
     "LDA",
+    "STEP_SIZES",
     "SVI",
     "TOKEN_PATTERN",
+    "AdaptiveStepSize",
     "BatchVI",
     "CoherenceReference",
     "Corpus",

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_KAPPA", "DEFAULT_TAU", "step_size"]
+__all__ = [
+    "DEFAULT_ADAPTIVE_INIT_BATCHES", "DEFAULT_BATCH_SIZE", "DEFAULT_KAPPA", "DEFAULT_TAU", "STEP_SIZES",
+    "AdaptiveStepSize", "step_size",
+]
 
 # The schedule every entry point starts from (engine.SVI, the CLI, the app): the paper's
 # kappa and tau, which also measured best with the default LDA on the panel of
@@ -13,6 +19,11 @@ __all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_KAPPA", "DEFAULT_TAU", "step_size"]
 DEFAULT_KAPPA = 0.9
 DEFAULT_TAU = 1.0
 DEFAULT_BATCH_SIZE = 256
+# how rho is chosen: the kappa/tau schedule below, or the adaptive rule of AdaptiveStepSize.
+# The schedule stays the default: the adaptive rule lost held-out likelihood on three of the
+# four panel collections at K = 50 (benchmarks/RESULTS.md, "The adaptive step size").
+STEP_SIZES = ("schedule", "adaptive")
+DEFAULT_ADAPTIVE_INIT_BATCHES = 5  # minibatches that start the adaptive rule's averages (the paper's few samples)
 
 
 def step_size(t: int | np.ndarray, kappa: float, tau: float) -> float | np.ndarray:
@@ -34,3 +45,64 @@ def step_size(t: int | np.ndarray, kappa: float, tau: float) -> float | np.ndarr
         Delay, >= 0; it down-weights the first updates.
     """
     return (np.asarray(t, dtype=float) + tau) ** -kappa if np.ndim(t) else float((t + tau) ** -kappa)
+
+
+@dataclass(frozen=True)
+class AdaptiveStepSize:
+    """The adaptive step size of Ranganath, Wang, Blei & Xing (ICML 2013), as an immutable state.
+
+    With the noisy natural gradient g_t = lambda_hat_t - lambda_t of an update (lambda_hat
+    the intermediate global parameters of its minibatch), the rule keeps moving averages
+    with window tau_t,
+
+        g_bar <- (1 - 1/tau_t) g_bar + g_t / tau_t,
+        h_bar <- (1 - 1/tau_t) h_bar + g_t . g_t / tau_t,
+
+    takes rho_t = g_bar . g_bar / h_bar (the step that minimises the expected distance to
+    the batch optimum, estimated from the averages) and sets tau_{t+1} = tau_t (1 - rho_t) + 1:
+    a large step forgets the averages, a small one lengthens their memory.  By Jensen's
+    inequality g_bar . g_bar <= h_bar, so rho_t is in (0, 1].
+
+    Attributes
+    ----------
+    g_bar : ndarray of shape (n_topics, n_words)
+        Moving average of the noisy natural gradient (float64).
+    h_bar : float
+        Moving average of its squared norm.
+    window : float
+        The paper's tau_t, the averages' memory in updates (>= 1).
+    """
+
+    g_bar: np.ndarray
+    h_bar: float
+    window: float
+
+    @classmethod
+    def start(cls, gradients: Sequence[np.ndarray]) -> AdaptiveStepSize:
+        """The paper's start: averages of a few gradients at the initial parameters, tau_1 = their number."""
+        if not gradients:
+            raise ValueError("the adaptive step size starts from at least one gradient, got none")
+        g_bar = np.mean([np.asarray(g, dtype=np.float64) for g in gradients], axis=0)
+        h_bar = float(np.mean([_squared_norm(g) for g in gradients]))
+        return cls(g_bar=g_bar, h_bar=h_bar, window=float(len(gradients)))
+
+    def update(self, gradient: np.ndarray) -> tuple[float, AdaptiveStepSize]:
+        """Fold in the gradient of this update; returns (rho_t, the state for the next update)."""
+        weight = 1.0 / self.window
+        g_bar = (1.0 - weight) * self.g_bar + weight * np.asarray(gradient, dtype=np.float64)
+        h_bar = (1.0 - weight) * self.h_bar + weight * _squared_norm(gradient)
+        rho = self.ratio(g_bar, h_bar)
+        return rho, AdaptiveStepSize(g_bar=g_bar, h_bar=h_bar, window=self.window * (1.0 - rho) + 1.0)
+
+    @staticmethod
+    def ratio(g_bar: np.ndarray, h_bar: float) -> float:
+        """rho = g_bar . g_bar / h_bar, kept in (0, 1]."""
+        if h_bar <= 0.0:  # every gradient so far was zero: the parameters are at their optimum, any rho is the same
+            return 1.0
+        # rounding can push the ratio a hair above 1; exactly zero only if g_bar is, which would stop training
+        return float(min(1.0, max(_squared_norm(g_bar) / h_bar, np.finfo(np.float64).tiny)))
+
+
+def _squared_norm(array: np.ndarray) -> float:
+    flat = np.asarray(array, dtype=np.float64).ravel()
+    return float(np.dot(flat, flat))

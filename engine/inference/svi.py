@@ -8,8 +8,10 @@ schedule live here and only here.
 
 from __future__ import annotations
 
+import base64
 import time
 import warnings
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -17,14 +19,22 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from engine.errors import DivergedError
-from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, step_size
+from engine.inference.schedule import (
+    DEFAULT_ADAPTIVE_INIT_BATCHES,
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_KAPPA,
+    DEFAULT_TAU,
+    STEP_SIZES,
+    AdaptiveStepSize,
+    step_size,
+)
 from engine.validation import as_counts, check_choice, check_int
 
 __all__ = ["SVI", "BatchVI", "StepReport"]
 
 _SAMPLINGS = ("epoch", "replacement")
 # stream labels keep the random streams of a run independent of each other
-_STREAM_PERMUTATION, _STREAM_REPLACEMENT, _STREAM_LOCAL = 1, 2, 3
+_STREAM_PERMUTATION, _STREAM_REPLACEMENT, _STREAM_LOCAL, _STREAM_ADAPTIVE = 1, 2, 3, 4
 
 
 @dataclass(frozen=True)
@@ -103,20 +113,40 @@ def _check_finite(stats) -> None:
         )
 
 
-def minibatch_update(model, counts, t: int, n_docs: int, rho: float, seed: int, blas_threads: int | None = 1):
+def minibatch_update(model, counts, t: int, n_docs: int, rho: float | Callable, seed: int,
+                     blas_threads: int | None = 1):
     """The t-th SVI update of ``model`` on the minibatch ``counts`` (CSR rows), in place; returns the statistics.
 
     The local step fits the minibatch's documents (random starts from the stream of
     ``(seed, t)``), then the global step blends in the intermediate parameters with
     step size ``rho``, the minibatch scaled by n_docs / S as if it were the corpus
     repeated.  :meth:`SVI.step` and the models' ``partial_fit`` both call this.
+    ``rho`` may also be a function ``rho(stats, scale) -> float`` called between the
+    two steps (the adaptive step size needs the minibatch's statistics).
     """
     rng = np.random.default_rng([seed, _STREAM_LOCAL, t])
     with _blas_limit(blas_threads):
         stats = model.local_step(counts, rng=rng)
         _check_finite(stats)  # before the update, so a failed step leaves the model as it was
-        model.global_step(stats, scale=n_docs / counts.shape[0], rho=rho)
+        scale = n_docs / counts.shape[0]
+        if callable(rho):
+            rho = rho(stats, scale)
+        model.global_step(stats, scale=scale, rho=rho)
     return stats
+
+
+def natural_gradient(model, stats, scale: float) -> np.ndarray:
+    """lambda_hat - lambda of the topics, dense float64 of shape (n_topics, n_words).
+
+    lambda_hat = eta + scale * sum_d sum_n phi_dn w_dn is the intermediate topics of the
+    minibatch whose statistics are ``stats``; the difference is the noisy natural
+    gradient of the ELBO with respect to lambda (Hoffman et al. 2013).  It reads the
+    topics with every pending lazy decay applied (``model.lambda_``), so its cost is
+    O(n_topics x n_words) whatever the minibatch.
+    """
+    gradient = model.eta - np.asarray(model.lambda_, dtype=np.float64)
+    gradient[:, stats.columns] += scale * stats.topic_word
+    return gradient
 
 
 class SVI:
@@ -125,7 +155,9 @@ class SVI:
     Each step samples a minibatch of S documents, fits their local parameters
     against the current global parameters, forms intermediate global
     parameters as if the minibatch were the corpus repeated D/S times, and
-    blends them in with step size rho_t = (t + tau) ** -kappa.
+    blends them in with step size rho_t = (t + tau) ** -kappa, or with the
+    adaptive step size of Ranganath, Wang, Blei & Xing (ICML 2013) when
+    ``step_size="adaptive"``.
 
     Parameters
     ----------
@@ -148,6 +180,21 @@ class SVI:
     blas_threads : int or None
         BLAS threads during a step; the local step's small products run
         fastest on one.  None leaves the BLAS setting alone.
+    step_size : {"schedule", "adaptive"}
+        How rho_t is chosen.  "schedule": (t + tau) ** -kappa.  "adaptive": the
+        rule of Ranganath et al. (:class:`engine.inference.schedule.AdaptiveStepSize`),
+        rho_t = g_bar . g_bar / h_bar from moving averages of the noisy natural
+        gradient g_t = lambda_hat - lambda of the topics and of its squared
+        norm; kappa and tau are then kept but unused.  LDA only: the HDP's
+        global step also moves the corpus sticks and reorders the topics,
+        which topic averages would not follow.  The averages are dense
+        (n_topics x n_words), so an adaptive step costs O(n_topics x n_words)
+        more than a scheduled one, and checkpoints carry them.
+    adaptive_init_batches : int
+        Minibatches of S documents, drawn from their own random stream at the
+        topics of the first adaptive step, whose gradients start g_bar and
+        h_bar; tau_1 is their number (the paper's start).  They are not counted
+        in ``docs_seen``.  With 1, tau stays 1 and rho stays 1.
     """
 
     def __init__(
@@ -160,6 +207,8 @@ class SVI:
         seed: int = 0,
         sampling: str = "epoch",
         blas_threads: int | None = 1,
+        step_size: str = "schedule",
+        adaptive_init_batches: int = DEFAULT_ADAPTIVE_INIT_BATCHES,
     ):
         self.model = model
         # an on-disk corpus stays on disk: step() reads each minibatch's rows
@@ -171,6 +220,10 @@ class SVI:
         self.seed = check_int("seed", seed, 0)
         self.sampling = check_choice("sampling", sampling, _SAMPLINGS)
         self.blas_threads = blas_threads
+        self.step_size = _check_step_size(step_size, model)
+        self.adaptive_init_batches = check_int("adaptive_init_batches", adaptive_init_batches, 1)
+        self._adaptive: AdaptiveStepSize | None = None  # the adaptive rule's averages, once started
+        self._last_rho: float | None = None  # rho of the latest update
         self.t = 0
         self.docs_seen = 0
         self._epoch_index = 0  # which permutation is being consumed
@@ -186,15 +239,35 @@ class SVI:
 
     @property
     def rho(self) -> float:
-        """Step size the next update will use."""
+        """Step size the next update will use.
+
+        With the adaptive step size the next rho depends on the next minibatch: this is
+        the latest update's (1.0 before the first).
+        """
+        if self.step_size == "adaptive":
+            return 1.0 if self._last_rho is None else self._last_rho
         return step_size(self.t + 1, self.kappa, self.tau)
 
-    def set_schedule(self, kappa: float | None = None, tau: float | None = None, batch_size: int | None = None) -> None:
-        """Change kappa, tau or S; the next step uses them (t keeps counting)."""
+    @property
+    def adaptive_state(self) -> AdaptiveStepSize | None:
+        """The adaptive step size's averages and window tau_t (None until its first step, or on the schedule)."""
+        return self._adaptive
+
+    def set_schedule(self, kappa: float | None = None, tau: float | None = None, batch_size: int | None = None,
+                     step_size: str | None = None) -> None:
+        """Change kappa, tau, S or the step-size rule; the next step uses them (t keeps counting).
+
+        Switching to ``step_size="adaptive"`` starts the adaptive averages afresh at the
+        next step, from the topics as they are then; switching back to "schedule"
+        drops them and continues rho_t = (t + tau) ** -kappa at the current t.
+        """
         new_kappa = self.kappa if kappa is None else _check_kappa(kappa)
         new_tau = self.tau if tau is None else _check_tau(tau)
         new_size = self.batch_size if batch_size is None else check_int("batch_size", batch_size, 1, self.n_docs)
-        self.kappa, self.tau, self.batch_size = new_kappa, new_tau, new_size
+        new_rule = self.step_size if step_size is None else _check_step_size(step_size, self.model)
+        if new_rule != self.step_size:
+            self._adaptive = None
+        self.kappa, self.tau, self.batch_size, self.step_size = new_kappa, new_tau, new_size, new_rule
 
     # ------------------------------------------------------------ sampling
     def _epoch_permutation(self) -> np.ndarray:
@@ -231,8 +304,16 @@ class SVI:
             if batch.size == 0 or batch.min() < 0 or batch.max() >= self.n_docs:
                 raise ValueError(f"doc_ids must be a non-empty list of indices in [0, {self.n_docs - 1}]")
         t = self.t + 1
-        rho = step_size(t, self.kappa, self.tau)
-        stats = minibatch_update(self.model, self.counts[batch], t, self.n_docs, rho, self.seed, self.blas_threads)
+        if self.step_size == "adaptive":
+            rule = _AdaptiveRule(self, t, int(batch.size))
+            stats = minibatch_update(self.model, self.counts[batch], t, self.n_docs, rule, self.seed,
+                                     self.blas_threads)
+            rho, self._adaptive = rule.rho, rule.state
+        else:
+            rho = step_size(t, self.kappa, self.tau)
+            stats = minibatch_update(self.model, self.counts[batch], t, self.n_docs, rho, self.seed,
+                                     self.blas_threads)
+        self._last_rho = rho
         self.t = t
         self.docs_seen += int(batch.size)
         return StepReport(
@@ -269,8 +350,13 @@ class SVI:
 
     # ---------------------------------------------------------- checkpoints
     def state_dict(self) -> dict:
-        """Everything needed to continue this run exactly (JSON-able)."""
-        return {
+        """Everything needed to continue this run exactly (JSON-able).
+
+        With the adaptive step size, ``"adaptive"`` holds its averages once started:
+        ``g_bar`` as base64 of little-endian float64 (exact and compact; it is
+        n_topics x n_words), ``h_bar`` and ``window``.
+        """
+        state = {
             "algorithm": "svi",
             "t": self.t,
             "docs_seen": self.docs_seen,
@@ -283,6 +369,11 @@ class SVI:
             "position": self._position,
             "n_docs": self.n_docs,
         }
+        state["step_size"] = self.step_size
+        state["adaptive_init_batches"] = self.adaptive_init_batches
+        state["last_rho"] = self._last_rho
+        state["adaptive"] = None if self._adaptive is None else _adaptive_to_json(self._adaptive)
+        return state
 
     def load_state_dict(self, state: dict) -> None:
         """Continue from :meth:`state_dict` output (same corpus required)."""
@@ -300,6 +391,68 @@ class SVI:
         self._epoch_index = int(state["epoch_index"])
         self._position = int(state["position"])
         self._permutation = None
+        # states written before the adaptive step size existed are scheduled runs
+        self.set_schedule(step_size=state.get("step_size", "schedule"))
+        self.adaptive_init_batches = check_int("adaptive_init_batches",
+                                               state.get("adaptive_init_batches", DEFAULT_ADAPTIVE_INIT_BATCHES), 1)
+        last_rho = state.get("last_rho")
+        self._last_rho = None if last_rho is None else float(last_rho)
+        adaptive = state.get("adaptive")
+        self._adaptive = None if adaptive is None else _adaptive_from_json(adaptive, self.model.lambda_.shape)
+
+
+def _check_step_size(rule, model) -> str:
+    rule = check_choice("step_size", rule, STEP_SIZES)
+    # the HDP's global step also moves the corpus sticks and reorders the topics, which
+    # averages of the topics' gradient would not follow
+    if rule == "adaptive" and hasattr(model, "sticks_"):
+        raise ValueError(f"adaptive step size is available for LDA only, not for {type(model).__name__}; "
+                         "use step_size='schedule' (kappa, tau)")
+    return rule
+
+
+class _AdaptiveRule:
+    """The ``rho(stats, scale)`` of one adaptive SVI step: starts the averages if needed, then folds the step in."""
+
+    def __init__(self, trainer: SVI, t: int, batch_size: int):
+        self.trainer, self.t, self.batch_size = trainer, t, batch_size
+        self.rho: float | None = None
+        self.state: AdaptiveStepSize | None = None
+
+    def __call__(self, stats, scale: float) -> float:
+        trainer = self.trainer
+        state = trainer._adaptive
+        if state is None:
+            state = AdaptiveStepSize.start([self._draw(i) for i in range(trainer.adaptive_init_batches)])
+        self.rho, self.state = state.update(natural_gradient(trainer.model, stats, scale))
+        return self.rho
+
+    def _draw(self, index: int) -> np.ndarray:
+        """The gradient of a minibatch drawn for the start (own stream, topics unchanged)."""
+        trainer = self.trainer
+        rng = np.random.default_rng([trainer.seed, _STREAM_ADAPTIVE, self.t, index])
+        batch = np.sort(rng.choice(trainer.n_docs, size=self.batch_size, replace=False))
+        stats = trainer.model.local_step(trainer.counts[batch], rng=rng)
+        _check_finite(stats)
+        return natural_gradient(trainer.model, stats, trainer.n_docs / self.batch_size)
+
+
+def _adaptive_to_json(state: AdaptiveStepSize) -> dict:
+    g_bar = np.ascontiguousarray(state.g_bar, dtype="<f8")
+    return {"g_bar": base64.b64encode(g_bar.tobytes()).decode("ascii"), "h_bar": state.h_bar,
+            "window": state.window}
+
+
+def _adaptive_from_json(saved: dict, shape: tuple[int, int]) -> AdaptiveStepSize:
+    try:
+        g_bar = np.frombuffer(base64.b64decode(saved["g_bar"], validate=True), dtype="<f8")
+        h_bar, window = float(saved["h_bar"]), float(saved["window"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"the adaptive step size state is damaged ({exc})") from None
+    if g_bar.size != shape[0] * shape[1] or not np.isfinite(h_bar) or h_bar < 0 or not window >= 1.0:
+        raise ValueError(f"the adaptive step size state does not fit topics of shape {shape} "
+                         f"(g_bar has {g_bar.size} values, h_bar={h_bar!r}, window={window!r})")
+    return AdaptiveStepSize(g_bar=g_bar.reshape(shape).astype(np.float64), h_bar=h_bar, window=window)
 
 
 class BatchVI:
