@@ -31,6 +31,7 @@ from engine.data.gensim_corpus import from_gensim
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
+from engine.data.vectorizer import STOP_WORD_LANGUAGES, TextCounts, Vectorizer, stop_word_list
 from engine.data.text import (
     RawDocument,
     RawDocuments,
@@ -104,6 +105,7 @@ __all__ = [
     "LDA",
     "STEP_SIZES",
     "SVI",
+    "STOP_WORD_LANGUAGES",
     "TOKEN_PATTERN",
     "AdaptiveStepSize",
     "BatchVI",
@@ -138,8 +140,10 @@ __all__ = [
     "StepReport",
     "SyntheticCorpus",
     "TrainingRun",
+    "TextCounts",
     "UnsafeArchiveError",
     "VocabularyMismatchError",
+    "Vectorizer",
     "atomic_file",
     "current_limits",
     "decode_text",
@@ -170,6 +174,7 @@ __all__ = [
     "synthetic_themes",
     "table_format",
     "text_segments",
+    "stop_word_list",
     "to_gensim",
     "to_pyldavis",
     "top_corpus_words",

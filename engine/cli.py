@@ -32,7 +32,7 @@ from tqdm import tqdm
 from engine.data.bow_formats import load_corpus
 from engine.errors import EngineError
 from engine.inference.run import TrainingRun
-from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU
+from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, STEP_SIZES
 from engine.io.atomic import probe_writable
 from engine.io.model_files import load_model, save_model
 from engine.io.records import EvalPoint
@@ -178,6 +178,9 @@ def _add_fit(commands: Any) -> None:
                           f"(0.5, 1] guarantees convergence (default {DEFAULT_KAPPA}; SVI only)")
     training.add_argument("--tau", type=float, default=None,
                           help=f"delay of the step size, >= 0 (default {DEFAULT_TAU:g}; SVI only)")
+    training.add_argument("--step-size", choices=STEP_SIZES, default=None,
+                          help="how rho_t is chosen: the kappa/tau schedule (the default), or the adaptive "
+                          "step size of Ranganath et al. 2013, which needs no kappa or tau (LDA and SVI only)")
     training.add_argument("--batch-size", type=_positive_int, default=None,
                           help=f"minibatch size S (default: {DEFAULT_BATCH_SIZE}, or the number of training "
                           "documents if fewer; SVI only)")
@@ -341,9 +344,10 @@ def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any
 
 
 def _schedule(args: argparse.Namespace) -> dict:
-    """kappa, tau and sampling for SVI: the options given, else the engine's defaults."""
+    """kappa, tau, the step-size rule and sampling for SVI: the options given, else the engine's defaults."""
     return {"kappa": DEFAULT_KAPPA if args.kappa is None else args.kappa,
             "tau": DEFAULT_TAU if args.tau is None else args.tau,
+            "step_size": args.step_size or "schedule",
             "sampling": args.sampling or "epoch"}
 
 
@@ -389,7 +393,7 @@ def _follow(run: TrainingRun, quiet: bool) -> bool:
     return not interrupted
 
 
-_SVI_OPTIONS = ("kappa", "tau", "batch_size", "sampling")
+_SVI_OPTIONS = ("kappa", "tau", "batch_size", "sampling", "step_size")
 _MODEL_OPTIONS = ("model", "topics", "alpha", "eta", "topic_init", "gamma_init", "dtype", "doc_truncation", "omega")
 
 
@@ -411,6 +415,14 @@ def _check_options(args: argparse.Namespace, parser_defaults: dict) -> None:
         if ignored:
             raise _UsageError(f"{flags(ignored)} {'applies' if len(ignored) == 1 else 'apply'} to --algorithm svi "
                               "only: batch VI takes every document in each update and uses no step size")
+    elif args.step_size == "adaptive":
+        ignored = [name for name in ("kappa", "tau") if given(name)]
+        if ignored:
+            raise _UsageError(f"{flags(ignored)} set the schedule, which --step-size adaptive replaces; "
+                              "drop them, or use --step-size schedule")
+        if args.model == "hdp":
+            raise _UsageError("--step-size adaptive is available for LDA only; use the kappa/tau schedule "
+                              "with --model hdp")
 
 
 def _check_writable(path: str, what: str) -> None:

@@ -24,11 +24,11 @@ import scipy.sparse as sp
 
 from engine.data import _corpus_folder
 from engine.data.text import RawDocument, SkippedFile
+from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
 
 __all__ = ["TOKEN_PATTERN", "Corpus", "DroppedDocument"]
 
-TOKEN_PATTERN = r"(?u)\b[^\W\d_]{2,}\b"  # words of two or more letters, no digits or underscores
 _EMPTY_TEXT = "empty text"
 _NO_WORDS = "no words left after tokenisation, stop words and min_df/max_df/max_features"
 _EMPTY_ROW = "no words (empty row of counts)"
@@ -101,6 +101,10 @@ class Corpus:
     encodings : tuple of (str, str)
         ``(file, encoding)`` for each file a text reader decoded (``dict(corpus.encodings)``
         maps a file to ``"utf-8"``, ``"windows-1252"``...); empty for bag-of-words corpora.
+    vectorizer : Vectorizer or None
+        How the texts became words (stop words, accents, token pattern), recorded by
+        :meth:`from_texts` so a model trained on the corpus counts new text the same
+        way; None for bag-of-words corpora.
     """
 
     counts: sp.csr_matrix
@@ -111,6 +115,7 @@ class Corpus:
     dropped: tuple[DroppedDocument, ...] = ()
     skipped: tuple[SkippedFile, ...] = ()
     encodings: tuple[tuple[str, str], ...] = ()
+    vectorizer: Vectorizer | None = None
 
     def __post_init__(self) -> None:
         counts = _integer_csr(self.counts)
@@ -139,6 +144,8 @@ class Corpus:
         set_(self, "dropped", tuple(DroppedDocument(*d) for d in self.dropped))
         set_(self, "skipped", tuple(SkippedFile(*s) for s in self.skipped))
         set_(self, "encodings", _encodings(self.encodings))
+        if self.vectorizer is not None and not isinstance(self.vectorizer, Vectorizer):
+            raise TypeError(f"vectorizer must be an engine Vectorizer or None, got {type(self.vectorizer).__name__}")
 
     def __setstate__(self, state: dict[str, Any]) -> None:  # unpickling skips __post_init__
         self.__dict__.update(state)
@@ -181,7 +188,8 @@ class Corpus:
             raise IndexError(f"indices must be in [0, {self.n_docs}), got {rows.min()}..{rows.max()}")
         pick = lambda values: tuple(values[i] for i in rows)  # noqa: E731 - local shorthand
         return Corpus(self.counts[rows], self.vocabulary, pick(self.doc_ids), pick(self.titles),
-                      None if self.texts is None else pick(self.texts), self.dropped, self.skipped, self.encodings)
+                      None if self.texts is None else pick(self.texts), self.dropped, self.skipped, self.encodings,
+                      self.vectorizer)
 
     @classmethod
     def from_counts(
@@ -233,21 +241,27 @@ class Corpus:
         token_pattern: str = TOKEN_PATTERN,
         skipped: Iterable[SkippedFile] = (),
         encodings: Iterable[tuple[str, str]] | dict[str, str] = (),
+        strip_accents: bool = True,
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
-        Text is lowercased and accents are stripped (``strip_accents="unicode"``);
-        tokens are words of two or more letters (``token_pattern``).
+        Text is lowercased, accents are stripped unless ``strip_accents=False``, and
+        tokens are words of two or more letters (``token_pattern``).  These settings
+        are recorded in :attr:`vectorizer`, so a model trained on the corpus counts new
+        text the same way (``model.transform_texts``).
 
         Parameters
         ----------
         texts : sequence of str
         titles, ids : sequence of str, optional
             One per text; ids default to ``"0", "1", ...``, titles to the ids.
-        stop_words : "english", iterable of str or None
-            "english" is scikit-learn's list plus the fragments the token
-            pattern leaves of contractions ("ve" of "we've", "didn" of "didn't");
-            None keeps every word.
+        stop_words : str, iterable of str or None
+            A language of ``engine.STOP_WORD_LANGUAGES`` ("english", "french",
+            "german"... or its two-letter code): "english" is scikit-learn's list
+            plus the fragments the token pattern leaves of contractions ("ve" of
+            "we've", "didn" of "didn't"), the others the ``stop-words`` package's
+            lists.  Or a list of words; None keeps every word.  An unknown
+            language raises ValueError listing the choices.
         extra_stop_words : iterable of str
             Added to ``stop_words`` (normalised like the text).
         min_df, max_df : int or float
@@ -259,6 +273,9 @@ class Corpus:
             Files ignored by the reader, recorded on the corpus.
         encodings : dict or iterable of (str, str)
             The encoding each file was decoded with, recorded on the corpus.
+        strip_accents : bool
+            Replace accented letters by their base letters (True, the default, merges
+            "pêche" and "péché" into "peche"); False keeps them distinct words.
 
         Raises
         ------
@@ -273,7 +290,9 @@ class Corpus:
         ids = _strings([str(d) for d in range(len(texts))] if ids is None else ids, "ids", len(texts))
         titles = ids if titles is None else _strings(titles, "titles", len(texts))
         _strings(texts, "texts", len(texts))
-        vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern)
+        settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents)
+        vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern,
+                                 settings=settings)
         if len(set(ids)) != len(ids):
             raise ValueError("ids must be unique")
         kept = [d for d, text in enumerate(texts) if text.strip()]
@@ -288,7 +307,7 @@ class Corpus:
         pick = [kept[r] for r in rows]
         return cls(matrix[rows], tuple(vectorizer.get_feature_names_out().tolist()),
                    tuple(ids[d] for d in pick), tuple(titles[d] for d in pick),
-                   tuple(texts[d] for d in pick), tuple(dropped), tuple(skipped), _encodings(encodings))
+                   tuple(texts[d] for d in pick), tuple(dropped), tuple(skipped), _encodings(encodings), settings)
 
     @classmethod
     def from_documents(cls, documents: Iterable[RawDocument], **options: Any) -> Corpus:
@@ -311,7 +330,8 @@ class Corpus:
         """
         meta = {"vocabulary": self.vocabulary, "doc_ids": self.doc_ids, "titles": self.titles, "texts": self.texts,
                 "dropped": [d._asdict() for d in self.dropped], "skipped": [s._asdict() for s in self.skipped],
-                "encodings": [list(pair) for pair in self.encodings]}
+                "encodings": [list(pair) for pair in self.encodings],
+                "vectorizer": None if self.vectorizer is None else self.vectorizer.to_dict()}
         return _corpus_folder.write_folder(folder, self.counts, meta)
 
     @classmethod
@@ -322,7 +342,8 @@ class Corpus:
             return cls(counts, meta["vocabulary"], meta["doc_ids"], meta["titles"], meta["texts"],
                        tuple(DroppedDocument(**d) for d in meta["dropped"]),
                        tuple(SkippedFile(**s) for s in meta["skipped"]),
-                       meta.get("encodings", ()))  # absent from corpora saved before encodings were recorded
+                       meta.get("encodings", ()),  # absent from corpora saved before encodings were recorded
+                       _stored_vectorizer(meta.get("vectorizer")))  # absent before the settings were recorded
         except (KeyError, TypeError, ValueError) as exc:
             raise CorpusFormatError(f"{str(folder)!r} holds an inconsistent corpus ({exc}); save it again") from None
 
@@ -334,35 +355,35 @@ def _encodings(pairs: Iterable[tuple[str, str]] | dict[str, str]) -> tuple[tuple
     return tuple((name, encoding) for name, encoding in pairs)
 
 
-# What the token pattern leaves of English contractions ("we've" -> "we", "ve"; "didn't" ->
-# "didn", "t"): noise in every English topic, so "english" stop words include them.  "won"
-# (of "won't") stays: it is also the past tense of "win".
-_CONTRACTION_FRAGMENTS = frozenset((
-    "ve", "ll", "don", "didn", "doesn", "isn", "wasn", "aren", "weren", "hasn", "haven", "hadn",
-    "shouldn", "couldn", "wouldn", "mustn", "needn", "shan",
-))
+def _stored_vectorizer(values: Any) -> Vectorizer | None:
+    return None if values is None else Vectorizer.from_dict(values)
 
 
-def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern):
+def _settings(stop_words, extra_stop_words, token_pattern, strip_accents) -> Vectorizer:
+    if isinstance(stop_words, Iterable) and not isinstance(stop_words, str):
+        stop_words = tuple(stop_words)
+    return Vectorizer(stop_words=stop_words, extra_stop_words=_words_of(extra_stop_words),
+                      strip_accents=strip_accents, token_pattern=token_pattern)
+
+
+def _words_of(extra_stop_words) -> tuple:
+    if isinstance(extra_stop_words, str):
+        raise TypeError(f"extra_stop_words must be a list of words, not the string {extra_stop_words!r}")
+    return tuple(extra_stop_words)
+
+
+def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern, strip_accents=True,
+                settings=None):
     """A configured scikit-learn ``CountVectorizer`` (imported here, not at ``import engine``: it is slow to import)."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer, strip_accents_unicode
-
     for name, value in (("min_df", min_df), ("max_df", max_df)):
         is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
         if not ((is_int and value >= 1) or (isinstance(value, float) and 0.0 <= value <= 1.0)):
             raise ValueError(f"{name} must be an int >= 1 (documents) or a float in [0, 1] (fraction), got {value!r}")
     if max_features is not None and not (isinstance(max_features, (int, np.integer)) and max_features >= 1):
         raise ValueError(f"max_features must be None or an int >= 1, got {max_features!r}")
-    if isinstance(extra_stop_words, str):
-        raise TypeError(f"extra_stop_words must be a list of words, not the string {extra_stop_words!r}")
-    if isinstance(stop_words, str):
-        if stop_words != "english":
-            raise ValueError(f"stop_words must be 'english', a list of words or None, got {stop_words!r}")
-        stop_words = ENGLISH_STOP_WORDS | _CONTRACTION_FRAGMENTS
-    words = {strip_accents_unicode(w.lower()) for w in (*(stop_words or ()), *extra_stop_words)}
-    return CountVectorizer(lowercase=True, strip_accents="unicode", token_pattern=token_pattern,
-                           stop_words=sorted(words) or None, min_df=min_df, max_df=max_df,
-                           max_features=max_features, dtype=np.int64)
+    if settings is None:
+        settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents)
+    return settings.count_vectorizer(min_df=min_df, max_df=max_df, max_features=max_features)
 
 
 def _fit(vectorizer, texts: list[str], min_df, max_df) -> sp.csr_matrix:

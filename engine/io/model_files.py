@@ -4,7 +4,8 @@ A model file holds the global variational parameters of a model (LDA: the
 topics ``lambda``; HDP: ``lambda`` and the corpus sticks) and one metadata
 entry, a JSON document stored as UTF-8 bytes (a 1-d ``uint8`` array), with a format
 tag and version, the model class, its settings in use and its constructor arguments
-as given, the vocabulary, the topic labels,
+as given, the vocabulary, the topic labels, the text preprocessing
+(``"preprocessing"``: the :class:`engine.Vectorizer` settings, absent from older files),
 the trainer's state (so a run continues exactly where it stopped), the
 training history and any extra JSON-able values.  The archive is compressed
 (``np.savez_compressed``).  Files are written atomically and read with
@@ -28,6 +29,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from engine.data.vectorizer import Vectorizer
 from engine.errors import LimitExceededError, ModelFileError, VocabularyMismatchError
 from engine.io.atomic import atomic_file
 from engine.io.records import EvalPoint, SettingChange
@@ -236,6 +238,7 @@ def save_model(
     history: Any = None,
     extra: Mapping[str, Any] | None = None,
     labels: Mapping[int, str] | Iterable[str] | None = None,
+    vectorizer: Vectorizer | None = None,
 ) -> Path:
     """Write a model (and optionally its trainer state and history) to one ``.npz`` file.
 
@@ -250,7 +253,8 @@ def save_model(
     model : LDA or HDP
         A model with learned (or initialised) arrays.
     vocabulary : sequence of str, optional
-        One word per column of the model's topics.
+        One word per column of the model's topics; by default the model's
+        ``feature_names_in_`` if it has them.
     trainer : SVI or BatchVI or dict, optional
         Its state (or a ``state_dict()`` already taken, e.g. ``LoadedModel.trainer_state``)
         is stored so that training can continue exactly (checkpoint).
@@ -260,6 +264,10 @@ def save_model(
         Any other JSON-able values (corpus name, split seed...).
     labels : mapping of int to str, or sequence of str, optional
         Topic labels by 0-based topic index (blank ones are not stored).
+    vectorizer : Vectorizer, optional
+        How the training text became words (``corpus.vectorizer``), so the loaded
+        model's ``transform_texts`` preprocesses new text the same way; by default the
+        model's ``vectorizer_`` if it has one.
 
     Returns
     -------
@@ -269,6 +277,12 @@ def save_model(
     path = Path(path)
     class_name, arrays = _model_arrays(model)
     params = model.settings()
+    if vocabulary is None:
+        vocabulary = getattr(model, "__dict__", {}).get("feature_names_in_")
+    if vectorizer is None:
+        vectorizer = getattr(model, "__dict__", {}).get("vectorizer_")
+    elif not isinstance(vectorizer, Vectorizer):
+        raise TypeError(f"vectorizer must be an engine.Vectorizer or None, got {type(vectorizer).__name__}")
     if vocabulary is not None:
         vocabulary = [str(word) for word in vocabulary]
         if len(vocabulary) != model.n_words:
@@ -285,6 +299,7 @@ def save_model(
         "arguments": _arguments(model),
         "arrays": sorted(arrays),
         "vocabulary": vocabulary,
+        "preprocessing": None if vectorizer is None else vectorizer.to_dict(),
         "trainer": _trainer_state(trainer),
         "history": points,
         "changes": changes,
@@ -520,6 +535,17 @@ def _record_problem(entry: Any) -> str | None:
     return f"unknown setting {entry.name!r}"
 
 
+def _restore_preprocessing(model: Any, vocabulary: tuple[str, ...] | None, settings: Any, name: str) -> None:
+    """Give the model its words and preprocessing back, for ``transform_texts`` (older files lack the latter)."""
+    if vocabulary is not None:
+        model.feature_names_in_ = np.asarray(vocabulary, dtype=object)
+    if settings is not None:
+        try:
+            model.vectorizer_ = Vectorizer.from_dict(settings)
+        except (TypeError, ValueError) as exc:
+            raise ModelFileError(f"{name}: invalid preprocessing settings ({exc})") from None
+
+
 def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits | None = None) -> LoadedModel:
     """Read a file written by :func:`save_model`.
 
@@ -583,9 +609,11 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits 
     extra = meta.get("extra", {})
     if not isinstance(extra, dict):
         raise ModelFileError(f"{name}: the extra values must be a JSON object")
+    vocabulary = _strings_or_none(meta.get("vocabulary"), "vocabulary", name, model.n_words)
+    _restore_preprocessing(model, vocabulary, meta.get("preprocessing"), name)
     return LoadedModel(
         model=model,
-        vocabulary=_strings_or_none(meta.get("vocabulary"), "vocabulary", name, model.n_words),
+        vocabulary=vocabulary,
         trainer_state=trainer_state,
         history=_records(meta.get("history", []), EvalPoint, "history", name),
         changes=_records(meta.get("changes", []), SettingChange, "changes", name),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from engine.data.vectorizer import TextCounts, Vectorizer
 from engine.errors import NotFittedError, VocabularyMismatchError
 from engine.models._estimator import TopicEstimator
 from engine.models.lazy_topics import LazyTopics
@@ -98,6 +100,78 @@ class TopicModel(TopicEstimator):
             raise NotFittedError("the model has no topics yet: fit it, train it with engine.SVI, "
                                  "or call initialize(n_docs) first")
         return self.lambda_
+
+    def count_texts(self, texts: Sequence[str], *, vocabulary: Sequence[str] | None = None,
+                    vectorizer: Vectorizer | None = None) -> TextCounts:
+        """Count new raw texts as the training texts were counted, over the model's vocabulary.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            One document each.
+        vocabulary : sequence of str, optional
+            The word of each column; by default the model's ``feature_names_in_``
+            (set by ``fit`` on an :class:`engine.Corpus` and by :func:`engine.load_model`).
+        vectorizer : Vectorizer, optional
+            The preprocessing; by default the model's ``vectorizer_`` (recorded when it
+            was fitted on a corpus built with :meth:`engine.Corpus.from_texts`, and kept
+            in its model file).  A model without one (files saved before the
+            preprocessing was recorded, or fitted on bag-of-words counts) uses
+            ``Vectorizer()``, the defaults: lower case, accents stripped, English stop
+            words, :data:`engine.TOKEN_PATTERN`.  Every corpus built from text before
+            the settings were recorded was counted that way (unless it was given
+            another ``token_pattern``), so its counts are reproduced exactly.
+
+        Returns
+        -------
+        TextCounts
+            ``counts`` (n_texts x n_words) and, per text, the ``unknown`` tokens dropped
+            because the vocabulary lacks them.
+
+        Raises
+        ------
+        NotFittedError
+            The model has no topics yet.
+        ValueError
+            The model does not know its vocabulary and none is given.
+        VocabularyMismatchError
+            ``vocabulary`` does not have ``n_words`` words.
+        """
+        self._require_topics()
+        if vocabulary is None:
+            vocabulary = self.__dict__.get("feature_names_in_")
+            if vocabulary is None:
+                raise ValueError(
+                    f"this {type(self).__name__} does not know its vocabulary (it was fitted on unnamed counts); "
+                    "pass vocabulary=corpus.vocabulary, or fit it on an engine.Corpus, or load it from a model "
+                    "file saved with its vocabulary")
+        vocabulary = [str(word) for word in vocabulary]
+        if len(vocabulary) != self.n_words:
+            raise VocabularyMismatchError(f"vocabulary has {len(vocabulary)} words but the model has "
+                                          f"n_words={self.n_words}; pass the vocabulary it was trained on")
+        if vectorizer is None:
+            vectorizer = self.__dict__.get("vectorizer_") or Vectorizer()
+        elif not isinstance(vectorizer, Vectorizer):
+            raise TypeError(f"vectorizer must be an engine.Vectorizer, got {type(vectorizer).__name__}")
+        return vectorizer.count(texts, vocabulary)
+
+    def transform_texts(self, texts: Sequence[str], *, vocabulary: Sequence[str] | None = None,
+                        vectorizer: Vectorizer | None = None) -> np.ndarray:
+        """Topic proportions of new raw texts, preprocessed exactly as the training texts.
+
+        ``transform(count_texts(texts).counts)``: the text is tokenised, normalised and
+        stripped of stop words with the model's preprocessing (see :meth:`count_texts`
+        for the defaults and the arguments); words outside the vocabulary are dropped
+        (:meth:`count_texts` says how many).  A text of the training corpus gets exactly
+        the proportions ``transform`` gives its row of the corpus's counts.
+
+        Returns
+        -------
+        ndarray of shape (n_texts, n_topics)
+            Rows summing to 1; a text with no known word gets the proportions of the
+            prior alone.
+        """
+        return self.transform(self.count_texts(texts, vocabulary=vocabulary, vectorizer=vectorizer).counts)
 
     def copy(self):
         """An independent copy (parameters and state)."""

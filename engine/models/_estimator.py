@@ -111,7 +111,7 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     def _reset_state(self) -> None:
         """Forget everything learned: fit starts over from a random start."""
-        for name in ("n_batch_iter_", "n_iter_", "feature_names_in_"):
+        for name in ("n_batch_iter_", "n_iter_", "feature_names_in_", "vectorizer_"):
             self.__dict__.pop(name, None)
 
     # ---------------------------------------------------------- scikit-learn
@@ -294,8 +294,11 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         counts, words = as_documents(X, n_words=expected, estimator=self, method=method)
         if reset:
             self.__dict__.pop("feature_names_in_", None)
+            self.__dict__.pop("vectorizer_", None)
             if words is not None:
                 self.feature_names_in_ = np.asarray(words, dtype=object)
+            if getattr(X, "vectorizer", None) is not None:  # a corpus built from text: for transform_texts
+                self.vectorizer_ = X.vectorizer
         elif words is not None and "feature_names_in_" in self.__dict__:
             check_same_words(words, list(self.feature_names_in_), type(self).__name__)
         return counts

@@ -186,7 +186,7 @@ class HDP(TopicModel):
         Topic Dirichlet parameters; ``components_`` is scikit-learn's name for them.
     sticks_ : ndarray of shape (n_topics - 1, 2)
         Corpus stick Beta parameters.
-    n_features_in_, feature_names_in_, n_batch_iter_, n_iter_
+    n_features_in_, feature_names_in_, vectorizer_, n_batch_iter_, n_iter_
         As for :class:`engine.LDA`.
     """
 

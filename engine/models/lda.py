@@ -203,7 +203,12 @@ class LDA(TopicModel):
     n_features_in_ : int
         Vocabulary size of the training documents.
     feature_names_in_ : ndarray of str
-        Their words, when ``fit`` was given a Corpus or a data frame.
+        Their words, when ``fit`` was given a Corpus or a data frame (or the model
+        was loaded from a file saved with its vocabulary).
+    vectorizer_ : Vectorizer
+        How the training text became words, when ``fit`` was given a corpus built
+        from text (or the model was loaded from a file that records it); used by
+        :meth:`transform_texts`.
     n_batch_iter_ : int
         SVI updates made by ``fit`` / ``partial_fit``.
     n_iter_ : int

@@ -169,3 +169,26 @@ def test_app_passes_streamlit_options_and_exit_code_through(capsys):
     with pytest.raises(SystemExit):
         main(["topics", "model.npz", "--no-such-option"])  # other commands still reject unknown options
     assert "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_fit_with_the_adaptive_step_size_saves_and_resumes_it(tmp_path, corpus_csv, capsys):
+    path, _ = corpus_csv
+    ckpt = tmp_path / "adaptive.npz"
+    assert main(["fit", str(path), "--topics", "4", "--epochs", "1", "--batch-size", "40", "--test-docs", "20",
+                 "--step-size", "adaptive", "--checkpoint", str(ckpt), "--out", str(tmp_path / "one.npz"),
+                 "--no-progress"]) == 0
+    one = load_model(ckpt).trainer_state
+    assert one["step_size"] == "adaptive" and one["adaptive"] is not None
+    assert main(["fit", str(path), "--resume", str(ckpt), "--epochs", "2", "--test-docs", "20",
+                 "--out", str(tmp_path / "two.npz"), "--no-progress"]) == 0
+    two = load_model(tmp_path / "two.npz")
+    assert two.trainer_state["step_size"] == "adaptive" and two.trainer_state["t"] > one["t"]
+    assert all(0 < point.rho <= 1 for point in two.history)
+    capsys.readouterr()
+
+    assert main(["fit", str(path), "--step-size", "adaptive", "--kappa", "0.7", "--no-progress"]) == 2
+    assert "--kappa set the schedule, which --step-size adaptive replaces" in capsys.readouterr().err
+    assert main(["fit", str(path), "--model", "hdp", "--step-size", "adaptive", "--no-progress"]) == 2
+    assert "LDA only" in capsys.readouterr().err
+    assert main(["fit", str(path), "--algorithm", "batch", "--step-size", "adaptive", "--no-progress"]) == 2
+    assert "--step-size applies to --algorithm svi only" in capsys.readouterr().err

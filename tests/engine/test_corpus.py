@@ -89,7 +89,7 @@ def test_from_texts_empty_vocabulary_says_what_to_do():
 @pytest.mark.parametrize(
     ("options", "match"),
     [({"min_df": 0}, "min_df must be"), ({"max_df": 1.5}, "max_df must be"), ({"min_df": True}, "min_df"),
-     ({"max_features": 0}, "max_features must be"), ({"stop_words": "french"}, "stop_words must be"),
+     ({"max_features": 0}, "max_features must be"), ({"stop_words": "klingon"}, "stop_words must be"),
      ({"min_df": 3, "max_df": 2}, "max_df=2 allows fewer documents than min_df=3"),
      ({"ids": ["x", "x", "y"]}, "ids must be unique"), ({"titles": ["a"]}, "titles must have one entry")],
 )
