@@ -142,8 +142,9 @@ def to_pyldavis(model: Any, corpus: Any, **prepare_options: Any) -> Any:
     """pyLDAvis' prepared data of a trained LDA or HDP, for ``pyLDAvis.prepared_data_to_html`` or ``display``.
 
     The inputs are :func:`ldavis_inputs` (an HDP shows its topics in use).  pyLDAvis numbers
-    the topics 1, 2, ... in the order of ``ldavis_inputs(...).topics``: for an LDA, topic
-    k + 1 of pyLDAvis is the model's topic k, "Topic k + 1" in the explorer.
+    the topics 0, 1, ... in the order of ``ldavis_inputs(...).topics``: for an LDA its topic
+    k is the model's topic k ("Topic k" in the explorer, which numbers topics from 0 too);
+    for an HDP its topic j is the model's topic ``ldavis_inputs(model, corpus).topics[j]``.
 
     Parameters
     ----------
@@ -153,8 +154,8 @@ def to_pyldavis(model: Any, corpus: Any, **prepare_options: Any) -> Any:
         Documents over the model's vocabulary (usually its training documents).
     **prepare_options
         Passed on to ``pyLDAvis.prepare`` (``R``, ``lambda_step``, ``mds``, ``plot_opts``...).
-        Defaults here: ``n_jobs=1`` (pyLDAvis' -1 takes every core) and ``sort_topics=False``
-        (keep the model's topic numbers rather than renumber by size).
+        Defaults here: ``n_jobs=1`` (pyLDAvis' -1 takes every core), ``sort_topics=False`` and
+        ``start_index=0`` (keep the model's topic order and numbers rather than renumber by size from 1).
 
     Returns
     -------
@@ -177,5 +178,5 @@ def to_pyldavis(model: Any, corpus: Any, **prepare_options: Any) -> Any:
     except ImportError as exc:
         raise ImportError(f"to_pyldavis needs pyLDAvis: pip install pyLDAvis ({exc})") from None
     inputs = ldavis_inputs(model, corpus)
-    options = {"n_jobs": 1, "sort_topics": False, **prepare_options}
+    options = {"n_jobs": 1, "sort_topics": False, "start_index": 0, **prepare_options}
     return pyLDAvis.prepare(**inputs.prepare_arguments(), **options)

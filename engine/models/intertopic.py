@@ -24,11 +24,11 @@ def _distributions(topics, name: str) -> np.ndarray:
     if not np.all(np.isfinite(rows)) or rows.min() < 0:
         raise ValueError(f"{name} must hold finite, non-negative probabilities")
     sums = rows.sum(axis=1)
-    if not np.allclose(sums, 1.0, atol=1e-6):
+    if not np.allclose(sums, 1.0, atol=1e-4):  # float32 topics of many words are off by more than 1e-6
         bad = int(np.argmax(np.abs(sums - 1.0)))
         raise ValueError(f"every row of {name} must sum to 1 (a word distribution), row {bad} sums to {sums[bad]!r}; "
                          "pass model.expected_topics()")
-    return rows
+    return rows / sums[:, None]
 
 
 def jensen_shannon(topics) -> np.ndarray:

@@ -38,6 +38,12 @@ def test_jensen_shannon_by_the_definition():
     assert engine.jensen_shannon(disjoint)[0, 1] == pytest.approx(np.log(2))
 
 
+def test_jensen_shannon_of_float32_topics():
+    topics = np.random.default_rng(4).dirichlet(np.full(20_000, 0.05), size=3).astype(np.float32)
+    np.testing.assert_allclose(engine.jensen_shannon(topics), engine.jensen_shannon(topics.astype(np.float64)),
+                               atol=1e-6)
+
+
 def test_jensen_shannon_rejects_rows_that_are_not_distributions():
     with pytest.raises(ValueError, match="row 1 sums to"):
         engine.jensen_shannon(np.array([[0.5, 0.5], [0.5, 0.6]]))

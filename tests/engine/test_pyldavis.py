@@ -97,7 +97,7 @@ def test_pyldavis_prepares_and_writes_html(name, request, corpus):
     model = request.getfixturevalue(name)
     prepared = engine.to_pyldavis(model, corpus)
     n_shown = engine.ldavis_inputs(model, corpus).topics.size
-    assert len(prepared.topic_coordinates) == n_shown
+    assert sorted(prepared.topic_coordinates["topics"]) == list(range(n_shown))  # numbered from 0, as the app does
     html = pyldavis.prepared_data_to_html(prepared)
     assert "<div id=" in html and "ldavis" in html.lower()
     assert set(prepared.topic_info["Term"]) <= set(corpus.vocabulary)
