@@ -45,6 +45,7 @@ from engine.data.text import (
     table_format,
 )
 from engine.errors import (
+    ClusterError,
     CorpusFormatError,
     DivergedError,
     EmptyCorpusError,
@@ -59,6 +60,7 @@ from engine.errors import (
     VocabularyMismatchError,
 )
 from engine.inference.coherence import CoherenceReference, topic_coherence
+from engine.inference.distributed import DaskLocalStep
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import HeldoutSplit, heldout_split
 from engine.inference.run import Snapshot, TrainingRun
@@ -109,9 +111,11 @@ __all__ = [
     "TOKEN_PATTERN",
     "AdaptiveStepSize",
     "BatchVI",
+    "ClusterError",
     "CoherenceReference",
     "Corpus",
     "CorpusFormatError",
+    "DaskLocalStep",
     "DiskCorpus",
     "DiskCounts",
     "DivergedError",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
 __all__ = [
+    "ClusterError",
     "CorpusFormatError",
     "DivergedError",
     "EmptyCorpusError",
@@ -28,6 +29,10 @@ __all__ = [
 
 class EngineError(Exception):
     """Base class of every error the engine raises on purpose."""
+
+
+class ClusterError(EngineError, RuntimeError):
+    """A Dask cluster could not be reached or could not finish a step; the model was not updated."""
 
 
 class EmptyCorpusError(EngineError, ValueError):

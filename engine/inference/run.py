@@ -327,6 +327,7 @@ class TrainingRun:
         corpus: Any,
         observed: Any = None,
         heldout: Any = None,
+        cluster: Any = None,
         **options: Any,
     ) -> TrainingRun:
         """Build a run that continues a checkpoint exactly (same t, schedule, sampling and history).
@@ -339,6 +340,8 @@ class TrainingRun:
             The same training documents the checkpoint was trained on.
         observed, heldout : optional
             The test split (the same one, for a continuous held-out curve).
+        cluster : dask.distributed.Client or str, optional
+            Continue on a Dask cluster (:class:`engine.SVI`'s ``cluster``); SVI runs only.
         **options
             Other :class:`TrainingRun` arguments; by default the name, vocabulary,
             evaluation interval and target are those stored in the checkpoint,
@@ -355,7 +358,7 @@ class TrainingRun:
             if state.get("algorithm") == "svi":
                 trainer = SVI(loaded.model, corpus, batch_size=min(state["batch_size"], _n_rows(corpus)),
                               kappa=state["kappa"], tau=state["tau"], seed=state["seed"],
-                              sampling=state["sampling"])
+                              sampling=state["sampling"], cluster=cluster)
                 trainer.load_state_dict(state)
             elif state.get("algorithm") == "batch":
                 trainer = BatchVI(loaded.model, corpus)

@@ -9,6 +9,7 @@ schedule live here and only here.
 from __future__ import annotations
 
 import base64
+import functools
 import time
 import warnings
 from collections.abc import Callable
@@ -19,6 +20,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from engine.errors import DivergedError
+from engine.inference.distributed import DaskLocalStep
 from engine.inference.schedule import (
     DEFAULT_ADAPTIVE_INIT_BATCHES,
     DEFAULT_BATCH_SIZE,
@@ -114,19 +116,20 @@ def _check_finite(stats) -> None:
 
 
 def minibatch_update(model, counts, t: int, n_docs: int, rho: float | Callable, seed: int,
-                     blas_threads: int | None = 1):
+                     blas_threads: int | None = 1, local_step=None):
     """The t-th SVI update of ``model`` on the minibatch ``counts`` (CSR rows), in place; returns the statistics.
 
     The local step fits the minibatch's documents (random starts from the stream of
     ``(seed, t)``), then the global step blends in the intermediate parameters with
     step size ``rho``, the minibatch scaled by n_docs / S as if it were the corpus
     repeated.  :meth:`SVI.step` and the models' ``partial_fit`` both call this.
+    ``local_step(counts, rng=...)`` replaces ``model.local_step`` (a cluster's).
     ``rho`` may also be a function ``rho(stats, scale) -> float`` called between the
     two steps (the adaptive step size needs the minibatch's statistics).
     """
     rng = np.random.default_rng([seed, _STREAM_LOCAL, t])
     with _blas_limit(blas_threads):
-        stats = model.local_step(counts, rng=rng)
+        stats = (model.local_step if local_step is None else local_step)(counts, rng=rng)
         _check_finite(stats)  # before the update, so a failed step leaves the model as it was
         scale = n_docs / counts.shape[0]
         if callable(rho):
@@ -180,6 +183,14 @@ class SVI:
     blas_threads : int or None
         BLAS threads during a step; the local step's small products run
         fastest on one.  None leaves the BLAS setting alone.
+    cluster : dask.distributed.Client or str, optional
+        Run each minibatch's local step on the workers of a Dask cluster: a client,
+        a scheduler address ("tcp://host:8786") or "local:N" (a LocalCluster of N
+        single-threaded worker processes).  The global step, the schedule and
+        everything else stay here; the result equals the in-process one,
+        summation order aside.  The corpus is sent to the workers once, here (a
+        DiskCorpus as its paths: it must be on storage every worker reads).  See
+        :mod:`engine.inference.distributed`.  Needs the ``distributed`` extra.
     step_size : {"schedule", "adaptive"}
         How rho_t is chosen.  "schedule": (t + tau) ** -kappa.  "adaptive": the
         rule of Ranganath et al. (:class:`engine.inference.schedule.AdaptiveStepSize`),
@@ -207,6 +218,7 @@ class SVI:
         seed: int = 0,
         sampling: str = "epoch",
         blas_threads: int | None = 1,
+        cluster=None,
         step_size: str = "schedule",
         adaptive_init_batches: int = DEFAULT_ADAPTIVE_INIT_BATCHES,
     ):
@@ -220,6 +232,8 @@ class SVI:
         self.seed = check_int("seed", seed, 0)
         self.sampling = check_choice("sampling", sampling, _SAMPLINGS)
         self.blas_threads = blas_threads
+        # where the local steps run: None in this process, else the cluster's (its corpus is sent here, once)
+        self.cluster = None if cluster is None else DaskLocalStep(cluster, self.counts)
         self.step_size = _check_step_size(step_size, model)
         self.adaptive_init_batches = check_int("adaptive_init_batches", adaptive_init_batches, 1)
         self._adaptive: AdaptiveStepSize | None = None  # the adaptive rule's averages, once started
@@ -304,15 +318,16 @@ class SVI:
             if batch.size == 0 or batch.min() < 0 or batch.max() >= self.n_docs:
                 raise ValueError(f"doc_ids must be a non-empty list of indices in [0, {self.n_docs - 1}]")
         t = self.t + 1
+        local_step = None if self.cluster is None else functools.partial(self.cluster.local_step, self.model, batch)
         if self.step_size == "adaptive":
             rule = _AdaptiveRule(self, t, int(batch.size))
             stats = minibatch_update(self.model, self.counts[batch], t, self.n_docs, rule, self.seed,
-                                     self.blas_threads)
+                                     self.blas_threads, local_step)
             rho, self._adaptive = rule.rho, rule.state
         else:
             rho = step_size(t, self.kappa, self.tau)
             stats = minibatch_update(self.model, self.counts[batch], t, self.n_docs, rho, self.seed,
-                                     self.blas_threads)
+                                     self.blas_threads, local_step)
         self._last_rho = rho
         self.t = t
         self.docs_seen += int(batch.size)

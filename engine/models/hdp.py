@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import pairwise
 
 import numpy as np
 from scipy.special import gammaln, psi, xlogy
@@ -18,7 +19,8 @@ from engine.kernels.reference.hdp import (
 from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation, stick_expectation
-from engine.models.lda import restrict_columns
+from engine.models.lazy_topics import LazyTopics, TopicColumns
+from engine.models.lda import combine_topic_word, restrict_columns
 from engine.validation import as_counts, check_choice, check_int, check_positive
 
 __all__ = ["DEFAULT_DOC_TRUNCATION", "DEFAULT_HDP_TOPICS", "HDP", "HDPStats"]
@@ -64,6 +66,9 @@ class HDPStats:
         The paper's phi_dn, one row per stored entry of the documents' CSR counts.
     doc_sticks : ndarray of shape (n_docs, T - 1, 2)
         The paper's gamma_di = (gamma_di^(1), gamma_di^(2)).
+
+    ``atom_topic``, ``word_atom`` and ``doc_sticks`` are empty (a zero in their shape) in
+    statistics combined from a cluster's workers (:meth:`compact`, :meth:`combine`).
     """
 
     doc_topic: np.ndarray
@@ -78,6 +83,85 @@ class HDPStats:
     @property
     def n_docs(self) -> int:
         return self.doc_topic.shape[0]
+
+    def compact(self) -> HDPStats:
+        """Without the per-atom and per-entry local parameters: what a worker sends back."""
+        n_docs = self.n_docs
+        return replace(self, atom_topic=np.empty((n_docs, 0, 0), self.atom_topic.dtype),
+                       word_atom=np.empty((0, 0), self.word_atom.dtype),
+                       doc_sticks=np.empty((n_docs, 0, 2), self.doc_sticks.dtype))
+
+    @classmethod
+    def combine(cls, parts: list[HDPStats], X) -> HDPStats:
+        """The statistics of the minibatch ``X`` from those of its chunks (in :meth:`HDP.local_jobs` order)."""
+        columns = restrict_columns(X)[1]
+        topic_mass = parts[0].topic_mass.copy()
+        for part in parts[1:]:
+            topic_mass += part.topic_mass
+        return cls(
+            doc_topic=np.concatenate([part.doc_topic for part in parts]),
+            topic_word=combine_topic_word(parts, columns),
+            topic_mass=topic_mass,
+            columns=columns,
+            n_iter=np.concatenate([part.n_iter for part in parts]),
+            atom_topic=np.concatenate([part.atom_topic for part in parts]),
+            word_atom=np.concatenate([part.word_atom for part in parts]),
+            doc_sticks=np.concatenate([part.doc_sticks for part in parts]),
+        )
+
+
+@dataclass(frozen=True)
+class HDPLocalJob:
+    """The HDP's local step on some documents: everything it needs but their counts (see :meth:`HDP.local_jobs`).
+
+    Attributes
+    ----------
+    topics, positions, columns
+        As for :class:`engine.models.lda.LDALocalJob`.
+    kernel : str
+    topic_mean, local_mean : bool
+        log E[beta] instead of E[log beta]; log E[.] for the document sticks and the LDA start.
+    elog_sticks : ndarray of shape (K,)
+        E[log sigma_k(V)] (or log E[.]) of the corpus sticks.
+    topic_prior : ndarray of shape (K,)
+        alpha E[sigma(V)], the LDA start's prior.
+    alpha, doc_truncation, tol, max_iter, warmup_iter, local_init
+        The model's settings (``tol`` is :attr:`HDP.current_local_tol`).
+    """
+
+    topics: LazyTopics | TopicColumns
+    positions: np.ndarray
+    columns: np.ndarray
+    kernel: str
+    topic_mean: bool
+    local_mean: bool
+    elog_sticks: np.ndarray
+    topic_prior: np.ndarray
+    alpha: float
+    doc_truncation: int
+    tol: float
+    max_iter: int
+    warmup_iter: int
+    local_init: str
+
+    def run(self, counts, word_atom_init: np.ndarray | None = None) -> HDPStats:
+        """Fit the documents ``counts`` (n_docs, n_columns), their columns re-indexed to ``columns``."""
+        # E[log beta_kv] (or log E[beta_kv]) on the columns
+        elog_beta, fit_local = hdp_local_step(self.kernel)(self.topics, self.positions, self.topic_mean)
+        fit, topic_word = fit_local(
+            counts, elog_beta, self.elog_sticks, self.alpha, self.doc_truncation, self.tol, self.max_iter,
+            self.warmup_iter, self.local_init, self.topic_prior, word_atom_init, self.local_mean,
+        )
+        return HDPStats(
+            doc_topic=expected_doc_topics(fit.doc_sticks, fit.atom_topic),
+            topic_word=topic_word,
+            topic_mass=fit.atom_topic.sum(axis=(0, 1)),
+            columns=self.columns,
+            n_iter=fit.n_iter,
+            atom_topic=fit.atom_topic,
+            word_atom=fit.word_atom,
+            doc_sticks=fit.doc_sticks,
+        )
 
 
 def _stick_counts(sticks: np.ndarray, omega: float) -> np.ndarray:
@@ -377,14 +461,6 @@ class HDP(TopicModel):
         """
         topics = self._require_topics()
         counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
-        beta_mean, sticks_mean, local_mean = self._zero_order_terms()
-        # E[log beta_kv] (or log E[beta_kv]) on the minibatch's columns; E[log sigma_k(V)] (or log E[.])
-        elog_beta, fit_local = hdp_local_step(self.kernel)(topics, columns, beta_mean)
-        if sticks_mean:  # floored at the smallest normal number, so tiny gamma cannot give log 0
-            weights = stick_weights(self._sticks)
-            elog_sticks = np.log(np.maximum(weights, np.finfo(weights.dtype).tiny))
-        else:
-            elog_sticks = stick_expectation(self._sticks)
         start = None
         if warm_start is not None:
             start = warm_start.word_atom
@@ -393,21 +469,38 @@ class HDP(TopicModel):
                     f"warm_start holds phi of shape {start.shape} but these documents need "
                     f"{(counts.nnz, self.doc_truncation)}; pass the statistics of the same documents"
                 )
-        fit, topic_word = fit_local(
-            counts, elog_beta, elog_sticks, self.alpha, self.doc_truncation, self.current_local_tol,
-            self.local_max_iter, self.warmup_iter, self.local_init,
-            self.alpha * stick_weights(self._sticks), start, local_mean,
-        )
-        return HDPStats(
-            doc_topic=expected_doc_topics(fit.doc_sticks, fit.atom_topic),
-            topic_word=topic_word,
-            topic_mass=fit.atom_topic.sum(axis=(0, 1)),
-            columns=columns,
-            n_iter=fit.n_iter,
-            atom_topic=fit.atom_topic,
-            word_atom=fit.word_atom,
-            doc_sticks=fit.doc_sticks,
-        )
+        return self._local_job(topics, columns, columns).run(counts, start)
+
+    def _local_job(self, topics, positions: np.ndarray, columns: np.ndarray) -> HDPLocalJob:
+        beta_mean, sticks_mean, local_mean = self._zero_order_terms()
+        # E[log sigma_k(V)] (or log E[.])
+        if sticks_mean:  # floored at the smallest normal number, so tiny gamma cannot give log 0
+            weights = stick_weights(self._sticks)
+            elog_sticks = np.log(np.maximum(weights, np.finfo(weights.dtype).tiny))
+        else:
+            elog_sticks = stick_expectation(self._sticks)
+        return HDPLocalJob(topics, positions, columns, self.kernel, beta_mean, local_mean, elog_sticks,
+                           self.alpha * stick_weights(self._sticks), self.alpha, self.doc_truncation,
+                           self.current_local_tol, self.local_max_iter, self.warmup_iter, self.local_init)
+
+    def local_jobs(self, X, bounds, rng: np.random.Generator | None = None) -> list[HDPLocalJob]:
+        """:meth:`local_step` of the minibatch ``X`` cut into jobs, one per document range bounds[i]:bounds[i + 1].
+
+        As :meth:`engine.LDA.local_jobs` (``rng`` is unused here too).  The compiled
+        kernel bounds its topic terms by the smallest over the minibatch's columns, so
+        every job also carries, for each topic, the minibatch column of least lambda_kw
+        (where E[log beta_kw] and log E[beta_kw] are least): no document uses it in the
+        job, and each document's fit is the same as in the whole minibatch's.
+        """
+        topics = self._require_topics()
+        counts = as_counts(X, self.n_words, name="documents")
+        batch_columns = np.unique(counts.indices)
+        anchors = batch_columns[np.argmin(topics.rows(batch_columns), axis=0)] if batch_columns.size else batch_columns
+        jobs = []
+        for low, high in pairwise(bounds):
+            columns = np.union1d(counts.indices[counts.indptr[low]:counts.indptr[high]], anchors)
+            jobs.append(self._local_job(topics.take(columns), np.arange(columns.size), columns))
+        return jobs
 
     def _zero_order_terms(self) -> tuple[bool, bool, bool]:
         """Which terms take log E[x] instead of E[log x]: (topics, corpus sticks, document sticks and LDA start)."""

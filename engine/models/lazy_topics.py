@@ -23,6 +23,7 @@ reads whole cache lines instead of one entry per line.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -74,6 +75,10 @@ class LazyTopics:
         stored (words, topics) array itself and must not be written.
         """
         return self._excess, self._decay(columns)
+
+    def take(self, columns: np.ndarray) -> TopicColumns:
+        """lambda on ``columns`` as a :class:`TopicColumns`: what a worker needs for a local step on them."""
+        return TopicColumns(self._excess[columns], self._decay(columns), self.row_totals(), self.eta)
 
     def rows(self, columns: np.ndarray) -> np.ndarray:
         """Current lambda[:, columns].T, C-contiguous of shape (len(columns), n_topics)."""
@@ -159,3 +164,56 @@ class LazyTopics:
             self._dense += self.eta
             self._dense.flags.writeable = False
         return self._dense
+
+
+@dataclass(frozen=True)
+class TopicColumns:
+    """Some columns of a :class:`LazyTopics`, read-only, standing in for it in the local-step kernels.
+
+    It holds the stored rows and their pending decay exactly as the store keeps them, and
+    the row totals over the whole vocabulary, so a kernel given this object and the
+    columns' own positions (``arange(n_columns)``) computes bit for bit what it computes
+    from the store on the original columns.  This is what a Dask worker receives
+    (:mod:`engine.inference.distributed`): O(n_columns x n_topics), whatever the vocabulary.
+
+    Attributes
+    ----------
+    excess : ndarray of shape (n_columns, n_topics)
+        lambda - eta as stored, before the pending decay.
+    decay : ndarray of shape (n_columns,)
+        The pending decay of each column.
+    totals : ndarray of shape (n_topics, 1)
+        sum_v lambda_kv over the whole vocabulary.
+    eta : float
+    """
+
+    excess: np.ndarray
+    decay: np.ndarray
+    totals: np.ndarray
+    eta: float
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        n_columns, n_topics = self.excess.shape
+        return n_topics, n_columns
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.excess.dtype
+
+    def stored_rows(self, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`LazyTopics.stored_rows`, ``columns`` being positions among these columns."""
+        return self.excess, self.decay[columns]
+
+    def rows(self, columns: np.ndarray) -> np.ndarray:
+        """As :meth:`LazyTopics.rows` (the same operations, so the same bits)."""
+        rows = self.excess[columns]
+        rows *= self.decay[columns][:, None]
+        rows += self.eta
+        return rows
+
+    def columns(self, columns: np.ndarray) -> np.ndarray:
+        return self.rows(columns).T
+
+    def row_totals(self) -> np.ndarray:
+        return self.totals

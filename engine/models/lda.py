@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import pairwise
 
 import numpy as np
 import scipy.sparse as sp
@@ -13,6 +14,7 @@ from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation
+from engine.models.lazy_topics import LazyTopics, TopicColumns
 from engine.validation import as_counts, check_choice, check_int, check_positive
 
 __all__ = ["LDA", "LDAStats"]
@@ -81,6 +83,68 @@ class LDAStats:
     @property
     def n_docs(self) -> int:
         return self.doc_topic.shape[0]
+
+    def compact(self) -> LDAStats:
+        """Without the counts: what a worker sends back (the driver has the minibatch's counts)."""
+        return replace(self, counts=None)
+
+    @classmethod
+    def combine(cls, parts: list[LDAStats], X) -> LDAStats:
+        """The statistics of the minibatch ``X`` from those of its chunks (in :meth:`LDA.local_jobs` order)."""
+        counts, columns = restrict_columns(X)
+        return cls(np.concatenate([part.doc_topic for part in parts]), combine_topic_word(parts, columns), columns,
+                   np.concatenate([part.n_iter for part in parts]), counts)
+
+
+def combine_topic_word(parts: list, columns: np.ndarray) -> np.ndarray:
+    """sum_parts topic_word on ``columns`` (sorted; each part's columns among them), added in the parts' order.
+
+    Returns ndarray of shape (n_topics, n_columns), the transposed view of a word-major
+    array (what the global step's blend reads fastest).
+    """
+    total = np.zeros((columns.size, parts[0].topic_word.shape[0]), dtype=parts[0].topic_word.dtype)
+    for part in parts:
+        total[np.searchsorted(columns, part.columns)] += part.topic_word.T
+    return total.T
+
+
+@dataclass(frozen=True)
+class LDALocalJob:
+    """LDA's local step on some documents: everything it needs but their counts (see :meth:`LDA.local_jobs`).
+
+    Attributes
+    ----------
+    topics : LazyTopics or TopicColumns
+        lambda, whole or on ``columns`` only.
+    positions : ndarray of shape (n_columns,)
+        Where ``columns`` are in ``topics``: ``columns`` itself for a LazyTopics,
+        ``arange(n_columns)`` for a TopicColumns.
+    columns : ndarray of shape (n_columns,)
+        Vocabulary indices of the documents' columns, sorted.
+    alpha, tol, max_iter, zero_order, kernel
+        The model's settings (``tol`` is ``local_tol``; ``zero_order``: ``local_update == "zero_order"``).
+    start : ndarray of shape (n_docs, n_topics) or None
+        The paper's gamma_d to start from; None: ones.
+    """
+
+    topics: LazyTopics | TopicColumns
+    positions: np.ndarray
+    columns: np.ndarray
+    alpha: float | np.ndarray
+    tol: float
+    max_iter: int
+    zero_order: bool
+    kernel: str
+    start: np.ndarray | None
+
+    def run(self, counts: sp.csr_matrix) -> LDAStats:
+        """Fit the documents ``counts`` (n_docs, n_columns), their columns re-indexed to ``columns``."""
+        start = self.start
+        if start is None:
+            start = np.ones((counts.shape[0], self.topics.shape[0]), dtype=self.topics.dtype)
+        fit = lda_local_step(self.kernel)(self.topics, counts, self.positions, self.alpha, start, self.tol,
+                                          self.max_iter, self.zero_order)
+        return LDAStats(fit.doc_topic, fit.topic_word, self.columns, fit.n_iter, counts)
 
 
 def restrict_columns(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -358,11 +422,29 @@ class LDA(TopicModel):
         topics = self._require_topics()
         counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
         start = warm_start.doc_topic if warm_start is not None else self._initial_doc_topic(counts.shape[0], rng)
-        fit = lda_local_step(self.kernel)(
-            topics, counts, columns, self.alpha, start, self.local_tol, self.local_max_iter,
-            self.local_update == "zero_order",
-        )
-        return LDAStats(fit.doc_topic, fit.topic_word, columns, fit.n_iter, counts)
+        return self._local_job(topics, columns, columns, start).run(counts)
+
+    def _local_job(self, topics, positions: np.ndarray, columns: np.ndarray, start) -> LDALocalJob:
+        return LDALocalJob(topics, positions, columns, self.alpha, self.local_tol, self.local_max_iter,
+                           self.local_update == "zero_order", self.kernel, start)
+
+    def local_jobs(self, X, bounds, rng: np.random.Generator | None = None) -> list[LDALocalJob]:
+        """:meth:`local_step` of the minibatch ``X`` cut into jobs, one per document range bounds[i]:bounds[i + 1].
+
+        Each job carries lambda on its own documents' columns only and their starts, so it
+        runs anywhere (on a Dask worker: :mod:`engine.inference.distributed`).  Combined
+        in order by :meth:`LDAStats.combine`, the jobs' statistics are those of
+        ``local_step(X, rng)``, summation order aside: each document's fit is the same.
+        """
+        topics = self._require_topics()
+        counts = as_counts(X, self.n_words, name="documents")
+        start = None if self.gamma_init == "ones" else self._initial_doc_topic(counts.shape[0], rng)
+        jobs = []
+        for low, high in pairwise(bounds):
+            columns = np.unique(counts.indices[counts.indptr[low]:counts.indptr[high]])
+            jobs.append(self._local_job(topics.take(columns), np.arange(columns.size), columns,
+                                        None if start is None else start[low:high]))
+        return jobs
 
     def global_step(self, stats: LDAStats, scale: float, rho: float) -> None:
         """lambda <- (1 - rho) lambda + rho (eta + scale * sum_d sum_n phi_dn w_dn).

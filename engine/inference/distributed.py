@@ -1,0 +1,205 @@
+"""SVI's local step spread over the workers of a Dask cluster (``dask.distributed``).
+
+The driver, the process that owns :class:`engine.SVI`, keeps the global parameters and
+the schedule.  Each step it cuts the minibatch into one chunk of documents per worker
+(sized by the worker's threads), and sends each worker its chunk's job (lambda on the
+chunk's columns and the model's settings: ``model.local_jobs``) with the chunk's document
+ids.  Workers read their documents themselves from the corpus, sent to them once when
+the trainer is built: an in-memory corpus is scattered to every worker; a
+:class:`engine.DiskCounts` travels as its file paths and each worker reopens it, so it
+must be on storage every worker can read.  The statistics that come back are added in
+chunk order, so a step's result does not depend on which worker ran which chunk, and
+equals the single-process step summation order aside (each document's fit is the same).
+
+Nothing of the model changes until every chunk is back.  A worker that dies mid-step
+has its chunk rerun on another worker by the scheduler (``distributed.scheduler.allowed-failures``
+deaths per task); a chunk whose task raises is retried ``RETRIES`` times; if a chunk still
+fails, or the step outlives ``timeout``, the step raises :class:`engine.ClusterError`
+and the model and trainer are as they were before it.  A worker that joins is used from
+the next step.  Dask is imported only when a cluster is used (the ``distributed`` extra).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.errors import ClusterError
+
+__all__ = ["DaskLocalStep"]  # used through engine.SVI(cluster=...)
+
+RETRIES = 2  # reruns of a chunk whose task raised (a worker's death is the scheduler's to handle)
+_LOCAL = "local:"
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError('training on a Dask cluster needs dask.distributed: pip install "svi-topics[distributed]"'
+                          ) from None
+    return distributed
+
+
+def connect(cluster: Any):
+    """A ``dask.distributed.Client`` for ``cluster``.
+
+    Parameters
+    ----------
+    cluster : Client, str
+        A client (returned as it is); ``"local:N"``: a new ``LocalCluster`` of N worker
+        processes of one thread each on this machine; any other string: a scheduler's
+        address (``"tcp://host:8786"``).
+    """
+    distributed = _import_distributed()
+    if isinstance(cluster, distributed.Client):
+        return cluster
+    if not isinstance(cluster, str) or not cluster.strip():
+        raise ValueError("cluster must be a dask.distributed.Client, 'local:N' or a scheduler address, "
+                         f"got {cluster!r}")
+    cluster = cluster.strip()
+    if cluster.startswith(_LOCAL):
+        count = cluster[len(_LOCAL):]
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"a local cluster is 'local:N' with N >= 1 workers, got {cluster!r}")
+        local = distributed.LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
+                                         dashboard_address=None)
+        return distributed.Client(local)
+    try:
+        return distributed.Client(cluster, timeout="30s")
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(f"could not reach the Dask scheduler at {cluster!r} ({exc}); start it "
+                           "(dask scheduler) and its workers, or check the address") from None
+
+
+def describe(client) -> str:
+    """Where a client's work runs, for people: the scheduler's address and the workers and threads it has now."""
+    threads = client.nthreads()
+    return (f"Dask {client.scheduler.address} ({len(threads)} workers, "
+            f"{sum(threads.values())} threads)")
+
+
+@functools.cache
+def _numba():
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba
+
+
+def fit_chunk(job, corpus, doc_ids: np.ndarray):
+    """On a worker: read the documents ``doc_ids`` of ``corpus`` and run ``job`` on them; returns compact statistics.
+
+    The compiled kernels use as many threads as the worker has (``--nthreads``).
+    """
+    numba = _numba()
+    if numba is not None:
+        from distributed import get_worker
+
+        numba.set_num_threads(max(1, min(get_worker().state.nthreads, numba.config.NUMBA_NUM_THREADS)))
+    rows = corpus[doc_ids]
+    counts = sp.csr_matrix((rows.data, np.searchsorted(job.columns, rows.indices), rows.indptr),
+                           shape=(rows.shape[0], job.columns.size))
+    return job.run(counts).compact()
+
+
+def _nbytes(value) -> int:
+    """Bytes of the arrays in a job or statistics (what crosses the network, framing aside)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if dataclasses.is_dataclass(value):
+        return sum(_nbytes(getattr(value, field.name)) for field in dataclasses.fields(value))
+    return 0
+
+
+def chunk_bounds(counts: sp.csr_matrix, weights: list[int]) -> np.ndarray:
+    """Document boundaries cutting the rows of ``counts`` into chunks with entries about proportional to ``weights``."""
+    n_docs = counts.shape[0]
+    n_chunks = min(len(weights), n_docs)
+    shares = np.cumsum(np.asarray(weights[:n_chunks], dtype=np.float64))
+    bounds = [0]
+    for i, share in enumerate(shares[:-1]):
+        cut = int(np.searchsorted(counts.indptr, counts.nnz * share / shares[-1]))
+        # at least one document per chunk
+        bounds.append(min(max(cut, bounds[-1] + 1), n_docs - (n_chunks - 1 - i)))
+    bounds.append(n_docs)
+    return np.asarray(bounds, dtype=np.int64)
+
+
+class DaskLocalStep:
+    """The local step of :class:`engine.SVI` on a Dask cluster (see the module docstring).
+
+    Parameters
+    ----------
+    cluster : Client or str
+        What :func:`connect` takes.
+    counts : csr_matrix or DiskCounts
+        The training documents, sent to the workers once, here.
+    timeout : float, optional
+        Seconds a step may take on the cluster before it fails (None: no limit).
+
+    Attributes
+    ----------
+    client : dask.distributed.Client
+    address : str
+        The scheduler's address.
+    last_bytes : tuple of int
+        (sent, received) array bytes of the latest step: jobs and document ids out,
+        statistics back.
+    last_workers : int
+        Chunks (one per worker) of the latest step.
+    """
+
+    def __init__(self, cluster: Any, counts, timeout: float | None = None):
+        self.client = connect(cluster)
+        self.address = self.client.scheduler.address
+        self.timeout = timeout
+        # a DiskCounts pickles as its file paths: each worker reopens the files
+        self._corpus = self.client.scatter(counts, broadcast=True, hash=False)
+        self.last_bytes = (0, 0)
+        self.last_workers = 0
+
+    def __repr__(self) -> str:
+        return f"DaskLocalStep({self.address!r})"
+
+    def describe(self) -> str:
+        return describe(self.client)
+
+    def _workers(self) -> list[tuple[str, int]]:
+        threads = self.client.nthreads()
+        if not threads:
+            try:
+                self.client.wait_for_workers(1, timeout=self.timeout or 60.0)
+            except (OSError, TimeoutError):
+                raise ClusterError(f"the Dask cluster at {self.address} has no workers; start some "
+                                   "(dask worker ADDRESS) and try again") from None
+            threads = self.client.nthreads()
+        return sorted(threads.items())
+
+    def local_step(self, model, doc_ids: np.ndarray, counts: sp.csr_matrix, rng: np.random.Generator | None = None):
+        """The statistics of ``model.local_step(counts, rng)``, ``counts`` being the documents ``doc_ids``."""
+        distributed = _import_distributed()
+        workers = self._workers()
+        bounds = chunk_bounds(counts, [threads for _, threads in workers])
+        jobs = model.local_jobs(counts, bounds, rng)
+        futures = [
+            self.client.submit(fit_chunk, job, self._corpus, doc_ids[low:high], workers=[address],
+                               allow_other_workers=True, retries=RETRIES, pure=False)
+            for job, (address, _), low, high in zip(jobs, workers, bounds[:-1], bounds[1:], strict=False)
+        ]
+        try:
+            distributed.wait(futures, timeout=self.timeout)
+            parts = self.client.gather(futures)
+        except Exception as exc:
+            self.client.cancel(futures)
+            raise ClusterError(f"a step failed on the Dask cluster at {self.address} ({type(exc).__name__}: "
+                               f"{exc}); the model was not updated") from exc
+        sent = sum(_nbytes(job) for job in jobs) + doc_ids.nbytes
+        self.last_bytes = (sent, sum(_nbytes(part) for part in parts))
+        self.last_workers = len(parts)
+        return type(parts[0]).combine(parts, counts)

@@ -1,0 +1,150 @@
+"""SVI's local step on a Dask cluster: the same lambda as in-process, faults, workers joining.
+
+One LocalCluster of two single-threaded worker processes serves the whole module (starting
+one takes seconds).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import engine
+from engine.inference.distributed import chunk_bounds
+from tests.conftest import make_planted_corpus
+
+distributed = pytest.importorskip("distributed")
+
+N_STEPS = 20
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return make_planted_corpus(n_docs=300, n_topics=6, seed=3).counts
+
+
+def _models():
+    return {
+        "LDA": lambda: engine.LDA(n_topics=6, seed=0),
+        "LDA-random-start": lambda: engine.LDA(n_topics=6, seed=0, gamma_init="random", learn_alpha=True),
+        "HDP": lambda: engine.HDP(n_topics=12, doc_truncation=4, seed=0),
+    }
+
+
+def _run(make, corpus, n_steps=N_STEPS, **options):
+    model = make()
+    trainer = engine.SVI(model, corpus, batch_size=64, seed=0, **options)
+    for _ in range(n_steps):
+        trainer.step()
+    return model, trainer
+
+
+@pytest.mark.parametrize("name", list(_models()))
+def test_lambda_after_20_steps_equals_the_single_process_run(client, corpus, name):
+    alone, _ = _run(_models()[name], corpus)
+    spread, trainer = _run(_models()[name], corpus, cluster=client)
+    np.testing.assert_allclose(spread.lambda_, alone.lambda_, rtol=1e-10, atol=0)
+    if name == "HDP":
+        np.testing.assert_allclose(spread.sticks_, alone.sticks_, rtol=1e-10, atol=0)
+    assert trainer.cluster.last_workers == 2
+
+
+def test_a_disk_corpus_is_read_by_the_workers_and_only_ids_travel(client, corpus, tmp_path):
+    disk = engine.DiskCorpus.from_counts(corpus, tmp_path / "corpus")
+    alone, _ = _run(_models()["LDA"], corpus, n_steps=5)
+    spread, trainer = _run(_models()["LDA"], disk, n_steps=5, cluster=client)
+    np.testing.assert_allclose(spread.lambda_, alone.lambda_, rtol=1e-10, atol=0)
+    sent, received = trainer.cluster.last_bytes
+    assert sent > 64 * 8 and received > 0  # the ids and lambda's columns out, statistics back
+
+
+def test_doc_ids_steps_work_on_the_cluster(client, corpus):
+    alone = _models()["LDA"]()
+    engine.SVI(alone, corpus, batch_size=64, seed=0).step(doc_ids=[5, 1, 7, 200])
+    spread = _models()["LDA"]()
+    engine.SVI(spread, corpus, batch_size=64, seed=0, cluster=client).step(doc_ids=[5, 1, 7, 200])
+    np.testing.assert_allclose(spread.lambda_, alone.lambda_, rtol=1e-10, atol=0)
+
+
+def test_a_step_that_fails_on_the_cluster_leaves_the_model_as_it_was(client, corpus):
+    model, trainer = _run(_models()["LDA"], corpus, n_steps=2, cluster=client)
+    before = model.lambda_.copy()
+    trainer.cluster.timeout = 1e-6  # no step finishes in a microsecond
+    with pytest.raises(engine.ClusterError, match="the model was not updated"):
+        trainer.step()
+    assert trainer.t == 2
+    np.testing.assert_array_equal(model.lambda_, before)
+
+
+def test_a_worker_killed_mid_step_is_retried_and_the_checkpoint_resumes(client, corpus, tmp_path, monkeypatch):
+    original_wait = distributed.wait
+    killed = []
+
+    def wait_after_killing_a_worker(futures, **options):
+        if len(killed) == 0 and trainer.t == 3:  # the chunks of step 4 are submitted: kill one worker
+            pid = next(iter(client.run(os.getpid).values()))
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        return original_wait(futures, **options)
+
+    monkeypatch.setattr(distributed, "wait", wait_after_killing_a_worker)
+    make = _models()["LDA"]
+    model = make()
+    trainer = engine.SVI(model, corpus, batch_size=64, seed=0, cluster=client)
+    path = tmp_path / "run.svit"
+    run = engine.TrainingRun(trainer, target_docs=6 * 64, checkpoint_path=path)
+    run.start()
+    assert run.wait(timeout=120)
+    snapshot = run.snapshot()
+    assert killed and snapshot.error is None and trainer.t == 6
+    alone, _ = _run(make, corpus, n_steps=6)
+    np.testing.assert_allclose(model.lambda_, alone.lambda_, rtol=1e-10, atol=0)  # no step half-applied
+
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed worker
+    resumed = engine.TrainingRun.resume_from(path, corpus, cluster=client, target_docs=8 * 64)
+    resumed.start()
+    assert resumed.wait(timeout=120) and resumed.snapshot().error is None
+    assert resumed.trainer.t == 8
+    alone, _ = _run(make, corpus, n_steps=8)
+    np.testing.assert_allclose(resumed.model.lambda_, alone.lambda_, rtol=1e-10, atol=0)
+
+
+def test_a_worker_that_joins_is_used_from_the_next_step(client, corpus):
+    model, trainer = _run(_models()["HDP"], corpus, n_steps=1, cluster=client)
+    assert trainer.cluster.last_workers == 2
+    client.cluster.scale(3)
+    try:
+        client.wait_for_workers(3, timeout=60)
+        trainer.step()
+        assert trainer.cluster.last_workers == 3
+    finally:
+        client.cluster.scale(2)
+    alone, _ = _run(_models()["HDP"], corpus, n_steps=2)
+    np.testing.assert_allclose(model.lambda_, alone.lambda_, rtol=1e-10, atol=0)
+
+
+def test_an_unknown_cluster_is_refused_with_what_is_allowed(corpus):
+    with pytest.raises(ValueError, match="local:N"):
+        engine.SVI(engine.LDA(n_topics=3), corpus, cluster="local:zero")
+
+
+def test_chunks_follow_the_entries_and_keep_a_document_each():
+    counts = sp.csr_matrix(np.ones((10, 4)))
+    assert chunk_bounds(counts, [1, 1]).tolist() == [0, 5, 10]
+    assert chunk_bounds(counts, [1, 3]).tolist() == [0, 3, 10]  # 2.5 rounded up to whole documents
+    assert chunk_bounds(counts[:2], [1, 1, 1]).tolist() == [0, 1, 2]
+    long_first = sp.csr_matrix(np.vstack([np.full((1, 4), 1.0), np.eye(4)[[0] * 12]]))  # 4 entries, then 12 x 1
+    assert chunk_bounds(long_first, [1, 1]).tolist() == [0, 5, 13]
