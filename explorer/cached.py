@@ -7,6 +7,9 @@ passed with a leading underscore and identified by the key arguments.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import streamlit as st
 
@@ -91,23 +94,40 @@ def coherence_reference(collection_key: str, n_test: int, seed: int, _collection
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _quality(run_id: str, step: int, hdp: bool, collection_key: str | None, _model,
-             _reference: CoherenceReference | None) -> quality.TopicQuality:
-    """Topic quality of a run's model at ``step`` (``collection_key`` identifies ``_reference``)."""
-    return quality.topic_quality(_model, _reference, hdp)
+def _quality(run_id: str, version: tuple, hdp: bool, collection_key: str | None, _model_of: Callable[[], Any],
+             _reference_of: Callable[[], CoherenceReference | None]) -> quality.TopicQuality:
+    """Topic quality of a run's model at ``version`` (``collection_key`` identifies the reference).
+
+    The model and the reference are asked for only here, on a miss: a training run's model
+    is a fresh copy each time it is read.
+    """
+    return quality.topic_quality(_model_of(), _reference_of(), hdp)
 
 
 def run_quality(record: RunRecord) -> quality.TopicQuality | None:
-    """Shares, live topics and coherence of a run's model, computed once per (run, model step)."""
-    step = record.model_step  # read before the model: a newer model under an older step is redone next time
-    model = record.model()
-    if model is None:
+    """Shares, live topics and coherence of a run's model, computed once per version of its topics.
+
+    A stopped, finished or loaded run's version is its step.  A training run's step moves on
+    many times between two redraws of the run table (every second), so its version is the
+    top words its snapshot publishes (quality.N_TOP per topic, the words coherence is scored
+    on): it is scored again only when the run has new topics, and its live count is
+    refreshed with them.
+    """
+    if record.run is None and record.loaded is None:
         return None
+    snap = record.snapshot()
+    if snap is not None and snap.active and snap.top_words:
+        version: tuple = ("topics", snap.top_words)
+    else:  # the step is read before the model: a newer model under an older step is redone next time
+        version = ("step", record.model_step)
     collection, settings = record.collection, record.settings
-    reference = None if collection is None else coherence_reference(
-        collection.key, settings.n_test, settings.seed, collection)
-    return _quality(record.run_id, step, settings.model == "HDP", None if collection is None else collection.key,
-                    model, reference)
+
+    def reference() -> CoherenceReference | None:
+        return None if collection is None else coherence_reference(
+            collection.key, settings.n_test, settings.seed, collection)
+
+    return _quality(record.run_id, version, settings.model == "HDP",
+                    None if collection is None else collection.key, record.model, reference)
 
 
 @st.cache_resource(show_spinner=False, max_entries=12)

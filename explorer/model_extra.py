@@ -35,7 +35,7 @@ _NUMBERS = {
     "seed": ("int", 0, _MAX_INT, True),
     "target_docs": ("int", 1, _MAX_INT, True),
 }
-_CHOICES = {"model": ("LDA", "HDP"), "algorithm": ("svi", "batch")}
+_CHOICES = {"model": ("LDA", "HDP"), "algorithm": ("svi", "batch"), "step_size": ("schedule", "adaptive")}
 
 
 class ExplorerSettingsError(ValueError):

@@ -15,7 +15,7 @@ import numpy as np
 
 from explorer import formatting
 from explorer.engine_api import CoherenceReference
-from explorer.runs import RunRecord, RunSettings, split
+from explorer.runs import RunSettings, split
 from explorer.storage import Collection
 
 __all__ = [
@@ -27,7 +27,6 @@ __all__ = [
     "coherence_text",
     "flags",
     "live_text",
-    "run_quality",
     "topic_quality",
 ]
 
@@ -93,17 +92,6 @@ def topic_quality(model, reference: CoherenceReference | None, hdp: bool) -> Top
     live = weights >= (HDP_IN_USE if hdp else UNUSED_SHARE / len(weights))
     coherence = None if reference is None else reference.score_model(model, n_top=N_TOP, measure="npmi")
     return TopicQuality(weights, live, coherence, hdp)
-
-
-def run_quality(record: RunRecord) -> TopicQuality | None:
-    """Topic quality of a run's current model, uncached (the pages use ``cached.run_quality``)."""
-    model = record.model()
-    if model is None:
-        return None
-    collection = record.collection
-    reference = None if collection is None else coherence_reference(
-        collection, record.settings.n_test, record.settings.seed)
-    return topic_quality(model, reference, record.settings.model == "HDP")
 
 
 def coherence_text(value: float | None) -> str:

@@ -78,6 +78,7 @@ class RunSettings:
     kappa: float = DEFAULT_KAPPA
     tau: float = DEFAULT_TAU
     batch_size: int = DEFAULT_BATCH_SIZE
+    step_size: str = "schedule"  # or "adaptive" (LDA only): engine.SVI's step_size; kappa and tau then unused
     n_test: int = 300
     seed: int = 0
     target_docs: int = 50_000
@@ -88,6 +89,8 @@ class RunSettings:
         model = f"LDA K={self.n_topics}" if self.model == "LDA" else f"HDP K={self.n_topics} T={self.doc_truncation}"
         if self.algorithm == "batch":
             return f"batch VI · {model}"
+        if self.step_size == "adaptive":
+            return f"{model} · adaptive ρ S={self.batch_size:,}"
         return f"{model} · κ={self.kappa:g} τ={self.tau:g} S={self.batch_size:,}"
 
     def to_dict(self) -> dict:
@@ -316,7 +319,7 @@ def create_run(collection: Collection, settings: RunSettings, name: str, *, max_
         else:
             batch_size = min(settings.batch_size, train.shape[0])
             trainer = SVI(model, train, batch_size=batch_size, kappa=settings.kappa, tau=settings.tau,
-                          seed=settings.seed)
+                          seed=settings.seed, step_size=settings.step_size)
             every = eval_every(train.shape[0], batch_size)
     record = RunRecord(run_id, name, settings, collection, checkpointed=checkpoint)
     record.run = TrainingRun(

@@ -110,6 +110,7 @@ def _ensure_defaults() -> None:
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation,
         Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
+        Keys.step_size: base.step_size,
         Keys.batch_size: base.batch_size, Keys.n_test: base.n_test, Keys.seed: 0, Keys.target_docs: base.target_docs,
         Keys.x_axis: "docs_seen", Keys.relevance: 0.6, Keys.n_words: 10, Keys.compare_seconds: 10,
         Keys.compare_kappa: base.kappa, Keys.compare_tau: base.tau,
@@ -209,6 +210,8 @@ def settings() -> RunSettings:
         model=model, n_topics=n_topics, doc_truncation=int(get(Keys.doc_truncation, 15)),
         alpha=None if alpha in (None, 0) else float(alpha), eta=float(get(Keys.eta, base.eta)),
         omega=float(get(Keys.omega, base.omega)), kappa=float(get(Keys.kappa, base.kappa)),
+        # the adaptive step size is the engine's for LDA only; the HDP always trains on the schedule
+        step_size=get(Keys.step_size, base.step_size) if model == "LDA" else "schedule",
         tau=float(get(Keys.tau, base.tau)),
         batch_size=int(get(Keys.batch_size, base.batch_size)), n_test=int(get(Keys.n_test, base.n_test)),
         seed=int(get(Keys.seed, 0)), target_docs=int(get(Keys.target_docs, base.target_docs)),

@@ -51,6 +51,7 @@ class Keys:
     alpha = "train.alpha"
     eta = "train.eta"
     omega = "train.omega"
+    step_size = "train.step_size"  # "schedule" (kappa/tau) or "adaptive"
     kappa = "train.kappa"
     tau = "train.tau"
     batch_size = "train.batch_size"
@@ -137,7 +138,7 @@ class Keys:
 
 
 TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation, Keys.alpha, Keys.eta, Keys.omega,
-                 Keys.kappa, Keys.tau, Keys.batch_size, Keys.n_test, Keys.seed, Keys.target_docs)
+                 Keys.step_size, Keys.kappa, Keys.tau, Keys.batch_size, Keys.n_test, Keys.seed, Keys.target_docs)
 PREPROCESSING_KEYS = (Keys.stop_words, Keys.min_df, Keys.max_df, Keys.max_features)
 # widget values that survive a visit to another page
 PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.text_column, Keys.title_column,
@@ -175,8 +176,7 @@ def set_widgets(values: dict[str, Any]) -> None:
 
     A value of None removes the widget's value (it gets its default again).
     """
-    pending = st.session_state.setdefault(Keys.pending, {})
-    pending.update(values)
+    st.session_state.setdefault(Keys.pending, {}).update(values)
 
 
 def apply_pending() -> None:

@@ -16,6 +16,7 @@ from explorer.storage import Collection, checkpoint_path
 __all__ = ["live_panel", "schedule_controls", "start_new_run"]
 
 SCHEDULE_KEYS = {Keys.kappa: "kappa", Keys.tau: "tau", Keys.batch_size: "batch_size"}
+STEP_SIZE_CHOICES = {"schedule": "The paper's schedule κ/τ", "adaptive": "Adaptive (Ranganath et al. 2013)"}
 
 
 def _apply_to_current(key: str) -> None:
@@ -24,6 +25,10 @@ def _apply_to_current(key: str) -> None:
     if record is None or not record.active or record.settings.algorithm != "svi":
         return
     value = state.get(key)
+    if key != Keys.batch_size and record.settings.step_size == "adaptive":
+        st.toast(f"{safe_text.markdown(record.name)} uses the adaptive step size: κ and τ apply to the next run",
+                 icon=icons.INFO)
+        return
     try:
         record.run.set_schedule(**{SCHEDULE_KEYS[key]: value})
         symbol = tables.SETTING_SYMBOLS[SCHEDULE_KEYS[key]]
@@ -33,12 +38,30 @@ def _apply_to_current(key: str) -> None:
 
 
 def schedule_controls(collection: Collection) -> None:
-    """κ, τ, S with a small chart of the step sizes ρ_t they give."""
+    """The step-size rule; κ, τ with a small chart of the step sizes ρ_t they give (the schedule), and S."""
     with st.container(border=True):
-        st.markdown("**Step size** ρₜ = (t + τ)^−κ")
+        lda = state.get(Keys.model, "LDA") == "LDA"
+        rule = st.radio("**Step size** ρₜ", list(STEP_SIZE_CHOICES), key=Keys.step_size,
+                        format_func=STEP_SIZE_CHOICES.get, disabled=not lda,
+                        help="How big each step is. The schedule shrinks it as (t + τ)^−κ; the adaptive rule "
+                             "chooses it at every step from how noisy the recent minibatches' directions are, so "
+                             "there is no κ or τ to tune. The adaptive rule is for LDA only. The choice applies to "
+                             "the next run.")
+        adaptive = lda and rule == "adaptive"
+        st.caption("The schedule is the default: the adaptive step size lost held-out likelihood on 3 of 4 test "
+                   "collections at K = 50 (benchmarks/RESULTS.md, “The adaptive step size”)."
+                   if lda else "The HDP trains with the paper's schedule.")
         n_train = max(1, collection.corpus.n_docs - int(state.get(Keys.n_test, 1)))
         if state.get(Keys.batch_size, 1) > n_train:
             state.put(Keys.batch_size, n_train)
+        if adaptive:
+            st.number_input("S (batch size)", 1, n_train, step=16, key=Keys.batch_size, on_change=_apply_to_current,
+                            args=(Keys.batch_size,), help="Documents read per step: larger batches give steadier "
+                            "but slower steps.")
+            st.caption("ρ starts from a few extra minibatches and is shown beside the curve while a run trains; "
+                       "changing S changes a training run on the fly.")
+            return
+        st.markdown("ρₜ = (t + τ)^−κ")
         st.slider("κ (forgetting rate)", 0.0, 1.0, step=0.05, key=Keys.kappa, on_change=_apply_to_current,
                   args=(Keys.kappa,), help="How fast the steps shrink: near 1 they shrink fast (steady topics), near "
                   "0.5 slowly (old documents are forgotten sooner). Convergence needs κ in (0.5, 1].")
@@ -129,7 +152,11 @@ def _metrics(record: RunRecord) -> None:
     cols[1].metric("Passes", formatting.number(snap.epoch), help="Passes over the training documents (epochs).")
     cols[2].metric("Steps / s", formatting.number(snap.t / snap.seconds) if snap.seconds > 0 else "–",
                    help="Updates of the topics per second of training.")
-    cols[3].metric("Step size ρ", formatting.number(snap.rho), help="The step size of the latest update.")
+    if record.settings.step_size == "adaptive":
+        cols[3].metric("Adaptive ρ", formatting.number(snap.rho),
+                       help="The step size the adaptive rule chose for the latest update.")
+    else:
+        cols[3].metric("Step size ρ", formatting.number(snap.rho), help="The step size of the latest update.")
     cols[4].metric("Held-out fit", formatting.number(snap.heldout_loglik),
                    help="Held-out log likelihood per word: the average log probability the model gives to each "
                         "word of the test documents. Closer to 0 is better.")

@@ -186,6 +186,30 @@ def test_train_start_pause_resume_change_kappa_stop(app_path):
     _runs(at).stop_all()
 
 
+def test_train_offers_the_adaptive_step_size_beside_the_default_schedule(app_path):
+    at = _app(app_path)
+    _page(at, "train")
+    assert at.radio(key=Keys.step_size).value == "schedule"  # the default stays the paper's schedule
+    assert any("lost held-out likelihood on 3 of 4" in c.value for c in at.caption)
+    assert any(s.key == Keys.kappa for s in at.slider)
+    at.radio(key=Keys.step_size).set_value("adaptive").run()
+    assert not at.exception
+    assert not any(s.key == Keys.kappa for s in at.slider) and not any(n.key == Keys.tau for n in at.number_input)
+    record = _start(at, target_docs=3_000)
+    assert record.settings.step_size == "adaptive" and record.run.trainer.step_size == "adaptive"
+    assert "adaptive ρ" in record.name or "adaptive ρ" in record.settings.label()
+    _until(at, lambda: record.snapshot().t >= 2)
+    shown = next(m for m in at.metric if m.label == "Adaptive ρ")
+    rho = float(shown.value)
+    assert 0 < rho <= 1
+    _until(at, lambda: record.status == "finished")
+    assert all(0 < point.rho <= 1 for point in record.snapshot().history)
+    at.segmented_control(key=Keys.model).set_value("HDP").run()
+    assert not at.exception and at.radio(key=Keys.step_size).disabled
+    assert any("The HDP trains with the paper's schedule" in c.value for c in at.caption)
+    assert any(s.key == Keys.kappa for s in at.slider)
+
+
 def test_thread_cap_gives_a_clear_message(app_path, monkeypatch):
     monkeypatch.setenv("SVI_TOPICS_MAX_TRAINING_THREADS", "1")
     at = _app(app_path)

@@ -37,7 +37,7 @@ def test_run_table_shows_mean_coherence_and_live_topics(collection, lda_run):
     train = runs.split(collection, lda_run.settings)[0]
     coherence = engine.topic_coherence(model, train, n_top=10)
     live = int((model.topic_weights() >= 0.25 / 4).sum())
-    table = tables.run_table([lda_run], _status, quality.run_quality)
+    table = tables.run_table([lda_run], _status, cached.run_quality)
     columns = list(table.columns)
     assert columns.index("Coherence (NPMI)") == columns.index("Held-out log likelihood") + 1
     assert columns.index("Live topics") == columns.index("Held-out log likelihood") + 2
@@ -50,11 +50,11 @@ def test_run_table_shows_mean_coherence_and_live_topics(collection, lda_run):
 
 def test_hdp_live_topics_hold_at_least_one_percent_of_the_words(collection):
     record = _finished(collection, model="HDP", n_topics=60, doc_truncation=5)
-    measured = quality.run_quality(record)
+    measured = cached.run_quality(record)
     weights = record.model().word_shares()  # words, not the sticks' document atoms
     n_live = int((weights >= 0.01).sum())
     assert 4 <= n_live < 60 and measured.n_live == n_live  # the planted topics and a few more; not the spares
-    table = tables.run_table([record], _status, quality.run_quality)
+    table = tables.run_table([record], _status, cached.run_quality)
     assert table.loc[0, "Live topics"] == f"{n_live} / 60"
     expected = engine.topic_coherence(record.model(), runs.split(collection, record.settings)[0])
     np.testing.assert_allclose(measured.coherence, expected)
@@ -67,9 +67,9 @@ def test_hdp_live_topics_hold_at_least_one_percent_of_the_words(collection):
 def test_a_model_loaded_without_its_documents_has_no_coherence(lda_run):
     loaded = LoadedModel(model=lda_run.model(), vocabulary=lda_run.vocabulary, trainer_state=None)
     record = runs.load_record(loaded, "from a file", None)
-    table = tables.run_table([record], _status, quality.run_quality)
+    table = tables.run_table([record], _status, cached.run_quality)
     assert table.loc[0, "Coherence (NPMI)"] == "–"
-    assert table.loc[0, "Live topics"] == quality.live_text(quality.run_quality(lda_run))
+    assert table.loc[0, "Live topics"] == quality.live_text(cached.run_quality(lda_run))
 
 
 def test_flags_in_plain_words():
@@ -87,11 +87,46 @@ def test_flags_in_plain_words():
     assert quality.live_text(share) == "1 / 2" and share.mean_coherence is None
 
 
+def test_a_training_run_is_scored_again_only_when_its_top_words_change(lda_run):
+    calls = []
+
+    class Training:  # a run that steps on (t grows) while its top words may stay
+        run_id, settings, collection, run, loaded = "training", lda_run.settings, lda_run.collection, object(), None
+
+        def __init__(self):
+            self.snap = dataclasses.replace(lda_run.snapshot(), status="running")
+
+        def snapshot(self):
+            return self.snap
+
+        @property
+        def model_step(self):
+            return self.snap.t
+
+        def model(self):
+            calls.append(self.snap.t)
+            return lda_run.model()
+
+    record = Training()
+    first = cached.run_quality(record)
+    record.snap = dataclasses.replace(record.snap, t=record.snap.t + 5)
+    assert cached.run_quality(record) is first and len(calls) == 1  # new steps, same topics: no scoring
+    top = record.snap.top_words
+    record.snap = dataclasses.replace(record.snap, t=record.snap.t + 5, top_words=((top[0][1], top[0][0], *top[0][2:]),
+                                                                                  *top[1:]))
+    assert cached.run_quality(record) is not first and len(calls) == 2  # new topics: scored again
+    record.snap = dataclasses.replace(record.snap, status="finished")
+    cached.run_quality(record)
+    assert len(calls) == 3  # ended: one score per step again
+
+
 def test_quality_is_computed_once_per_run_step_and_the_reference_once_per_split(collection, lda_run):
     first = cached.run_quality(lda_run)
     assert cached.run_quality(lda_run) is first  # same step: no new scoring
-    np.testing.assert_allclose(first.coherence, quality.run_quality(lda_run).coherence)
     settings = lda_run.settings
+    uncached = quality.topic_quality(lda_run.model(), quality.coherence_reference(collection, settings.n_test,
+                                                                                  settings.seed), hdp=False)
+    np.testing.assert_allclose(first.coherence, uncached.coherence)
     reference = cached.coherence_reference(collection.key, settings.n_test, settings.seed, collection)
     assert cached.coherence_reference(collection.key, settings.n_test, settings.seed, collection) is reference
     train = runs.split(collection, settings)[0]

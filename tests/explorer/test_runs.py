@@ -124,6 +124,7 @@ def test_app_starts_from_the_engines_defaults():
         svi["kappa"].default, svi["tau"].default, svi["batch_size"].default)
     fit = build_parser().parse_args(["fit", "corpus.txt"])
     assert (_schedule(fit)["kappa"], _schedule(fit)["tau"]) == (settings.kappa, settings.tau)
+    assert settings.step_size == svi["step_size"].default == _schedule(fit)["step_size"] == "schedule"
     assert settings.alpha is None and fit.alpha is None  # both leave alpha to the engine
     assert settings.doc_truncation == engine.DEFAULT_DOC_TRUNCATION
     hdp = build_parser().parse_args(["fit", "corpus.txt", "--model", "hdp"])
