@@ -3,7 +3,8 @@
 Each configuration is a name and a JSON object of ``engine.LDA`` options ("model") and
 ``engine.SVI`` options ("svi"), and optionally ``"adaptive": {"init_batches": n}`` to
 replace the kappa/tau schedule by the adaptive step size of Ranganath, Wang, Blei & Xing
-(ICML 2013) (:class:`AdaptiveSVI`, a dense prototype for measuring it).  Every
+(ICML 2013): the engine's ``SVI(step_size="adaptive", adaptive_init_batches=n)``, the same
+as ``"svi": {"step_size": "adaptive"}`` (it replaced a dense prototype here).  Every
 (corpus, K, configuration, seed) cell trains the engine on one thread for a number of
 epochs and appends one JSON line: held-out log likelihood per word
 (``engine.predictive_log_likelihood``, the model's own local step; ``ll_mean_field``
@@ -40,52 +41,6 @@ import engine
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 
 
-class AdaptiveSVI(engine.SVI):
-    """SVI with Ranganath et al.'s adaptive step size (dense prototype: O(K V) per step).
-
-    With the noisy natural gradient g_t = lambda_hat_t - lambda_t (lambda_hat the
-    intermediate topics of the minibatch), keep moving averages with window tau_t:
-    g_bar <- (1 - 1/tau) g_bar + g_t / tau, h_bar <- (1 - 1/tau) h_bar + g_t.g_t / tau;
-    then rho_t = g_bar.g_bar / h_bar and tau <- tau (1 - rho_t) + 1.  g_bar, h_bar and
-    tau start from ``init_batches`` minibatches drawn at the initial topics (with a
-    single one, rho stays at 1 for ever: tau = 1 resets the averages every step).
-    """
-
-    def __init__(self, *args, init_batches: int = 5, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.init_batches = init_batches
-        self.rhos: list[float] = []
-        self._g_bar = self._h_bar = self._window = None
-
-    def _gradient(self, batch, rng):
-        stats = self.model.local_step(self.counts[batch], rng=rng)
-        scale = self.n_docs / batch.size
-        g = self.model.eta - np.asarray(self.model.lambda_, dtype=np.float64)
-        g[:, stats.columns] += scale * stats.topic_word
-        return stats, scale, g
-
-    def step(self, doc_ids=None):
-        batch = self._next_batch(self.batch_size)
-        rng = np.random.default_rng([self.seed, 3, self.t + 1])
-        stats, scale, g = self._gradient(batch, rng)
-        if self._g_bar is None:
-            draws = [g] + [self._gradient(np.random.default_rng([self.seed, 99, i]).choice(
-                self.n_docs, size=batch.size, replace=False), rng)[2] for i in range(1, self.init_batches)]
-            self._g_bar = np.mean(draws, axis=0)
-            self._h_bar = float(np.mean([np.sum(d * d) for d in draws]))
-            self._window = float(self.init_batches)
-        else:
-            weight = 1.0 / self._window
-            self._g_bar = (1.0 - weight) * self._g_bar + weight * g
-            self._h_bar = (1.0 - weight) * self._h_bar + weight * float(np.sum(g * g))
-        rho = float(np.sum(self._g_bar ** 2) / self._h_bar)
-        self._window = self._window * (1.0 - rho) + 1.0
-        self.model.global_step(stats, scale=scale, rho=rho)
-        self.t += 1
-        self.docs_seen += int(batch.size)
-        self.rhos.append(rho)
-
-
 def run(args) -> None:
     configs = json.loads(args.configs)
     out = Path(args.out)
@@ -97,10 +52,11 @@ def run(args) -> None:
             for K, (label, config), seed in itertools.product(args.k, configs.items(), args.seeds):
                 model = engine.LDA(n_topics=K, n_words=train.shape[1], seed=seed, **config.get("model", {}))
                 started = time.perf_counter()
+                options = dict(config.get("svi", {}))
                 if "adaptive" in config:
-                    trainer = AdaptiveSVI(model, corpus=train, seed=seed, **config["adaptive"], **config.get("svi", {}))
-                else:
-                    trainer = engine.SVI(model, corpus=train, seed=seed, **config.get("svi", {}))
+                    options.update(step_size="adaptive",
+                                   adaptive_init_batches=config["adaptive"].get("init_batches", 5))
+                trainer = engine.SVI(model, corpus=train, seed=seed, **options)
                 trainer.run(n_docs=int(args.epochs * train.shape[0]))
                 seconds = time.perf_counter() - started
                 row = {
