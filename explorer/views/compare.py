@@ -31,7 +31,8 @@ tau = right.number_input("τ for stochastic VI", 0.0, 10_000.0, step=16.0, key=K
                          help="Delay: a larger τ makes the first, noisy steps smaller.")
 last.metric("Total time", formatting.duration(seconds * n_legs + 3 * n_legs),
             help="Training time plus the held-out measurements.")
-settings = dataclasses.replace(session.settings(), kappa=kappa, tau=tau)
+# the κ and τ chosen here: stochastic VI runs on the schedule even when the Train page chose the adaptive rule
+settings = dataclasses.replace(session.settings(), kappa=kappa, tau=tau, step_size="schedule")
 st.caption(f"Model: {settings.label()} on **{safe_text.markdown(collection.name)}** "
            "(the other settings come from the Train page)"
            + (", with batch VI also on a 10% subset, as in the paper." if n_legs == 3 else "."))
