@@ -106,7 +106,8 @@ def _ensure_defaults() -> None:
     current = state.collection()
     base = default_settings(current.corpus.n_docs if current else 1000)
     state.set_defaults({
-        Keys.source_kind: "sample", Keys.stop_words: "", Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
+        Keys.source_kind: "sample", Keys.stop_words: "", Keys.language: "english", Keys.strip_accents: True,
+        Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation,
         Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
@@ -181,7 +182,8 @@ def use_source(new: Source | None, keep_choices: bool = False) -> None:
 
 
 def _set_preprocessing_widgets(chosen: Preprocessing) -> None:
-    state.set_widgets({Keys.stop_words: ", ".join(chosen.extra_stop_words), Keys.min_df: chosen.min_df,
+    state.set_widgets({Keys.stop_words: ", ".join(chosen.extra_stop_words), Keys.language: chosen.language,
+                       Keys.strip_accents: chosen.strip_accents, Keys.min_df: chosen.min_df,
                        Keys.max_df: chosen.max_df, Keys.max_features: chosen.max_features or 0})
 
 
@@ -194,7 +196,8 @@ def preprocessing() -> Preprocessing:
     """The preprocessing chosen by the Data page widgets."""
     words = tuple(w.strip() for w in str(state.get(Keys.stop_words, "")).replace("\n", ",").split(",") if w.strip())
     cap = int(state.get(Keys.max_features, 0) or 0)
-    return Preprocessing(words, int(state.get(Keys.min_df, 1)), float(state.get(Keys.max_df, 1.0)), cap or None)
+    return Preprocessing(words, int(state.get(Keys.min_df, 1)), float(state.get(Keys.max_df, 1.0)), cap or None,
+                         str(state.get(Keys.language) or "english"), bool(state.get(Keys.strip_accents, True)))
 
 
 # --------------------------------------------------------------------- runs

@@ -37,12 +37,10 @@ class Keys:
     sample = "data.sample"
     uploader = "data.uploader"
     encoding = "data.encoding"
-    text_column = "data.text_column"
-    title_column = "data.title_column"
-    stop_words = "data.stop_words"
-    min_df = "data.min_df"
-    max_df = "data.max_df"
-    max_features = "data.max_features"
+    text_column, title_column = "data.text_column", "data.title_column"
+    stop_words = "data.stop_words"  # the extra ones
+    language, strip_accents = "data.language", "data.strip_accents"  # of the stop words; accents stripped?
+    min_df, max_df, max_features = "data.min_df", "data.max_df", "data.max_features"
     # Train page
     model = "train.model"
     n_topics = "train.n_topics"
@@ -82,6 +80,7 @@ class Keys:
     topic = "docs.topic"
     docs_refresh = "docs.refresh"
     doc_topics_chart = "docs.proportions"
+    new_document, new_document_chart = "docs.new_document", "docs.new_document_chart"  # pasted text, its topics
     time_column, time_top_n, time_chart = "docs.time_column", "docs.time_top_n", "docs.time_chart"  # over time
     # Stochastic vs batch page
     compare_seconds = "compare.seconds"

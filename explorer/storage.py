@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.engine_api import Corpus, EngineError, atomic_file
+from explorer.engine_api import Corpus, EngineError, Vectorizer, atomic_file
 from explorer.workspace import Workspace, check_collection_key, check_run_id, confined
 
 __all__ = [
@@ -122,13 +122,19 @@ def _corpora_dir(workspace: Workspace | None = None) -> Path:
 
 
 def fingerprint(corpus: Corpus) -> str:
-    """A short hash of a corpus's counts, vocabulary and document ids."""
+    """A short hash of a corpus's counts, vocabulary and document ids, and its preprocessing unless the default.
+
+    Another stop-word language makes another collection even when no word changes (new
+    documents are counted with it); the default leaves the hash of older collections as it was.
+    """
     digest = hashlib.sha256()
     counts = corpus.counts
     for array in (counts.indptr, counts.indices, counts.data):
         digest.update(array.tobytes())
     digest.update("\x1f".join(corpus.vocabulary).encode())
     digest.update("\x1f".join(corpus.doc_ids).encode())
+    if corpus.vectorizer not in (None, Vectorizer()):
+        digest.update(json.dumps(corpus.vectorizer.to_dict(), sort_keys=True).encode())
     return digest.hexdigest()[:16]
 
 

@@ -107,10 +107,13 @@ class Preprocessing:
     min_df: int = 1
     max_df: float = 1.0
     max_features: int | None = None
+    language: str = "english"  # of the stop words (engine.STOP_WORD_LANGUAGES)
+    strip_accents: bool = True
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
-                "max_df": self.max_df, "max_features": self.max_features}
+                "max_df": self.max_df, "max_features": self.max_features,
+                "stop_words": self.language, "strip_accents": self.strip_accents}
 
     @classmethod
     def suggested(cls, n_docs: int) -> Preprocessing:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -57,7 +57,7 @@ def _language(name: str) -> str:
     return key
 
 
-@lru_cache(maxsize=None)
+@cache
 def stop_word_list(language: str) -> tuple[str, ...]:
     """The stop words of ``language`` (see :data:`STOP_WORD_LANGUAGES`), as listed, sorted.
 
@@ -161,9 +161,14 @@ class Vectorizer:
         try:
             re.compile(self.token_pattern)
         except re.error as exc:
-            raise ValueError(f"token_pattern {self.token_pattern!r} is not a valid regular expression ({exc})") from None
+            raise ValueError(f"token_pattern {self.token_pattern!r} is not a valid regular expression "
+                             f"({exc})") from None
 
     # ------------------------------------------------------------- the steps
+    def preprocess(self, text: str) -> str:
+        """``text`` normalised as before tokenising: lower-cased and accents stripped, as set."""
+        return self._preprocess()(text)
+
     def _preprocess(self) -> Callable[[str], str]:
         from sklearn.feature_extraction.text import strip_accents_unicode
 

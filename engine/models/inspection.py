@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.data.corpus import TOKEN_PATTERN
+from engine.data.vectorizer import Vectorizer
 from engine.validation import as_counts, check_int
 
 __all__ = [
@@ -92,21 +93,24 @@ def top_documents(doc_topic: np.ndarray, topic: int, n: int = 10) -> tuple[np.nd
     return order, share[order]
 
 
-def text_segments(text: str, vocabulary: Sequence[str]) -> list[tuple[str, int | None]]:
+def text_segments(text: str, vocabulary: Sequence[str],
+                  vectorizer: Vectorizer | None = None) -> list[tuple[str, int | None]]:
     """Split ``text`` into segments, each vocabulary word tagged with its column.
 
-    Tokens are found and normalised as :meth:`engine.Corpus.from_texts` does
-    (``TOKEN_PATTERN``, lower case, accents stripped).  Words outside the
-    vocabulary (stop words, filtered words) and the text between words are
-    tagged None.  Joining the segments gives ``text`` back.
+    Tokens are found and normalised as :meth:`engine.Corpus.from_texts` does, with
+    ``vectorizer`` (a corpus's ``vectorizer``; by default ``TOKEN_PATTERN``, lower case,
+    accents stripped).  Words outside the vocabulary (stop words, filtered words) and
+    the text between words are tagged None.  Joining the segments gives ``text`` back.
     """
     from sklearn.feature_extraction.text import strip_accents_unicode  # slow to import: only when needed
 
     index = {word: i for i, word in enumerate(vocabulary)}
+    token = _TOKEN if vectorizer is None else re.compile(vectorizer.token_pattern)
+    normalise = (lambda word: strip_accents_unicode(word.lower())) if vectorizer is None else vectorizer.preprocess
     segments: list[tuple[str, int | None]] = []
     position = 0
-    for match in _TOKEN.finditer(text):
-        column = index.get(strip_accents_unicode(match.group().lower()))
+    for match in token.finditer(text):
+        column = index.get(normalise(match.group()))
         if column is None:
             continue
         if match.start() > position:

@@ -6,7 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cached, charts, formatting, icons, safe_text, samples, session, state, ui, uploads
-from explorer.engine_api import EmptyCorpusError, EmptyVocabularyError, MissingColumnError, top_corpus_words
+from explorer.engine_api import (
+    STOP_WORD_LANGUAGES,
+    EmptyCorpusError,
+    EmptyVocabularyError,
+    MissingColumnError,
+    top_corpus_words,
+)
 from explorer.state import Keys
 
 st.title("Data")
@@ -112,10 +118,13 @@ with prep_box:
     if bag_of_words:
         st.caption("This collection is a bag of words already: its counts are used as they are.")
     left, middle, right = st.columns(3)
+    left.selectbox("Language of the stop words", STOP_WORD_LANGUAGES, key=Keys.language, disabled=bag_of_words,
+                   format_func=str.capitalize,
+                   help="Stop words are the common words of a language (the, and, of… or le, et, de…) that say "
+                        "nothing about topics; they are left out.")
     left.text_area("Extra stop words", key=Keys.stop_words, height=68, disabled=bag_of_words,
                    placeholder="e.g. congress, government",
-                   help="Words to ignore besides the usual English stop words (the, and, of…); "
-                        "separate them with commas.")
+                   help="Words to ignore besides the language's usual stop words; separate them with commas.")
     middle.number_input("Ignore words in fewer than … documents", min_value=1, step=1, key=Keys.min_df,
                         disabled=bag_of_words, help="Rare words (typos, names) make topics noisy; 5 is a good start.")
     middle.slider("Ignore words in more than this share of documents", 0.05, 1.0, step=0.05, key=Keys.max_df,
@@ -124,6 +133,9 @@ with prep_box:
     right.number_input("Keep at most … words (0 = no cap)", min_value=0, step=500, key=Keys.max_features,
                        disabled=bag_of_words,
                        help="A smaller vocabulary trains faster; the most frequent words are kept.")
+    right.checkbox("Ignore accents", key=Keys.strip_accents, disabled=bag_of_words,
+                   help="Count “pêche” and “péché” as one word (“peche”). Untick it to keep accented words apart, "
+                        "e.g. for French or Spanish.")
 
 try:
     collection = cached.source_collection(source_id, name, origin, session.preprocessing(), text_column,

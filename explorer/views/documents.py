@@ -1,5 +1,6 @@
 """Documents: search, a document's topic proportions and its words coloured by topic, a topic's documents,
-and the topics' shares over time when the collection has a year or date column."""
+the topics of a pasted new document, and the topics' shares over time when the collection has a year or
+date column."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cached, charts, formatting, highlight, icons, safe_text, session, state, timeline, topic_cards, ui
-from explorer.engine_api import text_segments, top_documents
+from explorer.engine_api import most_likely_topics, text_segments, top_documents
 from explorer.state import Keys
 
 st.title("Documents")
@@ -28,9 +29,26 @@ if record.active:
     if right.button("Refresh", key=Keys.docs_refresh, icon=icons.RESET, help="Use the model as it is now."):
         st.rerun()
 
+
+
+def share_frame(proportions: np.ndarray) -> pd.DataFrame:
+    """The topics of one document worth drawing (1 % or more), with their labels and colours."""
+    share = pd.DataFrame({"topic": range(model.n_topics), "label": labels, "proportion": proportions,
+                          "color": [charts.topic_color(k) for k in range(model.n_topics)]})
+    return share[share["proportion"] >= 0.01]
+
+
+def coloured(text: str, word_topic: dict[int, int], proportions: np.ndarray) -> None:
+    """The legend of the topics in ``word_topic`` and ``text`` with its words coloured by topic."""
+    used = sorted(set(word_topic.values()), key=lambda k: -proportions[k])
+    st.html(highlight.legend(used, charts.topic_color, lambda k: labels[k]))
+    st.html(highlight.coloured_text(text_segments(text, corpus.vocabulary, corpus.vectorizer), word_topic,
+                                    charts.topic_color, lambda k: labels[k]))
+
+
 time_columns = cached.time_columns(collection)
-tab_names = ["A document", "Documents of a topic"] + (["Topics over time"] if time_columns else [])
-tab_document, tab_topic, *tab_time = st.tabs(tab_names)
+tab_names = ["A document", "Documents of a topic", "New document"] + (["Topics over time"] if time_columns else [])
+tab_document, tab_topic, tab_new, *tab_time = st.tabs(tab_names)
 with tab_document:
     query = st.text_input("Search titles and text", key=Keys.search, placeholder="e.g. energy",
                           help="Shows the documents whose title or text contains these letters (any case).")
@@ -48,24 +66,20 @@ with tab_document:
             state.put(Keys.document, options[0])
         row = st.selectbox("Document", options, key=Keys.document, format_func=lambda i: titles[i],
                            help="Pick a document to see its topics and its words coloured by topic.")
-        share = pd.DataFrame({"topic": range(model.n_topics), "label": labels, "proportion": theta[row],
-                              "color": [charts.topic_color(k) for k in range(model.n_topics)]})
-        share = share[share["proportion"] >= 0.01]
         left, right = st.columns([2, 3], gap="large")
-        left.altair_chart(charts.doc_topics_chart(share), width="stretch", key=Keys.doc_topics_chart)
+        left.altair_chart(charts.doc_topics_chart(share_frame(theta[row])), width="stretch", key=Keys.doc_topics_chart)
         word_topic = cached.word_topic_of_document(record.run_id, record.model_step, row, model, corpus.counts,
                                                    theta[row])
-        color, label = charts.topic_color, lambda k: labels[k]
         with right:
-            used = sorted(set(word_topic.values()), key=lambda k: -theta[row][k])
             st.markdown("**Each word coloured by its most likely topic**")
-            st.html(highlight.legend(used, color, label))
             if texts is not None:
-                st.html(highlight.coloured_text(text_segments(texts[row], corpus.vocabulary), word_topic, color, label))
+                coloured(texts[row], word_topic, theta[row])
             else:
+                used = sorted(set(word_topic.values()), key=lambda k: -theta[row][k])
+                st.html(highlight.legend(used, charts.topic_color, lambda k: labels[k]))
                 words = [(corpus.vocabulary.index(w), w, c) for w, c in corpus.doc_words(row)]
                 st.caption("This collection has word counts only (no original text): its words, most frequent first.")
-                st.html(highlight.coloured_words(words, word_topic, color, label))
+                st.html(highlight.coloured_words(words, word_topic, charts.topic_color, lambda k: labels[k]))
 
 with tab_topic:
     topic = st.selectbox("Topic", range(model.n_topics), key=Keys.topic, format_func=lambda k: labels[k],
@@ -78,6 +92,32 @@ with tab_topic:
     })
     st.dataframe(table, hide_index=True, width="stretch", column_config={
         "Share of the topic": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0)})
+
+with tab_new:
+    pasted = st.text_area("New document", key=Keys.new_document, height=150,
+                          placeholder="Paste the text of a document the model has not seen…",
+                          help="Its words are counted as the collection's were (same stop words, accents and "
+                               "vocabulary); words the model never saw are left out. Press Ctrl+Enter to apply.")
+    counted = model.count_texts([pasted], vocabulary=corpus.vocabulary, vectorizer=corpus.vectorizer)
+    known, unknown = int(counted.known[0]), int(counted.unknown[0])
+    if not pasted.strip():
+        st.info("Paste a text above to see its topics, coloured like the collection's documents.", icon=icons.SEARCH)
+    elif known == 0:
+        st.warning("None of the words of this text is in the model's vocabulary, so it has no topics to show. "
+                   "Try a longer text on the subjects of the collection.", icon=icons.WARNING)
+    else:
+        proportions = model.transform(counted.counts)[0]
+        word_topic = dict(zip(counted.counts.indices.tolist(),
+                              most_likely_topics(model, counted.counts, doc_topic=proportions[None, :]).tolist(),
+                              strict=True))
+        left, right = st.columns([2, 3], gap="large")
+        left.altair_chart(charts.doc_topics_chart(share_frame(proportions)), width="stretch",
+                          key=Keys.new_document_chart)
+        left.caption(f"{formatting.plural(known, 'word')} of the model's vocabulary counted"
+                     + (f"; {formatting.plural(unknown, 'other word')} left out." if unknown else "."))
+        with right:
+            st.markdown("**Each word coloured by its most likely topic**")
+            coloured(pasted, word_topic, proportions)
 
 for tab in tab_time:
     with tab:

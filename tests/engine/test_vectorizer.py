@@ -40,7 +40,7 @@ def test_a_training_text_gets_its_training_counts_and_proportions_bit_for_bit(fi
 
 
 def test_unknown_words_are_dropped_and_counted(fitted):
-    model, corpus = fitted
+    model, _ = fitted
     counted = model.count_texts(["The cat met a zebra and a giraffe", "zebra giraffe", ""])
     assert counted.unknown.tolist() == [2, 2, 0]  # "the", "and", "a" are stop words, not unknown
     assert counted.known.tolist() == [2, 0, 0]  # "cat", "met"

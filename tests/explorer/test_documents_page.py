@@ -1,0 +1,82 @@
+"""The Documents page's New document box and the Data page's language and accent choices, by AppTest."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from streamlit.testing.v1 import AppTest
+
+from explorer import runs
+from explorer.engine_api import LDA, LoadedModel
+from explorer.state import Keys
+
+
+def _documents_page(app_path: str) -> tuple[AppTest, object]:
+    """The app on the Documents page with an LDA model fitted on the current collection."""
+    at = AppTest.from_file(app_path, default_timeout=90)
+    at.run()
+    assert not at.exception, at.exception
+    collection = at.session_state[Keys.collection]
+    model = LDA(n_topics=4, seed=0, n_epochs=1).fit(collection.corpus)
+    loaded = LoadedModel(model=model, vocabulary=collection.corpus.vocabulary, trainer_state=None)
+    settings = runs.RunSettings(n_topics=4, n_test=30, seed=0)
+    at.session_state[Keys.runs].add(runs.RunRecord("new-document", "#1 new document", settings, collection,
+                                                   loaded=loaded, checkpointed=False))
+    at.switch_page("views/documents.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at, collection
+
+
+def _chart_rows(chart) -> dict[int, float]:
+    """topic -> proportion drawn by a document's topic chart (Streamlit sends its rows as Arrow)."""
+    frame = pa.ipc.open_stream(chart.proto.datasets[0].data.data).read_pandas()
+    return dict(zip(frame["topic"].astype(int), frame["proportion"], strict=True))
+
+
+def test_a_pasted_document_gets_its_topics_coloured_like_the_others(app_path):
+    at, collection = _documents_page(app_path)
+    assert "Paste a text above to see its topics" in [i.value for i in at.info][-1]
+    corpus = collection.corpus
+    row = at.selectbox(key=Keys.document).value
+    at.text_area(key=Keys.new_document).input(corpus.texts[row] + " zyzzyva").run()
+    assert not at.exception, at.exception
+    model = at.session_state[Keys.runs].latest().model()
+    document_chart, new_chart = at.get("vega_lite_chart")[:2]
+    expected = model.transform(corpus.counts[[row]])[0]
+    assert _chart_rows(new_chart) == {k: p for k, p in enumerate(expected) if p >= 0.01}
+    assert _chart_rows(new_chart) == _chart_rows(document_chart)  # the training document, pasted: the same topics
+    assert new_chart.proto.spec == document_chart.proto.spec  # same colours and labels
+    known = int(corpus.counts[row].sum())
+    assert f"of the model's vocabulary counted; 1 other word left out." in " ".join(c.value for c in at.caption)
+    assert any(c.value.startswith(f"{known:,} words") for c in at.caption)
+    assert "zyzzyva" in at.get("html")[-1].proto.body  # the pasted text is shown, its words coloured
+    assert not at.warning
+
+
+def test_text_without_a_known_word_says_so(app_path):
+    at, _ = _documents_page(app_path)
+    at.text_area(key=Keys.new_document).input("Zyzzyva qwxz, and the of.").run()
+    assert not at.exception, at.exception
+    assert any("None of the words of this text is in the model's vocabulary" in w.value for w in at.warning)
+    assert len(at.get("vega_lite_chart")) == 1  # only the selected document's chart
+    at.text_area(key=Keys.new_document).input("   ").run()
+    assert not at.warning and "Paste a text above" in at.info[-1].value
+
+
+def test_data_page_chooses_the_stop_word_language_and_accents(app_path):
+    at = AppTest.from_file(app_path, default_timeout=90)
+    at.run()
+    at.switch_page("views/data.py")
+    at.run()
+    assert not at.exception, at.exception
+    language, accents = at.selectbox(key=Keys.language), at.checkbox(key=Keys.strip_accents)
+    assert (language.value, accents.value) == ("english", True)
+    assert "french" in language.options or "French" in language.options
+    language.set_value("french")
+    accents.uncheck()
+    at.run()
+    assert not at.exception, at.exception
+    vectorizer = at.session_state[Keys.collection].corpus.vectorizer
+    assert (vectorizer.stop_words, vectorizer.strip_accents) == ("french", False)
+    assert np.all(at.session_state[Keys.collection].corpus.counts.sum(axis=1) > 0)
