@@ -4,8 +4,8 @@ The same program runs as ``python -m engine``.
 ``fit`` trains LDA or the HDP by stochastic variational inference (Hoffman,
 Blei, Wang & Paisley 2013) with a progress bar on stderr and the held-out log
 likelihood printed at every evaluation, then saves the model (one ``.npz``
-file).  ``topics`` prints the top words of each topic of a saved model; ``app``
-starts the Streamlit explorer.
+file).  ``topics`` prints the top words of each topic of a saved model; ``infer`` prints the
+topic proportions of new text (``engine._cli_infer``); ``app`` starts the Streamlit explorer.
 Errors the engine reports (bad files, bad options) end the program with one
 line on stderr and exit code 2.
 """
@@ -29,7 +29,9 @@ from typing import Any
 
 from tqdm import tqdm
 
+from engine._cli_infer import add_infer
 from engine.data.bow_formats import load_corpus
+from engine.data.vectorizer import STOP_WORD_LANGUAGES, stop_word_list
 from engine.errors import EngineError
 from engine.inference.run import TrainingRun
 from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, STEP_SIZES
@@ -83,6 +85,19 @@ _positive_int = _int_at_least(1)
 _non_negative_int = _int_at_least(0)
 
 
+def _stop_words(text: str) -> str:
+    """--stop-words: a language the engine knows (checked here, so a typo fails before the corpus is read)."""
+    if text.strip().lower() == "none":
+        return "none"
+    try:
+        stop_word_list(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"unknown language {text!r}; choose one of "
+                                         f"{', '.join(STOP_WORD_LANGUAGES)} (or its two-letter code), "
+                                         "or 'none'") from None
+    return text
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -118,6 +133,7 @@ def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
         epilog="examples:\n"
         f"  {prog} fit news.csv --topics 50 --epochs 3 --out news.npz\n"
         f"  {prog} topics news.npz --n 10\n"
+        f"  {prog} infer news.npz --text \"Oil prices rose.\"\n"
         f"  {prog} app --port 8502\n"
         f"Run '{prog} COMMAND --help' for the options of a command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -126,9 +142,11 @@ def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
                         help="print the installed version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                      help="fit: train and save a model; topics: show a saved model's topics; "
+                                     "infer: topic proportions of new text; "
                                      "app: start the explorer")
     _add_fit(commands)
     _add_topics(commands)
+    add_infer(commands)
     _add_app(commands)
     return parser
 
@@ -222,6 +240,12 @@ def _add_fit(commands: Any) -> None:
     text.add_argument("--encoding", default=None,
                       help="encoding of the text files (e.g. utf-8, windows-1252, latin-1); default: detected "
                       "per file, and the encodings assumed are printed")
+    text.add_argument("--stop-words", type=_stop_words, default=None, metavar="LANGUAGE",
+                      help="stop-word language: english (the default), french, german, spanish... or its "
+                      "two-letter code, or 'none' to keep every word")
+    text.add_argument("--keep-accents", action="store_true",
+                      help="keep accented letters (by default they are stripped: 'pêche' and 'péché' both "
+                      "become 'peche')")
 
     fit.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     fit.set_defaults(handler=_fit)
@@ -262,6 +286,10 @@ def _load_corpus(args: argparse.Namespace) -> Any:
                if getattr(args, name) is not None}
     if args.encoding is not None:
         options["encoding"] = args.encoding
+    if args.stop_words is not None:
+        options["stop_words"] = None if args.stop_words == "none" else args.stop_words
+    if args.keep_accents:
+        options["strip_accents"] = False
     corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, **options)
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
     encodings = collections.Counter(encoding for _, encoding in getattr(corpus, "encodings", ()))
@@ -470,7 +498,7 @@ def _fit(args: argparse.Namespace) -> int:
         print(f"error: training failed: {snap.error}", file=sys.stderr)
         return 2 if isinstance(run.exception, EngineError) else 1
     path = save_model(args.out, run.model, corpus.vocabulary, trainer=run.trainer, history=snap,
-                      extra=run.extra)
+                      extra=run.extra, vectorizer=getattr(corpus, "vectorizer", None))
     print(f"{snap.reason or snap.status}; {snap.t} updates, {snap.docs_seen} documents, "
           f"{snap.seconds:.1f} s of training; model saved to {path}", file=sys.stderr)
     return 0 if completed else 130

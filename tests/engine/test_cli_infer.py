@@ -1,0 +1,92 @@
+"""``svi-topics infer`` (engine/_cli_infer.py) and ``fit --stop-words/--keep-accents``."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import LDA, load_model, save_model
+from engine.cli import main
+
+OLD_FORMAT_FILE = Path(__file__).parent / "data" / "model_format1.npz"  # no preprocessing recorded
+
+FRENCH = [
+    "Le chat et la souris dans la grange.",
+    "Une pêche et un péché au marché.",
+    "Le marché du chat; la pêche du jour.",
+    "La souris mange une pêche.",
+    "Les chats du marché et la grange.",
+]
+
+
+@pytest.fixture
+def french_model(tmp_path, capsys):
+    table = tmp_path / "fr.csv"
+    with table.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(["text"])
+        writer.writerows([text] for text in FRENCH)
+    out = tmp_path / "fr.npz"
+    assert main(["fit", str(table), "--topics", "2", "--stop-words", "french", "--keep-accents", "--test-docs", "0",
+                 "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    return out
+
+
+def _rows(text: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_fit_records_the_language_and_accents_and_infer_uses_them(french_model, capsys):
+    loaded = load_model(french_model)
+    assert {"pêche", "péché", "marché"} <= set(loaded.vocabulary)
+    assert not {"le", "la", "et", "du", "une"} & set(loaded.vocabulary)
+    assert (loaded.model.vectorizer_.stop_words, loaded.model.vectorizer_.strip_accents) == ("french", False)
+    assert main(["infer", str(french_model), "--text", FRENCH[1], "--text", "zèbre girafe"]) == 0
+    captured = capsys.readouterr()
+    rows = _rows(captured.out)
+    assert list(rows[0]) == ["document", "known_words", "unknown_words", "topic_0", "topic_1"]
+    assert [(r["document"], r["known_words"], r["unknown_words"]) for r in rows] == [("0", "3", "0"), ("1", "0", "2")]
+    expected = loaded.model.transform_texts([FRENCH[1]])[0]
+    np.testing.assert_allclose([float(rows[0]["topic_0"]), float(rows[0]["topic_1"])], expected, rtol=1e-5)
+    assert "document 1 has no word of the model's vocabulary" in captured.err
+
+
+def test_infer_reads_one_document_per_line(french_model, tmp_path, capsys):
+    lines = tmp_path / "new.txt"
+    lines.write_text("la pêche\n\n   \nle chat et la souris\n", encoding="utf-8")
+    assert main(["infer", str(french_model), "--file", str(lines)]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert [(r["document"], r["known_words"]) for r in rows] == [("0", "1"), ("1", "2")]  # blank lines skipped
+
+
+def test_infer_explains_what_is_wrong(french_model, tmp_path, capsys):
+    assert main(["infer", str(french_model), "--file", str(tmp_path / "missing.txt")]) == 2
+    assert "is not a file" in capsys.readouterr().err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n", encoding="utf-8")
+    assert main(["infer", str(french_model), "--file", str(empty)]) == 2
+    assert "has no text" in capsys.readouterr().err
+    model = LDA(n_topics=2, seed=0).fit(np.eye(3, dtype=int) + 1)
+    bare = save_model(tmp_path / "bare.npz", model)
+    assert main(["infer", str(bare), "--text", "cat"]) == 2
+    assert "holds no vocabulary" in capsys.readouterr().err
+
+
+def test_infer_on_a_file_without_preprocessing_uses_the_defaults(capsys):
+    assert main(["infer", str(OLD_FORMAT_FILE), "--text", "the cat"]) == 0
+    captured = capsys.readouterr()
+    assert "using the defaults" in captured.err
+    assert _rows(captured.out)[0]["unknown_words"] == "1"  # "cat"; "the" is an English stop word
+
+
+def test_an_unknown_stop_word_language_lists_the_choices(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", str(tmp_path), "--stop-words", "klingon"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown language 'klingon'" in err and "french" in err and "german" in err
