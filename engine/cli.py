@@ -98,6 +98,18 @@ def _stop_words(text: str) -> str:
     return text
 
 
+def _dask_cluster(text: str) -> str:
+    """--dask: 'local:N' (N >= 1) or a scheduler address (scheme://host:port or host:port)."""
+    text = text.strip()
+    if text.startswith("local:"):
+        if text[len("local:"):].isdigit() and int(text[len("local:"):]) >= 1:
+            return text
+    elif text.rpartition(":")[2].isdigit() and text.rpartition(":")[0]:
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r} is neither 'local:N' (N >= 1 workers) nor a scheduler address "
+                                     "such as tcp://host:8786")
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -219,6 +231,10 @@ def _add_fit(commands: Any) -> None:
     training.add_argument("--resume", metavar="CHECKPOINT", default=None,
                           help="continue training from a checkpoint written by --checkpoint (same CORPUS and "
                           "corpus options); model and schedule options are taken from the checkpoint")
+    training.add_argument("--dask", type=_dask_cluster, default=None, metavar="CLUSTER",
+                          help="run the local steps on a Dask cluster: 'local:N' starts N worker processes on "
+                          "this machine, 'tcp://host:8786' joins a running scheduler (needs the distributed "
+                          "extra; SVI only; a disk corpus must be at the same path on every worker)")
 
     evaluation = fit.add_argument_group("held-out evaluation")
     evaluation.add_argument("--test-docs", type=_non_negative_int, default=None, metavar="N",
@@ -361,13 +377,15 @@ def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any
     if args.resume is not None:
         if args.checkpoint is None:
             options.pop("checkpoint_path")
-        return TrainingRun.resume_from(args.resume, train, observed, heldout, **options)
+        return TrainingRun.resume_from(args.resume, train, observed, heldout, cluster=args.dask, **options)
     model = _build_model(args, train.shape[1])
     if args.algorithm == "batch":
         trainer = BatchVI(model, train)
     else:
         batch_size = min(DEFAULT_BATCH_SIZE, n_train) if args.batch_size is None else args.batch_size
-        trainer = SVI(model, train, batch_size=batch_size, seed=args.seed, **_schedule(args))
+        trainer = SVI(model, train, batch_size=batch_size, seed=args.seed, cluster=args.dask, **_schedule(args))
+        if trainer.cluster is not None:
+            print(f"local steps on {trainer.cluster.describe()}", file=sys.stderr)
     return TrainingRun(trainer, observed, heldout, **options)
 
 
@@ -439,7 +457,7 @@ def _check_options(args: argparse.Namespace, parser_defaults: dict) -> None:
             raise _UsageError(f"{flags(ignored)} cannot change a resumed run (the checkpoint holds its model and "
                               "schedule); drop them, or start a new run without --resume")
     elif args.algorithm == "batch":
-        ignored = [name for name in _SVI_OPTIONS if given(name)]
+        ignored = [name for name in (*_SVI_OPTIONS, "dask") if given(name)]
         if ignored:
             raise _UsageError(f"{flags(ignored)} {'applies' if len(ignored) == 1 else 'apply'} to --algorithm svi "
                               "only: batch VI takes every document in each update and uses no step size")
@@ -493,6 +511,8 @@ def _fit(args: argparse.Namespace) -> int:
     if n_test:
         print(f"training on {train.shape[0]} documents, {n_test} held out for evaluation", file=sys.stderr)
     completed = _follow(run, args.no_progress)
+    if getattr(run.trainer, "cluster", None) is not None:
+        run.trainer.cluster.close()  # the client made for --dask (and its LocalCluster)
     snap = run.snapshot()
     if snap.status == "failed":
         print(f"error: training failed: {snap.error}", file=sys.stderr)

@@ -67,7 +67,7 @@ def connect(cluster: Any):
         if not count.isdigit() or int(count) < 1:
             raise ValueError(f"a local cluster is 'local:N' with N >= 1 workers, got {cluster!r}")
         local = distributed.LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
-                                         dashboard_address=None)
+                                         dashboard_address=":0")
         return distributed.Client(local)
     try:
         return distributed.Client(cluster, timeout="30s")
@@ -157,6 +157,7 @@ class DaskLocalStep:
 
     def __init__(self, cluster: Any, counts, timeout: float | None = None):
         self.client = connect(cluster)
+        self._owns_client = self.client is not cluster  # made from an address or "local:N": closed by close()
         self.address = self.client.scheduler.address
         self.timeout = timeout
         # a DiskCounts pickles as its file paths: each worker reopens the files
@@ -169,6 +170,14 @@ class DaskLocalStep:
 
     def describe(self) -> str:
         return describe(self.client)
+
+    def close(self) -> None:
+        """Close the client (and its LocalCluster) if it was made here from an address or "local:N"."""
+        if self._owns_client:
+            cluster = getattr(self.client, "cluster", None)
+            self.client.close()
+            if cluster is not None:
+                cluster.close()
 
     def _workers(self) -> list[tuple[str, int]]:
         threads = self.client.nthreads()

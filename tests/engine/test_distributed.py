@@ -25,7 +25,7 @@ N_STEPS = 20
 @pytest.fixture(scope="module")
 def client():
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
         distributed.Client(cluster) as client,
     ):
         yield client
@@ -148,3 +148,42 @@ def test_chunks_follow_the_entries_and_keep_a_document_each():
     assert chunk_bounds(counts[:2], [1, 1, 1]).tolist() == [0, 1, 2]
     long_first = sp.csr_matrix(np.vstack([np.full((1, 4), 1.0), np.eye(4)[[0] * 12]]))  # 4 entries, then 12 x 1
     assert chunk_bounds(long_first, [1, 1]).tolist() == [0, 5, 13]
+
+
+# --------------------------------------------------------------------- the CLI (engine/cli.py)
+def _corpus_file(tmp_path, counts):
+    vocabulary = [f"word{i}" for i in range(counts.shape[1])]
+    return engine.write_uci(engine.Corpus.from_counts(counts, vocabulary), tmp_path / "docword.planted.txt",
+                            tmp_path / "vocab.planted.txt")
+
+
+def test_cli_fit_trains_on_the_scheduler_it_is_given(client, corpus, tmp_path, capsys):
+    from engine.cli import main
+
+    path = _corpus_file(tmp_path, corpus)
+    common = ["fit", str(path), "--topics", "4", "--batch-size", "50", "--test-docs", "20", "--no-progress"]
+    assert main([*common, "--out", str(tmp_path / "alone.npz")]) == 0
+    assert main([*common, "--out", str(tmp_path / "spread.npz"), "--dask", client.scheduler.address]) == 0
+    assert f"local steps on Dask {client.scheduler.address}" in capsys.readouterr().err
+    assert main([*common, "--out", str(tmp_path / "local.npz"), "--dask", "local:1"]) == 0  # a LocalCluster
+    assert "local steps on Dask" in capsys.readouterr().err
+    for name in ("spread.npz", "local.npz"):
+        alone, spread = engine.load_model(tmp_path / "alone.npz"), engine.load_model(tmp_path / name)
+        np.testing.assert_allclose(spread.model.lambda_, alone.model.lambda_, rtol=1e-10, atol=0)
+
+
+@pytest.mark.parametrize("value", ["local:0", "local:", "nowhere", "tcp://host"])
+def test_cli_refuses_a_cluster_it_cannot_read(value, corpus, tmp_path, capsys):
+    from engine.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["fit", str(_corpus_file(tmp_path, corpus)), "--dask", value])
+    assert "local:N" in capsys.readouterr().err
+
+
+def test_cli_refuses_dask_with_batch_vi(corpus, tmp_path, capsys):
+    from engine.cli import main
+
+    assert main(["fit", str(_corpus_file(tmp_path, corpus)), "--algorithm", "batch", "--dask", "local:2",
+                 "--no-progress"]) == 2
+    assert "--dask applies to --algorithm svi only" in capsys.readouterr().err
