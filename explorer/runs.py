@@ -307,6 +307,8 @@ def create_run(collection: Collection, settings: RunSettings, name: str, *, max_
     """
     train, observed, heldout = split(collection, settings)
     model = _make_model(settings, collection.corpus.n_words)
+    if collection.corpus.vectorizer is not None:  # kept in its model files: `svi-topics infer`, transform_texts
+        model.vectorizer_ = collection.corpus.vectorizer
     if one_kernel and not _compiled_ready(model):
         model.kernel = "numpy"
     run_id = uuid.uuid4().hex[:12]

@@ -7,8 +7,9 @@ import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
 from explorer import runs
-from explorer.engine_api import LDA, LoadedModel
+from explorer.engine_api import LDA, Corpus, LoadedModel, load_model
 from explorer.state import Keys
+from explorer.storage import Collection
 
 
 def _documents_page(app_path: str) -> tuple[AppTest, object]:
@@ -80,3 +81,17 @@ def test_data_page_chooses_the_stop_word_language_and_accents(app_path):
     vectorizer = at.session_state[Keys.collection].corpus.vectorizer
     assert (vectorizer.stop_words, vectorizer.strip_accents) == ("french", False)
     assert np.all(at.session_state[Keys.collection].corpus.counts.sum(axis=1) > 0)
+
+
+def test_a_run_saves_its_collection_preprocessing_in_its_model_file(tmp_path):
+    texts = ["Le chat et la souris dans la grange.", "Une pêche et un péché au marché.",
+             "Le marché du chat; la pêche du jour.", "La souris mange une pêche au marché."] * 5
+    corpus = Corpus.from_texts(texts, ids=[str(i) for i in range(len(texts))], stop_words="french",
+                               strip_accents=False)
+    collection = Collection.of(corpus, "french test", "test")
+    record = runs.create_run(collection, runs.RunSettings(n_topics=2, n_test=2, seed=0), "#1 french",
+                             checkpoint=False, one_kernel=True)
+    loaded = load_model(record.run.save(tmp_path / "run.npz"))
+    assert loaded.model.vectorizer_ == corpus.vectorizer
+    np.testing.assert_array_equal(loaded.model.count_texts(["une pêche"]).counts.toarray(),
+                                  loaded.model.count_texts(["la pêche"]).counts.toarray())
