@@ -49,7 +49,7 @@ def test_a_pasted_document_gets_its_topics_coloured_like_the_others(app_path):
     assert _chart_rows(new_chart) == _chart_rows(document_chart)  # the training document, pasted: the same topics
     assert new_chart.proto.spec == document_chart.proto.spec  # same colours and labels
     known = int(corpus.counts[row].sum())
-    assert f"of the model's vocabulary counted; 1 other word left out." in " ".join(c.value for c in at.caption)
+    assert "of the model's vocabulary counted; 1 other word left out." in " ".join(c.value for c in at.caption)
     assert any(c.value.startswith(f"{known:,} words") for c in at.caption)
     assert "zyzzyva" in at.get("html")[-1].proto.body  # the pasted text is shown, its words coloured
     assert not at.warning
