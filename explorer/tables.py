@@ -70,13 +70,14 @@ def run_table(records: Sequence[RunRecord], status_text,
         snap = record.snapshot()
         history, _ = record.curve()
         s = record.settings
+        scheduled = s.algorithm == "svi" and s.step_size == "schedule"  # batch VI and the adaptive rule use no κ, τ
         rows.append({
             "Run": record.name,
             "Status": status_text(record),
             "Model": s.model if s.model == "LDA" else f"HDP (T={s.doc_truncation})",
             "K": s.n_topics,
-            "κ": "—" if s.algorithm == "batch" else f"{(snap.kappa if snap and snap.kappa is not None else s.kappa):g}",
-            "τ": "—" if s.algorithm == "batch" else f"{(snap.tau if snap and snap.tau is not None else s.tau):g}",
+            "κ": "—" if not scheduled else f"{(snap.kappa if snap and snap.kappa is not None else s.kappa):g}",
+            "τ": "—" if not scheduled else f"{(snap.tau if snap and snap.tau is not None else s.tau):g}",
             "S": formatting.count(snap.batch_size if snap else s.batch_size),
             "Documents analysed": formatting.count(
                 snap.docs_seen if snap else (history[-1].docs_seen if history else 0)),

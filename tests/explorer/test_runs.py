@@ -172,6 +172,17 @@ def test_tables_and_downloads(collection, explorer_env):
     assert table.loc[0, "Status"] == "finished"
 
 
+def test_an_adaptive_run_shows_no_schedule_and_its_model_file_keeps_the_rule(collection, explorer_env):
+    record = runs.create_run(collection, dataclasses.replace(_settings(), step_size="adaptive"), "adaptive")
+    record.run.start()
+    wait_until(lambda: record.status == "finished")
+    assert record.run.trainer.step_size == "adaptive" and 0 < record.snapshot().rho <= 1
+    row = tables.run_table([record], lambda r: r.status).loc[0]
+    assert (row["κ"], row["τ"]) == ("—", "—")
+    loaded = porting.import_model("m.npz", porting.model_bytes(record)())
+    assert loaded.settings.step_size == "adaptive" and loaded.loaded.trainer_state["step_size"] == "adaptive"
+
+
 def test_highlight_keeps_the_text_and_escapes_html():
     vocabulary = ("planet", "oven")
     text = "A <planet> and an oven!"
