@@ -31,7 +31,6 @@ from engine.data.gensim_corpus import from_gensim
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
-from engine.data.vectorizer import STOP_WORD_LANGUAGES, TextCounts, Vectorizer, stop_word_list
 from engine.data.text import (
     RawDocument,
     RawDocuments,
@@ -44,6 +43,7 @@ from engine.data.text import (
     read_zip,
     table_format,
 )
+from engine.data.vectorizer import STOP_WORD_LANGUAGES, TextCounts, Vectorizer, stop_word_list
 from engine.errors import (
     ClusterError,
     CorpusFormatError,
@@ -76,6 +76,7 @@ from engine.inference.schedule import (
 from engine.inference.svi import SVI, BatchVI, StepReport
 from engine.inference.warmup import warm_up_kernels
 from engine.io.atomic import atomic_file
+from engine.io.exports import export_files, export_tables, write_export
 from engine.io.gensim_export import to_gensim
 from engine.io.model_files import LoadedModel, load_model, save_model
 from engine.io.pyldavis import LDAvisInputs, ldavis_inputs, ldavis_topics, to_pyldavis
@@ -143,15 +144,17 @@ __all__ = [
     "Snapshot",
     "StepReport",
     "SyntheticCorpus",
-    "TrainingRun",
     "TextCounts",
+    "TrainingRun",
     "UnsafeArchiveError",
-    "VocabularyMismatchError",
     "Vectorizer",
+    "VocabularyMismatchError",
     "atomic_file",
     "current_limits",
     "decode_text",
     "detect_encoding",
+    "export_files",
+    "export_tables",
     "from_gensim",
     "heldout_split",
     "intertopic_coordinates",
@@ -175,10 +178,10 @@ __all__ = [
     "relevance",
     "save_model",
     "step_size",
+    "stop_word_list",
     "synthetic_themes",
     "table_format",
     "text_segments",
-    "stop_word_list",
     "to_gensim",
     "to_pyldavis",
     "top_corpus_words",
@@ -187,6 +190,7 @@ __all__ = [
     "topic_coherence",
     "warm_up_kernels",
     "word_marginal",
+    "write_export",
     "write_ldac",
     "write_mtx",
     "write_uci",

@@ -1,10 +1,11 @@
-"""Command line: ``svi-topics fit CORPUS ...``, ``svi-topics topics MODEL``, ``svi-topics app``.
+"""Command line: ``svi-topics fit CORPUS``, ``topics MODEL``, ``export MODEL``, ``infer MODEL``, ``app``.
 
 The same program runs as ``python -m engine``.
 ``fit`` trains LDA or the HDP by stochastic variational inference (Hoffman,
 Blei, Wang & Paisley 2013) with a progress bar on stderr and the held-out log
 likelihood printed at every evaluation, then saves the model (one ``.npz``
-file).  ``topics`` prints the top words of each topic of a saved model; ``infer`` prints the
+file).  ``topics`` prints the top words of each topic of a saved model (topics are numbered
+from 0, as everywhere); ``export`` writes its full export (``engine._cli_export``); ``infer`` prints the
 topic proportions of new text (``engine._cli_infer``); ``app`` starts the Streamlit explorer.
 Errors the engine reports (bad files, bad options) end the program with one
 line on stderr and exit code 2.
@@ -29,6 +30,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from engine._cli_export import add_export
 from engine._cli_infer import add_infer
 from engine.data.bow_formats import load_corpus
 from engine.data.vectorizer import STOP_WORD_LANGUAGES, stop_word_list
@@ -145,6 +147,7 @@ def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
         epilog="examples:\n"
         f"  {prog} fit news.csv --topics 50 --epochs 3 --out news.npz\n"
         f"  {prog} topics news.npz --n 10\n"
+        f"  {prog} export news.npz --corpus news.csv --out news-export\n"
         f"  {prog} infer news.npz --text \"Oil prices rose.\"\n"
         f"  {prog} app --port 8502\n"
         f"Run '{prog} COMMAND --help' for the options of a command.",
@@ -154,10 +157,12 @@ def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
                         help="print the installed version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                      help="fit: train and save a model; topics: show a saved model's topics; "
+                                     "export: write a model's topics, labels and documents as CSV; "
                                      "infer: topic proportions of new text; "
                                      "app: start the explorer")
     _add_fit(commands)
     _add_topics(commands)
+    add_export(commands)
     add_infer(commands)
     _add_app(commands)
     return parser

@@ -57,6 +57,13 @@ from engine.inference.warmup import (  # the background compile, not in engine._
     Workload,
     start_warm_up,
 )
+from engine.io.exports import (  # label helpers and the zip of a full export, not in engine.__all__
+    default_label,
+    export_files,
+    export_tables,
+    unique_labels,
+    zip_files,
+)
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -88,7 +95,10 @@ __all__ = [
     "atomic_file",
     "current_limits",
     "decode_text",
+    "default_label",
     "detect_encoding",
+    "export_files",
+    "export_tables",
     "heldout_split",
     "load_model",
     "most_likely_topics",
@@ -106,6 +116,8 @@ __all__ = [
     "top_relevant_words",
     "topic_order",
     "topics_covering",
+    "unique_labels",
+    "zip_files",
 ]
 
 

@@ -14,12 +14,12 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from explorer import model_extra, safe_text, session, state, storage, tables
-from explorer.engine_api import LoadedModel, load_model
+from explorer import model_extra, safe_text, session, state, storage
+from explorer.engine_api import LoadedModel, export_files, export_tables, load_model, save_model, zip_files
 from explorer.runs import RunRecord, load_record, resume_checkpoint
 from explorer.storage import CheckpointInfo, Collection
 
-__all__ = ["checkpoint_action", "checkpoints", "doc_topic_csv", "import_model", "model_bytes", "slug"]
+__all__ = ["checkpoint_action", "checkpoints", "doc_topic_csv", "full_export", "import_model", "model_bytes", "slug"]
 
 
 def slug(name: str) -> str:
@@ -27,25 +27,56 @@ def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower()[:60] or "model"
 
 
-def doc_topic_csv(model, collection: Collection, labels: list[str]) -> Callable[[], str]:
-    """The document-topic CSV, computed when the download button is clicked (in another thread)."""
+def _tables(model, vocabulary, labels: dict[int, str], collection: Collection | None, documents: bool = True):
+    """:func:`engine.export_tables` of a model, with the collection's id and other columns (year, president...)."""
+    if collection is None or not documents:
+        return export_tables(model, vocabulary, labels)
     corpus = collection.corpus
+    columns = {"title": corpus.titles, **dict(collection.columns)}  # a table's own title column wins
+    return export_tables(model, vocabulary, labels, counts=corpus.counts, doc_ids=corpus.doc_ids, columns=columns)
 
-    def build() -> str:
-        frame = tables.doc_topic_frame(model.transform(corpus.counts), corpus.doc_ids, corpus.titles, labels)
-        return frame.to_csv(index=False)
+
+def doc_topic_csv(model, collection: Collection, labels: dict[int, str]) -> Callable[[], bytes]:
+    """The document-topic CSV (keyed by the collection's ``id``), computed when the button is clicked."""
+    def build() -> bytes:
+        frame = _tables(model, collection.corpus.vocabulary, labels, collection)["documents.csv"]
+        return frame.to_csv(index=False).encode("utf-8")
     return build
 
 
+def full_export(model, vocabulary, labels: dict[int, str], collection: Collection | None) -> Callable[[], bytes]:
+    """A zip of every export file (what ``svi-topics export`` writes), made on click."""
+    def build() -> bytes:
+        return zip_files(export_files(_tables(model, vocabulary, labels, collection)))
+    return build
+
+
+def _with_labels(data: bytes, labels: dict[int, str]) -> bytes:
+    """The model file ``data`` rewritten with the current labels (as the file's labels and the explorer's)."""
+    loaded = load_model(data)
+    extra = dict(loaded.extra)
+    if isinstance(extra.get("explorer"), dict):
+        extra["explorer"] = {**extra["explorer"], "labels": {str(k): v for k, v in labels.items()}}
+    with tempfile.TemporaryDirectory(prefix="svi-export-") as folder:
+        path = Path(folder) / "model.npz"
+        save_model(path, loaded.model, loaded.vocabulary, trainer=loaded.trainer_state,
+                   history=[*loaded.history, *loaded.changes], extra=extra, labels=labels,
+                   **({"vectorizer": loaded.vectorizer} if getattr(loaded, "vectorizer", None) else {}))
+        return path.read_bytes()
+
+
 def model_bytes(record: RunRecord) -> Callable[[], bytes]:
-    """The model file of a run (a consistent copy taken between two steps), made on click."""
+    """The model file of a run (a consistent copy taken between two steps) with its current labels, made on click.
+
+    Labels edited after the run started (or after the file was loaded) are written into the file.
+    """
     def build() -> bytes:
         if record.run is None:
-            return record.file_bytes
+            return _with_labels(record.file_bytes, dict(record.labels))
         with tempfile.TemporaryDirectory(prefix="svi-export-") as folder:
             path = Path(folder) / "model.npz"
             record.run.save(path)
-            return path.read_bytes()
+            return _with_labels(path.read_bytes(), dict(record.labels))
     return build
 
 

@@ -35,6 +35,7 @@ from explorer.engine_api import (
     Snapshot,
     TrainingRun,
     Workload,
+    default_label,
     heldout_split,
     start_warm_up,
 )
@@ -232,12 +233,11 @@ class RunRecord:
         return None if self.loaded is None else self.loaded.vocabulary
 
     def label(self, topic: int, top_words: tuple[str, ...] | list[str] = ()) -> str:
-        """The user's label of a topic, or "Topic 3: tax, income, million" by default."""
+        """The user's label of a topic, or "Topic 3: tax, income, million" by default (topics numbered from 0)."""
         custom = self.labels.get(int(topic), "").strip()
         if custom:
             return custom
-        words = ", ".join(list(top_words)[:3])
-        return f"Topic {int(topic) + 1}" + (f": {words}" if words else "")
+        return default_label(topic, top_words)  # topics are numbered from 0 everywhere
 
     # ------------------------------------------------------------ steering
     def stop(self, timeout: float = 5.0) -> None:
@@ -369,6 +369,7 @@ def load_record(loaded: LoadedModel, name: str, collection: Collection | None) -
         model=type(loaded.model).__name__ if type(loaded.model).__name__ in ("LDA", "HDP") else "LDA",
         n_topics=loaded.model.n_topics)
     labels = {int(k): str(v) for k, v in (info.get("labels") or {}).items() if str(k).isdigit()}
+    labels.update(loaded.labels)  # the file's own labels (format 2) are the current ones
     return RunRecord(uuid.uuid4().hex[:12], name, settings, collection, loaded=loaded, labels=labels,
                      checkpointed=False)
 

@@ -94,7 +94,7 @@ class Keys:
     export_topics = "export.topics"
     export_documents = "export.documents"
     export_curves = "export.curves"
-    export_model = "export.model"
+    export_model, export_full = "export.model", "export.full"  # the model file; every export file in a zip
     checkpoint = "export.checkpoint"
     checkpoint_resume = "export.resume"
     checkpoint_open = "export.open"

@@ -9,14 +9,13 @@ import pandas as pd
 
 from explorer import formatting, quality
 from explorer.charts import topic_color
-from explorer.engine_api import step_size, top_relevant_words
+from explorer.engine_api import step_size, top_relevant_words, unique_labels
 from explorer.runs import RunRecord
 
 __all__ = [
     "alpha_frame",
     "changes_frame",
     "curves_frame",
-    "doc_topic_frame",
     "run_table",
     "schedule_frame",
     "topic_words_frame",
@@ -108,9 +107,13 @@ def topic_words_frame(model, vocabulary: Sequence[str], weight: float, n: int) -
 
 
 def topics_csv_frame(model, vocabulary: Sequence[str], labels: Sequence[str], n: int = 30) -> pd.DataFrame:
-    """Download table: topic, label, word, weight (p(w | topic)) for each topic's ``n`` most probable words."""
+    """Download table: topic, label, word, weight (p(w | topic)) for each topic's ``n`` most probable words.
+
+    Topics are numbered from 0, as everywhere; labels are made unique ("Economy (topic 3)").
+    """
     indices, probabilities = top_relevant_words(model, n=n, weight=1.0)
-    rows = [(k + 1, labels[k], vocabulary[i], float(p))
+    labels = unique_labels(labels)
+    rows = [(k, labels[k], vocabulary[i], float(p))
             for k, (row, probs) in enumerate(zip(indices, probabilities, strict=True))
             for i, p in zip(row, probs, strict=True)]
     return pd.DataFrame(rows, columns=["topic", "label", "word", "weight"])
@@ -124,17 +127,9 @@ def alpha_frame(alpha, labels: Sequence[str], order: Sequence[int]) -> pd.DataFr
     values = np.asarray(alpha, dtype=np.float64)
     return pd.DataFrame({
         "position": np.arange(len(order)),
-        "topic": [int(k) + 1 for k in order],
+        "topic": [int(k) for k in order],
         "label": [labels[k] for k in order],
         "alpha": [float(values[k]) for k in order],
         "color": [topic_color(k) for k in order],
     })
 
-
-def doc_topic_frame(doc_topic: np.ndarray, doc_ids: Sequence[str], titles: Sequence[str],
-                    labels: Sequence[str]) -> pd.DataFrame:
-    """Download table: one row per document, one column of proportions per topic label."""
-    frame = pd.DataFrame(np.asarray(doc_topic), columns=list(labels))
-    frame.insert(0, "title", list(titles))
-    frame.insert(0, "doc_id", list(doc_ids))
-    return frame

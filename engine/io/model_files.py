@@ -35,7 +35,7 @@ from engine.io.atomic import atomic_file
 from engine.io.records import EvalPoint, SettingChange
 from engine.limits import Limits, current_limits
 
-__all__ = ["LoadedModel", "load_model", "metadata_text", "save_model"]
+__all__ = ["LoadedModel", "load_model", "save_model"]  # and metadata_text, for tests and tools
 
 FORMAT_TAG = "svi-topics-model"
 FORMAT_VERSION = 2  # 2: UTF-8 metadata in a compressed archive, topic labels; 1: UTF-32 metadata, uncompressed

@@ -21,16 +21,20 @@ else:
     collection = session.collection_for(record)
     slug = porting.slug(record.name)
     st.caption(f"From **{safe_text.markdown(record.name)}** (step {formatting.count(record.model_step)}).")
-    cols = st.columns(4)
+    st.caption("Topics are numbered from 0, as in the Topics page and `svi-topics topics`; duplicate labels "
+               "get their topic number (“Economy (topic 3)”).")
+    cols = st.columns(5)
     topics_csv = tables.topics_csv_frame(model, vocabulary, labels).to_csv(index=False)
     cols[0].download_button("Topics (CSV)", topics_csv, f"{slug}-topics.csv", "text/csv", key=Keys.export_topics,
                             icon=icons.TOPICS,
-                            help="One row per topic and word: topic, label, word, weight (its share of the topic).")
+                            help="Each topic's 30 most probable words: topic, label, word, weight (its share "
+                                 "of the topic).")
     if collection is not None:
-        cols[1].download_button("Document–topic proportions (CSV)", porting.doc_topic_csv(model, collection, labels),
+        cols[1].download_button("Document–topic proportions (CSV)",
+                                porting.doc_topic_csv(model, collection, dict(record.labels)),
                                 f"{slug}-documents.csv", "text/csv", key=Keys.export_documents, icon=icons.DOCUMENTS,
-                                help="One row per document, one column per topic: the share of the document "
-                                     "each topic takes.")
+                                help="One row per document: its id and the collection's other columns, then one "
+                                     "column per topic with the share of the document each topic takes.")
     else:
         cols[1].caption("Document proportions need the collection the model was trained on.")
     curves = tables.curves_frame(session.runs())
@@ -40,7 +44,14 @@ else:
                                  "are in the model file's history).")
     cols[3].download_button("Model file (.npz)", porting.model_bytes(record), f"{slug}.npz",
                             "application/octet-stream", key=Keys.export_model, icon=icons.EXPORT,
-                            help="The model with its training history, to open again here or continue training.")
+                            help="The model with its training history and current labels, to open again here "
+                                 "or continue training.")
+    full = porting.full_export(model, vocabulary, dict(record.labels), collection)
+    cols[4].download_button("Full export (.zip)", full, f"{slug}-export.zip", "application/zip",
+                            key=Keys.export_full, icon=icons.EXPORT,
+                            help="Every word of every topic (topic_words.csv, and .parquet when pyarrow is "
+                                 "installed), the labels, and with the collection the document–topic table, "
+                                 "document lengths and term frequencies: what `svi-topics export` writes.")
 
 st.subheader("Load a model file")
 upload = st.file_uploader("Model file (.npz)", type=["npz"], key=Keys.model_upload,

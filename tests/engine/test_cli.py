@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
 import os
 import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from engine.cli import build_parser, main
-from engine.io.model_files import load_model
+from engine.io.model_files import load_model, save_model
 
 
 @pytest.fixture
@@ -74,7 +76,7 @@ def test_bad_corpus_path_exits_2_with_one_line(tmp_path):
     assert not (tmp_path / "m.npz").exists()
 
 
-@pytest.mark.parametrize("args", [["--help"], ["fit", "--help"], ["topics", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["fit", "--help"], ["topics", "--help"], ["export", "--help"]])
 def test_help_documents_every_option(args, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(args)
@@ -192,3 +194,56 @@ def test_fit_with_the_adaptive_step_size_saves_and_resumes_it(tmp_path, corpus_c
     assert "LDA only" in capsys.readouterr().err
     assert main(["fit", str(path), "--algorithm", "batch", "--step-size", "adaptive", "--no-progress"]) == 2
     assert "--step-size applies to --algorithm svi only" in capsys.readouterr().err
+
+
+def test_export_writes_the_full_export_of_a_model_file(tmp_path, planted_corpus, capsys):
+    """fit on a table with id, year and president columns, label two topics alike, export, read back."""
+    letters = "bcdfghjklmnpqrstvwxz"
+    words = {old: "q" + letters[i // 20] + letters[i % 20] + "zy" for i, old in enumerate(planted_corpus.vocabulary)}
+    table = tmp_path / "speeches.csv"
+    with table.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(["id", "title", "text", "year", "president"])
+        for d, text in enumerate(planted_corpus.texts):
+            writer.writerow([f"s{d:03d}", f"speech {d}", " ".join(words[w] for w in text.split()),
+                             1950 + d % 40, ["Truman", "Kennedy"][d % 2]])
+    model_path = tmp_path / "model.npz"
+    assert main(["fit", str(table), "--topics", "5", "--epochs", "1", "--no-progress", "--out", str(model_path)]) == 0
+    loaded = load_model(model_path)
+    save_model(model_path, loaded.model, loaded.vocabulary, trainer=loaded.trainer_state,
+               history=[*loaded.history, *loaded.changes], extra=loaded.extra, labels={1: "Economy", 3: "Economy"})
+    capsys.readouterr()
+
+    out = tmp_path / "export"
+    result = _engine("export", str(model_path), "--corpus", str(table), "--out", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    expected = {"topic_words.csv", "topics.csv", "documents.csv", "document_lengths.csv", "term_frequencies.csv"}
+    assert expected <= {p.name for p in out.iterdir()}
+    with_parquet = importlib.util.find_spec("pyarrow") is not None
+    assert ("topic_words.parquet" in {p.name for p in out.iterdir()}) == with_parquet
+
+    topic_words = pd.read_csv(out / "topic_words.csv", keep_default_na=False)
+    assert list(topic_words.columns) == ["topic", "label", "word", "weight"]
+    assert len(topic_words) == 5 * loaded.model.n_words and sorted(set(topic_words["topic"])) == [0, 1, 2, 3, 4]
+    assert np.allclose(topic_words.groupby("topic")["weight"].sum(), 1.0)
+    assert set(topic_words.loc[topic_words["topic"] == 1, "label"]) == {"Economy (topic 1)"}
+    top = loaded.model.top_words(3, loaded.vocabulary)
+    labels = pd.read_csv(out / "topics.csv")
+    default = [f"Topic {k}: {', '.join(top[k])}" for k in range(5)]
+    assert list(labels["label"]) == [default[0], "Economy (topic 1)", default[2], "Economy (topic 3)", default[4]]
+
+    documents = pd.read_csv(out / "documents.csv")
+    assert list(documents.columns) == ["id", "title", "year", "president", *labels["label"]]
+    assert list(documents["id"][:2]) == ["s000", "s001"] and list(documents["year"][:2]) == [1950, 1951]
+    assert list(documents["president"][:2]) == ["Truman", "Kennedy"] and len(documents) == planted_corpus.n_docs
+    assert np.allclose(documents[list(labels["label"])].sum(axis=1), 1.0)
+    lengths = pd.read_csv(out / "document_lengths.csv")
+    assert list(lengths["id"][:1]) == ["s000"] and lengths["length"].sum() == planted_corpus.counts.sum()
+    frequencies = pd.read_csv(out / "term_frequencies.csv", keep_default_na=False)
+    assert frequencies["frequency"].sum() == planted_corpus.counts.sum()
+    assert list(frequencies["word"]) == list(loaded.vocabulary)
+
+    alone = _engine("export", str(model_path), "--out", str(tmp_path / "alone"), cwd=tmp_path)  # no corpus
+    assert alone.returncode == 0, alone.stderr
+    assert {p.name for p in (tmp_path / "alone").iterdir()} >= {"topic_words.csv", "topics.csv"}
+    assert not (tmp_path / "alone" / "documents.csv").exists()

@@ -137,4 +137,4 @@ def test_alpha_frame_follows_the_card_order():
     frame = tables.alpha_frame(np.array([0.1, 0.5, 0.2]), ["a", "b", "c"], [1, 0, 2])
     assert list(frame.columns) == ["position", "topic", "label", "alpha", "color"]
     assert list(frame["label"]) == ["b", "a", "c"] and list(frame["alpha"]) == [0.5, 0.1, 0.2]
-    assert list(frame["topic"]) == [2, 1, 3] and frame.loc[0, "color"] == "#f28e2b"
+    assert list(frame["topic"]) == [1, 0, 2] and frame.loc[0, "color"] == "#f28e2b"

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import io
+import subprocess
+import sys
 import time
+import zipfile
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
+import engine
 from explorer import comparison, highlight, porting, runs, storage, tables
 from explorer.engine_api import Workload, text_segments
+from explorer.storage import Collection
 from tests.engine._fake_warm_up import FakeWarmUp
 from tests.engine._fake_warm_up import install as install_fake_warm_up
 from tests.explorer._waiting import wait_until
@@ -160,9 +169,10 @@ def test_tables_and_downloads(collection, explorer_env):
     labels = [record.label(k) for k in range(model.n_topics)]
     topics = tables.topics_csv_frame(model, collection.corpus.vocabulary, labels, n=5)
     assert list(topics.columns) == ["topic", "label", "word", "weight"] and len(topics) == 20
-    documents = porting.doc_topic_csv(model, collection, labels)()
-    assert documents.splitlines()[0] == "doc_id,title," + ",".join(labels)
-    assert len(documents.splitlines()) == collection.corpus.n_docs + 1
+    documents = pd.read_csv(io.BytesIO(porting.doc_topic_csv(model, collection, record.labels)()))
+    top = model.top_words(3, collection.corpus.vocabulary)
+    assert list(documents.columns) == ["id", "title", *(record.label(k, top[k]) for k in range(model.n_topics))]
+    assert len(documents) == collection.corpus.n_docs
     model_file = porting.model_bytes(record)()
     loaded = porting.import_model("m.npz", model_file)
     assert loaded.loaded.model.n_topics == 4 and loaded.collection is not None
@@ -203,3 +213,52 @@ def test_storage_prunes_old_checkpoints(collection, explorer_env):
     storage.write_record("x", {"name": "x"})
     storage.prune_checkpoints(0)
     assert storage.list_checkpoints() == []
+
+
+def test_full_export_reads_back_with_ids_columns_and_unique_labels(collection, explorer_env):
+    """The SOTU-like case: a table's own id, year and president columns; two topics labelled alike."""
+    n_docs = collection.corpus.n_docs
+    table = Collection.of(collection.corpus, "speeches", "test", columns={
+        "id": [f"speech-{i:03d}" for i in range(n_docs)], "title": [f"Speech {i}" for i in range(n_docs)],
+        "year": [str(1950 + i % 50) for i in range(n_docs)], "president": ["Truman", "Kennedy"] * (n_docs // 2)})
+    record = runs.create_run(table, _settings(), "a")
+    record.run.start()
+    wait_until(lambda: record.status == "finished")
+    model = record.model()
+    record.labels.update({0: "Economy", 2: "Economy"})
+    archive = zipfile.ZipFile(io.BytesIO(porting.full_export(model, table.corpus.vocabulary, record.labels, table)()))
+    names = set(archive.namelist())
+    assert {"topic_words.csv", "topics.csv", "documents.csv", "document_lengths.csv", "term_frequencies.csv"} <= names
+    documents = pd.read_csv(archive.open("documents.csv"))
+    assert list(documents.columns[:4]) == ["id", "title", "year", "president"]
+    top = model.top_words(3, table.corpus.vocabulary)
+    assert list(documents.columns[4:]) == ["Economy (topic 0)", f"Topic 1: {', '.join(top[1])}",
+                                           "Economy (topic 2)", f"Topic 3: {', '.join(top[3])}"]
+    assert documents["id"].iloc[0] == "speech-000" and documents["year"].iloc[1] == 1951
+    assert np.allclose(documents.iloc[:, 4:].sum(axis=1), 1.0)
+    words = pd.read_csv(archive.open("topic_words.csv"), keep_default_na=False)
+    assert len(words) == model.n_topics * model.n_words and sorted(set(words["topic"])) == [0, 1, 2, 3]
+    assert np.allclose(words.groupby("topic")["weight"].sum(), 1.0)
+    lengths = pd.read_csv(archive.open("document_lengths.csv"))
+    assert lengths["length"].sum() == table.corpus.n_tokens and lengths["id"].iloc[0] == "speech-000"
+    assert ("topic_words.parquet" in names) == (importlib.util.find_spec("pyarrow") is not None)
+
+
+def test_the_model_file_holds_the_labels_edited_after_the_run_started(collection, explorer_env):
+    record = runs.create_run(collection, _settings(), "a")
+    record.run.start()
+    wait_until(lambda: record.status == "finished")
+    record.labels[1] = "Economy"  # edited on the Topics page after the run was created
+    loaded = engine.load_model(porting.model_bytes(record)())
+    assert loaded.labels == {1: "Economy"} and loaded.extra["explorer"]["labels"] == {"1": "Economy"}
+    reopened = porting.import_model("m.npz", porting.model_bytes(record)())
+    assert reopened.label(1) == "Economy"
+    reopened.labels[2] = "War"  # a loaded file, relabelled and downloaded again
+    assert engine.load_model(porting.model_bytes(reopened)()).labels == {1: "Economy", 2: "War"}
+
+
+def test_importing_explorer_tables_leaves_streamlit_out():
+    code = "import sys, explorer.tables; print(sorted(m for m in sys.modules if m.split('.')[0] == 'streamlit'))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
