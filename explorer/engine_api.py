@@ -52,6 +52,7 @@ from engine import (
     top_documents,
     top_relevant_words,
 )
+from engine.inference.distributed import connect as connect_cluster  # a Dask client, not in engine.__all__
 from engine.inference.warmup import (  # the background compile, not in engine.__all__
     KernelWarmUp,
     Workload,
@@ -93,6 +94,7 @@ __all__ = [
     "VocabularyMismatchError",
     "Workload",
     "atomic_file",
+    "connect_cluster",
     "current_limits",
     "decode_text",
     "default_label",

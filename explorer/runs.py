@@ -35,6 +35,7 @@ from explorer.engine_api import (
     Snapshot,
     TrainingRun,
     Workload,
+    connect_cluster,
     default_label,
     heldout_split,
     start_warm_up,
@@ -84,6 +85,7 @@ class RunSettings:
     seed: int = 0
     target_docs: int = 50_000
     algorithm: str = "svi"  # "svi" or "batch"
+    scheduler: str = ""  # where the local steps run: "" this server, else a Dask scheduler (engine.SVI's cluster)
 
     def label(self) -> str:
         """Short text naming the settings, for legends and the run list."""
@@ -297,6 +299,43 @@ def _heartbeat_timeout() -> float:
     return _env_number("SVI_TOPICS_HEARTBEAT_TIMEOUT", 600.0)
 
 
+def default_scheduler() -> str:
+    """``SVI_TOPICS_DASK_SCHEDULER``: the Dask scheduler runs train on by default ("" or unset: this server).
+
+    A scheduler's address (``tcp://host:8786``) or ``local:N`` (N worker processes started
+    on this server, once).  The Train page's advanced setting starts from it.
+    """
+    return os.environ.get("SVI_TOPICS_DASK_SCHEDULER", "").strip()
+
+
+_clients: dict[str, Any] = {}
+_clients_lock = threading.Lock()
+
+
+def _cluster(settings: RunSettings) -> Any:
+    """The Dask client of the run's scheduler (one per address for the whole app), or None to train here."""
+    address = settings.scheduler.strip()
+    if not address or settings.algorithm != "svi":
+        return None
+    with _clients_lock:
+        if address not in _clients:
+            _clients[address] = connect_cluster(address)
+        return _clients[address]
+
+
+def close_clients() -> None:
+    """Close the Dask clients runs have opened (their runs must have ended)."""
+    with _clients_lock:
+        while _clients:
+            _clients.popitem()[1].close()
+
+
+def where_text(settings: RunSettings) -> str:
+    """Where a run's local steps run, for the run list."""
+    address = settings.scheduler.strip()
+    return f"Dask {address}" if address and settings.algorithm == "svi" else "this server"
+
+
 def create_run(collection: Collection, settings: RunSettings, name: str, *, max_seconds: float | None = None,
                checkpoint: bool = True, one_kernel: bool = False) -> RunRecord:
     """Build (not start) a run of ``settings`` on ``collection``.
@@ -321,7 +360,7 @@ def create_run(collection: Collection, settings: RunSettings, name: str, *, max_
         else:
             batch_size = min(settings.batch_size, train.shape[0])
             trainer = SVI(model, train, batch_size=batch_size, kappa=settings.kappa, tau=settings.tau,
-                          seed=settings.seed, step_size=settings.step_size)
+                          seed=settings.seed, step_size=settings.step_size, cluster=_cluster(settings))
             every = eval_every(train.shape[0], batch_size)
     record = RunRecord(run_id, name, settings, collection, checkpointed=checkpoint)
     record.run = TrainingRun(
@@ -356,6 +395,7 @@ def resume_checkpoint(source: Any, collection: Collection, settings: RunSettings
             checkpoint_every_seconds=_env_number("SVI_TOPICS_CHECKPOINT_SECONDS", 30.0),
             heartbeat_timeout=_heartbeat_timeout(), extra=record.explorer_extra(),
             target_docs=settings.target_docs if settings.algorithm == "svi" else None, compile_in_background=True,
+            cluster=_cluster(settings),
         )
     storage.save_collection(collection)
     record.save_record()

@@ -16,7 +16,15 @@ import streamlit as st
 
 from explorer import cached, samples, state, storage, workspace
 from explorer.engine_api import DEFAULT_HDP_TOPICS
-from explorer.runs import CapReachedError, RunRecord, RunSettings, SessionRuns, create_run, default_settings
+from explorer.runs import (
+    CapReachedError,
+    RunRecord,
+    RunSettings,
+    SessionRuns,
+    create_run,
+    default_scheduler,
+    default_settings,
+)
 from explorer.state import Keys
 from explorer.storage import Collection
 from explorer.uploads import Preprocessing, Source
@@ -114,7 +122,7 @@ def _ensure_defaults() -> None:
         Keys.step_size: base.step_size,
         Keys.batch_size: base.batch_size, Keys.n_test: base.n_test, Keys.seed: 0, Keys.target_docs: base.target_docs,
         Keys.x_axis: "docs_seen", Keys.relevance: 0.6, Keys.n_words: 10, Keys.compare_seconds: 10,
-        Keys.compare_kappa: base.kappa, Keys.compare_tau: base.tau,
+        Keys.compare_kappa: base.kappa, Keys.compare_tau: base.tau, Keys.scheduler: default_scheduler(),
     })
 
 
@@ -218,6 +226,7 @@ def settings() -> RunSettings:
         tau=float(get(Keys.tau, base.tau)),
         batch_size=int(get(Keys.batch_size, base.batch_size)), n_test=int(get(Keys.n_test, base.n_test)),
         seed=int(get(Keys.seed, 0)), target_docs=int(get(Keys.target_docs, base.target_docs)),
+        scheduler=str(get(Keys.scheduler, "") or "").strip(),
     )
 
 

@@ -56,6 +56,7 @@ class Keys:
     n_test = "train.n_test"
     seed = "train.seed"
     target_docs = "train.target_docs"
+    scheduler = "train.scheduler"  # a Dask scheduler's address, "local:N", or "" (this server)
     x_axis = "train.x_axis"
     overlay = "train.overlay"
     train_start = "train.start"
@@ -140,7 +141,7 @@ TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation
                  Keys.step_size, Keys.kappa, Keys.tau, Keys.batch_size, Keys.n_test, Keys.seed, Keys.target_docs)
 PREPROCESSING_KEYS = (Keys.stop_words, Keys.min_df, Keys.max_df, Keys.max_features)
 # widget values that survive a visit to another page
-PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.text_column, Keys.title_column,
+PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.text_column, Keys.title_column, Keys.scheduler,
                    *PREPROCESSING_KEYS, *TRAINING_KEYS, Keys.x_axis, Keys.overlay, Keys.current_run, Keys.relevance,
                    Keys.n_words, Keys.search, Keys.compare_seconds, Keys.compare_kappa, Keys.compare_tau)
 

@@ -10,7 +10,7 @@ import pandas as pd
 from explorer import formatting, quality
 from explorer.charts import topic_color
 from explorer.engine_api import step_size, top_relevant_words, unique_labels
-from explorer.runs import RunRecord
+from explorer.runs import RunRecord, where_text
 
 __all__ = [
     "alpha_frame",
@@ -56,6 +56,9 @@ def changes_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "step", "docs_seen", "seconds", "change"])
 
 
+WHERE_COLUMN = "Trains on"  # this server, or the Dask scheduler of the run's local steps
+
+
 def run_table(records: Sequence[RunRecord], status_text,
               topic_quality: Callable[[RunRecord], quality.TopicQuality | None] | None = None) -> pd.DataFrame:
     """The run list: one row per run with its settings and progress, formatted for people.
@@ -82,6 +85,7 @@ def run_table(records: Sequence[RunRecord], status_text,
                 snap.docs_seen if snap else (history[-1].docs_seen if history else 0)),
             "Training time": formatting.duration(snap.seconds if snap else (history[-1].seconds if history else 0)),
             "Held-out log likelihood": formatting.number(history[-1].heldout_loglik) if history else "–",
+            WHERE_COLUMN: where_text(s),
         })
         if topic_quality is not None:
             measured = topic_quality(record)

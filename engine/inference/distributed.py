@@ -45,7 +45,7 @@ def _import_distributed():
     return distributed
 
 
-def connect(cluster: Any):
+def connect(cluster: Any, timeout: float = 10.0):
     """A ``dask.distributed.Client`` for ``cluster``.
 
     Parameters
@@ -54,6 +54,8 @@ def connect(cluster: Any):
         A client (returned as it is); ``"local:N"``: a new ``LocalCluster`` of N worker
         processes of one thread each on this machine; any other string: a scheduler's
         address (``"tcp://host:8786"``).
+    timeout : float
+        Seconds to wait for a scheduler's answer.
     """
     distributed = _import_distributed()
     if isinstance(cluster, distributed.Client):
@@ -70,7 +72,7 @@ def connect(cluster: Any):
                                          dashboard_address=":0")
         return distributed.Client(local)
     try:
-        return distributed.Client(cluster, timeout="30s")
+        return distributed.Client(cluster, timeout=timeout)
     except (OSError, TimeoutError) as exc:
         raise ClusterError(f"could not reach the Dask scheduler at {cluster!r} ({exc}); start it "
                            "(dask scheduler) and its workers, or check the address") from None

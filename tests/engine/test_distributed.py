@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine.inference.distributed import chunk_bounds
+from engine.inference.distributed import chunk_bounds, connect
 from tests.conftest import make_planted_corpus
 
 distributed = pytest.importorskip("distributed")
@@ -139,6 +139,11 @@ def test_a_worker_that_joins_is_used_from_the_next_step(client, corpus):
 def test_an_unknown_cluster_is_refused_with_what_is_allowed(corpus):
     with pytest.raises(ValueError, match="local:N"):
         engine.SVI(engine.LDA(n_topics=3), corpus, cluster="local:zero")
+
+
+def test_an_unreachable_scheduler_is_a_cluster_error():
+    with pytest.raises(engine.ClusterError, match="could not reach the Dask scheduler"):
+        connect("tcp://127.0.0.1:9", timeout=1.0)
 
 
 def test_chunks_follow_the_entries_and_keep_a_document_each():

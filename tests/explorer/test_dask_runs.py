@@ -1,0 +1,54 @@
+"""Runs on a Dask scheduler from the app: the setting, its environment default, the run list.
+
+One LocalCluster of two single-threaded worker processes serves the module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import runs, tables
+from explorer.state import Keys
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def address():
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
+        distributed.Client(cluster),
+    ):
+        yield cluster.scheduler_address
+        runs.close_clients()
+
+
+def _settings(**changes) -> runs.RunSettings:
+    return dataclasses.replace(runs.RunSettings(n_topics=4, batch_size=32, n_test=30, target_docs=320), **changes)
+
+
+def test_a_run_trains_on_the_scheduler_of_its_settings_like_here(collection, address):
+    here = runs.create_run(collection, _settings(), "here", checkpoint=False, one_kernel=True)
+    there = runs.create_run(collection, _settings(scheduler=address), "there", checkpoint=False, one_kernel=True)
+    assert here.run.trainer.cluster is None and there.run.trainer.cluster.address == address
+    for record in (here, there):
+        record.run.start()
+        assert record.run.wait(timeout=60) and record.snapshot().error is None
+    np.testing.assert_allclose(there.run.model.lambda_, here.run.model.lambda_, rtol=1e-10, atol=0)
+    table = tables.run_table([here, there], lambda record: record.status)
+    assert table[tables.WHERE_COLUMN].tolist() == ["this server", f"Dask {address}"]
+
+
+def test_the_train_page_setting_starts_from_the_environment(app_path, monkeypatch):
+    monkeypatch.setenv("SVI_TOPICS_DASK_SCHEDULER", " tcp://127.0.0.1:8786 ")
+    assert runs.default_scheduler() == "tcp://127.0.0.1:8786"
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    at.switch_page("views/train.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert at.text_input(key=Keys.scheduler).value == "tcp://127.0.0.1:8786"
