@@ -14,6 +14,7 @@ __all__ = [
     "alpha_chart",
     "doc_topics_chart",
     "heldout_chart",
+    "intertopic_chart",
     "step_size_chart",
     "stick_weights_chart",
     "topic_color",
@@ -222,3 +223,32 @@ def topic_shares_chart(shares: pd.DataFrame) -> alt.Chart:
     lines = base.mark_line().add_params(highlight)
     points = base.mark_point(filled=True, size=18)
     return (lines + points).properties(title="Topics over time", height=360)
+
+
+def intertopic_chart(points: pd.DataFrame, selected: int | None = None) -> alt.LayerChart:
+    """LDAvis' intertopic distance map: one circle per topic, its area the topic's share of the words.
+
+    ``points`` has columns ``topic``, ``label``, ``x``, ``y``, ``share``, ``color``
+    (:func:`explorer.tables.intertopic_frame`); topics with similar words lie close together.
+    Clicking a circle selects its topic in the selection parameter ``topic`` (field
+    ``topic``), which ``st.altair_chart(..., on_select=...)`` reports; the ``selected``
+    topic is outlined.
+    """
+    pick = alt.selection_point(name="topic", fields=["topic"], on="click")
+    data = points.assign(percent=points["share"].map(lambda s: f"{100 * s:.3g}%"), chosen=points["topic"] == selected)
+    extent = 1.2 * float(max(points["x"].abs().max(), points["y"].abs().max(), 1e-9))
+    axis = alt.Axis(labels=False, ticks=False, grid=False)
+    scale = alt.Scale(domain=[-extent, extent], nice=False, zero=False)
+    base = alt.Chart(data).encode(
+        x=alt.X("x:Q", title="PC1", scale=scale, axis=axis),
+        y=alt.Y("y:Q", title="PC2", scale=scale, axis=axis),
+        tooltip=[alt.Tooltip("label:N", title="Topic"), alt.Tooltip("percent:N", title="Share of the words")],
+    )
+    circles = base.mark_circle(opacity=0.55, stroke="#222222").encode(
+        size=alt.Size("share:Q", legend=None,
+                      scale=alt.Scale(domain=[0, float(points["share"].max() or 1.0)], range=[0, 4000])),
+        color=alt.Color("color:N", scale=None, legend=None),
+        strokeWidth=alt.when(alt.datum.chosen).then(alt.value(3)).otherwise(alt.value(0.5)),
+    ).add_params(pick)
+    numbers = base.mark_text(fontSize=11, fontWeight="bold", color="#222222").encode(text=alt.Text("topic:N"))
+    return (circles + numbers).properties(title="Intertopic distance map", height=420)

@@ -73,8 +73,8 @@ class Keys:
     relevance = "topics.relevance"
     n_words = "topics.n_words"
     show_clouds = "topics.clouds"
-    alpha_chart = "topics.alpha"
-    sticks_chart = "topics.sticks"
+    alpha_chart, sticks_chart = "topics.alpha", "topics.sticks"
+    intertopic_chart, intertopic_topic, intertopic_words = "topics.map", "topics.map_topic", "topics.map_words"
     # Documents page
     search = "docs.search"
     document = "docs.document"

@@ -9,13 +9,14 @@ import pandas as pd
 
 from explorer import formatting, quality
 from explorer.charts import topic_color
-from explorer.engine_api import step_size, top_relevant_words, unique_labels
+from explorer.engine_api import intertopic_coordinates, step_size, top_relevant_words, unique_labels
 from explorer.runs import RunRecord, where_text
 
 __all__ = [
     "alpha_frame",
     "changes_frame",
     "curves_frame",
+    "intertopic_frame",
     "run_table",
     "schedule_frame",
     "topic_words_frame",
@@ -137,3 +138,23 @@ def alpha_frame(alpha, labels: Sequence[str], order: Sequence[int]) -> pd.DataFr
         "color": [topic_color(k) for k in order],
     })
 
+
+def intertopic_frame(model, labels: Sequence[str], topics: Sequence[int]) -> pd.DataFrame:
+    """The intertopic map's circles, largest first: topic, label, x, y, share, color.
+
+    x and y place ``topics`` by the principal coordinates of their Jensen-Shannon
+    divergences (the engine's :func:`~engine.intertopic_coordinates`, as LDAvis); ``share``
+    is each topic's share of the words (``model.word_shares()``), the circle's area.
+    """
+    topics = [int(k) for k in topics]
+    xy = intertopic_coordinates(model.expected_topics()[topics])
+    shares = model.word_shares()
+    frame = pd.DataFrame({
+        "topic": topics,
+        "label": [labels[k] for k in topics],
+        "x": xy[:, 0],
+        "y": xy[:, 1],
+        "share": [float(shares[k]) for k in topics],
+        "color": [topic_color(k) for k in topics],
+    })
+    return frame.sort_values("share", ascending=False, kind="stable").reset_index(drop=True)

@@ -1,4 +1,4 @@
-"""The Topics page's live part: HDP stick weights, LDA's alpha and one card per topic (a fragment)."""
+"""The Topics page's live part: HDP sticks, LDA's alpha, the intertopic map and one card per topic (a fragment)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, icons, quality, safe_text, state, tables, ui
+from explorer import cached, charts, formatting, icons, intertopic, quality, safe_text, state, tables, ui
 from explorer.engine_api import topic_order, topics_covering
 from explorer.runs import RunRecord
 from explorer.state import Keys
@@ -127,6 +127,7 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
         right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key=Keys.sticks_chart)
     else:
         _alpha(model, labels, order)
+    intertopic.intertopic_map(model, labels, frames, n_words)
     measured = cached.run_quality(record)
     shown = int(state.get(Keys.n_shown(record.run_id), 20))
     columns = st.columns(2)

@@ -6,9 +6,9 @@ is left alone), so the compiled kernels must be compiled first.  It opens the ap
 first-time user (the sample collection trains by itself, with the NumPy reference while
 the kernels compile elsewhere, and says so), checks that the held-out curve has three
 points within 15 seconds, starts a run with the button, waits for its curve to have
-three points, opens the Topics page and checks that words appear, opens the Documents
-page's "Topics over time" (the sample's year column), checks that the kernels were
-compiled into the test's cache, and saves screenshots to
+three points, opens the Topics page and checks that words appear and the intertopic map is
+drawn, opens the Documents page's "Topics over time" (the sample's year column), checks
+that the kernels were compiled into the test's cache, and saves screenshots to
 ``SVI_TOPICS_ARTIFACTS`` (default ``tests/explorer/artifacts/``, ignored by git).
 Skipped only when ``/usr/bin/chromium`` is missing outside CI; in CI it must run.
 """
@@ -105,6 +105,15 @@ def test_first_visit_trains_and_shows_topics(server, tmp_path, numba_cache):
             _wait(page, lambda: card_titles.count() >= 3)  # cards with their top words
             page.wait_for_timeout(1500)
             page.screenshot(path=str(ARTIFACTS / "topics.png"))
+            assert page.get_by_text("Traceback").count() == 0
+            # the intertopic map (LDAvis' view in Altair) and the chosen topic's words beside it
+            heading = page.get_by_text("Intertopic map", exact=True)
+            heading.wait_for(timeout=30_000)
+            heading.scroll_into_view_if_needed()
+            page.get_by_text("Words of topic").wait_for(timeout=30_000)
+            _wait(page, lambda: page.locator("[data-testid='stVegaLiteChart']").count() >= 2)
+            page.wait_for_timeout(1500)
+            page.screenshot(path=str(ARTIFACTS / "topics-intertopic-map.png"))
             assert page.get_by_text("Traceback").count() == 0
             # the sample has a year column: the Documents page charts the topics over time
             page.get_by_role("link", name="Documents").click()

@@ -49,7 +49,7 @@ def _card(at: AppTest, topic: int):
 def _alpha_charts(at: AppTest) -> list[pd.DataFrame]:
     """The data of every alpha chart on the page (Streamlit sends a chart's rows as Arrow)."""
     charts = [chart.proto for chart in at.get("vega_lite_chart")
-              if json.loads(chart.proto.spec)["encoding"]["x"]["field"] == "alpha"]
+              if json.loads(chart.proto.spec).get("encoding", {}).get("x", {}).get("field") == "alpha"]
     return [pa.ipc.open_stream(chart.datasets[0].data.data).read_pandas() for chart in charts]
 
 
