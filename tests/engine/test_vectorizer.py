@@ -134,3 +134,15 @@ def test_the_settings_are_checked_and_round_trip_through_json():
         Vectorizer.from_dict({"stem": True})
     with pytest.raises(TypeError, match="extra_stop_words must be a list of words"):
         Vectorizer(extra_stop_words="the")
+
+
+def test_a_scikit_learn_pipeline_on_raw_text_is_unchanged():
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    pipeline = make_pipeline(CountVectorizer(), LDA(n_topics=2, seed=0, n_epochs=1)).fit(TEXTS)
+    assert pipeline.transform(TEXTS[:2]).shape == (2, 2)
+    model = pipeline[-1]
+    assert "vectorizer_" not in vars(model) and "feature_names_in_" not in vars(model)
+    with pytest.raises(ValueError, match="does not know its vocabulary"):
+        model.transform_texts(TEXTS[:1])
