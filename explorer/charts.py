@@ -251,4 +251,4 @@ def intertopic_chart(points: pd.DataFrame, selected: int | None = None) -> alt.L
         strokeWidth=alt.when(alt.datum.chosen).then(alt.value(3)).otherwise(alt.value(0.5)),
     ).add_params(pick)
     numbers = base.mark_text(fontSize=11, fontWeight="bold", color="#222222").encode(text=alt.Text("topic:N"))
-    return (circles + numbers).properties(title="Intertopic distance map", height=420)
+    return (circles + numbers).properties(height=420)  # the page titles it (with its help)
