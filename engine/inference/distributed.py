@@ -11,18 +11,22 @@ must be on storage every worker can read.  The statistics that come back are add
 chunk order, so a step's result does not depend on which worker ran which chunk, and
 equals the single-process step summation order aside (each document's fit is the same).
 
-Nothing of the model changes until every chunk is back.  A worker that dies mid-step
-has its chunk rerun on another worker by the scheduler (``distributed.scheduler.allowed-failures``
-deaths per task); a chunk whose task raises is retried ``RETRIES`` times; if a chunk still
-fails, or the step outlives ``timeout``, the step raises :class:`engine.ClusterError`
-and the model and trainer are as they were before it.  A worker that joins is used from
+Nothing of the model changes until every chunk is back.  Jobs go straight to their workers
+(``scatter(direct=True)``: the client must reach the workers, not only the scheduler) and
+the statistics come straight back.  A chunk whose task raises is rerun ``RETRIES`` times;
+a step whose attempt fails anyway (a worker that dies takes its job with it) is attempted
+again on the workers there are then, from the same jobs, ``RETRIES`` times (an attempt
+that outlives ``timeout`` has failed); after that the step raises
+:class:`engine.ClusterError` with the model as it was.  A worker that joins is used from
 the next step.  Dask is imported only when a cluster is used (the ``distributed`` extra).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
+import time
 from typing import Any
 
 import numpy as np
@@ -32,7 +36,7 @@ from engine.errors import ClusterError
 
 __all__ = ["DaskLocalStep"]  # used through engine.SVI(cluster=...)
 
-RETRIES = 2  # reruns of a chunk whose task raised (a worker's death is the scheduler's to handle)
+RETRIES = 2  # reruns of a raising task, and further attempts at a step that failed
 _LOCAL = "local:"
 
 
@@ -193,24 +197,46 @@ class DaskLocalStep:
         return sorted(threads.items())
 
     def local_step(self, model, doc_ids: np.ndarray, counts: sp.csr_matrix, rng: np.random.Generator | None = None):
-        """The statistics of ``model.local_step(counts, rng)``, ``counts`` being the documents ``doc_ids``."""
+        """The statistics of ``model.local_step(counts, rng)``, ``counts`` being the documents ``doc_ids``.
+
+        A failed attempt (a worker lost with its job, a task that raised ``RETRIES`` times)
+        is made again on the workers there are then, from the same jobs, up to
+        ``RETRIES`` times; nothing of the model changes before one attempt succeeds.
+        """
+        error: Exception | None = None
+        for attempt in range(1 + RETRIES):
+            if attempt:
+                time.sleep(0.5 * 2 ** (attempt - 1))  # the scheduler notices a lost worker
+            try:
+                # the same random starts every attempt
+                parts, jobs = self._attempt(model, doc_ids, counts, copy.deepcopy(rng))
+            except ClusterError:
+                raise
+            except Exception as exc:
+                error = exc
+                continue
+            sent = sum(_nbytes(job) for job in jobs) + doc_ids.nbytes
+            self.last_bytes = (sent, sum(_nbytes(part) for part in parts))
+            self.last_workers = len(parts)
+            return type(parts[0]).combine(parts, counts)
+        raise ClusterError(f"a step failed on the Dask cluster at {self.address} {1 + RETRIES} times (last: "
+                           f"{type(error).__name__}: {error}); the model was not updated") from error
+
+    def _attempt(self, model, doc_ids, counts, rng) -> tuple[list, list]:
+        """One try: each worker's job sent straight to it (not through the scheduler), its statistics fetched back."""
         distributed = _import_distributed()
         workers = self._workers()
         bounds = chunk_bounds(counts, [threads for _, threads in workers])
         jobs = model.local_jobs(counts, bounds, rng)
-        futures = [
-            self.client.submit(fit_chunk, job, self._corpus, doc_ids[low:high], workers=[address],
-                               allow_other_workers=True, retries=RETRIES, pure=False)
-            for job, (address, _), low, high in zip(jobs, workers, bounds[:-1], bounds[1:], strict=False)
-        ]
+        futures = []
         try:
+            # one scatter sends the jobs to the workers at once, one each; a task runs where its job is
+            placed = self.client.scatter(jobs, workers=[address for address, _ in workers], direct=True, hash=False)
+            futures = [self.client.submit(fit_chunk, job_data, self._corpus, doc_ids[low:high], retries=RETRIES,
+                                          pure=False)
+                       for job_data, low, high in zip(placed, bounds[:-1], bounds[1:], strict=True)]
             distributed.wait(futures, timeout=self.timeout)
-            parts = self.client.gather(futures)
-        except Exception as exc:
+            return self.client.gather(futures, direct=True), jobs
+        except BaseException:
             self.client.cancel(futures)
-            raise ClusterError(f"a step failed on the Dask cluster at {self.address} ({type(exc).__name__}: "
-                               f"{exc}); the model was not updated") from exc
-        sent = sum(_nbytes(job) for job in jobs) + doc_ids.nbytes
-        self.last_bytes = (sent, sum(_nbytes(part) for part in parts))
-        self.last_workers = len(parts)
-        return type(parts[0]).combine(parts, counts)
+            raise
