@@ -94,6 +94,7 @@ from engine.models.inspection import (
 )
 from engine.models.intertopic import intertopic_coordinates, jensen_shannon, principal_coordinates
 from engine.models.lda import LDA, LDAStats
+from engine.settings import SettingError
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
@@ -140,6 +141,7 @@ __all__ = [
     "RawDocuments",
     "SemiSyntheticGenerator",
     "SettingChange",
+    "SettingError",
     "SkippedFile",
     "Snapshot",
     "StepReport",

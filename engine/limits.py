@@ -12,9 +12,9 @@ message names the limit, its setting and the value that exceeded it.
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass
 
+from engine import settings
 from engine.errors import LimitExceededError
 
 __all__ = ["Limits", "current_limits"]
@@ -81,20 +81,11 @@ def setting_name(limit: str) -> str:
 def current_limits() -> Limits:
     """The limits in force: the defaults, overridden by the ``SVI_TOPICS_MAX_*`` environment variables.
 
-    Raises ``ValueError`` naming the variable if one is set to something other than a positive number.
+    Raises :class:`engine.settings.SettingError` (a ``ValueError``) naming the variable if one is set to
+    something other than a positive number (see :mod:`engine.settings`, which reads them).
     """
-    values = {}
-    for field in dataclasses.fields(Limits):
-        raw = os.environ.get(setting_name(field.name))
-        if raw is None or not raw.strip():
-            continue
-        try:
-            value = float(raw)
-        except ValueError:
-            value = float("nan")
-        if not value > 0 or value == float("inf"):
-            raise ValueError(f"{setting_name(field.name)} must be a positive number, got {raw!r}")
-        values[field.name] = value if field.type == "float" else int(value)
+    values = {field.name: settings.get(setting_name(field.name)) for field in dataclasses.fields(Limits)
+              if settings.is_set(setting_name(field.name))}
     return Limits(**values)
 
 

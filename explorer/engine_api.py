@@ -48,6 +48,7 @@ from engine import (
     read_uci,
     read_zip,
     save_model,
+    settings,  # the SVI_TOPICS_* environment settings, read only there
     step_size,
     text_segments,
     top_corpus_words,
@@ -114,6 +115,7 @@ __all__ = [
     "read_uci",
     "read_zip",
     "save_model",
+    "settings",
     "start_warm_up",
     "step_size",
     "text_segments",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 import threading
 import time
 import uuid
@@ -40,6 +39,7 @@ from explorer.engine_api import (
     heldout_split,
     start_warm_up,
 )
+from explorer.engine_api import settings as environment
 from explorer.storage import Collection
 
 __all__ = [
@@ -56,14 +56,6 @@ __all__ = [
 ]
 
 ACTIVE = ("running", "paused")
-
-
-def _env_number(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    try:
-        return float(value) if value else default
-    except ValueError:
-        return default
 
 
 @dataclass(frozen=True)
@@ -126,7 +118,7 @@ class ThreadLimiter:
     """Caps the number of live training threads on the whole server (all sessions)."""
 
     def __init__(self, cap: int | None = None):
-        self.cap = int(_env_number("SVI_TOPICS_MAX_TRAINING_THREADS", 2)) if cap is None else int(cap)
+        self.cap = environment.get("SVI_TOPICS_MAX_TRAINING_THREADS") if cap is None else int(cap)
         self._lock = threading.Lock()
         self._runs: weakref.WeakSet = weakref.WeakSet()
 
@@ -296,7 +288,7 @@ def split(collection: Collection, settings: RunSettings):
 
 
 def _heartbeat_timeout() -> float:
-    return _env_number("SVI_TOPICS_HEARTBEAT_TIMEOUT", 600.0)
+    return environment.get("SVI_TOPICS_HEARTBEAT_TIMEOUT")
 
 
 def default_scheduler() -> str:
@@ -305,7 +297,7 @@ def default_scheduler() -> str:
     A scheduler's address (``tcp://host:8786``) or ``local:N`` (N worker processes started
     on this server, once).  The Train page's advanced setting starts from it.
     """
-    return os.environ.get("SVI_TOPICS_DASK_SCHEDULER", "").strip()
+    return environment.get("SVI_TOPICS_DASK_SCHEDULER").strip()
 
 
 _clients: dict[str, Any] = {}
@@ -367,12 +359,12 @@ def create_run(collection: Collection, settings: RunSettings, name: str, *, max_
         trainer, observed, heldout, vocabulary=collection.corpus.vocabulary, eval_every_docs=every,
         target_docs=settings.target_docs if settings.algorithm == "svi" else None,
         checkpoint_path=storage.checkpoint_path(run_id) if checkpoint else None, name=name,
-        checkpoint_every_seconds=_env_number("SVI_TOPICS_CHECKPOINT_SECONDS", 30.0), max_seconds=max_seconds,
+        checkpoint_every_seconds=environment.get("SVI_TOPICS_CHECKPOINT_SECONDS"), max_seconds=max_seconds,
         heartbeat_timeout=_heartbeat_timeout(), extra=record.explorer_extra(),
         compile_in_background=not one_kernel,  # never wait for a compile: the NumPy reference trains meanwhile
     )
     if checkpoint:
-        storage.prune_checkpoints(int(_env_number("SVI_TOPICS_MAX_CHECKPOINTS", 30)) - 1)
+        storage.prune_checkpoints(environment.get("SVI_TOPICS_MAX_CHECKPOINTS") - 1)
         storage.save_collection(collection)
         record.save_record()
     return record
@@ -392,7 +384,7 @@ def resume_checkpoint(source: Any, collection: Collection, settings: RunSettings
         record.run = TrainingRun.resume_from(
             source, train, observed, heldout, name=name, checkpoint_path=storage.checkpoint_path(run_id),
             vocabulary=collection.corpus.vocabulary,
-            checkpoint_every_seconds=_env_number("SVI_TOPICS_CHECKPOINT_SECONDS", 30.0),
+            checkpoint_every_seconds=environment.get("SVI_TOPICS_CHECKPOINT_SECONDS"),
             heartbeat_timeout=_heartbeat_timeout(), extra=record.explorer_extra(),
             target_docs=settings.target_docs if settings.algorithm == "svi" else None, compile_in_background=True,
             cluster=_cluster(settings),

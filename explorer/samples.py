@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explorer.engine_api import settings
 from explorer.uploads import Preprocessing
 
 __all__ = ["SAMPLES", "Sample", "available_samples", "sample_root"]
@@ -58,9 +58,9 @@ SAMPLES: tuple[Sample, ...] = (
 def sample_root() -> Path:
     """The sample folder: ``SVI_TOPICS_SAMPLE_DATA``, else ``sample_data/`` of a checkout (or an
     editable install), else the copy a wheel carries in ``explorer/_bundled/`` (see setup.py)."""
-    configured = os.environ.get("SVI_TOPICS_SAMPLE_DATA")
-    if configured:
-        return Path(configured)
+    configured = settings.get("SVI_TOPICS_SAMPLE_DATA")
+    if configured is not None:
+        return configured
     here = Path(__file__).resolve().parent
     checkout = here.parent / "sample_data"
     return checkout if checkout.is_dir() else here / "_bundled" / "sample_data"
@@ -69,5 +69,5 @@ def sample_root() -> Path:
 def available_samples() -> list[Sample]:
     """The samples whose file exists; the first is the default (``SVI_TOPICS_DEFAULT_SAMPLE`` can pick it)."""
     found = [sample for sample in SAMPLES if sample.file().is_file()]
-    preferred = os.environ.get("SVI_TOPICS_DEFAULT_SAMPLE")
+    preferred = settings.get("SVI_TOPICS_DEFAULT_SAMPLE")
     return sorted(found, key=lambda sample: sample.key != preferred)

@@ -9,13 +9,13 @@ comes back within a grace period.
 
 from __future__ import annotations
 
-import os
 import time
 
 import streamlit as st
 
 from explorer import cached, samples, state, storage, workspace
 from explorer.engine_api import DEFAULT_HDP_TOPICS
+from explorer.engine_api import settings as environment
 from explorer.runs import (
     CapReachedError,
     RunRecord,
@@ -44,7 +44,7 @@ class _Lease:
 
 
 def _release(lease: _Lease) -> None:
-    grace = float(os.environ.get("SVI_TOPICS_ORPHAN_GRACE", "120"))
+    grace = environment.get("SVI_TOPICS_ORPHAN_GRACE")
     lease.runs.orphaned(grace)
 
 
@@ -128,7 +128,7 @@ def _ensure_defaults() -> None:
 
 def _autostart() -> None:
     """Start one run on the sample the first time a session opens, so topics form right away."""
-    if state.autostarted() or os.environ.get("SVI_TOPICS_AUTOSTART", "1") in ("0", "false", "no"):
+    if state.autostarted() or not environment.get("SVI_TOPICS_AUTOSTART"):
         return
     state.set_autostarted()
     current = state.collection()

@@ -23,12 +23,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.engine_api import Corpus, EngineError, Vectorizer, atomic_file
+from explorer.engine_api import Corpus, EngineError, Vectorizer, atomic_file, settings
 from explorer.workspace import Workspace, check_collection_key, check_run_id, confined
 
 __all__ = [
@@ -85,8 +84,8 @@ def _aligned(columns: object, n_docs: int) -> tuple[tuple[str, tuple[str, ...]],
 
 def home() -> Path:
     """The explorer's folder: ``SVI_TOPICS_HOME`` or ``~/.svi-topics``."""
-    configured = os.environ.get("SVI_TOPICS_HOME")
-    return Path(configured).expanduser() if configured else Path.home() / ".svi-topics"
+    configured = settings.get("SVI_TOPICS_HOME")
+    return configured if configured is not None else Path.home() / ".svi-topics"
 
 
 def current_workspace() -> Workspace:

@@ -17,7 +17,6 @@ explorer's own (:class:`UploadLimits`).
 from __future__ import annotations
 
 import io
-import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from explorer.engine_api import (
     read_txt_files,
     read_uci,
     read_zip,
+    settings,
 )
 
 __all__ = [
@@ -87,14 +87,10 @@ class UploadLimits:
         """Limits from the environment: ``SVI_TOPICS_MAX_UPLOAD_FILES``, ``SVI_TOPICS_MAX_UPLOAD_MB``,
         ``SVI_TOPICS_MAX_TOTAL_UPLOAD_MB``, and the engine's ``SVI_TOPICS_MAX_EXPANDED_MB``
         (read by :func:`engine.current_limits`, which names the variable if its value is bad)."""
-        def read(name: str, default: int, scale: int = 1) -> int:
-            value = os.environ.get(name)
-            return default if not value else int(float(value) * scale)
-
         return cls(
-            max_files=read("SVI_TOPICS_MAX_UPLOAD_FILES", cls.max_files),
-            max_file_bytes=read("SVI_TOPICS_MAX_UPLOAD_MB", cls.max_file_bytes, _MB),
-            max_total_bytes=read("SVI_TOPICS_MAX_TOTAL_UPLOAD_MB", cls.max_total_bytes, _MB),
+            max_files=settings.get("SVI_TOPICS_MAX_UPLOAD_FILES"),
+            max_file_bytes=int(settings.get("SVI_TOPICS_MAX_UPLOAD_MB") * _MB),
+            max_total_bytes=int(settings.get("SVI_TOPICS_MAX_TOTAL_UPLOAD_MB") * _MB),
             max_expanded_bytes=current_limits().max_expanded_bytes,
         )
 

@@ -21,11 +21,12 @@ which resolves a path and refuses it unless it lies inside a given folder.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+
+from explorer.engine_api import settings
 
 __all__ = [
     "ISOLATED",
@@ -59,7 +60,7 @@ class UnsafePathError(ValueError):
 
 def mode() -> str:
     """``"shared"`` if ``SVI_TOPICS_WORKSPACE=shared``, else ``"isolated"`` (the safe default)."""
-    return SHARED if os.environ.get(MODE_VARIABLE, "").strip().lower() == SHARED else ISOLATED
+    return SHARED if settings.get(MODE_VARIABLE) == SHARED else ISOLATED
 
 
 def new_token() -> str:
@@ -94,8 +95,7 @@ class Workspace:
     @classmethod
     def shared_at(cls, home: Path) -> Workspace:
         """The one workspace of the desktop mode: the home folder itself (``SVI_TOPICS_CHECKPOINTS`` honoured)."""
-        configured = os.environ.get("SVI_TOPICS_CHECKPOINTS")
-        return cls(home, shared=True, checkpoints_override=Path(configured).expanduser() if configured else None)
+        return cls(home, shared=True, checkpoints_override=settings.get("SVI_TOPICS_CHECKPOINTS"))
 
     @property
     def checkpoints(self) -> Path:

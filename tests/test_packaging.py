@@ -2,8 +2,8 @@
 
 The wheel is built from the checkout and installed into a fresh virtual environment that reuses
 the installed dependencies (``--system-site-packages``), then used from a folder outside the
-checkout: ``svi-topics --version`` runs, and ``explorer.samples`` finds the bundled samples and
-``svi-topics app`` the bundled Streamlit settings.
+checkout: it carries the MIT licence (file and metadata), ``svi-topics --version`` runs, and
+``explorer.samples`` finds the bundled samples and ``svi-topics app`` the bundled Streamlit settings.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,12 @@ def test_a_wheel_installed_outside_the_checkout_has_the_samples_and_settings(tmp
     _run(sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps", "-q", "-w", wheels,
          cwd=tmp_path, env=env)
     (wheel,) = wheels.glob("svi_topics-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        licences = [name for name in archive.namelist() if ".dist-info/" in name and name.endswith("/LICENSE")]
+        assert licences, archive.namelist()
+        assert "the svi-topics authors" in archive.read(licences[0]).decode()
+        metadata = archive.read(next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in metadata.splitlines() and "License-File: LICENSE" in metadata.splitlines()
     venv.create(tmp_path / "venv", system_site_packages=True, with_pip=True)
     bin_dir = tmp_path / "venv" / ("Scripts" if os.name == "nt" else "bin")
     python = bin_dir / "python"
