@@ -266,7 +266,8 @@ def test_export_reimport_and_resume_checkpoint(app_path):
     record = _start(at, target_docs=2_000)
     _until(at, lambda: record.status == "finished")
     _page(at, "export")
-    assert {b.proto.label for b in at.download_button} >= {"Topics (CSV)", "Model file (.npz)"}
+    assert {b.proto.label for b in at.download_button} >= {"Topics (CSV)", "Model file (.npz)", "Full export (.zip)",
+                                                          "Document–topic proportions (CSV)"}
     model_file = porting.model_bytes(record)()
     at.file_uploader(key=Keys.model_upload).upload("saved.npz", model_file)
     at.run()
