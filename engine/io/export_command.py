@@ -23,7 +23,7 @@ from engine.data.text import decode_text, table_format
 from engine.io.exports import export_files, export_tables, parquet_available, write_export
 from engine.io.model_files import LoadedModel, load_model
 
-__all__ = ["add_export"]
+__all__: list[str] = []  # engine.cli adds the command with add_export; nothing here is engine API
 
 
 def add_export(commands: Any) -> None:
