@@ -88,6 +88,8 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
             checked[name] = value
         elif name == "alpha":
             checked[name] = None if value is None else _number(where, value, "float", 0.0, 1e6, False)
+        elif name == "scheduler":
+            continue  # where runs train is this server's setting, never a file's (no address from a file)
         else:
             checked[name] = _number(where, value, *_NUMBERS[name])
     if model is not None:  # what the file leaves out is the model's
