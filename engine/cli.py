@@ -6,7 +6,7 @@ Blei, Wang & Paisley 2013) with a progress bar on stderr and the held-out log
 likelihood printed at every evaluation, then saves the model (one ``.npz``
 file).  ``topics`` prints the top words of each topic of a saved model (topics are numbered
 from 0, as everywhere); ``export`` writes its full export (``engine.io.export_command``); ``infer`` prints the
-topic proportions of new text (``engine._cli_infer``); ``app`` starts the Streamlit explorer.
+topic proportions of new text (``engine.io.infer_command``); ``app`` starts the Streamlit explorer.
 Errors the engine reports (bad files, bad options) end the program with one
 line on stderr and exit code 2.
 """
@@ -30,7 +30,6 @@ from typing import Any
 
 from tqdm import tqdm
 
-from engine._cli_infer import add_infer
 from engine.data.bow_formats import load_corpus
 from engine.data.vectorizer import STOP_WORD_LANGUAGES, stop_word_list
 from engine.errors import EngineError
@@ -38,6 +37,7 @@ from engine.inference.run import TrainingRun
 from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, STEP_SIZES
 from engine.io.atomic import probe_writable
 from engine.io.export_command import add_export
+from engine.io.infer_command import add_infer
 from engine.io.model_files import load_model, save_model
 from engine.io.records import EvalPoint
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS

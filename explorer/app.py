@@ -7,6 +7,7 @@ way when a fresh server's first visitor opens a page's URL directly, skipping th
 
 from __future__ import annotations
 
+import importlib.machinery
 from pathlib import Path
 
 import streamlit as st
@@ -14,6 +15,11 @@ import streamlit as st
 from explorer import cached, icons, session, ui
 
 PAGES = Path(__file__).resolve().parent / "views"
+
+# Streamlit runs this file as the __main__ module.  A process that multiprocessing spawns
+# (a Dask worker of a "local:N" cluster) re-runs __main__'s file unless __main__ names
+# itself "__main__" in its spec; re-run outside a session, this script would fail.
+__spec__ = importlib.machinery.ModuleSpec("__main__", None)
 
 st.set_page_config(page_title="Topic explorer", page_icon=icons.APP, layout="wide")
 cached.kernel_warm_up()

@@ -66,7 +66,8 @@ def run_table(records: Sequence[RunRecord], status_text,
 
     With ``topic_quality`` (a run's :class:`~explorer.quality.TopicQuality`, e.g.
     ``cached.run_quality``), two more columns follow the held-out score: the mean NPMI
-    coherence of the run's topics and its live topics out of K.
+    coherence of the run's topics and its live topics out of K.  The last column says
+    where the run trains (this server or a Dask scheduler).
     """
     rows = []
     for record in records:
@@ -86,12 +87,12 @@ def run_table(records: Sequence[RunRecord], status_text,
                 snap.docs_seen if snap else (history[-1].docs_seen if history else 0)),
             "Training time": formatting.duration(snap.seconds if snap else (history[-1].seconds if history else 0)),
             "Held-out log likelihood": formatting.number(history[-1].heldout_loglik) if history else "–",
-            WHERE_COLUMN: where_text(s),
         })
         if topic_quality is not None:
             measured = topic_quality(record)
             rows[-1][COHERENCE_COLUMN] = quality.coherence_text(None if measured is None else measured.mean_coherence)
             rows[-1][LIVE_COLUMN] = quality.live_text(measured)
+        rows[-1][WHERE_COLUMN] = where_text(s)
     return pd.DataFrame(rows)
 
 

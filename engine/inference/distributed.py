@@ -72,14 +72,26 @@ def connect(cluster: Any, timeout: float = 10.0):
         count = cluster[len(_LOCAL):]
         if not count.isdigit() or int(count) < 1:
             raise ValueError(f"a local cluster is 'local:N' with N >= 1 workers, got {cluster!r}")
-        local = distributed.LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
-                                         dashboard_address=":0")
-        return distributed.Client(local)
+        return distributed.Client(local_cluster(int(count)))
     try:
         return distributed.Client(cluster, timeout=timeout)
     except (OSError, TimeoutError) as exc:
         raise ClusterError(f"could not reach the Dask scheduler at {cluster!r} ({exc}); start it "
                            "(dask scheduler) and its workers, or check the address") from None
+
+
+def local_cluster(n_workers: int, threads_per_worker: int = 1):
+    """A ``LocalCluster`` of ``n_workers`` processes on this machine (what ``"local:N"`` starts).
+
+    Worker processes are spawned (Dask's default), and a spawned process first re-runs
+    the file of this process's ``__main__`` module unless that module names itself
+    ``__main__`` through ``__spec__``: a script that starts a cluster needs an
+    ``if __name__ == "__main__":`` guard, and the Streamlit app sets its ``__spec__``
+    (``explorer/app.py``).  The dashboard takes a free port.
+    """
+    distributed = _import_distributed()
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
+                                    dashboard_address=":0")
 
 
 def describe(client) -> str:

@@ -1,4 +1,4 @@
-"""``svi-topics infer`` (engine/_cli_infer.py) and ``fit --stop-words/--keep-accents``."""
+"""``svi-topics infer`` (engine/io/infer_command.py) and ``fit --stop-words/--keep-accents``."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine.inference.distributed import chunk_bounds, connect
+from engine.inference.distributed import chunk_bounds, connect, local_cluster
 from tests.conftest import make_planted_corpus
 
 distributed = pytest.importorskip("distributed")
@@ -25,7 +25,7 @@ N_STEPS = 20
 @pytest.fixture(scope="module")
 def client():
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
+        local_cluster(2) as cluster,  # as "local:2" starts
         distributed.Client(cluster) as client,
     ):
         yield client

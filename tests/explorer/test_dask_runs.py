@@ -6,11 +6,14 @@ One LocalCluster of two single-threaded worker processes serves the module.
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from engine.inference.distributed import connect as connect_cluster
+from engine.inference.distributed import local_cluster
 from explorer import runs, tables
 from explorer.state import Keys
 
@@ -20,7 +23,7 @@ distributed = pytest.importorskip("distributed")
 @pytest.fixture(scope="module")
 def address():
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
+        local_cluster(2) as cluster,  # as "local:2" starts
         distributed.Client(cluster),
     ):
         yield cluster.scheduler_address
@@ -52,3 +55,18 @@ def test_the_train_page_setting_starts_from_the_environment(app_path, monkeypatc
     at.run()
     assert not at.exception, at.exception
     assert at.text_input(key=Keys.scheduler).value == "tcp://127.0.0.1:8786"
+
+
+def test_a_local_cluster_starts_after_the_app_ran(app_path):
+    """Streamlit leaves the app's module as __main__; spawned workers must not re-run the app's script."""
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert sys.modules["__main__"].__file__.endswith("app.py")  # what a spawned process would re-run
+    client = connect_cluster("local:1")
+    try:
+        assert client.submit(sum, [1, 2], pure=False).result(timeout=60) == 3
+    finally:
+        cluster = client.cluster
+        client.close()
+        cluster.close()
