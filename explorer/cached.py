@@ -7,14 +7,15 @@ passed with a leading underscore and identified by the key arguments.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
-from explorer import clouds, quality, samples, timeline, uploads
-from explorer.engine_api import CoherenceReference, KernelWarmUp, most_likely_topics, start_warm_up
+from explorer import clouds, quality, samples, tables, timeline, uploads
+from explorer.engine_api import CoherenceReference, KernelWarmUp, ldavis_topics, most_likely_topics, start_warm_up
 from explorer.runs import RunRecord, ThreadLimiter, warm_up_workloads
 from explorer.storage import Collection
 
@@ -104,22 +105,38 @@ def _quality(run_id: str, version: tuple, hdp: bool, collection_key: str | None,
     return quality.topic_quality(_model_of(), _reference_of(), hdp)
 
 
+def _topics_version(record: RunRecord) -> tuple:
+    """What identifies a run's topics for a cache: its step, or while it trains the top words it publishes.
+
+    A training run's step moves on many times between two redraws (every second); its
+    published top words (quality.N_TOP per topic) change only when its topics do.
+    """
+    snap = record.snapshot()
+    if snap is not None and snap.active and snap.top_words:
+        return ("topics", snap.top_words)
+    return ("step", record.model_step)  # read before the model: a newer model under an older step is redone next time
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _intertopic(run_id: str, version: tuple, labels: tuple[str, ...], _model) -> pd.DataFrame:
+    return tables.intertopic_frame(_model, labels, ldavis_topics(_model))
+
+
+def intertopic_points(record: RunRecord, model, labels: Sequence[str]) -> pd.DataFrame:
+    """The intertopic map's circles for ``model``, the run's current model; computed once per version of its topics."""
+    return _intertopic(record.run_id, _topics_version(record), tuple(labels), model)
+
+
 def run_quality(record: RunRecord) -> quality.TopicQuality | None:
     """Shares, live topics and coherence of a run's model, computed once per version of its topics.
 
-    A stopped, finished or loaded run's version is its step.  A training run's step moves on
-    many times between two redraws of the run table (every second), so its version is the
-    top words its snapshot publishes (quality.N_TOP per topic, the words coherence is scored
-    on): it is scored again only when the run has new topics, and its live count is
-    refreshed with them.
+    A stopped, finished or loaded run's version is its step; a training run's is the top
+    words it publishes (the words coherence is scored on): it is scored again only when the
+    run has new topics, and its live count is refreshed with them.
     """
     if record.run is None and record.loaded is None:
         return None
-    snap = record.snapshot()
-    if snap is not None and snap.active and snap.top_words:
-        version: tuple = ("topics", snap.top_words)
-    else:  # the step is read before the model: a newer model under an older step is redone next time
-        version = ("step", record.model_step)
+    version = _topics_version(record)
     collection, settings = record.collection, record.settings
 
     def reference() -> CoherenceReference | None:

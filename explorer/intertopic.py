@@ -12,8 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, state, tables
-from explorer.engine_api import ldavis_topics
+from explorer import charts, state
 from explorer.state import Keys
 
 __all__ = ["intertopic_map"]
@@ -32,12 +31,11 @@ def _picked() -> None:
         state.put(Keys.intertopic_topic, int(chosen[0]["topic"]))
 
 
-def intertopic_map(model, labels: Sequence[str], frames: Sequence[pd.DataFrame], n_words: int) -> None:
-    """Draw the map of ``model``'s topics (the HDP's in use) beside the word list of the chosen topic.
+def intertopic_map(points: pd.DataFrame, labels: Sequence[str], frames: Sequence[pd.DataFrame], n_words: int) -> None:
+    """Draw the map's ``points`` (:func:`explorer.tables.intertopic_frame`) beside the word list of the chosen topic.
 
     ``frames`` holds every topic's words in relevance order (:func:`explorer.tables.topic_words_frame`).
     """
-    points = tables.intertopic_frame(model, labels, ldavis_topics(model))
     options = [int(k) for k in points["topic"]]  # largest first
     if state.get(Keys.intertopic_topic) not in options:  # first visit, or another run with other topics
         state.put(Keys.intertopic_topic, options[0])
