@@ -18,8 +18,8 @@ engine's defaults at S = 1024:
    the S at which compute S c / W overtakes communication; and its prediction for 1 and 2
    local workers against the measured docs/s.
 
-    python benchmarks/distributed.py                      # AP, K = 100, S = 1024
-    python benchmarks/distributed.py --steps 6 --calibrate-k 1000
+    python benchmarks/compare_dask.py                      # AP, K = 100, S = 1024
+    python benchmarks/compare_dask.py --steps 6 --calibrate-k 1000
 
 Timings on a shared machine are noisy: each configuration alternates with the others
 over ``--repeats`` rounds and the best round is kept.
