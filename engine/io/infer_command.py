@@ -20,7 +20,7 @@ from engine.data.text import decode_text
 from engine.errors import EngineError
 from engine.io.model_files import load_model
 
-__all__ = ["add_infer", "run_infer"]
+__all__: list[str] = []  # engine.cli adds the command with add_infer; nothing here is engine API
 
 
 class InferUsageError(EngineError, ValueError):

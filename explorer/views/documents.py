@@ -12,6 +12,8 @@ from explorer import cached, charts, formatting, highlight, icons, safe_text, se
 from explorer.engine_api import most_likely_topics, text_segments, top_documents
 from explorer.state import Keys
 
+NEW_DOCUMENT_CHARS = 200_000  # a long article; the box is for one document, not a collection
+
 st.title("Documents")
 record = ui.require_run("the Documents page")
 collection = session.collection_for(record)
@@ -94,7 +96,7 @@ with tab_topic:
         "Share of the topic": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0)})
 
 with tab_new:
-    pasted = st.text_area("New document", key=Keys.new_document, height=150,
+    pasted = st.text_area("New document", key=Keys.new_document, height=150, max_chars=NEW_DOCUMENT_CHARS,
                           placeholder="Paste the text of a document the model has not seen…",
                           help="Its words are counted as the collection's were (same stop words, accents and "
                                "vocabulary); words the model never saw are left out. Press Ctrl+Enter to apply.")
