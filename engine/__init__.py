@@ -14,6 +14,7 @@ Training progress and warnings go to the ``engine`` logger (``logging.getLogger(
 which is silent until the application configures logging.
 """
 
+import importlib.metadata
 import logging
 
 from engine.data.bow_formats import (
@@ -97,6 +98,11 @@ from engine.models.lda import LDA, LDAStats
 from engine.settings import SettingError
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+try:
+    __version__ = importlib.metadata.version("svi-topics")
+except importlib.metadata.PackageNotFoundError:  # a checkout that was never installed
+    __version__ = "unknown"
 
 __all__ = [
     "DEFAULT_ADAPTIVE_INIT_BATCHES",

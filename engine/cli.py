@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import importlib.metadata
 import importlib.util
 import math
 import os
@@ -30,6 +29,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from engine import __version__
 from engine.data.bow_formats import load_corpus
 from engine.data.vectorizer import STOP_WORD_LANGUAGES, stop_word_list
 from engine.errors import EngineError
@@ -131,11 +131,6 @@ class _DeprecatedGamma(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def _version() -> str:
-    try:
-        return importlib.metadata.version("svi-topics")
-    except importlib.metadata.PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown"
 
 
 def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
@@ -153,7 +148,7 @@ def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
         f"Run '{prog} COMMAND --help' for the options of a command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
                         help="print the installed version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                      help="fit: train and save a model; topics: show a saved model's topics; "

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import engine
 from engine.cli import build_parser, main
 from engine.io.model_files import load_model, save_model
 
@@ -148,6 +149,7 @@ def test_version_comes_from_the_package_metadata(capsys):
         main(["--version"])
     assert exit_info.value.code == 0
     assert capsys.readouterr().out.strip() == f"svi-topics {importlib.metadata.version('svi-topics')}"
+    assert engine.__version__ == importlib.metadata.version("svi-topics")
 
 
 def test_help_names_the_program_as_invoked(tmp_path, capsys):
