@@ -38,7 +38,7 @@ from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT
 from engine.io.atomic import probe_writable
 from engine.io.export_command import add_export
 from engine.io.infer_command import add_infer
-from engine.io.model_files import load_model, save_model
+from engine.io.model_files import LoadedModel, load_model, save_model
 from engine.io.records import EvalPoint
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS
 
@@ -366,7 +366,7 @@ def _build_model(args: argparse.Namespace, n_words: int) -> Any:
 
 
 def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any, vocabulary: Any,
-               extra: dict) -> TrainingRun:
+               extra: dict, checkpoint: LoadedModel | None = None) -> TrainingRun:
     from engine.inference.svi import SVI, BatchVI
 
     n_train = train.shape[0]
@@ -374,10 +374,9 @@ def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any
     options = {"vocabulary": vocabulary, "eval_every_docs": args.eval_every, "target_docs": target_docs,
                "checkpoint_path": args.checkpoint, "checkpoint_every_seconds": args.checkpoint_every,
                "max_seconds": args.max_seconds, "extra": extra}
-    if args.resume is not None:
-        if args.checkpoint is None:
-            options.pop("checkpoint_path")
-        return TrainingRun.resume_from(args.resume, train, observed, heldout, cluster=args.dask, **options)
+    if checkpoint is not None:  # --resume, read once by _fit; checkpoints go on to the same file by default
+        options["checkpoint_path"] = args.resume if args.checkpoint is None else args.checkpoint
+        return TrainingRun.resume_from(checkpoint, train, observed, heldout, cluster=args.dask, **options)
     model = _build_model(args, train.shape[1])
     if args.algorithm == "batch":
         trainer = BatchVI(model, train)
@@ -493,7 +492,7 @@ def _fit(args: argparse.Namespace) -> int:
     if args.checkpoint is not None:
         _check_writable(args.checkpoint, "--checkpoint")
     corpus = _load_corpus(args)
-    test_docs, seed = args.test_docs, args.seed
+    test_docs, seed, checkpoint = args.test_docs, args.seed, None
     if args.resume is not None:  # the same split as the checkpointed run, on the same words
         checkpoint = load_model(args.resume)
         checkpoint.check_vocabulary(corpus.vocabulary)
@@ -507,7 +506,7 @@ def _fit(args: argparse.Namespace) -> int:
     train, observed, heldout, n_test = _split(corpus.counts, test_docs, seed)
     extra = {"corpus": str(args.corpus), "cli": {"test_docs": n_test, "split_seed": seed},
              "dropped_documents": len(getattr(corpus, "dropped", ()))}
-    run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra)
+    run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)
     if n_test:
         print(f"training on {train.shape[0]} documents, {n_test} held out for evaluation", file=sys.stderr)
     completed = _follow(run, args.no_progress)

@@ -31,7 +31,7 @@ from engine.inference import warmup
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.svi import SVI, BatchVI
 from engine.io.atomic import probe_writable
-from engine.io.model_files import load_model, save_model
+from engine.io.model_files import LoadedModel, load_model, save_model
 from engine.io.records import EvalPoint, SettingChange
 from engine.kernels import effective_kernel
 from engine.validation import as_counts, check_int
@@ -323,7 +323,7 @@ class TrainingRun:
     @classmethod
     def resume_from(
         cls,
-        checkpoint: str | os.PathLike | bytes,
+        checkpoint: str | os.PathLike | bytes | LoadedModel,
         corpus: Any,
         observed: Any = None,
         heldout: Any = None,
@@ -334,8 +334,10 @@ class TrainingRun:
 
         Parameters
         ----------
-        checkpoint : path or bytes
-            A file written by a run's checkpointing or by :func:`engine.save_model` with a trainer.
+        checkpoint : path, bytes or LoadedModel
+            A file written by a run's checkpointing or by :func:`engine.save_model` with a trainer,
+            or such a file as :func:`engine.load_model` returned it (not read again; its model
+            is trained on).
         corpus : Corpus or sparse matrix
             The same training documents the checkpoint was trained on.
         observed, heldout : optional
@@ -347,7 +349,7 @@ class TrainingRun:
             evaluation interval and target are those stored in the checkpoint,
             and checkpoints go on being written to ``checkpoint`` if it is a path.
         """
-        loaded = load_model(checkpoint)
+        loaded = checkpoint if isinstance(checkpoint, LoadedModel) else load_model(checkpoint)
         state = loaded.trainer_state
         if state is None:
             raise ModelFileError(

@@ -13,6 +13,8 @@ import pandas as pd
 import pytest
 
 import engine
+import engine.cli
+import engine.inference.run
 from engine.cli import build_parser, main
 from engine.io.model_files import load_model, save_model
 
@@ -120,7 +122,7 @@ def test_engine_errors_exit_2_without_traceback(tmp_path, corpus_csv, capsys):
     assert "n_test" in capsys.readouterr().err
 
 
-def test_fit_in_process_with_batch_vi_and_resume(tmp_path, corpus_csv, capsys):
+def test_fit_in_process_with_batch_vi_and_resume(tmp_path, corpus_csv, capsys, monkeypatch):
     path, _ = corpus_csv
     out = tmp_path / "batch.npz"
     assert main(["fit", str(path), "--algorithm", "batch", "--topics", "4", "--epochs", "2",
@@ -133,8 +135,17 @@ def test_fit_in_process_with_batch_vi_and_resume(tmp_path, corpus_csv, capsys):
     assert main(["fit", str(path), "--topics", "4", "--epochs", "1", "--batch-size", "30", "--test-docs", "20",
                  "--checkpoint", str(ckpt), "--out", str(tmp_path / "one.npz"), "--no-progress"]) == 0
     one = load_model(ckpt)
+    reads = []
+    def counted(source, **options):
+        reads.append(str(source))
+        return load_model(source, **options)
+
+    monkeypatch.setattr(engine.cli, "load_model", counted)
+    monkeypatch.setattr(engine.inference.run, "load_model", counted)
     assert main(["fit", str(path), "--resume", str(ckpt), "--epochs", "2", "--test-docs", "20",
                  "--out", str(tmp_path / "two.npz"), "--no-progress"]) == 0
+    assert reads == [str(ckpt)]  # the checkpoint is read once, and the run continues from that reading
+    assert ckpt.stat().st_mtime_ns >= (tmp_path / "one.npz").stat().st_mtime_ns  # still written on resume
     two = load_model(tmp_path / "two.npz")
     assert two.trainer_state["t"] > one.trainer_state["t"] and two.trainer_state["batch_size"] == 30
     assert two.history[: len(one.history)] == one.history
