@@ -1,4 +1,4 @@
-"""Empirical Bayes for the Dirichlet priors of LDA: learned alpha (per topic) and eta.
+"""Empirical Bayes for the priors: LDA's Dirichlet alpha (per topic) and eta, the HDP's stick concentrations.
 
 Hoffman, Blei, Wang & Paisley (2013, section on hyperparameters) fit the
 hyperparameters by maximising the evidence lower bound in them, with the same
@@ -15,6 +15,14 @@ from a minibatch's statistics, is what gensim does for ``alpha="auto"``.  eta
 is the same problem with the topics' E[log beta_k] in place of E[log theta_d]
 and one shared value for every word.
 
+The HDP's sticks Beta(1, a) (document sticks: alpha; corpus sticks: omega)
+contribute, for n sticks in all (the truncation's last stick is fixed at 1 and
+is not one of them),
+
+    n log a + (a - 1) sum_k E[log(1 - v_k)],
+
+concave in a, with the closed-form maximum a* = -n / sum_k E[log(1 - v_k)].
+
 Asuncion, Welling, Smyth & Teh ("On smoothing and inference for topic models",
 UAI 2009) found that most of the gap between variational inference and
 collapsed Gibbs sampling closes once the hyperparameters are learned.
@@ -25,7 +33,16 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import polygamma, psi
 
-__all__ = ["dirichlet_newton_step", "symmetric_dirichlet_newton_step"]
+__all__ = [
+    "STICK_CONCENTRATION_RANGE",
+    "dirichlet_newton_step",
+    "stick_concentration",
+    "symmetric_dirichlet_newton_step",
+]
+
+# where a learned stick concentration is kept (a guard, not a recommendation): a -> 0 makes the
+# first stick take everything, a -> inf spreads the weight evenly over the truncation
+STICK_CONCENTRATION_RANGE = (1e-3, 1e3)
 
 
 def dirichlet_newton_step(prior: np.ndarray, mean_log: np.ndarray) -> np.ndarray:
@@ -77,3 +94,26 @@ def symmetric_dirichlet_newton_step(prior: float, mean_log: np.ndarray) -> float
             return float(prior + step)
         step *= 0.5
     return float(prior)
+
+
+def stick_concentration(n_sticks: int, sum_elog_rest: float, current: float) -> float:
+    """The a maximising n log a + (a - 1) S, the bound's terms of n sticks Beta(1, a).
+
+    Parameters
+    ----------
+    n_sticks : int
+        n, the number of sticks (the fixed last stick of each truncation not counted).
+    sum_elog_rest : float
+        S = sum over the sticks of E[log(1 - v_k)] under q (< 0).
+    current : float
+        The value in use, returned when there is nothing to learn from (no sticks, S not finite or not < 0).
+
+    Returns
+    -------
+    float
+        -n / S clipped to :data:`STICK_CONCENTRATION_RANGE`.
+    """
+    low, high = STICK_CONCENTRATION_RANGE
+    if n_sticks <= 0 or not np.isfinite(sum_elog_rest) or sum_elog_rest >= 0.0:
+        return float(np.clip(current, low, high))
+    return float(np.clip(-n_sticks / sum_elog_rest, low, high))

@@ -18,6 +18,7 @@ from engine.kernels.reference.hdp import (
 )
 from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
+from engine.models._priors import stick_concentration
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation, stick_expectation
 from engine.models.lazy_topics import LazyTopics, TopicColumns
 from engine.models.lda import combine_topic_word, restrict_columns
@@ -66,6 +67,8 @@ class HDPStats:
         The paper's phi_dn, one row per stored entry of the documents' CSR counts.
     doc_sticks : ndarray of shape (n_docs, T - 1, 2)
         The paper's gamma_di = (gamma_di^(1), gamma_di^(2)).
+    doc_stick_rest : ndarray of shape (n_docs,)
+        sum_i E[log(1 - pi_di)] over each document's T - 1 sticks: what ``learn_alpha`` reads.
 
     ``atom_topic``, ``word_atom`` and ``doc_sticks`` are empty (a zero in their shape) in
     statistics combined from a cluster's workers (:meth:`compact`, :meth:`combine`).
@@ -79,6 +82,7 @@ class HDPStats:
     atom_topic: np.ndarray
     word_atom: np.ndarray
     doc_sticks: np.ndarray
+    doc_stick_rest: np.ndarray
 
     @property
     def n_docs(self) -> int:
@@ -107,6 +111,7 @@ class HDPStats:
             atom_topic=np.concatenate([part.atom_topic for part in parts]),
             word_atom=np.concatenate([part.word_atom for part in parts]),
             doc_sticks=np.concatenate([part.doc_sticks for part in parts]),
+            doc_stick_rest=np.concatenate([part.doc_stick_rest for part in parts]),
         )
 
 
@@ -161,6 +166,7 @@ class HDPLocalJob:
             atom_topic=fit.atom_topic,
             word_atom=fit.word_atom,
             doc_sticks=fit.doc_sticks,
+            doc_stick_rest=_sum_elog_rest(fit.doc_sticks, axis=1),
         )
 
 
@@ -173,6 +179,12 @@ def _sticks_from_counts(counts: np.ndarray, omega: float) -> np.ndarray:
     """(a_k, b_k) = (1 + N_k, omega + sum_{l>k} N_l) for k < K."""
     later = np.cumsum(counts[::-1])[::-1]
     return np.stack((1.0 + counts[:-1], omega + later[1:]), axis=1)
+
+
+def _sum_elog_rest(sticks: np.ndarray, axis=None) -> np.ndarray:
+    """sum over sticks of E[log(1 - v)] = psi(b) - psi(a + b) under q(v) = Beta(a, b), in float64."""
+    sticks = sticks.astype(np.float64)
+    return np.sum(psi(sticks[..., 1]) - psi(sticks.sum(axis=-1)), axis=axis)
 
 
 def _beta_terms(sticks: np.ndarray, concentration: float) -> float:
@@ -208,7 +220,8 @@ class HDP(TopicModel):
         Vocabulary size V; unset, it is taken from the documents at the first
         ``fit``, ``partial_fit`` or :class:`engine.SVI`.
     alpha, omega : float
-        Concentrations of the document and corpus sticks: Beta(1, alpha), Beta(1, omega).
+        Concentrations of the document and corpus sticks: Beta(1, alpha), Beta(1, omega);
+        the starting values when learned.
     eta : float
         Symmetric Dirichlet prior on topics.
     seed : int
@@ -261,6 +274,14 @@ class HDP(TopicModel):
         Passes over the documents that :meth:`fit` makes (SVI with the engine's default schedule).
     total_samples : int
         The corpus size D that :meth:`partial_fit` scales each minibatch to (D/S).
+    learn_alpha, learn_omega : bool
+        Learn alpha (from the document sticks of each minibatch) or omega (from the corpus
+        sticks) by empirical Bayes (the paper's section on hyperparameters): each global step
+        blends in, with the same rho_t, the closed-form maximum of the bound in it,
+        -(number of sticks) / sum E[log(1 - v)], clipped to [1e-3, 1e3]
+        (:mod:`engine.models._priors`).  ``model.alpha`` and ``model.omega`` read the value
+        learned so far; model files keep it.  Off by default: benchmarks/RESULTS.md, "Run 13,
+        HDP learned alpha and omega".
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
 
@@ -301,6 +322,8 @@ class HDP(TopicModel):
     preset = Param()
     n_epochs = Param()
     total_samples = Param()
+    learn_alpha = Param()
+    learn_omega = Param()
 
     def __init__(
         self,
@@ -325,6 +348,8 @@ class HDP(TopicModel):
         preset: str = "default",
         n_epochs: int = 10,
         total_samples: int = 1_000_000,
+        learn_alpha: bool = False,
+        learn_omega: bool = False,
         *,
         gamma: float | None = None,
     ):
@@ -352,6 +377,8 @@ class HDP(TopicModel):
         self.preset = preset
         self.n_epochs = n_epochs
         self.total_samples = total_samples
+        self.learn_alpha = learn_alpha
+        self.learn_omega = learn_omega
         self._reset_state()
 
     def _resolve_arguments(self) -> dict:
@@ -388,10 +415,23 @@ class HDP(TopicModel):
             "preset": preset,
             "n_epochs": check_int("n_epochs", given["n_epochs"], 1),
             "total_samples": check_int("total_samples", given["total_samples"], 1),
+            "learn_alpha": check_choice("learn_alpha", given["learn_alpha"], (True, False)),
+            "learn_omega": check_choice("learn_omega", given["learn_omega"], (True, False)),
         }
+
+    def _setting(self, name: str):
+        if name in self._learned:  # learn_alpha / learn_omega: the concentration as learned so far
+            return self._learned[name]
+        return super()._setting(name)
+
+    def _argument_changed(self, name: str) -> None:
+        super()._argument_changed(name)
+        if name in ("alpha", "omega"):  # assigning a concentration replaces what was learned of it
+            self.__dict__.get("_learned", {}).pop(name, None)
 
     def _reset_state(self) -> None:
         super()._reset_state()
+        self._learned: dict = {}  # learned concentrations ("alpha", "omega") with learn_alpha / learn_omega
         self._sticks: np.ndarray | None = None
         self._at_random_start = False  # the topics are initialize()'s random draw, not yet updated
 
@@ -519,8 +559,25 @@ class HDP(TopicModel):
             if np.any(order != np.arange(order.size)):  # permuting costs O(K x V): only when needed
                 topics.permute_rows(order)
                 sticks = _sticks_from_counts(counts[order], self.omega).astype(self.dtype, copy=False)
+        if self.learn_alpha and stats.doc_stick_rest.size and self.doc_truncation > 1:
+            found = stick_concentration(stats.doc_stick_rest.size * (self.doc_truncation - 1),
+                                        float(np.sum(stats.doc_stick_rest)), self.alpha)
+            self._learned["alpha"] = self._blend_concentration(self.alpha, found, rho)
+        if self.learn_omega:
+            # from the sticks just updated, as LDA's eta from its topics; then b_k = omega + sum_{l>k} N_l
+            # moves with omega, as lambda = eta + counts moves with a learned eta
+            old = self.omega
+            found = stick_concentration(sticks.shape[0], float(_sum_elog_rest(sticks)), old)
+            self._learned["omega"] = self._blend_concentration(old, found, rho)
+            sticks[:, 1] += self.omega - old  # sticks is this step's new array
         self._sticks = sticks
         self._at_random_start = False
+
+    @staticmethod
+    def _blend_concentration(current: float, found: float, rho: float) -> float:
+        """(1 - rho) current + rho found, or the current value should that not be a finite number > 0."""
+        blended = (1.0 - rho) * current + rho * found
+        return float(blended) if np.isfinite(blended) and blended > 0 else float(current)
 
     def global_step(self, stats: HDPStats, scale: float, rho: float) -> None:
         """Blend the intermediate globals in with step size rho; then reorder if asked."""
