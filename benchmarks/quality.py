@@ -157,7 +157,7 @@ def engine_defaults(K: int = 10) -> dict:
         "eta": lda.eta,
         "local_update": lda.local_update,
         "hdp_alpha": hdp.alpha,
-        "hdp_gamma": hdp.gamma,
+        "hdp_gamma": hdp.omega,
         "hdp_eta": hdp.eta,
         "hdp_local_update": hdp.local_update,
     }
@@ -195,14 +195,15 @@ def train_engine(kind: str, collection: Collection, K: int, seed: int, cell) -> 
             kappa=0.0,
             tau=0.0,
             alpha=model.alpha,
-            gamma=model.gamma,
+            gamma=model.omega,
             eta=model.eta,
             seed=0,
         )
         evaluator = hdp_evaluator(settings, model.lambda_, model.sticks_)
-    return Trained(
-        evaluator, seconds, trainer.docs_seen, {"steps": trainer.t, "local_iterations": float(np.mean(iterations))}
-    )
+    extra = {"steps": trainer.t, "local_iterations": float(np.mean(iterations))}
+    if kind == "hdp":  # the concentrations in use at the end (learned ones included)
+        extra.update(alpha=float(model.alpha), omega=float(model.omega))
+    return Trained(evaluator, seconds, trainer.docs_seen, extra)
 
 
 def train_online_peer(system: str, collection: Collection, K: int, seed: int, cell) -> Trained:
