@@ -104,7 +104,11 @@ def _documents(args: argparse.Namespace, vocabulary: tuple[str, ...]) -> dict[st
     columns: dict[str, Any] = {"title": list(corpus.titles)}
     if frame is not None:
         if id_column is not None:
-            rows = frame.reset_index().set_index(id_column)["index"].loc[list(corpus.doc_ids)].to_numpy()
+            # positions, not a reset_index() column: the table may have its own column named "index"
+            rows = pd.Index(frame[id_column]).get_indexer(list(corpus.doc_ids))
+            if (rows < 0).any():
+                missing = corpus.doc_ids[int(np.flatnonzero(rows < 0)[0])]
+                raise ValueError(f"document id {missing!r} is not in the column {id_column!r} of {args.corpus!r}")
         else:  # ids are 1-based row numbers
             rows = np.array([int(doc_id) - 1 for doc_id in corpus.doc_ids])
         columns.update({str(c): frame[c].iloc[rows].tolist() for c in frame.columns if str(c) != text_column})

@@ -260,3 +260,22 @@ def test_export_writes_the_full_export_of_a_model_file(tmp_path, planted_corpus,
     assert alone.returncode == 0, alone.stderr
     assert {p.name for p in (tmp_path / "alone").iterdir()} >= {"topic_words.csv", "topics.csv"}
     assert not (tmp_path / "alone" / "documents.csv").exists()
+
+
+def test_export_reads_a_table_with_its_own_index_column(tmp_path, planted_corpus, capsys):
+    """A column named ``index`` is the user's data, not the row positions."""
+    letters = "bcdfghjklmnpqrstvwxz"
+    words = {old: "q" + letters[i // 20] + letters[i % 20] + "zy" for i, old in enumerate(planted_corpus.vocabulary)}
+    table = tmp_path / "docs.csv"
+    with table.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(["index", "id", "text"])
+        for d, text in enumerate(planted_corpus.texts):
+            writer.writerow([100 + d, f"d{d:03d}", " ".join(words[w] for w in text.split())])
+    model_path = tmp_path / "model.npz"
+    assert main(["fit", str(table), "--topics", "3", "--epochs", "1", "--no-progress", "--out", str(model_path)]) == 0
+    out = tmp_path / "export"
+    assert main(["export", str(model_path), "--corpus", str(table), "--out", str(out)]) == 0
+    capsys.readouterr()
+    documents = pd.read_csv(out / "documents.csv")
+    assert list(documents["id"][:2]) == ["d000", "d001"] and list(documents["index"][:2]) == [100, 101]
