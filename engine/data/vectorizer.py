@@ -23,9 +23,14 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["STOP_WORD_LANGUAGES", "TOKEN_PATTERN", "TextCounts", "Vectorizer", "stop_word_list"]
+__all__ = ["STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "TextCounts", "Vectorizer", "stop_word_list"]
 
 TOKEN_PATTERN = r"(?u)\b[^\W\d_]{2,}\b"  # words of two or more letters, no digits or underscores
+# The token patterns a stored setting (a model file, a saved corpus) may name: the ones this project
+# writes.  A file is hostile input and a regular expression can backtrack for hours on one short text
+# ("(x+x+)+y"), so a pattern read from a file is never compiled unless it is one of these; patterns
+# given in Python stay free.
+STORED_TOKEN_PATTERNS: tuple[str, ...] = (TOKEN_PATTERN,)
 
 
 def _package_languages() -> tuple[str, ...]:
@@ -248,11 +253,20 @@ class Vectorizer:
 
     @classmethod
     def from_dict(cls, values: Any) -> Vectorizer:
-        """The settings stored by :meth:`to_dict` (ValueError or TypeError if they are not)."""
+        """The settings stored by :meth:`to_dict` (ValueError or TypeError if they are not).
+
+        Stored settings come from files, so ``token_pattern`` must be one of
+        :data:`STORED_TOKEN_PATTERNS` (a ValueError says which are allowed).
+        """
         if not isinstance(values, dict):
             raise TypeError(f"the preprocessing settings must be a JSON object, got {type(values).__name__}")
         unknown = sorted(set(values) - {"stop_words", "extra_stop_words", "strip_accents", "lowercase",
                                         "token_pattern"})
         if unknown:
             raise ValueError(f"unknown preprocessing settings {unknown}")
+        pattern = values.get("token_pattern", TOKEN_PATTERN)
+        if pattern not in STORED_TOKEN_PATTERNS:  # checked before anything compiles it
+            shown = pattern if not isinstance(pattern, str) or len(pattern) <= 80 else pattern[:80] + "..."
+            raise ValueError(f"token_pattern {shown!r} is not one this project writes; a stored token pattern "
+                             f"must be one of {list(STORED_TOKEN_PATTERNS)}")
         return cls(**values)

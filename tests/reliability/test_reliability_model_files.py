@@ -120,3 +120,35 @@ def test_resuming_on_a_collection_with_other_words_of_the_same_number_is_refused
         loaded.check_vocabulary(other)
     with pytest.raises(VocabularyMismatchError, match="has 5 words but the model was trained on"):
         loaded.check_vocabulary(corpus.vocabulary[:5])
+
+
+_CATASTROPHIC = r"(x+x+)+y"  # backtracks for hours on "x" * 40
+
+
+def _with_pattern(pattern):
+    def edit(meta):
+        meta["preprocessing"] = engine.Vectorizer(token_pattern=engine.TOKEN_PATTERN).to_dict()
+        meta["preprocessing"]["token_pattern"] = pattern
+    return edit
+
+
+def test_a_token_pattern_read_from_a_model_file_must_be_one_the_project_writes(saved, tmp_path):
+    path, _, _ = saved
+    crafted = _rewrite(path, tmp_path / "redos.npz", _with_pattern(_CATASTROPHIC))
+    with pytest.raises(ModelFileError, match=r"token_pattern '\(x\+x\+\)\+y' is not one this project writes.*"
+                                             r"must be one of"):
+        load_model(crafted)
+    plain = _rewrite(path, tmp_path / "plain.npz", _with_pattern(engine.TOKEN_PATTERN))
+    assert load_model(plain).model.vectorizer_.token_pattern == engine.TOKEN_PATTERN
+    # given in Python, any pattern is the user's own choice
+    assert engine.Vectorizer(token_pattern=r"\S+").token_pattern == r"\S+"
+
+
+def test_a_token_pattern_read_from_a_saved_corpus_must_be_one_the_project_writes(tmp_path):
+    folder = tmp_path / "corpus"
+    engine.Corpus.from_texts(["apples and pears", "pears and plums"]).save(folder)
+    meta = json.loads((folder / "corpus.json").read_text(encoding="utf-8"))
+    meta["vectorizer"]["token_pattern"] = _CATASTROPHIC
+    (folder / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(engine.CorpusFormatError, match="is not one this project writes"):
+        engine.Corpus.load(folder)
