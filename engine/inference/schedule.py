@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
-    "DEFAULT_ADAPTIVE_INIT_BATCHES", "DEFAULT_BATCH_SIZE", "DEFAULT_KAPPA", "DEFAULT_TAU", "STEP_SIZES",
+    "DEFAULT_ADAPTIVE_INIT_BATCHES", "DEFAULT_BATCH_SIZE", "DEFAULT_KAPPA", "DEFAULT_TAU", "MAX_ADAPTIVE_INIT_BATCHES",
+    "STEP_SIZES",
     "AdaptiveStepSize", "step_size",
 ]
 
@@ -24,6 +25,8 @@ DEFAULT_BATCH_SIZE = 256
 # four panel collections at K = 50 (benchmarks/RESULTS.md, "The adaptive step size").
 STEP_SIZES = ("schedule", "adaptive")
 DEFAULT_ADAPTIVE_INIT_BATCHES = 5  # minibatches that start the adaptive rule's averages (the paper's few samples)
+# at most this many: each is a local step of a minibatch, and a trainer state read from a file names the number
+MAX_ADAPTIVE_INIT_BATCHES = 100
 
 
 def step_size(t: int | np.ndarray, kappa: float, tau: float) -> float | np.ndarray:
@@ -78,13 +81,20 @@ class AdaptiveStepSize:
     window: float
 
     @classmethod
-    def start(cls, gradients: Sequence[np.ndarray]) -> AdaptiveStepSize:
-        """The paper's start: averages of a few gradients at the initial parameters, tau_1 = their number."""
-        if not gradients:
+    def start(cls, gradients: Iterable[np.ndarray]) -> AdaptiveStepSize:
+        """The paper's start: averages of a few gradients at the initial parameters, tau_1 = their number.
+
+        ``gradients`` may be a generator: they are summed as they come, so one sum and
+        one gradient are held at a time, not all of them (each is n_topics x n_words).
+        """
+        g_sum, norms = None, []
+        for gradient in gradients:
+            gradient = np.asarray(gradient, dtype=np.float64)
+            g_sum = gradient.copy() if g_sum is None else np.add(g_sum, gradient, out=g_sum)
+            norms.append(_squared_norm(gradient))
+        if g_sum is None:
             raise ValueError("the adaptive step size starts from at least one gradient, got none")
-        g_bar = np.mean([np.asarray(g, dtype=np.float64) for g in gradients], axis=0)
-        h_bar = float(np.mean([_squared_norm(g) for g in gradients]))
-        return cls(g_bar=g_bar, h_bar=h_bar, window=float(len(gradients)))
+        return cls(g_bar=g_sum / len(norms), h_bar=float(np.mean(norms)), window=float(len(norms)))
 
     def update(self, gradient: np.ndarray) -> tuple[float, AdaptiveStepSize]:
         """Fold in the gradient of this update; returns (rho_t, the state for the next update)."""

@@ -26,6 +26,7 @@ from engine.inference.schedule import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_KAPPA,
     DEFAULT_TAU,
+    MAX_ADAPTIVE_INIT_BATCHES,
     STEP_SIZES,
     AdaptiveStepSize,
     step_size,
@@ -205,7 +206,8 @@ class SVI:
         Minibatches of S documents, drawn from their own random stream at the
         topics of the first adaptive step, whose gradients start g_bar and
         h_bar; tau_1 is their number (the paper's start).  They are not counted
-        in ``docs_seen``.  With 1, tau stays 1 and rho stays 1.
+        in ``docs_seen``.  With 1, tau stays 1 and rho stays 1.  At most
+        ``MAX_ADAPTIVE_INIT_BATCHES`` (100), also in a loaded trainer state.
     """
 
     def __init__(
@@ -235,7 +237,8 @@ class SVI:
         # where the local steps run: None in this process, else the cluster's (its corpus is sent here, once)
         self.cluster = None if cluster is None else DaskLocalStep(cluster, self.counts)
         self.step_size = _check_step_size(step_size, model)
-        self.adaptive_init_batches = check_int("adaptive_init_batches", adaptive_init_batches, 1)
+        self.adaptive_init_batches = check_int("adaptive_init_batches", adaptive_init_batches, 1,
+                                               MAX_ADAPTIVE_INIT_BATCHES)
         self._adaptive: AdaptiveStepSize | None = None  # the adaptive rule's averages, once started
         self._last_rho: float | None = None  # rho of the latest update
         self.t = 0
@@ -408,8 +411,10 @@ class SVI:
         self._permutation = None
         # states written before the adaptive step size existed are scheduled runs
         self.set_schedule(step_size=state.get("step_size", "schedule"))
+        # a state read from a file names this number: bounded, as each is a local step of a minibatch
         self.adaptive_init_batches = check_int("adaptive_init_batches",
-                                               state.get("adaptive_init_batches", DEFAULT_ADAPTIVE_INIT_BATCHES), 1)
+                                               state.get("adaptive_init_batches", DEFAULT_ADAPTIVE_INIT_BATCHES), 1,
+                                               MAX_ADAPTIVE_INIT_BATCHES)
         last_rho = state.get("last_rho")
         self._last_rho = None if last_rho is None else float(last_rho)
         adaptive = state.get("adaptive")
@@ -438,7 +443,8 @@ class _AdaptiveRule:
         trainer = self.trainer
         state = trainer._adaptive
         if state is None:
-            state = AdaptiveStepSize.start([self._draw(i) for i in range(trainer.adaptive_init_batches)])
+            # a generator: the start sums the gradients as they are drawn, holding one at a time
+            state = AdaptiveStepSize.start(self._draw(i) for i in range(trainer.adaptive_init_batches))
         self.rho, self.state = state.update(natural_gradient(trainer.model, stats, scale))
         return self.rho
 

@@ -162,3 +162,25 @@ def test_a_zero_gradient_gives_a_unit_step():
     state = engine.AdaptiveStepSize.start([np.zeros((2, 3))] * 2)
     rho, state = state.update(np.zeros((2, 3)))
     assert rho == 1.0 and state.window == 1.0
+
+
+def test_the_number_of_start_batches_is_capped_also_in_a_loaded_state(X):
+    from engine.inference.schedule import MAX_ADAPTIVE_INIT_BATCHES
+
+    assert _trainer(X, adaptive_init_batches=MAX_ADAPTIVE_INIT_BATCHES).adaptive_init_batches == 100
+    with pytest.raises(ValueError, match=r"adaptive_init_batches must be in \[1, 100\], got 101"):
+        _trainer(X, adaptive_init_batches=MAX_ADAPTIVE_INIT_BATCHES + 1)
+    state = _trainer(X).state_dict()
+    state["adaptive_init_batches"] = 10**9  # from a file: days of local steps before the first update
+    trainer = _trainer(X)
+    with pytest.raises(ValueError, match=r"adaptive_init_batches must be in \[1, 100\], got 1000000000"):
+        trainer.load_state_dict(state)
+
+
+def test_the_start_sums_a_stream_of_gradients_as_the_mean_of_all_of_them():
+    rng = np.random.default_rng(0)
+    gradients = [rng.normal(size=(3, 5)) * 10.0 ** rng.integers(-3, 4) for _ in range(7)]
+    streamed = engine.AdaptiveStepSize.start(g for g in gradients)  # a generator: summed as it comes
+    np.testing.assert_allclose(streamed.g_bar, np.mean(gradients, axis=0), rtol=1e-12, atol=1e-12)
+    assert streamed.h_bar == pytest.approx(np.mean([np.sum(g * g) for g in gradients]), rel=1e-12)
+    assert streamed.window == 7.0
