@@ -372,7 +372,8 @@ class SVI:
 
         With the adaptive step size, ``"adaptive"`` holds its averages once started:
         ``g_bar`` as base64 of little-endian float64 (exact and compact; it is
-        n_topics x n_words), ``h_bar`` and ``window``.
+        n_topics x n_words), ``h_bar`` and ``window``; :func:`engine.save_model` stores
+        ``g_bar`` as an array entry of the file instead, and :meth:`load_state_dict` takes either.
         """
         state = {
             "algorithm": "svi",
@@ -466,11 +467,14 @@ def _adaptive_to_json(state: AdaptiveStepSize) -> dict:
 
 def _adaptive_from_json(saved: dict, shape: tuple[int, int]) -> AdaptiveStepSize:
     try:
-        g_bar = np.frombuffer(base64.b64decode(saved["g_bar"], validate=True), dtype="<f8")
+        g_bar = saved["g_bar"]  # base64 from state_dict, or an array as load_model reads it from its own entry
+        g_bar = (np.frombuffer(base64.b64decode(g_bar, validate=True), dtype="<f8") if isinstance(g_bar, str)
+                 else np.asarray(g_bar, dtype=np.float64).ravel())
         h_bar, window = float(saved["h_bar"]), float(saved["window"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"the adaptive step size state is damaged ({exc})") from None
-    if g_bar.size != shape[0] * shape[1] or not np.isfinite(h_bar) or h_bar < 0 or not window >= 1.0:
+    if (g_bar.size != shape[0] * shape[1] or not np.all(np.isfinite(g_bar)) or not np.isfinite(h_bar) or h_bar < 0
+            or not window >= 1.0):
         raise ValueError(f"the adaptive step size state does not fit topics of shape {shape} "
                          f"(g_bar has {g_bar.size} values, h_bar={h_bar!r}, window={window!r})")
     return AdaptiveStepSize(g_bar=g_bar.reshape(shape).astype(np.float64), h_bar=h_bar, window=window)

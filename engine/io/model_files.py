@@ -16,6 +16,7 @@ the metadata a 0-d UTF-32 unicode array, no labels) still load.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import io
 import json
@@ -40,6 +41,7 @@ __all__ = ["LoadedModel", "load_model", "save_model"]  # and metadata_text, for 
 FORMAT_TAG = "svi-topics-model"
 FORMAT_VERSION = 2  # 2: UTF-8 metadata in a compressed archive, topic labels; 1: UTF-32 metadata, uncompressed
 _METADATA = "metadata"
+_ADAPTIVE_G_BAR = "adaptive_g_bar"  # the adaptive trainer state's g_bar, taken out of the JSON
 _MAX_METADATA_CHARS = 64 * 1024 * 1024  # a vocabulary of millions of words still fits
 _MAX_METADATA_BYTES = 4 * _MAX_METADATA_CHARS  # UTF-8 takes at most 4 bytes a character
 _MAX_LABEL_CHARS = 1000
@@ -182,6 +184,25 @@ def _trainer_state(trainer: Any) -> dict | None:
             "n_docs": int(trainer.n_docs)}
 
 
+def _split_adaptive(state: dict | None, shape: tuple[int, int]) -> tuple[dict | None, dict[str, np.ndarray]]:
+    """The trainer state without the adaptive average gradient, and that gradient as an array entry.
+
+    ``state_dict`` gives g_bar as base64 (JSON-able); a state read by :func:`load_model` holds it
+    as an array.  As JSON it would take ~10.7 bytes a cell and outgrow the metadata limit.
+    """
+    adaptive = None if state is None else state.get("adaptive")
+    if not isinstance(adaptive, Mapping) or "g_bar" not in adaptive:
+        return state, {}
+    g_bar = adaptive["g_bar"]
+    if isinstance(g_bar, str):
+        g_bar = np.frombuffer(base64.b64decode(g_bar, validate=True), dtype="<f8")
+    g_bar = np.asarray(g_bar, dtype=np.float64)
+    if g_bar.size != shape[0] * shape[1]:
+        raise ValueError(f"the trainer state's adaptive g_bar has {g_bar.size} values; the topics have shape {shape}")
+    rest = {key: value for key, value in adaptive.items() if key != "g_bar"}
+    return {**state, "adaptive": rest}, {_ADAPTIVE_G_BAR: g_bar.reshape(shape)}
+
+
 def _model_arrays(model: Any) -> tuple[str, dict[str, np.ndarray]]:
     name = type(model).__name__
     if name not in _MODELS:
@@ -291,6 +312,7 @@ def save_model(
                 "pass the vocabulary of the corpus the model was trained on"
             )
     points, changes = _split_history(history)
+    trainer_state, state_arrays = _split_adaptive(_trainer_state(trainer), arrays["lambda"].shape)
     meta = {
         "format": FORMAT_TAG,
         "version": FORMAT_VERSION,
@@ -300,7 +322,7 @@ def save_model(
         "arrays": sorted(arrays),
         "vocabulary": vocabulary,
         "preprocessing": None if vectorizer is None else vectorizer.to_dict(),
-        "trainer": _trainer_state(trainer),
+        "trainer": trainer_state,
         "history": points,
         "changes": changes,
         "extra": dict(extra) if extra is not None else {},
@@ -312,8 +334,11 @@ def save_model(
         raise ValueError(f"cannot store the metadata of {path.name!r}: {exc}") from None
     # UTF-8 bytes as a uint8 array: a quarter of a UTF-32 unicode array, and no pickle
     metadata = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    if metadata.size > _MAX_METADATA_BYTES:  # load_model would refuse it: never write such a file
+        raise ValueError(f"cannot save {path.name!r}: its metadata (vocabulary, history, labels, extra values) "
+                         f"takes {metadata.size:,} bytes, above the {_MAX_METADATA_BYTES:,} a model file may hold")
     with atomic_file(path) as file:
-        np.savez_compressed(file, allow_pickle=False, **arrays, **{_METADATA: metadata})
+        np.savez_compressed(file, allow_pickle=False, **arrays, **state_arrays, **{_METADATA: metadata})
     return path
 
 
@@ -460,7 +485,7 @@ def _read_arrays(archive: zipfile.ZipFile, npz: Any, wanted: dict, name: str) ->
     missing = sorted(set(wanted) - members)
     if missing:
         raise ModelFileError(f"{name}: missing array(s) {missing}; the file is damaged or not a model file")
-    unknown = sorted(members - set(wanted) - {_METADATA})
+    unknown = sorted(members - set(wanted) - {_METADATA, _ADAPTIVE_G_BAR})
     if unknown:
         raise ModelFileError(f"{name}: unexpected array(s) {unknown}; the file is not a model file")
     arrays = {}
@@ -476,6 +501,28 @@ def _read_arrays(archive: zipfile.ZipFile, npz: Any, wanted: dict, name: str) ->
             raise ModelFileError(f"{name}: array {key!r} holds non-finite or non-positive values")
         arrays[key] = values
     return arrays
+
+
+def _read_adaptive(archive: zipfile.ZipFile, npz: Any, state: Any, shape: tuple[int, ...], name: str) -> Any:
+    """The trainer state with its adaptive g_bar put back from the array entry (checked: shape, finite)."""
+    adaptive = state.get("adaptive") if isinstance(state, dict) else None
+    if _ADAPTIVE_G_BAR not in npz.files:
+        if isinstance(adaptive, dict) and "g_bar" not in adaptive:
+            raise ModelFileError(f"{name}: the trainer state's adaptive step size has no g_bar (array "
+                                 f"{_ADAPTIVE_G_BAR!r} is missing); the file is damaged")
+        return state
+    if not isinstance(adaptive, dict) or "g_bar" in adaptive:
+        raise ModelFileError(f"{name}: array {_ADAPTIVE_G_BAR!r} belongs to no adaptive trainer state; "
+                             "the file is damaged or was edited")
+    found_shape, dtype = _check_header(archive, _ADAPTIVE_G_BAR, name)
+    if found_shape != shape or dtype.kind != "f":
+        raise ModelFileError(f"{name}: array {_ADAPTIVE_G_BAR!r} has shape {found_shape} and dtype {dtype}; "
+                             f"expected floating point numbers of the topics' shape {shape}")
+    _check_entry_size(archive, _ADAPTIVE_G_BAR, int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, name)
+    g_bar = npz[_ADAPTIVE_G_BAR]
+    if not np.all(np.isfinite(g_bar)):
+        raise ModelFileError(f"{name}: array {_ADAPTIVE_G_BAR!r} holds non-finite values")
+    return {**state, "adaptive": {**adaptive, "g_bar": g_bar.astype(np.float64, copy=False)}}
 
 
 def _strings_or_none(value: Any, what: str, name: str, length: int | None = None) -> tuple[str, ...] | None:
@@ -592,6 +639,7 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits 
             meta = _read_metadata(archive, npz, name)
             model, wanted = _build_model(meta, name, limits)
             arrays = _read_arrays(archive, npz, wanted, name)
+            trainer_state = _read_adaptive(archive, npz, meta.get("trainer"), wanted["lambda"][1], name)
     except (ModelFileError, LimitExceededError):
         raise
     except (OSError, ValueError, EOFError, KeyError, RuntimeError, NotImplementedError,
@@ -603,7 +651,6 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits 
         except (ValueError, TypeError, AttributeError) as exc:
             raise ModelFileError(f"{name}: cannot restore {wanted[key][0]} ({exc})") from None
     model = _as_given(model, meta.get("arguments"), {wanted[key][0]: values for key, values in arrays.items()})
-    trainer_state = meta.get("trainer")
     if trainer_state is not None and not isinstance(trainer_state, dict):
         raise ModelFileError(f"{name}: the trainer state must be a JSON object")
     extra = meta.get("extra", {})

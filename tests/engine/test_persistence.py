@@ -372,3 +372,78 @@ def test_labels_round_trip_and_are_checked(tmp_path, planted_corpus):
     _write_npz(tmp_path / "bad.npz", **arrays)
     with pytest.raises(ModelFileError, match="labels name topic '9'"):
         load_model(tmp_path / "bad.npz")
+
+
+def _adaptive(corpus, steps: int = 3) -> SVI:
+    model = LDA(n_topics=corpus.n_topics, n_words=corpus.n_words, seed=0)
+    trainer = SVI(model, corpus.counts, batch_size=20, seed=3, step_size="adaptive")
+    trainer.run(n_steps=steps)
+    return trainer
+
+
+def _rewrite_meta(path, target, edit) -> Path:
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(metadata_text(arrays["metadata"]))
+    edit(meta, arrays)
+    arrays["metadata"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    _write_npz(target, **arrays)
+    return target
+
+
+def test_the_adaptive_average_gradient_is_an_array_entry_not_json(tmp_path, planted_corpus):
+    trainer = _adaptive(planted_corpus)
+    path = save_model(tmp_path / "adaptive.npz", trainer.model, trainer=trainer)
+    with np.load(path, allow_pickle=False) as archive:
+        meta = json.loads(metadata_text(archive["metadata"]))
+        np.testing.assert_array_equal(archive["adaptive_g_bar"], trainer.adaptive_state.g_bar)
+    assert "g_bar" not in meta["trainer"]["adaptive"]  # the metadata no longer grows with n_topics x n_words
+    loaded = load_model(path)
+    resumed = SVI(loaded.model, planted_corpus.counts, batch_size=20)
+    resumed.load_state_dict(loaded.trainer_state)
+    np.testing.assert_array_equal(resumed.adaptive_state.g_bar, trainer.adaptive_state.g_bar)
+    # a loaded state saved again (the explorer's re-download) keeps it
+    again = save_model(tmp_path / "again.npz", loaded.model, trainer=loaded.trainer_state)
+    np.testing.assert_array_equal(load_model(again).trainer_state["adaptive"]["g_bar"], trainer.adaptive_state.g_bar)
+
+
+def test_a_file_with_the_adaptive_gradient_as_base64_still_loads(tmp_path, planted_corpus):
+    trainer = _adaptive(planted_corpus)
+    path = save_model(tmp_path / "adaptive.npz", trainer.model, trainer=trainer)
+
+    def as_before(meta, arrays):  # the form written earlier: base64 in the trainer state, no array entry
+        meta["trainer"] = trainer.state_dict()
+        del arrays["adaptive_g_bar"]
+
+    old = _rewrite_meta(path, tmp_path / "old.npz", as_before)
+    resumed = SVI(load_model(old).model, planted_corpus.counts, batch_size=20)
+    resumed.load_state_dict(load_model(old).trainer_state)
+    np.testing.assert_array_equal(resumed.adaptive_state.g_bar, trainer.adaptive_state.g_bar)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda meta, arrays: arrays.update(adaptive_g_bar=arrays["adaptive_g_bar"][:, :-1]), "has shape"),
+        (lambda meta, arrays: arrays["adaptive_g_bar"].__setitem__((0, 0), np.nan), "non-finite"),
+        (lambda meta, arrays: arrays.pop("adaptive_g_bar"), "has no g_bar"),
+        (lambda meta, arrays: meta["trainer"].update(adaptive=None), "belongs to no adaptive trainer state"),
+    ],
+)
+def test_a_damaged_adaptive_gradient_entry_is_refused(tmp_path, planted_corpus, edit, message):
+    trainer = _adaptive(planted_corpus)
+    path = save_model(tmp_path / "adaptive.npz", trainer.model, trainer=trainer)
+    crafted = _rewrite_meta(path, tmp_path / "crafted.npz", edit)
+    with pytest.raises(ModelFileError, match=message):
+        load_model(crafted)
+
+
+def test_metadata_that_load_model_would_refuse_is_never_written(tmp_path, planted_corpus, monkeypatch):
+    import engine.io.model_files as model_files
+
+    model, trainer = _trained(planted_corpus)
+    monkeypatch.setattr(model_files, "_MAX_METADATA_BYTES", 2_000)
+    path = tmp_path / "big.npz"
+    with pytest.raises(ValueError, match=r"metadata .* takes [\d,]+ bytes, above the 2,000 a model file may hold"):
+        save_model(path, model, planted_corpus.vocabulary, trainer, extra={"notes": "x" * 5_000})
+    assert not path.exists()
