@@ -23,7 +23,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "TextCounts", "Vectorizer", "stop_word_list"]
+__all__ = ["STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "TextCounts", "Vectorizer",
+           "stop_word_list"]
 
 TOKEN_PATTERN = r"(?u)\b[^\W\d_]{2,}\b"  # words of two or more letters, no digits or underscores
 # The token patterns a stored setting (a model file, a saved corpus) may name: the ones this project
