@@ -42,6 +42,9 @@ class Limits:
         Megabytes (10^6 bytes) any compressed input may expand to: a zip archive's
         entries together, a gzip file, the arrays of a model file
         (``SVI_TOPICS_MAX_EXPANDED_MB``).  On a shared server set it lower.
+    max_export_cells : int
+        Rows of a full export's topic-word table, n_topics x n_words: the explorer builds the
+        export's zip in memory (``SVI_TOPICS_MAX_EXPORT_CELLS``).
     """
 
     max_documents: int = 50_000_000
@@ -49,6 +52,7 @@ class Limits:
     max_entries: int = 2_000_000_000
     max_dense_cells: int = 500_000_000
     max_expanded_mb: float = 1000.0
+    max_export_cells: int = 10_000_000
 
     @property
     def max_expanded_bytes(self) -> int:

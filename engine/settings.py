@@ -141,6 +141,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SVI_TOPICS_MAX_EXPANDED_MB", _POSITIVE, 1000.0, "1000",
             "Megabytes any compressed input (zip, gzip, model file, upload) may expand to; lower it on a "
             "shared server.", "engine"),
+    Setting("SVI_TOPICS_MAX_EXPORT_CELLS", _POSITIVE_INT, 10_000_000, "10000000",
+            "Rows (topics x words) of a full export's topic-word table; a bigger model's export is refused.",
+            "engine"),
     # explorer: folders, samples, workspaces
     Setting("SVI_TOPICS_HOME", _path, None, "`~/.svi-topics`",
             "The explorer's folder: collections, checkpoints, workspaces.", "explorer"),

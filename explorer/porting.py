@@ -15,11 +15,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from explorer import model_extra, safe_text, session, state, storage
-from explorer.engine_api import LoadedModel, export_files, export_tables, load_model, save_model, zip_files
+from explorer.engine_api import (
+    LoadedModel,
+    current_limits,
+    export_tables,
+    load_model,
+    save_model,
+    zip_files,
+)
 from explorer.runs import RunRecord, load_record, resume_checkpoint
 from explorer.storage import CheckpointInfo, Collection
 
-__all__ = ["checkpoint_action", "checkpoints", "doc_topic_csv", "full_export", "import_model", "model_bytes", "slug"]
+__all__ = ["checkpoint_action", "checkpoints", "doc_topic_csv", "full_export", "full_export_refusal", "import_model",
+           "model_bytes", "slug"]
 
 
 def slug(name: str) -> str:
@@ -46,9 +54,20 @@ def doc_topic_csv(model, collection: Collection, labels: dict[int, str]) -> Call
 
 def full_export(model, vocabulary, labels: dict[int, str], collection: Collection | None) -> Callable[[], bytes]:
     """A zip of every export file (what ``svi-topics export`` writes), made on click."""
-    def build() -> bytes:
-        return zip_files(export_files(_tables(model, vocabulary, labels, collection)))
+    def build() -> bytes:  # the topic-word table is compressed a block of topics at a time
+        return zip_files(_tables(model, vocabulary, labels, collection))
     return build
+
+
+def full_export_refusal(model) -> str | None:
+    """Why the full export of ``model`` is refused (its topic-word table is above ``max_export_cells``), or None."""
+    try:
+        current_limits().check("max_export_cells", model.n_topics * model.n_words,
+                               f"the full export's topic-word table (topics x words = {model.n_topics:,} x "
+                               f"{model.n_words:,} rows)")
+    except ValueError as exc:  # engine.LimitExceededError
+        return str(exc)
+    return None
 
 
 def _with_labels(data: bytes, labels: dict[int, str]) -> bytes:

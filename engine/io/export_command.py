@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from engine.data.bow_formats import load_corpus
 from engine.data.text import decode_text, table_format
-from engine.io.exports import export_files, export_tables, parquet_available, write_export
+from engine.io.exports import export_tables, parquet_available, write_export
 from engine.io.model_files import LoadedModel, load_model
 
 __all__: list[str] = []  # engine.cli adds the command with add_export; nothing here is engine API
@@ -126,7 +126,7 @@ def run_export(args: argparse.Namespace) -> int:
     vocabulary = loaded.vocabulary or tuple(f"word {w}" for w in range(model.n_words))
     documents = _documents(args, vocabulary) if args.corpus else {}
     tables = export_tables(model, vocabulary, _labels(loaded), **documents)
-    for path in write_export(args.out, export_files(tables)):
+    for path in write_export(args.out, tables):  # the topic-word table a block of topics at a time
         print(path)
     if not parquet_available():
         print("topic_words.parquet not written: pyarrow is not installed", file=sys.stderr)

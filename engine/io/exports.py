@@ -7,8 +7,10 @@ the same files, built here:
     One row per topic and word, *every* word (n_topics x n_words rows): ``topic``,
     ``label``, ``word``, ``weight`` (E[beta_kw], the word's probability in the topic;
     each topic's weights sum to 1), each topic's words from the most probable down.
+    Made and written a block of topics at a time; a model whose table would exceed
+    ``SVI_TOPICS_MAX_EXPORT_CELLS`` rows is refused (:func:`check_export_size`).
 ``topic_words.parquet``
-    The same table, written only when ``pyarrow`` is installed.
+    The same table (one row group per block of topics), written only when ``pyarrow`` is installed.
 ``topics.csv``
     ``topic``, ``label``: the labels in force (the user's, or "Topic 3: tax, income, million"),
     made unique (:func:`unique_labels`) here and in every other table.
@@ -31,14 +33,16 @@ import importlib.util
 import io
 import os
 import zipfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
 from engine.io.atomic import atomic_file
+from engine.limits import Limits, current_limits
 
 __all__ = ["export_files", "export_tables", "write_export"]  # the helpers below serve the explorer and the CLI
 
@@ -48,6 +52,8 @@ TOPICS = "topics.csv"
 DOCUMENTS = "documents.csv"
 DOCUMENT_LENGTHS = "document_lengths.csv"
 TERM_FREQUENCIES = "term_frequencies.csv"
+EXPORT_FILES = (TOPIC_WORDS, TOPIC_WORDS_PARQUET, TOPICS, DOCUMENTS, DOCUMENT_LENGTHS, TERM_FREQUENCIES)
+_CHUNK_ROWS = 1_000_000  # rows of the topic-word table made, written and compressed at a time
 
 
 def default_label(topic: int, top_words: Sequence[str] = ()) -> str:
@@ -87,17 +93,47 @@ def unique_labels(labels: Sequence[str], taken: Iterable[str] = ()) -> list[str]
     return result
 
 
-def _topic_word_frame(model: Any, vocabulary: Sequence[str], labels: Sequence[str]) -> pd.DataFrame:
-    weights = model.expected_topics()  # E[beta_k], rows sum to 1
-    n_topics, n_words = weights.shape
-    order = np.argsort(-weights, axis=1, kind="stable")
-    words = np.asarray(list(vocabulary), dtype=object)
-    return pd.DataFrame({
-        "topic": np.repeat(np.arange(n_topics), n_words),
-        "label": np.repeat(np.asarray(labels, dtype=object), n_words),
-        "word": words[order].ravel(),
-        "weight": np.take_along_axis(weights, order, axis=1).ravel(),
-    })
+@dataclass(frozen=True)
+class TopicWords:
+    """The topic-word table of a full export, made a block of topics at a time (never whole in memory).
+
+    ``weights`` is E[beta] (n_topics x n_words, rows sum to 1); :meth:`chunks` gives the rows
+    ``topic, label, word, weight`` of about ``rows`` rows at a time, each topic's words from the most
+    probable down.
+    """
+
+    weights: np.ndarray
+    words: np.ndarray
+    labels: tuple[str, ...]
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.weights.shape[0]) * int(self.weights.shape[1])
+
+    def chunks(self, rows: int = _CHUNK_ROWS) -> Iterator[pd.DataFrame]:
+        n_topics, n_words = self.weights.shape
+        step = max(1, rows // max(n_words, 1))
+        labels = np.asarray(self.labels, dtype=object)
+        for start in range(0, n_topics, step):
+            block = self.weights[start:start + step]
+            order = np.argsort(-block, axis=1, kind="stable")
+            yield pd.DataFrame({
+                "topic": np.repeat(np.arange(start, start + block.shape[0]), n_words),
+                "label": np.repeat(labels[start:start + block.shape[0]], n_words),
+                "word": self.words[order].ravel(),
+                "weight": np.take_along_axis(block, order, axis=1).ravel(),
+            })
+
+
+def check_export_size(n_topics: int, n_words: int, limits: Limits | None = None) -> None:
+    """Raise :class:`engine.LimitExceededError` if the topic-word table would exceed ``max_export_cells``.
+
+    A full export has one row per topic and word; on a shared server the explorer builds its zip in
+    memory, so the table is bounded (``SVI_TOPICS_MAX_EXPORT_CELLS``) before anything is computed.
+    """
+    (limits or current_limits()).check("max_export_cells", int(n_topics) * int(n_words),
+                                       f"the full export's topic-word table (n_topics x n_words = "
+                                       f"{int(n_topics):,} x {int(n_words):,} rows)")
 
 
 def _document_columns(ids: Sequence[str], columns: Mapping[str, Sequence[str]] | None) -> dict[str, list]:
@@ -137,12 +173,19 @@ def export_tables(
         The collection's other columns (``id``, ``title``, ``year``...), one value per document.
     doc_topic : ndarray of shape (n_docs, n_topics), optional
         Proportions already computed; by default ``model.transform(counts)``.
+
+    Returns
+    -------
+    dict of str to DataFrame or TopicWords
+        The topic-word table is a :class:`TopicWords`, written a block of topics at a time by
+        :func:`export_files`, :func:`zip_files` and :func:`write_export`.
     """
     if len(vocabulary) != model.n_words:
         raise ValueError(f"vocabulary has {len(vocabulary)} words but the model has n_words={model.n_words}")
     names = unique_labels(topic_labels(model, vocabulary, labels))
     tables = {
-        TOPIC_WORDS: _topic_word_frame(model, vocabulary, names),
+        TOPIC_WORDS: TopicWords(np.asarray(model.expected_topics()),  # E[beta_k], rows sum to 1
+                                np.asarray(list(vocabulary), dtype=object), tuple(names)),
         TOPICS: pd.DataFrame({"topic": np.arange(model.n_topics), "label": names}),
     }
     if counts is None:
@@ -168,35 +211,96 @@ def parquet_available() -> bool:
     return importlib.util.find_spec("pyarrow") is not None
 
 
-def export_files(tables: Mapping[str, pd.DataFrame], parquet: bool | None = None) -> dict[str, bytes]:
+def _csv_writer(table: pd.DataFrame | TopicWords) -> Callable[[IO[bytes]], None]:
+    def write(file: IO[bytes]) -> None:
+        frames = table.chunks() if isinstance(table, TopicWords) else [table]
+        for i, frame in enumerate(frames):
+            file.write(frame.to_csv(index=False, header=i == 0).encode("utf-8"))
+    return write
+
+
+def _parquet_writer(table: pd.DataFrame | TopicWords) -> Callable[[IO[bytes]], None]:
+    def write(file: IO[bytes]) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        frames = table.chunks() if isinstance(table, TopicWords) else [table]
+        writer = None
+        try:
+            for frame in frames:  # one row group per block of topics
+                batch = pa.Table.from_pandas(frame, preserve_index=False)
+                writer = writer or pq.ParquetWriter(file, batch.schema)
+                writer.write_table(batch)
+        finally:
+            if writer is not None:
+                writer.close()
+    return write
+
+
+def _writers(files: Mapping[str, Any], parquet: bool | None) -> dict[str, Callable[[IO[bytes]], None]]:
+    """One writer per file: bytes as they are, tables as UTF-8 CSV, plus the Parquet topic-word table.
+
+    The size of the topic-word table is checked here, before anything is written.
+    """
+    writers: dict[str, Callable[[IO[bytes]], None]] = {}
+    for name, value in files.items():
+        if isinstance(value, TopicWords):
+            check_export_size(*value.weights.shape)
+        if isinstance(value, (bytes, bytearray)):
+            writers[name] = lambda file, data=value: file.write(data)
+        else:
+            writers[name] = _csv_writer(value)
+    topic_words = files.get(TOPIC_WORDS)
+    if (isinstance(topic_words, (pd.DataFrame, TopicWords)) and TOPIC_WORDS_PARQUET not in files
+            and (parquet or (parquet is None and parquet_available()))):
+        writers[TOPIC_WORDS_PARQUET] = _parquet_writer(topic_words)
+    return writers
+
+
+def export_files(tables: Mapping[str, Any], parquet: bool | None = None) -> dict[str, bytes]:
     """File contents of :func:`export_tables`: UTF-8 CSV, plus the Parquet topic-word table if ``parquet``.
 
-    ``parquet=None`` writes it when ``pyarrow`` is installed.
+    ``parquet=None`` writes it when ``pyarrow`` is installed.  Everything is held in memory:
+    :func:`zip_files` and :func:`write_export` take the tables directly and stream them.
     """
-    files = {name: frame.to_csv(index=False).encode("utf-8") for name, frame in tables.items()}
-    if parquet or (parquet is None and parquet_available()):
+    files = {}
+    for name, write in _writers(tables, parquet).items():
         buffer = io.BytesIO()
-        tables[TOPIC_WORDS].to_parquet(buffer, index=False)
-        files[TOPIC_WORDS_PARQUET] = buffer.getvalue()
+        write(buffer)
+        files[name] = buffer.getvalue()
     return files
 
 
-def zip_files(files: Mapping[str, bytes]) -> bytes:
-    """The files in one zip archive (the explorer's single download)."""
+def zip_files(files: Mapping[str, Any], parquet: bool | None = None) -> bytes:
+    """The files in one zip archive (the explorer's single download).
+
+    ``files`` holds contents (bytes) or the tables of :func:`export_tables`, which are compressed a
+    block of topics at a time; ``parquet`` as in :func:`export_files`.
+    """
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
+        for name, write in _writers(files, parquet).items():
+            with archive.open(name, "w", force_zip64=True) as entry:
+                write(entry)
     return buffer.getvalue()
 
 
-def write_export(folder: str | os.PathLike, files: Mapping[str, bytes]) -> list[Path]:
-    """Write each file into ``folder`` (created if missing) atomically; returns the paths written."""
+def write_export(folder: str | os.PathLike, files: Mapping[str, Any], parquet: bool | None = None) -> list[Path]:
+    """Write each file into ``folder`` (created if missing) atomically; returns the paths written.
+
+    ``files`` holds contents (bytes) or the tables of :func:`export_tables`, which are written a
+    block of topics at a time; ``parquet`` as in :func:`export_files`.  The export's own files that
+    this export does not write (``documents.csv`` of an earlier export with a corpus, say) are
+    removed, so the folder never mixes two exports; other files in the folder are left alone.
+    """
     folder = Path(folder)
+    writers = _writers(files, parquet)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, data in files.items():
+    for name, write in writers.items():
         with atomic_file(folder / name) as file:
-            file.write(data)
+            write(file)
         written.append(folder / name)
+    for name in sorted(set(EXPORT_FILES) - set(writers)):
+        (folder / name).unlink(missing_ok=True)
     return written

@@ -47,9 +47,10 @@ else:
                             help="The model with its training history and current labels, to open again here "
                                  "or continue training.")
     full = porting.full_export(model, vocabulary, dict(record.labels), collection)
+    refusal = porting.full_export_refusal(model)
     cols[4].download_button("Full export (.zip)", full, f"{slug}-export.zip", "application/zip",
-                            key=Keys.export_full, icon=icons.EXPORT,
-                            help="Every word of every topic (topic_words.csv, and .parquet when pyarrow is "
+                            key=Keys.export_full, icon=icons.EXPORT, disabled=refusal is not None,
+                            help=refusal or "Every word of every topic (topic_words.csv, and .parquet when pyarrow is "
                                  "installed), the labels, and with the collection the document–topic table, "
                                  "document lengths and term frequencies: what `svi-topics export` writes.")
 

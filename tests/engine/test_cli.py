@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import io
 import os
 import subprocess
 import sys
@@ -279,3 +280,41 @@ def test_export_reads_a_table_with_its_own_index_column(tmp_path, planted_corpus
     capsys.readouterr()
     documents = pd.read_csv(out / "documents.csv")
     assert list(documents["id"][:2]) == ["d000", "d001"] and list(documents["index"][:2]) == [100, 101]
+
+
+def test_export_again_without_a_corpus_leaves_no_document_tables_of_the_first(tmp_path, planted_corpus, capsys):
+    """Two exports into one folder never mix: the export's own stale files go, other files stay."""
+    from engine.io import exports
+
+    model = engine.LDA(n_topics=3, n_epochs=1).fit(planted_corpus.counts)
+    vocabulary = planted_corpus.vocabulary
+    out = tmp_path / "out"
+    exports.write_export(out, exports.export_tables(model, vocabulary, counts=planted_corpus.counts), parquet=True)
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    assert (out / "documents.csv").exists() and (out / "topic_words.parquet").exists()
+    exports.write_export(out, exports.export_tables(model, vocabulary), parquet=False)
+    assert {p.name for p in out.iterdir()} == {"topic_words.csv", "topics.csv", "notes.txt"}
+
+
+def test_export_streams_the_topic_words_in_blocks_and_refuses_a_table_above_the_limit(
+        tmp_path, planted_corpus, monkeypatch):
+    from engine.io import exports
+
+    model = engine.LDA(n_topics=4, n_epochs=1).fit(planted_corpus.counts)
+    tables = exports.export_tables(model, planted_corpus.vocabulary, {1: "Economy"})
+    whole = pd.read_csv(io.BytesIO(exports.export_files(tables, parquet=False)["topic_words.csv"]),
+                        keep_default_na=False)
+    monkeypatch.setattr(exports, "_CHUNK_ROWS", 1)  # one topic per block
+    files = exports.export_files(tables, parquet=importlib.util.find_spec("pyarrow") is not None)
+    blocks = pd.read_csv(io.BytesIO(files["topic_words.csv"]), keep_default_na=False)
+    pd.testing.assert_frame_equal(whole, blocks)
+    assert len(blocks) == 4 * model.n_words and np.allclose(blocks.groupby("topic")["weight"].sum(), 1.0)
+    if "topic_words.parquet" in files:
+        pd.testing.assert_frame_equal(pd.read_parquet(io.BytesIO(files["topic_words.parquet"])), whole)
+
+    monkeypatch.setenv("SVI_TOPICS_MAX_EXPORT_CELLS", str(4 * model.n_words - 1))
+    with pytest.raises(engine.LimitExceededError, match="SVI_TOPICS_MAX_EXPORT_CELLS"):
+        exports.zip_files(tables)
+    with pytest.raises(engine.LimitExceededError, match="max_export_cells"):
+        exports.write_export(tmp_path / "refused", tables)
+    assert not (tmp_path / "refused").exists()

@@ -244,6 +244,17 @@ def test_full_export_reads_back_with_ids_columns_and_unique_labels(collection, e
     assert ("topic_words.parquet" in names) == (importlib.util.find_spec("pyarrow") is not None)
 
 
+
+def test_full_export_is_refused_above_the_export_cell_limit(monkeypatch):
+    """A model whose topic-word table is above SVI_TOPICS_MAX_EXPORT_CELLS gets a reason, and no zip."""
+    model = engine.LDA(n_topics=3, n_words=5)
+    model.lambda_ = np.ones((3, 5))
+    assert porting.full_export_refusal(model) is None
+    monkeypatch.setenv("SVI_TOPICS_MAX_EXPORT_CELLS", "14")
+    assert "SVI_TOPICS_MAX_EXPORT_CELLS" in porting.full_export_refusal(model)
+    with pytest.raises(engine.LimitExceededError, match="max_export_cells"):
+        porting.full_export(model, [f"w{i}" for i in range(5)], {}, None)()
+
 def test_the_model_file_holds_the_labels_edited_after_the_run_started(collection, explorer_env):
     record = runs.create_run(collection, _settings(), "a")
     record.run.start()
