@@ -42,8 +42,10 @@ FORMAT_TAG = "svi-topics-model"
 FORMAT_VERSION = 2  # 2: UTF-8 metadata in a compressed archive, topic labels; 1: UTF-32 metadata, uncompressed
 _METADATA = "metadata"
 _ADAPTIVE_G_BAR = "adaptive_g_bar"  # the adaptive trainer state's g_bar, taken out of the JSON
-_MAX_METADATA_CHARS = 64 * 1024 * 1024  # a vocabulary of millions of words still fits
-_MAX_METADATA_BYTES = 4 * _MAX_METADATA_CHARS  # UTF-8 takes at most 4 bytes a character
+# Bytes the metadata entry may expand to, in either format, written or read: a vocabulary of millions
+# of words still fits, and json.loads takes about ten times this in memory (a deflated entry of a few
+# hundred KB can expand to all of it).
+_MAX_METADATA_BYTES = 64 * 1024 * 1024
 _MAX_LABEL_CHARS = 1000
 _MAX_HEADER_BYTES = 65536  # .npy headers are a few hundred bytes
 _NUMERIC_SETTINGS = ("kappa", "tau", "batch_size")  # what a SettingChange may record, besides the kernel
@@ -412,11 +414,15 @@ def _reject_constant(token: str) -> Any:
 
 def _read_metadata(archive: zipfile.ZipFile, npz: Any, name: str) -> dict:
     shape, dtype = _check_header(archive, _METADATA, name)
-    utf8 = dtype == np.uint8 and len(shape) == 1 and shape[0] <= _MAX_METADATA_BYTES  # format 2
-    utf32 = shape == () and dtype.kind == "U" and dtype.itemsize // 4 <= _MAX_METADATA_CHARS  # format 1
+    utf8 = dtype == np.uint8 and len(shape) == 1  # format 2
+    utf32 = shape == () and dtype.kind == "U"  # format 1
     if not (utf8 or utf32):
         raise ModelFileError(f"{name}: the metadata entry is not a JSON string; the file is not a model file")
-    _check_entry_size(archive, _METADATA, (shape[0] if utf8 else 1) * dtype.itemsize, name)
+    size = (shape[0] if utf8 else 1) * dtype.itemsize
+    if size > _MAX_METADATA_BYTES:  # checked before the entry is expanded
+        raise ModelFileError(f"{name}: the metadata entry holds {size:,} bytes, above the {_MAX_METADATA_BYTES:,} "
+                             "a model file may hold; the file is damaged or crafted")
+    _check_entry_size(archive, _METADATA, size, name)
     try:
         meta = json.loads(metadata_text(npz[_METADATA]), parse_constant=_reject_constant)
     except ValueError as exc:

@@ -152,3 +152,20 @@ def test_a_token_pattern_read_from_a_saved_corpus_must_be_one_the_project_writes
     (folder / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(engine.CorpusFormatError, match="is not one this project writes"):
         engine.Corpus.load(folder)
+
+
+@pytest.mark.parametrize(("declared", "dtype"), [((70_000_000,), "|u1"), ((), "<U17000000")])
+def test_a_metadata_entry_above_64_mib_is_refused_before_it_is_expanded(saved, tmp_path, declared, dtype):
+    import io
+
+    path, _, _ = saved
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": dtype, "fortran_order": False, "shape": declared})
+    crafted = tmp_path / "big_meta.npz"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(crafted, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            target.writestr(info.filename, header.getvalue() + b"{}" if info.filename == "metadata.npy"
+                            else source.read(info))
+    with pytest.raises(ModelFileError, match=r"metadata entry holds (70,000,000|68,000,000) bytes, above the "
+                                             r"67,108,864 a model file may hold"):
+        load_model(crafted)
