@@ -178,7 +178,10 @@ SETTINGS: tuple[Setting, ...] = (
             "Seconds the runs of a closed browser session keep training before they stop.", "explorer"),
     Setting("SVI_TOPICS_DASK_SCHEDULER", _text, "", "unset (this server)",
             "The Dask scheduler runs train on: an address (`tcp://host:8786`) or `local:N` (N worker "
-            "processes on this server).", "explorer"),
+            "processes on this server, N at most its CPUs). Chosen by the server's operator: with isolated "
+            "workspaces (a shared server) the Train page offers only this server and this scheduler, and the "
+            "server refuses any other; any address or `local:N` only with `SVI_TOPICS_WORKSPACE=shared`.",
+            "explorer"),
 )
 
 _BY_NAME = {setting.name: setting for setting in SETTINGS}

@@ -55,6 +55,7 @@ from engine import (
     top_documents,
     top_relevant_words,
 )
+from engine.inference.distributed import canonical_address  # "local:01" -> "local:1", not in engine.__all__
 from engine.inference.distributed import connect as connect_cluster  # a Dask client, not in engine.__all__
 from engine.inference.warmup import (  # the background compile, not in engine.__all__
     KernelWarmUp,
@@ -97,6 +98,7 @@ __all__ = [
     "VocabularyMismatchError",
     "Workload",
     "atomic_file",
+    "canonical_address",
     "connect_cluster",
     "current_limits",
     "decode_text",

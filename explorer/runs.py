@@ -19,7 +19,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from explorer import storage
+from explorer import clusters, storage
 from explorer.engine_api import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_DOC_TRUNCATION,
@@ -34,7 +34,6 @@ from explorer.engine_api import (
     Snapshot,
     TrainingRun,
     Workload,
-    connect_cluster,
     default_label,
     heldout_split,
     start_warm_up,
@@ -295,31 +294,24 @@ def default_scheduler() -> str:
     """``SVI_TOPICS_DASK_SCHEDULER``: the Dask scheduler runs train on by default ("" or unset: this server).
 
     A scheduler's address (``tcp://host:8786``) or ``local:N`` (N worker processes started
-    on this server, once).  The Train page's advanced setting starts from it.
+    on this server, once).  The Train page's advanced setting starts from it; on a shared
+    server (isolated workspaces) it is the only scheduler a run may use (:mod:`explorer.clusters`).
     """
-    return environment.get("SVI_TOPICS_DASK_SCHEDULER").strip()
-
-
-_clients: dict[str, Any] = {}
-_clients_lock = threading.Lock()
+    return clusters.default()
 
 
 def _cluster(settings: RunSettings) -> Any:
-    """The Dask client of the run's scheduler (one per address for the whole app), or None to train here."""
-    address = settings.scheduler.strip()
-    if not address or settings.algorithm != "svi":
+    """The Dask client of the run's scheduler (one per address for the whole app), or None to train here.
+
+    Refuses a scheduler this server does not allow in its workspace mode, whatever the page sent.
+    """
+    if settings.algorithm != "svi":
         return None
-    with _clients_lock:
-        if address not in _clients:
-            _clients[address] = connect_cluster(address)
-        return _clients[address]
+    address = clusters.check(settings.scheduler)
+    return clusters.client(address) if address else None
 
 
-def close_clients() -> None:
-    """Close the Dask clients runs have opened (their runs must have ended)."""
-    with _clients_lock:
-        while _clients:
-            _clients.popitem()[1].close()
+close_clients = clusters.close_clients
 
 
 def where_text(settings: RunSettings) -> str:

@@ -56,7 +56,7 @@ class Keys:
     n_test = "train.n_test"
     seed = "train.seed"
     target_docs = "train.target_docs"
-    scheduler = "train.scheduler"  # a Dask scheduler's address, "local:N", or "" (this server)
+    scheduler = "train.scheduler"  # "" (this server), or a Dask scheduler explorer.clusters allows
     x_axis = "train.x_axis"
     overlay = "train.overlay"
     train_start = "train.start"

@@ -7,13 +7,13 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, icons, quality, safe_text, session, state, tables, ui
+from explorer import cached, charts, clusters, formatting, icons, quality, safe_text, session, state, tables, ui
 from explorer.engine_api import Workload
 from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
 
-__all__ = ["live_panel", "schedule_controls", "start_new_run"]
+__all__ = ["live_panel", "schedule_controls", "start_new_run", "where_control"]
 
 SCHEDULE_KEYS = {Keys.kappa: "kappa", Keys.tau: "tau", Keys.batch_size: "batch_size"}
 STEP_SIZE_CHOICES = {"schedule": "The paper's schedule κ/τ", "adaptive": "Adaptive (Ranganath et al. 2013)"}
@@ -79,6 +79,24 @@ def schedule_controls(collection: Collection) -> None:
                                          state.get(Keys.batch_size), state.get(Keys.target_docs))
         st.altair_chart(charts.step_size_chart(schedule), width="stretch", height=170, key=Keys.schedule_chart)
         st.caption("While a run trains, changing κ, τ or S changes it on the fly; the change is marked on its curve.")
+
+
+def where_control() -> None:
+    """Where the next run trains: any Dask scheduler in desktop mode, else a choice among the server's."""
+    choices = clusters.allowed()
+    if choices is None:
+        st.text_input("Dask scheduler", key=Keys.scheduler, placeholder="this server",
+                      help="Fit each step's documents on the workers of a Dask cluster: a scheduler address such "
+                           "as tcp://host:8786, or local:2 for two worker processes on this computer; empty trains "
+                           "here. Same results either way. Applies to the next run; the default is "
+                           "SVI_TOPICS_DASK_SCHEDULER.")
+        return
+    if state.get(Keys.scheduler, "") not in choices:  # kept from another mode, or the default changed
+        state.put(Keys.scheduler, choices[-1])
+    st.selectbox("Train on", choices, key=Keys.scheduler,
+                 format_func=lambda address: f"Dask {address}" if address else "this server",
+                 help="Fit each step's documents here or on the workers of the Dask scheduler this server's "
+                      "operator set (SVI_TOPICS_DASK_SCHEDULER). Same results either way. Applies to the next run.")
 
 
 def start_new_run(collection: Collection, where) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import os
 import time
 from typing import Any
 
@@ -67,17 +68,31 @@ def connect(cluster: Any, timeout: float = 10.0):
     if not isinstance(cluster, str) or not cluster.strip():
         raise ValueError("cluster must be a dask.distributed.Client, 'local:N' or a scheduler address, "
                          f"got {cluster!r}")
-    cluster = cluster.strip()
+    cluster = canonical_address(cluster)
     if cluster.startswith(_LOCAL):
-        count = cluster[len(_LOCAL):]
-        if not count.isdigit() or int(count) < 1:
-            raise ValueError(f"a local cluster is 'local:N' with N >= 1 workers, got {cluster!r}")
-        return distributed.Client(local_cluster(int(count)))
+        return distributed.Client(local_cluster(int(cluster[len(_LOCAL):])))
     try:
         return distributed.Client(cluster, timeout=timeout)
     except (OSError, TimeoutError) as exc:
         raise ClusterError(f"could not reach the Dask scheduler at {cluster!r} ({exc}); start it "
                            "(dask scheduler) and its workers, or check the address") from None
+
+
+def canonical_address(cluster: str) -> str:
+    """``cluster`` in one spelling: stripped; ``"local:N"`` with N a plain integer (``"local:01"``: ``"local:1"``).
+
+    N must be in [1, ``os.cpu_count()``]: a local cluster's workers are processes on this
+    machine, one thread each.  Any other string is returned stripped (a scheduler's address).
+    """
+    cluster = cluster.strip()
+    if not cluster.startswith(_LOCAL):
+        return cluster
+    count = cluster[len(_LOCAL):].strip()
+    most = os.cpu_count() or 1
+    if not count.isascii() or not count.isdigit() or not 1 <= int(count) <= most:
+        raise ValueError(f"a local cluster is 'local:N' with N in [1, {most}] workers (this machine's CPUs), "
+                         f"got {cluster!r}")
+    return f"{_LOCAL}{int(count)}"
 
 
 def local_cluster(n_workers: int, threads_per_worker: int = 1):

@@ -50,11 +50,7 @@ with settings_column:
                     help="The run stops after reading this many documents (counting repeats); the progress bar and "
                          "the time estimate refer to it.")
     with st.expander("Advanced: where to train"):
-        st.text_input("Dask scheduler", key=Keys.scheduler, placeholder="this server",
-                      help="Fit each step's documents on the workers of a Dask cluster: a scheduler address such "
-                           "as tcp://host:8786, or local:2 for two worker processes on this server; empty trains "
-                           "here. Same results either way. Applies to the next run; the server's default is "
-                           "SVI_TOPICS_DASK_SCHEDULER.")
+        training.where_control()
     start_box = st.container()
     left, right = start_box.columns([3, 2])
     if left.button("Start a new run", type="primary", key=Keys.train_start, icon=icons.PLAY, width="stretch",

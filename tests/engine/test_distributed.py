@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine.inference.distributed import chunk_bounds, connect, local_cluster
+from engine.inference.distributed import canonical_address, chunk_bounds, connect, local_cluster
 from tests.conftest import make_planted_corpus
 
 distributed = pytest.importorskip("distributed")
@@ -139,6 +139,15 @@ def test_a_worker_that_joins_is_used_from_the_next_step(client, corpus):
 def test_an_unknown_cluster_is_refused_with_what_is_allowed(corpus):
     with pytest.raises(ValueError, match="local:N"):
         engine.SVI(engine.LDA(n_topics=3), corpus, cluster="local:zero")
+
+
+def test_local_n_has_one_spelling_and_at_most_the_cpus():
+    assert canonical_address(" local:001 ") == canonical_address("local:1") == "local:1"
+    assert canonical_address(" tcp://host:8786 ") == "tcp://host:8786"
+    with pytest.raises(ValueError, match=rf"N in \[1, {os.cpu_count()}\]"):
+        connect(f"local:{(os.cpu_count() or 1) + 1}")  # refused before any process starts
+    with pytest.raises(ValueError, match="local:N"):
+        connect("local:100000")
 
 
 def test_an_unreachable_scheduler_is_a_cluster_error():

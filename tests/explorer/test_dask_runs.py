@@ -34,7 +34,8 @@ def _settings(**changes) -> runs.RunSettings:
     return dataclasses.replace(runs.RunSettings(n_topics=4, batch_size=32, n_test=30, target_docs=320), **changes)
 
 
-def test_a_run_trains_on_the_scheduler_of_its_settings_like_here(collection, address):
+def test_a_run_trains_on_the_scheduler_of_its_settings_like_here(collection, address, monkeypatch):
+    monkeypatch.setenv("SVI_TOPICS_DASK_SCHEDULER", address)  # the operator's choice, allowed on a shared server
     here = runs.create_run(collection, _settings(), "here", checkpoint=False, one_kernel=True)
     there = runs.create_run(collection, _settings(scheduler=address), "there", checkpoint=False, one_kernel=True)
     assert here.run.trainer.cluster is None and there.run.trainer.cluster.address == address
@@ -46,15 +47,46 @@ def test_a_run_trains_on_the_scheduler_of_its_settings_like_here(collection, add
     assert table[tables.WHERE_COLUMN].tolist() == ["this server", f"Dask {address}"]
 
 
-def test_the_train_page_setting_starts_from_the_environment(app_path, monkeypatch):
-    monkeypatch.setenv("SVI_TOPICS_DASK_SCHEDULER", " tcp://127.0.0.1:8786 ")
-    assert runs.default_scheduler() == "tcp://127.0.0.1:8786"
+def _train_page(app_path) -> AppTest:
     at = AppTest.from_file(app_path, default_timeout=60)
     at.run()
     at.switch_page("views/train.py")
     at.run()
     assert not at.exception, at.exception
+    return at
+
+
+def test_a_shared_server_offers_only_here_and_the_operators_scheduler(app_path, monkeypatch):
+    monkeypatch.setenv("SVI_TOPICS_DASK_SCHEDULER", " tcp://127.0.0.1:8786 ")
+    assert runs.default_scheduler() == "tcp://127.0.0.1:8786"
+    at = _train_page(app_path)
+    box = at.selectbox(key=Keys.scheduler)
+    assert box.options == ["this server", "Dask tcp://127.0.0.1:8786"]
+    assert box.value == "tcp://127.0.0.1:8786"
+    assert not [field for field in at.text_input if field.key == Keys.scheduler]  # no free text
+    box.set_value("").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key=Keys.scheduler).value == ""
+
+
+def test_a_shared_server_without_a_scheduler_offers_this_server_only(app_path):
+    at = _train_page(app_path)
+    assert at.selectbox(key=Keys.scheduler).options == ["this server"]
+
+
+def test_the_desktop_mode_takes_any_scheduler_starting_from_the_environment(app_path, monkeypatch):
+    monkeypatch.setenv("SVI_TOPICS_WORKSPACE", "shared")
+    monkeypatch.setenv("SVI_TOPICS_DASK_SCHEDULER", " tcp://127.0.0.1:8786 ")
+    at = _train_page(app_path)
     assert at.text_input(key=Keys.scheduler).value == "tcp://127.0.0.1:8786"
+    at.text_input(key=Keys.scheduler).set_value("local:2").run()
+    assert not at.exception, at.exception
+
+
+def test_the_desktop_mode_trains_on_any_address(collection, address, monkeypatch):
+    monkeypatch.setenv("SVI_TOPICS_WORKSPACE", "shared")
+    record = runs.create_run(collection, _settings(scheduler=f" {address} "), "there", checkpoint=False)
+    assert record.run.trainer.cluster.address == address
 
 
 def test_a_local_cluster_starts_after_the_app_ran(app_path):
