@@ -90,3 +90,35 @@ def test_an_unknown_stop_word_language_lists_the_choices(tmp_path, capsys):
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "unknown language 'klingon'" in err and "french" in err and "german" in err
+
+
+def test_infer_streams_the_file_in_blocks_within_its_limits(french_model, tmp_path, capsys, monkeypatch):
+    """Rows are written a block at a time; documents, line length and input size are bounded."""
+    from engine.io import infer_command
+
+    lines = tmp_path / "many.txt"
+    lines.write_text("\n".join(FRENCH * 3) + "\n", encoding="utf-8")
+    assert main(["infer", str(french_model), "--file", str(lines)]) == 0
+    whole = capsys.readouterr().out
+    for encoding in ("utf-16", "windows-1252"):
+        other = tmp_path / f"{encoding}.txt"
+        other.write_text("\n".join(FRENCH) + "\n", encoding=encoding)
+        assert main(["infer", str(french_model), "--file", str(other)]) == 0
+        assert _rows(capsys.readouterr().out) == _rows(whole)[:5]
+
+    monkeypatch.setattr(infer_command, "_CHUNK_DOCUMENTS", 2)
+    monkeypatch.setattr(infer_command, "_HEAD_BYTES", 7)
+    assert main(["infer", str(french_model), "--file", str(lines)]) == 0
+    assert capsys.readouterr().out == whole and len(_rows(whole)) == 15
+
+    monkeypatch.setenv("SVI_TOPICS_MAX_DOCUMENTS", "14")
+    assert main(["infer", str(french_model), "--file", str(lines)]) == 2
+    assert "SVI_TOPICS_MAX_DOCUMENTS" in capsys.readouterr().err
+    monkeypatch.delenv("SVI_TOPICS_MAX_DOCUMENTS")
+    assert main(["infer", str(french_model), "--file", str(lines), "--max-document-mb", "0.00002"]) == 2
+    assert "line 1 of 'many.txt' is longer than 20 characters (--max-document-mb 2e-05)" in capsys.readouterr().err
+    assert main(["infer", str(french_model), "--file", str(lines), "--max-input-mb", "0.0002"]) == 2
+    assert "larger than --max-input-mb" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("\n".join(FRENCH * 3).encode("utf-8"))))
+    assert main(["infer", str(french_model), "--file", "-"]) == 0
+    assert capsys.readouterr().out == whole
