@@ -14,12 +14,15 @@ import dataclasses
 import math
 from typing import Any
 
+# the one label limit and key check, with the engine's model files (not in engine.__all__)
+from engine.io.model_files import MAX_LABEL_CHARS, topic_number
 from explorer.runs import RunSettings
 from explorer.workspace import _shown, check_collection_key
 
-__all__ = ["MAX_TEXT", "ExplorerSettingsError", "checked_extra", "checked_labels", "checked_settings"]
+__all__ = ["MAX_LABEL_CHARS", "MAX_TEXT", "ExplorerSettingsError", "checked_extra", "checked_labels",
+           "checked_settings"]
 
-MAX_TEXT = 200  # characters of a name or a topic label
+MAX_TEXT = 200  # characters of a name
 _MAX_INT = 2**63 - 1
 
 # field -> (kind, lowest, highest, whether the lowest is allowed)
@@ -60,11 +63,11 @@ def _number(field: str, value: Any, kind: str, low: float, high: float, low_allo
     return int(value) if kind == "int" else float(value)
 
 
-def _text(field: str, value: Any, optional: bool = True) -> str | None:
+def _text(field: str, value: Any, optional: bool = True, limit: int = MAX_TEXT) -> str | None:
     if value is None and optional:
         return None
-    if not isinstance(value, str) or len(value) > MAX_TEXT:
-        raise _fail(field, f"a text of at most {MAX_TEXT} characters", value)
+    if not isinstance(value, str) or len(value) > limit:
+        raise _fail(field, f"a text of at most {limit} characters", value)
     return value
 
 
@@ -112,7 +115,11 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
 
 
 def checked_labels(values: Any, n_topics: int, field: str = "labels") -> dict[int, str]:
-    """Topic labels ``{"3": "taxes"}`` from a file: at most one per topic, texts of at most :data:`MAX_TEXT`."""
+    """Topic labels ``{"3": "taxes"}`` from a file: at most one per topic, texts of at most :data:`MAX_LABEL_CHARS`.
+
+    The limit and the key check are the engine's (:mod:`engine.io.model_files`), so the labels a
+    model file carries and the explorer's are held to one rule.
+    """
     if values is None:
         return {}
     if not isinstance(values, dict):
@@ -121,9 +128,10 @@ def checked_labels(values: Any, n_topics: int, field: str = "labels") -> dict[in
         raise _fail(field, f"at most one label for each of the {n_topics} topics", f"{len(values)} labels")
     labels = {}
     for key, label in values.items():
-        if not (isinstance(key, str) and key.isdecimal() and key.isascii() and int(key) < n_topics):
+        topic = topic_number(key, n_topics)
+        if topic is None:
             raise _fail(f"{field} (a topic number)", f"a topic number from 0 to {n_topics - 1}", key)
-        labels[int(key)] = _text(f"{field}[{key}]", label, optional=False)
+        labels[topic] = _text(f"{field}[{key}]", label, optional=False, limit=MAX_LABEL_CHARS)
     return labels
 
 

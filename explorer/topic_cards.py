@@ -70,7 +70,7 @@ def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.Da
         _quality_lines(measured, topic)
         st.text_input("Label", value=record.labels.get(topic, ""), key=Keys.topic_label(record.run_id, topic),
                       placeholder=label, on_change=_save_label, args=(record, topic), label_visibility="collapsed",
-                      max_chars=model_extra.MAX_TEXT,  # what a model file's labels may hold
+                      max_chars=model_extra.MAX_LABEL_CHARS,  # what a model file's labels may hold
                       help="Name this topic; the name is used on every page and in the downloads.")
         n_words = int(state.get(Keys.n_words, 10))
         st.altair_chart(charts.topic_words_chart(words.head(n_words), color), width="stretch",

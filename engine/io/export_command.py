@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from engine.data.bow_formats import load_corpus
 from engine.data.text import decode_text, table_format
 from engine.io.exports import export_tables, parquet_available, write_export
-from engine.io.model_files import LoadedModel, load_model
+from engine.io.model_files import LoadedModel, load_model, topic_number
 
 __all__: list[str] = []  # engine.cli adds the command with add_export; nothing here is engine API
 
@@ -57,9 +57,8 @@ def _labels(loaded: LoadedModel) -> dict[int, str]:
     found = info.get("labels") if isinstance(info, dict) else None
     labels = {}
     if isinstance(found, dict):
-        labels = {int(k): v for k, v in found.items()
-                  if isinstance(k, str) and k.isdecimal() and k.isascii() and int(k) < loaded.model.n_topics
-                  and isinstance(v, str)}
+        labels = {topic_number(k, loaded.model.n_topics): v for k, v in found.items()
+                  if topic_number(k, loaded.model.n_topics) is not None and isinstance(v, str)}
     return {**labels, **loaded.labels}
 
 

@@ -36,7 +36,8 @@ from engine.io.atomic import atomic_file
 from engine.io.records import EvalPoint, SettingChange
 from engine.limits import Limits, current_limits
 
-__all__ = ["LoadedModel", "load_model", "save_model"]  # and metadata_text, for tests and tools
+# and metadata_text, MAX_LABEL_CHARS and topic_number, for tests, tools and the explorer
+__all__ = ["LoadedModel", "load_model", "save_model"]
 
 FORMAT_TAG = "svi-topics-model"
 FORMAT_VERSION = 2  # 2: UTF-8 metadata in a compressed archive, topic labels; 1: UTF-32 metadata, uncompressed
@@ -46,7 +47,7 @@ _ADAPTIVE_G_BAR = "adaptive_g_bar"  # the adaptive trainer state's g_bar, taken 
 # of words still fits, and json.loads takes about ten times this in memory (a deflated entry of a few
 # hundred KB can expand to all of it).
 _MAX_METADATA_BYTES = 64 * 1024 * 1024
-_MAX_LABEL_CHARS = 1000
+MAX_LABEL_CHARS = 200  # a topic label, wherever it is stored: the engine's labels and the explorer's
 _MAX_HEADER_BYTES = 65536  # .npy headers are a few hundred bytes
 _NUMERIC_SETTINGS = ("kappa", "tau", "batch_size")  # what a SettingChange may record, besides the kernel
 
@@ -239,8 +240,8 @@ def _label_table(labels: Mapping[int, str] | Iterable[str] | None, n_topics: int
             raise ValueError(f"labels must be keyed by topic indices 0 to {n_topics - 1}, got {topic!r}")
         if not isinstance(label, str):
             raise ValueError(f"labels must be strings, got {type(label).__name__} for topic {topic}")
-        if len(label) > _MAX_LABEL_CHARS:
-            raise ValueError(f"the label of topic {topic} has {len(label)} characters, at most {_MAX_LABEL_CHARS}")
+        if len(label) > MAX_LABEL_CHARS:
+            raise ValueError(f"the label of topic {topic} has {len(label)} characters, at most {MAX_LABEL_CHARS}")
         if label.strip():
             table[str(int(topic))] = label
     return table
@@ -392,6 +393,21 @@ def _check_entry_size(archive: zipfile.ZipFile, key: str, data_bytes: int, name:
                              f"{data_bytes:,}; the file is damaged or crafted")
 
 
+def topic_number(key: Any, n_topics: int) -> int | None:
+    """The topic a label's key names (``"3"`` -> 3), or None unless it is a plain number below ``n_topics``.
+
+    Keys come from files: the text is checked (ASCII digits, no leading zero, no longer than
+    ``n_topics - 1`` written out) before ``int`` sees it, so a key of thousands of digits is
+    refused, not a ValueError from Python's limit on converting long digit strings.
+    """
+    if not (isinstance(key, str) and key.isascii() and key.isdecimal()):
+        return None
+    if len(key) > len(str(max(n_topics - 1, 0))) or (len(key) > 1 and key[0] == "0"):
+        return None
+    topic = int(key)
+    return topic if topic < n_topics else None
+
+
 def _labels(value: Any, n_topics: int, name: str) -> dict[int, str]:
     if value is None:
         return {}
@@ -399,11 +415,12 @@ def _labels(value: Any, n_topics: int, name: str) -> dict[int, str]:
         raise ModelFileError(f"{name}: the labels must be a JSON object of topic numbers and texts")
     labels = {}
     for key, label in value.items():
-        if not (key.isdecimal() and key.isascii() and int(key) < n_topics):
-            raise ModelFileError(f"{name}: the labels name topic {key!r}; the model has topics 0 to {n_topics - 1}")
-        if not isinstance(label, str) or len(label) > _MAX_LABEL_CHARS:
+        if topic_number(key, n_topics) is None:
+            shown = key if len(key) <= 20 else f"{key[:20]}... ({len(key):,} characters)"
+            raise ModelFileError(f"{name}: the labels name topic {shown!r}; the model has topics 0 to {n_topics - 1}")
+        if not isinstance(label, str) or len(label) > MAX_LABEL_CHARS:
             raise ModelFileError(f"{name}: the label of topic {key} must be a text of at most "
-                                 f"{_MAX_LABEL_CHARS} characters")
+                                 f"{MAX_LABEL_CHARS} characters")
         labels[int(key)] = label
     return labels
 

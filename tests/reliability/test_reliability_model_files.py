@@ -169,3 +169,38 @@ def test_a_metadata_entry_above_64_mib_is_refused_before_it_is_expanded(saved, t
     with pytest.raises(ModelFileError, match=r"metadata entry holds (70,000,000|68,000,000) bytes, above the "
                                              r"67,108,864 a model file may hold"):
         load_model(crafted)
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        ({"9" * 5000: "taxes"}, r"the labels name topic '9{20}\.\.\. \(5,000 characters\)'"),
+        ({"03": "taxes"}, "the labels name topic '03'"),
+        ({"4": "taxes"}, "the labels name topic '4'; the model has topics 0 to 3"),
+        ({"1": "x" * 500}, "the label of topic 1 must be a text of at most 200 characters"),
+    ],
+)
+def test_label_keys_and_lengths_from_a_file_are_checked_before_use(saved, tmp_path, labels, message):
+    path, _, _ = saved
+    crafted = _rewrite(path, tmp_path / "labels.npz", lambda meta: meta.update(labels=labels))
+    with pytest.raises(ModelFileError, match=message):
+        load_model(crafted)
+
+
+def test_the_engine_and_the_explorer_hold_labels_to_one_limit(saved, tmp_path):
+    from engine.io.export_command import _labels
+    from engine.io.model_files import MAX_LABEL_CHARS
+    from explorer import model_extra
+
+    path, model, _ = saved
+    assert model_extra.MAX_LABEL_CHARS == MAX_LABEL_CHARS == 200
+    with pytest.raises(ValueError, match="at most 200"):
+        save_model(tmp_path / "long.npz", model, labels={0: "x" * 201})
+    kept = load_model(save_model(tmp_path / "ok.npz", model, labels={0: "x" * 200}))
+    assert model_extra.checked_labels({str(k): v for k, v in kept.labels.items()}, model.n_topics) == kept.labels
+    with pytest.raises(model_extra.ExplorerSettingsError, match="a topic number from 0 to 3"):
+        model_extra.checked_labels({"9" * 5000: "taxes"}, model.n_topics)
+    # the export command reads the explorer's labels of older files: a bad key is left out, not a crash
+    crafted = _rewrite(path, tmp_path / "extra.npz",
+                       lambda meta: meta["extra"].update(explorer={"labels": {"9" * 5000: "a", "2": "b"}}))
+    assert _labels(load_model(crafted)) == {2: "b"}
