@@ -79,8 +79,8 @@ def _with_labels(data: bytes, labels: dict[int, str]) -> bytes:
     with tempfile.TemporaryDirectory(prefix="svi-export-") as folder:
         path = Path(folder) / "model.npz"
         save_model(path, loaded.model, loaded.vocabulary, trainer=loaded.trainer_state,
-                   history=[*loaded.history, *loaded.changes], extra=extra, labels=labels,
-                   **({"vectorizer": loaded.vectorizer} if getattr(loaded, "vectorizer", None) else {}))
+                   history=[*loaded.history, *loaded.changes], extra=extra, labels=labels)
+        # save_model keeps the preprocessing from loaded.model.vectorizer_, restored by load_model
         return path.read_bytes()
 
 

@@ -58,7 +58,7 @@ def ldavis_topics(model: Any, topics: Sequence[int] | None = None) -> np.ndarray
     """The topics a map of ``model`` shows: ``topics`` checked, or by default every LDA topic and the HDP's in use.
 
     The HDP's topics in use are the fewest, by share of the words, that explain 95% of
-    them (at least two when the model has two), in the model's topic order.
+    them (at least two when the model has two), in topic-number order (not by share).
     """
     n_topics = model.n_topics
     if topics is not None:

@@ -265,7 +265,11 @@ def test_the_model_file_holds_the_labels_edited_after_the_run_started(collection
     reopened = porting.import_model("m.npz", porting.model_bytes(record)())
     assert reopened.label(1) == "Economy"
     reopened.labels[2] = "War"  # a loaded file, relabelled and downloaded again
-    assert engine.load_model(porting.model_bytes(reopened)()).labels == {1: "Economy", 2: "War"}
+    again = engine.load_model(porting.model_bytes(reopened)())
+    assert again.labels == {1: "Economy", 2: "War"}
+    # the preprocessing (how text became words) survives both downloads, so infer counts text alike
+    preprocessing = loaded.model.vectorizer_.to_dict()
+    assert preprocessing == collection.corpus.vectorizer.to_dict() == again.model.vectorizer_.to_dict()
 
 
 def test_importing_explorer_tables_leaves_streamlit_out():
