@@ -335,15 +335,19 @@ class Corpus:
         return _corpus_folder.write_folder(folder, self.counts, meta)
 
     @classmethod
-    def load(cls, folder: str | os.PathLike) -> Corpus:
-        """Read a corpus written by :meth:`save` (raises ``CorpusFormatError`` if damaged)."""
+    def load(cls, folder: str | os.PathLike, trust_token_pattern: bool = False) -> Corpus:
+        """Read a corpus written by :meth:`save` (raises ``CorpusFormatError`` if damaged).
+
+        A stored token pattern must be one this project writes unless
+        ``trust_token_pattern`` (see :func:`engine.load_model`).
+        """
         counts, meta = _corpus_folder.read_folder(folder)
         try:
             return cls(counts, meta["vocabulary"], meta["doc_ids"], meta["titles"], meta["texts"],
                        tuple(DroppedDocument(**d) for d in meta["dropped"]),
                        tuple(SkippedFile(**s) for s in meta["skipped"]),
                        meta.get("encodings", ()),  # absent from corpora saved before encodings were recorded
-                       _stored_vectorizer(meta.get("vectorizer")))  # absent before the settings were recorded
+                       _stored_vectorizer(meta.get("vectorizer"), trust_token_pattern))  # absent in older corpora
         except (KeyError, TypeError, ValueError) as exc:
             raise CorpusFormatError(f"{str(folder)!r} holds an inconsistent corpus ({exc}); save it again") from None
 
@@ -355,8 +359,8 @@ def _encodings(pairs: Iterable[tuple[str, str]] | dict[str, str]) -> tuple[tuple
     return tuple((name, encoding) for name, encoding in pairs)
 
 
-def _stored_vectorizer(values: Any) -> Vectorizer | None:
-    return None if values is None else Vectorizer.from_dict(values)
+def _stored_vectorizer(values: Any, trust_token_pattern: bool) -> Vectorizer | None:
+    return None if values is None else Vectorizer.from_dict(values, trust_token_pattern)
 
 
 def _settings(stop_words, extra_stop_words, token_pattern, strip_accents) -> Vectorizer:

@@ -253,11 +253,13 @@ class Vectorizer:
                 "strip_accents": self.strip_accents, "lowercase": self.lowercase, "token_pattern": self.token_pattern}
 
     @classmethod
-    def from_dict(cls, values: Any) -> Vectorizer:
+    def from_dict(cls, values: Any, trust_token_pattern: bool = False) -> Vectorizer:
         """The settings stored by :meth:`to_dict` (ValueError or TypeError if they are not).
 
         Stored settings come from files, so ``token_pattern`` must be one of
-        :data:`STORED_TOKEN_PATTERNS` (a ValueError says which are allowed).
+        :data:`STORED_TOKEN_PATTERNS` (a ValueError says which are allowed): a regular
+        expression can take hours on a short text.  ``trust_token_pattern=True`` accepts
+        any pattern, for files you wrote yourself with your own pattern.
         """
         if not isinstance(values, dict):
             raise TypeError(f"the preprocessing settings must be a JSON object, got {type(values).__name__}")
@@ -266,8 +268,9 @@ class Vectorizer:
         if unknown:
             raise ValueError(f"unknown preprocessing settings {unknown}")
         pattern = values.get("token_pattern", TOKEN_PATTERN)
-        if pattern not in STORED_TOKEN_PATTERNS:  # checked before anything compiles it
+        if pattern not in STORED_TOKEN_PATTERNS and not trust_token_pattern:  # checked before anything compiles it
             shown = pattern if not isinstance(pattern, str) or len(pattern) <= 80 else pattern[:80] + "..."
             raise ValueError(f"token_pattern {shown!r} is not one this project writes; a stored token pattern "
-                             f"must be one of {list(STORED_TOKEN_PATTERNS)}")
+                             f"must be one of {list(STORED_TOKEN_PATTERNS)} (if you wrote this file with your "
+                             "own pattern, load it with trust_token_pattern=True)")
         return cls(**values)

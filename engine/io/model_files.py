@@ -605,18 +605,20 @@ def _record_problem(entry: Any) -> str | None:
     return f"unknown setting {entry.name!r}"
 
 
-def _restore_preprocessing(model: Any, vocabulary: tuple[str, ...] | None, settings: Any, name: str) -> None:
+def _restore_preprocessing(model: Any, vocabulary: tuple[str, ...] | None, settings: Any, name: str,
+                           trust_token_pattern: bool) -> None:
     """Give the model its words and preprocessing back, for ``transform_texts`` (older files lack the latter)."""
     if vocabulary is not None:
         model.feature_names_in_ = np.asarray(vocabulary, dtype=object)
     if settings is not None:
         try:
-            model.vectorizer_ = Vectorizer.from_dict(settings)
+            model.vectorizer_ = Vectorizer.from_dict(settings, trust_token_pattern)
         except (TypeError, ValueError) as exc:
             raise ModelFileError(f"{name}: invalid preprocessing settings ({exc})") from None
 
 
-def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits | None = None) -> LoadedModel:
+def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits | None = None,
+               trust_token_pattern: bool = False) -> LoadedModel:
     """Read a file written by :func:`save_model`.
 
     Parameters
@@ -627,6 +629,11 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits 
         Bounds on the declared sizes (vocabulary, cells of each array) and on the bytes
         the archive expands to, checked before any array is read; by default
         :func:`engine.current_limits` (the ``SVI_TOPICS_MAX_*`` settings).
+    trust_token_pattern : bool
+        Accept any token pattern in the file's preprocessing.  By default only the
+        patterns this project writes (:data:`engine.data.vectorizer.STORED_TOKEN_PATTERNS`)
+        load, because a hostile regular expression can run for hours on a short text;
+        a file written with your own ``token_pattern`` loads with True.
 
     Returns
     -------
@@ -680,7 +687,7 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits 
     if not isinstance(extra, dict):
         raise ModelFileError(f"{name}: the extra values must be a JSON object")
     vocabulary = _strings_or_none(meta.get("vocabulary"), "vocabulary", name, model.n_words)
-    _restore_preprocessing(model, vocabulary, meta.get("preprocessing"), name)
+    _restore_preprocessing(model, vocabulary, meta.get("preprocessing"), name, trust_token_pattern)
     return LoadedModel(
         model=model,
         vocabulary=vocabulary,

@@ -140,8 +140,12 @@ def test_a_token_pattern_read_from_a_model_file_must_be_one_the_project_writes(s
         load_model(crafted)
     plain = _rewrite(path, tmp_path / "plain.npz", _with_pattern(engine.TOKEN_PATTERN))
     assert load_model(plain).model.vectorizer_.token_pattern == engine.TOKEN_PATTERN
-    # given in Python, any pattern is the user's own choice
+    # given in Python, any pattern is the user's own choice, and their own file loads when they say so
     assert engine.Vectorizer(token_pattern=r"\S+").token_pattern == r"\S+"
+    own = _rewrite(path, tmp_path / "own.npz", _with_pattern(r"\S+"))
+    with pytest.raises(ModelFileError, match="trust_token_pattern=True"):
+        load_model(own)
+    assert load_model(own, trust_token_pattern=True).model.vectorizer_.token_pattern == r"\S+"
 
 
 def test_a_token_pattern_read_from_a_saved_corpus_must_be_one_the_project_writes(tmp_path):
@@ -152,6 +156,9 @@ def test_a_token_pattern_read_from_a_saved_corpus_must_be_one_the_project_writes
     (folder / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(engine.CorpusFormatError, match="is not one this project writes"):
         engine.Corpus.load(folder)
+    own = engine.Corpus.from_texts(["apples and pears", "pears and plums"], token_pattern=r"\S+")
+    own.save(tmp_path / "own")
+    assert engine.Corpus.load(tmp_path / "own", trust_token_pattern=True).vectorizer.token_pattern == r"\S+"
 
 
 @pytest.mark.parametrize(("declared", "dtype"), [((70_000_000,), "|u1"), ((), "<U17000000")])
