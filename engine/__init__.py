@@ -44,7 +44,7 @@ from engine.data.text import (
     read_zip,
     table_format,
 )
-from engine.data.vectorizer import STOP_WORD_LANGUAGES, TextCounts, Vectorizer, stop_word_list
+from engine.data.vectorizer import STOP_WORD_LANGUAGES, STORED_TOKEN_PATTERNS, TextCounts, Vectorizer, stop_word_list
 from engine.errors import (
     ClusterError,
     CorpusFormatError,
@@ -70,6 +70,7 @@ from engine.inference.schedule import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_KAPPA,
     DEFAULT_TAU,
+    MAX_ADAPTIVE_INIT_BATCHES,
     STEP_SIZES,
     AdaptiveStepSize,
     step_size,
@@ -113,8 +114,10 @@ __all__ = [
     "DEFAULT_TAU",
     "HDP",
     "LDA",
+    "MAX_ADAPTIVE_INIT_BATCHES",
     "STEP_SIZES",
     "STOP_WORD_LANGUAGES",
+    "STORED_TOKEN_PATTERNS",
     "SVI",
     "TOKEN_PATTERN",
     "AdaptiveStepSize",
