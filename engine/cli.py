@@ -273,7 +273,8 @@ def _add_topics(commands: Any) -> None:
         "topics",
         help="print the top words of each topic of a saved model",
         description="Print the most probable words of each topic of a model file written by 'fit' "
-        "(using the vocabulary stored in the file).",
+        "(using the vocabulary stored in the file), with the topic's label in brackets when the file has one "
+        "(labels edited in the app are saved in the model file it exports).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     topics.add_argument("model", metavar="MODEL", help="model file (.npz) written by 'fit' or engine.save_model")
@@ -540,7 +541,10 @@ def _topics(args: argparse.Namespace) -> int:
     width = len(str(len(top) - 1))
     for k in order:
         words = " ".join(str(word) for word in top[k])
-        print(f"topic {k:>{width}} ({weights[k]:.3f}): {words}")
+        label = loaded.labels.get(k, "")
+        # a label comes from the file: shown on one line, without control characters for the terminal
+        shown = f" [{''.join(ch if ch.isprintable() else ' ' for ch in label).strip()}]" if label.strip() else ""
+        print(f"topic {k:>{width}} ({weights[k]:.3f}){shown}: {words}")
     return 0
 
 

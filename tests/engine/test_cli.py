@@ -68,6 +68,14 @@ def test_fit_then_topics(tmp_path, corpus_csv):
     lines = [line for line in topics.stdout.splitlines() if line.startswith("topic")]
     assert len(lines) == 5
     assert all(len(line.split(":", 1)[1].split()) == 4 for line in lines)
+
+    labelled = tmp_path / "labelled.npz"
+    save_model(labelled, loaded.model, loaded.vocabulary, labels={1: "Economy", 3: "Bad\x1b[31m\nlabel"})
+    topics = _engine("topics", str(labelled), "--n", "4", cwd=tmp_path)
+    lines = [line for line in topics.stdout.splitlines() if line.startswith("topic")]
+    assert len(lines) == 5 and "[" not in lines[0]
+    assert lines[1].split(":", 1)[0].endswith("[Economy]")
+    assert "\x1b" not in topics.stdout and lines[3].split(":", 1)[0].endswith("[Bad [31m label]")
     assert all(word in words.values() for line in lines for word in line.split(":", 1)[1].split())
 
 
