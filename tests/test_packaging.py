@@ -3,7 +3,8 @@
 The wheel is built from the checkout and installed into a fresh virtual environment that reuses
 the installed dependencies (``--system-site-packages``), then used from a folder outside the
 checkout: it carries the MIT licence (file and metadata), ``svi-topics --version`` runs, and
-``explorer.samples`` finds the bundled samples and ``svi-topics app`` the bundled Streamlit settings.
+``explorer.samples`` finds the bundled samples and ``svi-topics app`` the bundled Streamlit settings,
+and the installed app starts (Streamlit's AppTest) on its bundled sample.
 """
 
 from __future__ import annotations
@@ -63,3 +64,14 @@ def test_a_wheel_installed_outside_the_checkout_has_the_samples_and_settings(tmp
     assert Path(found["root"]).parts[-2:] == ("_bundled", "sample_data")
     assert Path(found["config"]).parts[-3:] == ("_bundled", "streamlit", "config.toml")
     assert "--server.fileWatcherType=none" in found["flags"]
+
+    # the installed app starts, outside the checkout, on its bundled State of the Union sample
+    app_env = {**env, "SVI_TOPICS_HOME": str(tmp_path / "home"), "SVI_TOPICS_AUTOSTART": "0"}
+    app_probe = ("import json, pathlib, explorer; from streamlit.testing.v1 import AppTest; "
+                 "at = AppTest.from_file(str(pathlib.Path(explorer.__file__).parent / 'app.py'), default_timeout=120); "
+                 "at.run(); "
+                 "print(json.dumps({'exceptions': [str(e.value) for e in at.exception], "
+                 "'sidebar': ' '.join(str(m.value) for m in [*at.sidebar.markdown, *at.sidebar.caption])}))")
+    started = json.loads(_run(python, "-c", app_probe, cwd=tmp_path, env=app_env).stdout.strip().splitlines()[-1])
+    assert started["exceptions"] == [], started
+    assert "State of the Union" in started["sidebar"], started
