@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 from engine.data._disk_format import DTYPES, FORMAT, VERSION
 from engine.data.corpus import DroppedDocument
+from engine.data.vectorizer import Vectorizer
 from engine.errors import EmptyCorpusError
 
 _HEADER_BYTES = 128  # fixed .npy header size, so the header can be written after the data
@@ -114,7 +115,8 @@ class _DiskWriter:
     def skip(self, files: Iterable[Any]) -> None:
         self.n_skipped += _jsonl(self.tmp / "skipped.jsonl", (f._asdict() for f in files))
 
-    def finish(self, vocabulary: Sequence[str], source: dict[str, Any]) -> Path:
+    def finish(self, vocabulary: Sequence[str], source: dict[str, Any], vectorizer: Vectorizer | None = None) -> Path:
+        """Write ``vocab.txt`` and ``manifest.json`` and publish the folder; ``vectorizer`` is recorded if given."""
         if self.n_docs == 0:
             raise EmptyCorpusError("no document has any word; a corpus needs at least one")
         if len(vocabulary) != self.n_words or any("\n" in w or "\r" in w for w in vocabulary):
@@ -126,7 +128,8 @@ class _DiskWriter:
                     "nnz": self.nnz, "n_tokens": self.n_tokens,
                     "dtypes": {name: dtype.name for name, dtype in DTYPES.items()},
                     "doc_ids": bool(self._with_ids), "n_dropped": self.n_dropped,
-                    "n_skipped": self.n_skipped, "source": source}
+                    "n_skipped": self.n_skipped, "source": source,
+                    "vectorizer": None if vectorizer is None else vectorizer.to_dict()}
         (self.tmp / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         if self.target.exists():  # overwrite was allowed: the old corpus out of the way, the new one in
             old = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old.", dir=self.target.parent))

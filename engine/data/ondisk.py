@@ -15,6 +15,10 @@ version 1) holds::
     dropped.jsonl   optional: documents left out (doc_id, title, reason)
     skipped.jsonl   optional: files a reader ignored (name, reason)
 
+The manifest's ``vectorizer`` records how text became words (:meth:`Vectorizer.to_dict`),
+for corpora built from text; it is absent or null otherwise and in folders written
+before it was recorded.
+
 The ``.npy`` files are plain NumPy arrays (``np.load(mmap_mode="r")`` opens them).
 This module holds the public class; the work is done by private modules:
 
@@ -50,8 +54,9 @@ from engine.data._disk_sources import (
 )
 from engine.data._disk_writer import _check_target, _DiskWriter
 from engine.data.bow_formats import _check_vocabulary, _find_vocabulary
-from engine.data.corpus import _EMPTY_ROW, TOKEN_PATTERN, Corpus, DroppedDocument, _vectorizer
+from engine.data.corpus import _EMPTY_ROW, TOKEN_PATTERN, Corpus, DroppedDocument, _settings, _vectorizer
 from engine.data.text import SkippedFile, _check_encoding, table_format
+from engine.data.vectorizer import Vectorizer
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import current_limits
 from engine.validation import check_int
@@ -79,18 +84,26 @@ class DiskCorpus:
     vocabulary : tuple of str
     manifest : dict
         The parsed ``manifest.json`` (sizes, dtypes and ``source``, how it was built).
+    vectorizer : Vectorizer or None
+        How the texts became words, recorded by :meth:`from_texts` (as
+        :attr:`Corpus.vectorizer`), so a model fitted on the corpus keeps it
+        (``vectorizer_``) and counts new text the same way; None for corpora of counts
+        and folders written before it was recorded (the defaults then apply).
     """
 
-    def __init__(self, folder: Path, manifest: dict[str, Any], counts: DiskCounts, vocabulary: tuple[str, ...]):
+    def __init__(self, folder: Path, manifest: dict[str, Any], counts: DiskCounts, vocabulary: tuple[str, ...],
+                 vectorizer: Vectorizer | None = None, trust_token_pattern: bool = False):
         self.folder, self.manifest, self.counts, self.vocabulary = folder, manifest, counts, vocabulary
+        self.vectorizer = vectorizer
+        self._trust_token_pattern = trust_token_pattern
         self._doc_ids: tuple[str, ...] | None = None
 
     def __reduce__(self):  # pickling or copying reopens the folder instead of copying the arrays
-        return (DiskCorpus.open, (str(self.folder), "quick"))
+        return (DiskCorpus.open, (str(self.folder), "quick", self._trust_token_pattern))
 
     # ------------------------------------------------------------- opening
     @classmethod
-    def open(cls, folder: Source, check: str = "full") -> DiskCorpus:
+    def open(cls, folder: Source, check: str = "full", trust_token_pattern: bool = False) -> DiskCorpus:
         """Open a corpus folder, validating it.
 
         Parameters
@@ -101,6 +114,9 @@ class DiskCorpus:
             vocabulary; "full" also scans every array (rows non-empty and in order,
             word indices in range and sorted within rows, counts >= 1, token total),
             reading them in chunks so memory stays small.
+        trust_token_pattern : bool
+            A recorded token pattern must be one this project writes
+            (:data:`engine.STORED_TOKEN_PATTERNS`) unless True, as in :meth:`Corpus.load`.
 
         Raises
         ------
@@ -117,9 +133,10 @@ class DiskCorpus:
         vocabulary = tuple(_read_lines(folder / "vocab.txt", "words", manifest["n_words"], folder))
         if len(set(vocabulary)) != len(vocabulary) or not all(vocabulary):
             raise CorpusFormatError(f"{str(folder)!r}: vocab.txt has an empty or repeated word; rebuild the corpus")
+        vectorizer = _stored_vectorizer(folder, manifest.get("vectorizer"), trust_token_pattern)
         if check == "full":
             _check_arrays(folder, counts, manifest)
-        return cls(folder, manifest, counts, vocabulary)
+        return cls(folder, manifest, counts, vocabulary, vectorizer, trust_token_pattern)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -141,8 +158,8 @@ class DiskCorpus:
                 writer.append(corpus.counts[rows], corpus.doc_ids[rows])
             writer.drop(corpus.dropped)
             writer.skip(corpus.skipped)
-            path = writer.finish(corpus.vocabulary, {"kind": "counts"})
-        return cls.open(path, check="quick")
+            path = writer.finish(corpus.vocabulary, {"kind": "counts"}, corpus.vectorizer)
+        return cls.open(path, check="quick", trust_token_pattern=True)  # the settings were just written
 
     @classmethod
     def from_uci(cls, docword: Source, folder: Source, vocab: Source | None = None, overwrite: bool = False,
@@ -200,14 +217,16 @@ class DiskCorpus:
             The encoding of the source's files; None detects each ``.txt`` file's
             and reads tables as UTF-8.
         **vectorizer_options
-            ``stop_words``, ``extra_stop_words``, ``min_df``, ``max_df``,
-            ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts`.
+            ``stop_words`` (a language such as "french", a list of words or None),
+            ``extra_stop_words``, ``strip_accents``, ``min_df``, ``max_df``,
+            ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts`.  The
+            per-token settings are recorded in :attr:`vectorizer`.
         """
         source = Path(source)
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
-                   "max_features": None, "token_pattern": TOKEN_PATTERN, **vectorizer_options}
+                   "max_features": None, "token_pattern": TOKEN_PATTERN, "strip_accents": True, **vectorizer_options}
         unknown = sorted(set(options) - {"stop_words", "extra_stop_words", "min_df", "max_df", "max_features",
-                                         "token_pattern"})
+                                         "token_pattern", "strip_accents"})
         if unknown:
             raise TypeError(f"unknown tokenizer options {unknown}; see Corpus.from_texts")
         for name in ("stop_words", "extra_stop_words"):  # iterables are read twice and recorded in the manifest
@@ -216,7 +235,9 @@ class DiskCorpus:
         chunk_size = check_int("chunk_size", chunk_size, 1)
         _check_encoding(encoding)
         _check_target(Path(folder), overwrite)  # before the first pass
-        analyzer = _vectorizer(**options).build_analyzer()
+        settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
+                             options["strip_accents"])
+        analyzer = _vectorizer(**options, settings=settings).build_analyzer()
         is_table = source.is_file() and table_format(source.name) is not None
         if (text_column or id_column) and not is_table:
             raise ValueError(f"text_column and id_column apply to .csv/.tsv/.jsonl tables, not {source.name!r}")
@@ -242,8 +263,8 @@ class DiskCorpus:
             if writer.nnz != expected_nnz:
                 raise CorpusFormatError(f"{source.name!r} changed while it was read (the two passes disagree); "
                                         "build the corpus again from a source that is not being modified")
-            target = writer.finish(vocabulary, {"kind": "texts", "path": str(source), "options": options})
-        return cls.open(target, check="quick")
+            target = writer.finish(vocabulary, {"kind": "texts", "path": str(source), "options": options}, settings)
+        return cls.open(target, check="quick", trust_token_pattern=True)  # the settings were just written
 
     # ------------------------------------------------------------ reading
     @property
@@ -306,5 +327,17 @@ class DiskCorpus:
         picked = tuple(ids[r] for r in rows)
         if len(set(picked)) != len(picked):
             raise ValueError("indices repeat a document; a Corpus needs unique documents")
-        return Corpus(self.counts[rows], self.vocabulary, picked, picked, None, self.dropped, self.skipped)
+        return Corpus(self.counts[rows], self.vocabulary, picked, picked, None, self.dropped, self.skipped,
+                      vectorizer=self.vectorizer)
 
+
+
+def _stored_vectorizer(folder: Path, values: Any, trust_token_pattern: bool) -> Vectorizer | None:
+    """The recorded settings of ``manifest.json`` (None if absent: folders written before they were recorded)."""
+    if values is None:
+        return None
+    try:
+        return Vectorizer.from_dict(values, trust_token_pattern)
+    except (TypeError, ValueError) as exc:
+        raise CorpusFormatError(f"{str(folder)!r}: manifest.json records unusable preprocessing settings ({exc}); "
+                                "rebuild the corpus") from None

@@ -97,6 +97,59 @@ def test_texts_errors_match_the_in_memory_corpus(tmp_path):
     assert not (tmp_path / "none").exists()
 
 
+FRENCH = {
+    "a.txt": "Le pêcheur et la pêche: une pêche au bord de la mer, sans péché.",
+    "b.txt": "Le péché du pêcheur est la pêche interdite; nous avons péché.",
+    "c.txt": "La mer et le bateau du pêcheur, à l'aube, avec le filet.",
+}
+
+
+@pytest.mark.parametrize("options", [{"stop_words": "french"}, {"strip_accents": False},
+                                     {"stop_words": "fr", "strip_accents": False, "min_df": 2}])
+def test_languages_and_accents_equal_corpus_from_texts_and_are_recorded(tmp_path, options):
+    source = write_folder(tmp_path / "texts", FRENCH)
+    disk = DiskCorpus.from_texts(source, tmp_path / "disk", chunk_size=2, **options)
+    corpus = Corpus.from_texts([FRENCH[name] for name in sorted(FRENCH)], ids=sorted(FRENCH), **options)
+    assert_same(disk, corpus)
+    assert disk.vectorizer == corpus.vectorizer and disk.vectorizer is not None
+    if options.get("strip_accents") is False:
+        assert {"pêche", "péché"} <= set(disk.vocabulary)
+    reopened = DiskCorpus.open(tmp_path / "disk")
+    assert reopened.vectorizer == corpus.vectorizer
+    assert pickle.loads(pickle.dumps(reopened)).vectorizer == corpus.vectorizer
+    assert disk.subset_to_memory([0]).vectorizer == corpus.vectorizer
+    assert DiskCorpus.from_counts(corpus, tmp_path / "copy").vectorizer == corpus.vectorizer
+
+
+def test_a_folder_written_before_the_vectorizer_was_recorded_opens(tmp_path):
+    DiskCorpus.from_texts(write_folder(tmp_path / "texts", FRENCH), tmp_path / "disk", stop_words="french")
+    manifest_path = tmp_path / "disk" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    del manifest["vectorizer"]
+    manifest_path.write_text(json.dumps(manifest))
+    old = DiskCorpus.open(tmp_path / "disk")
+    assert old.vectorizer is None and old.subset_to_memory([0]).vectorizer is None
+    model = engine.LDA(n_topics=2, seed=0, n_epochs=1).fit(old)
+    assert "vectorizer_" not in model.__dict__
+    assert model.transform_texts([FRENCH["a.txt"]]).shape == (1, 2)  # counted with the defaults
+
+
+def test_a_stored_token_pattern_is_checked_unless_trusted(tmp_path):
+    source = write_folder(tmp_path / "texts", FRENCH)
+    disk = DiskCorpus.from_texts(source, tmp_path / "disk", token_pattern=r"(?u)\b\w{3,}\b")
+    assert disk.vectorizer.token_pattern == r"(?u)\b\w{3,}\b"
+    assert pickle.loads(pickle.dumps(disk)).vectorizer == disk.vectorizer  # opened trusted: its copies too
+    with pytest.raises(CorpusFormatError, match=r"token_pattern .* is not one this project writes"):
+        DiskCorpus.open(tmp_path / "disk")
+    assert DiskCorpus.open(tmp_path / "disk", trust_token_pattern=True).vectorizer == disk.vectorizer
+    manifest_path = tmp_path / "disk" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["vectorizer"] = {"stop_words": "klingon"}
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.raises(CorpusFormatError, match="unusable preprocessing settings"):
+        DiskCorpus.open(tmp_path / "disk")
+
+
 def uci_file(path, lines, header=(6, 5, None)):
     n_docs, n_words, nnz = header
     nnz = len(lines) if nnz is None else nnz
@@ -310,3 +363,18 @@ def test_svi_on_a_disk_corpus_matches_svi_in_memory(tmp_path, planted_corpus):
     reference.run(n_steps=4)
     assert report.t == 4 and trainer.docs_seen == 64
     assert np.array_equal(on_disk.lambda_, in_memory.lambda_)
+
+
+@pytest.mark.parametrize("model_class", [engine.LDA, engine.HDP])
+def test_a_model_fitted_on_a_disk_corpus_counts_new_text_like_its_training_text(tmp_path, model_class):
+    source = write_folder(tmp_path / "texts", FRENCH)
+    disk = DiskCorpus.from_texts(source, tmp_path / "disk", stop_words="french", strip_accents=False)
+    options = {"n_topics": 2} if model_class is engine.LDA else {"n_topics": 3, "doc_truncation": 2}
+    model = model_class(seed=0, n_epochs=2, **options).fit(disk)
+    assert model.vectorizer_ == disk.vectorizer
+    for row, name in enumerate(sorted(FRENCH)):
+        np.testing.assert_array_equal(model.transform_texts([FRENCH[name]]), model.transform(disk.counts[[row]]))
+    engine.save_model(tmp_path / "model.npz", model)
+    loaded = engine.load_model(tmp_path / "model.npz").model
+    assert loaded.vectorizer_ == disk.vectorizer
+    np.testing.assert_array_equal(loaded.transform_texts([FRENCH["b.txt"]]), loaded.transform(disk.counts[[1]]))
