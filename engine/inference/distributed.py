@@ -193,10 +193,23 @@ class DaskLocalStep:
         self._owns_client = self.client is not cluster  # made from an address or "local:N": closed by close()
         self.address = self.client.scheduler.address
         self.timeout = timeout
-        # a DiskCounts pickles as its file paths: each worker reopens the files
-        self._corpus = self.client.scatter(counts, broadcast=True, hash=False)
+        self._counts = counts
+        self._corpus = None  # the corpus on the workers: sent here, dropped by release(), sent again if needed
+        self._send_corpus()
         self.last_bytes = (0, 0)
         self.last_workers = 0
+
+    def _send_corpus(self):
+        if self._corpus is None:
+            # a DiskCounts pickles as its file paths: each worker reopens the files
+            self._corpus = self.client.scatter(self._counts, broadcast=True, hash=False)
+        return self._corpus
+
+    def release(self) -> None:
+        """Drop the corpus from the workers' memory (a run that ended); a later step sends it again."""
+        corpus, self._corpus = self._corpus, None
+        if corpus is not None:
+            corpus.release()
 
     def __repr__(self) -> str:
         return f"DaskLocalStep({self.address!r})"
@@ -205,7 +218,8 @@ class DaskLocalStep:
         return describe(self.client)
 
     def close(self) -> None:
-        """Close the client (and its LocalCluster) if it was made here from an address or "local:N"."""
+        """Drop the corpus from the workers; close the client (and its LocalCluster) if made here."""
+        self.release()
         if self._owns_client:
             cluster = getattr(self.client, "cluster", None)
             self.client.close()
@@ -259,7 +273,8 @@ class DaskLocalStep:
         try:
             # one scatter sends the jobs to the workers at once, one each; a task runs where its job is
             placed = self.client.scatter(jobs, workers=[address for address, _ in workers], direct=True, hash=False)
-            futures = [self.client.submit(fit_chunk, job_data, self._corpus, doc_ids[low:high], retries=RETRIES,
+            corpus = self._send_corpus()
+            futures = [self.client.submit(fit_chunk, job_data, corpus, doc_ids[low:high], retries=RETRIES,
                                           pure=False)
                        for job_data, low, high in zip(placed, bounds[:-1], bounds[1:], strict=True)]
             distributed.wait(futures, timeout=self.timeout)

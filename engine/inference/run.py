@@ -517,6 +517,7 @@ class TrainingRun:
                 self._checkpoint()
             self._reason = reason
             self._restore_kernel()
+            self._release_cluster()
             self._snapshot = self._publish(status, force_display=True)
             _logger.info("run %r %s: %s after %d updates, %d documents", self.name, status, reason,
                          int(self.trainer.t), int(self.trainer.docs_seen))
@@ -526,7 +527,17 @@ class TrainingRun:
             self._error = f"{type(exc).__name__}: {exc}"
             self._reason = "the training thread raised an exception"
             self._restore_kernel()
+            self._release_cluster()
             self._snapshot = self._publish("failed")
+
+    def _release_cluster(self) -> None:
+        """An ended run's corpus leaves the Dask workers' memory (the cluster is shared; a later step resends it)."""
+        cluster = getattr(self.trainer, "cluster", None)
+        if cluster is not None:
+            try:
+                cluster.release()
+            except Exception as exc:  # a cluster already gone holds nothing: never turn an ended run into a failure
+                _logger.warning("run %r: could not release its corpus on the Dask cluster: %s", self.name, exc)
 
     def _loop(self) -> tuple[str, str]:
         """Step until something ends the run; returns (status, reason)."""

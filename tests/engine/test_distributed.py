@@ -201,3 +201,26 @@ def test_cli_refuses_dask_with_batch_vi(corpus, tmp_path, capsys):
     assert main(["fit", str(_corpus_file(tmp_path, corpus)), "--algorithm", "batch", "--dask", "local:2",
                  "--no-progress"]) == 2
     assert "--dask applies to --algorithm svi only" in capsys.readouterr().err
+
+
+def test_an_ended_run_leaves_no_corpus_on_the_workers_and_a_later_step_sends_it_again(client, corpus):
+    """The cluster is shared: a finished run's corpus is dropped from the workers' memory."""
+    import time
+
+    model = _models()["LDA"]()
+    trainer = engine.SVI(model, corpus, batch_size=64, seed=0, cluster=client)
+    key = trainer.cluster._corpus.key
+
+    def held() -> bool:
+        return any(key in keys for keys in client.has_what().values())
+
+    assert held()
+    run = engine.TrainingRun(trainer, target_docs=2 * 64)
+    run.start()
+    assert run.wait(timeout=120) and run.snapshot().error is None
+    deadline = time.monotonic() + 10
+    while held() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not held()
+    trainer.step()  # stepped again by hand: the corpus goes out again
+    assert trainer.t == 3 and np.all(np.isfinite(model.lambda_))
