@@ -148,7 +148,7 @@ class LazyTopics:
 
     def permute_rows(self, order: np.ndarray) -> None:
         """Reorder the topics (rows); the pending decay is per column, so it is unaffected."""
-        self._excess = np.ascontiguousarray(self._excess[:, order])
+        self._excess = np.take(self._excess, order, axis=1)  # C-contiguous in one pass: excess[:, order] is not
         self._totals = self._totals[order]
         self._dense = None
 

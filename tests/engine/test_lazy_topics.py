@@ -46,3 +46,14 @@ def test_permuting_topics_keeps_pending_decay():
     lazy.blend(np.array([[0.0], [0.0]]), np.array([0]), scale=1.0, rho=0.5)
     lazy.permute_rows(np.array([1, 0]))
     np.testing.assert_allclose(lazy.dense(), [[1.5, 2.0], [0.5, 1.0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_permuting_topics_is_an_exact_c_contiguous_copy(dtype):
+    lazy = LazyTopics(np.random.default_rng(0).gamma(1.0, 1.0, size=(6, 40)).astype(dtype), eta=0.01)
+    before = lazy.stored_rows(np.arange(40))[0].copy()
+    order = np.array([3, 0, 5, 1, 4, 2])
+    lazy.permute_rows(order)
+    after = lazy.stored_rows(np.arange(40))[0]
+    assert after.flags.c_contiguous and after.dtype == dtype
+    np.testing.assert_array_equal(after, np.ascontiguousarray(before[:, order]))  # bit for bit

@@ -531,8 +531,13 @@ def _topic_word_t(indptr, indices, data, phi, zeta, head, tail_atoms, bounds, ou
     """
     D = indptr.shape[0] - 1
     T, K = zeta.shape[1], zeta.shape[2]
+    longest = 0  # the most entries a document has: each part's scratch is allocated once, at that size
+    for d in range(D):
+        longest = max(longest, indptr[d + 1] - indptr[d])
     for p in numba.prange(bounds.shape[0] - 1):
         low, high = bounds[p], bounds[p + 1]
+        weighted_all = np.empty((longest, T), dtype=phi.dtype)
+        rows_all = np.empty((longest, K), dtype=phi.dtype)
         for w in range(low, high):
             for k in range(K):
                 out[w, k] = 0.0
@@ -543,11 +548,11 @@ def _topic_word_t(indptr, indices, data, phi, zeta, head, tail_atoms, bounds, ou
             if first == last:
                 continue
             m = last - first
-            weighted = np.empty((m, T), dtype=phi.dtype)
+            weighted = weighted_all[:m]
             for e in range(first, last):
                 for i in range(T):
                     weighted[e - first, i] = data[e] * phi[e, i]
-            rows = np.empty((m, K), dtype=phi.dtype)
+            rows = rows_all[:m]
             gemm(_N, _N, m, head, T, weighted, T, zeta[d], K, 0.0, rows, K)
             atoms = tail_atoms[d] if head < K else 0
             if atoms > 0:
