@@ -101,6 +101,9 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         return resolved
 
     def _setting(self, name: str) -> Any:
+        learned = self.__dict__.get("_learned", {})
+        if name in learned:  # a prior the model learns (LDA's learn_alpha / learn_eta, the HDP's concentrations)
+            return learned[name]
         value = self._settings()[name]
         if name == "n_words" and value is None and self._topics is not None:
             return self._topics.shape[1]  # taken from the training data
@@ -108,11 +111,13 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     def _argument_changed(self, name: str) -> None:
         self.__dict__.pop("_resolved", None)
+        self.__dict__.get("_learned", {}).pop(name, None)  # assigning a prior replaces what was learned of it
 
     def _reset_state(self) -> None:
         """Forget everything learned: fit starts over from a random start."""
         for name in ("n_batch_iter_", "n_iter_", "feature_names_in_", "vectorizer_"):
             self.__dict__.pop(name, None)
+        self._learned: dict = {}  # the priors learned so far, by argument name; empty when none is learned
 
     # ---------------------------------------------------------- scikit-learn
     def __sklearn_tags__(self):

@@ -419,19 +419,8 @@ class HDP(TopicModel):
             "learn_omega": check_choice("learn_omega", given["learn_omega"], (True, False)),
         }
 
-    def _setting(self, name: str):
-        if name in self._learned:  # learn_alpha / learn_omega: the concentration as learned so far
-            return self._learned[name]
-        return super()._setting(name)
-
-    def _argument_changed(self, name: str) -> None:
-        super()._argument_changed(name)
-        if name in ("alpha", "omega"):  # assigning a concentration replaces what was learned of it
-            self.__dict__.get("_learned", {}).pop(name, None)
-
     def _reset_state(self) -> None:
-        super()._reset_state()
-        self._learned: dict = {}  # learned concentrations ("alpha", "omega") with learn_alpha / learn_omega
+        super()._reset_state()  # self._learned: "alpha", "omega" while training with learn_alpha / learn_omega
         self._sticks: np.ndarray | None = None
         self._at_random_start = False  # the topics are initialize()'s random draw, not yet updated
 

@@ -381,19 +381,8 @@ class LDA(TopicModel):
             "total_samples": check_int("total_samples", given["total_samples"], 1),
         }
 
-    def _setting(self, name: str):
-        if name in self._learned:  # learn_alpha / learn_eta: the prior as learned so far
-            return self._learned[name]
-        return super()._setting(name)
-
-    def _argument_changed(self, name: str) -> None:
-        super()._argument_changed(name)
-        if name in ("alpha", "eta"):  # assigning a prior replaces what was learned of it
-            self.__dict__.get("_learned", {}).pop(name, None)
-
     def _reset_state(self) -> None:
-        super()._reset_state()
-        self._learned: dict = {}  # learned priors ("alpha", "eta") while training with learn_alpha / learn_eta
+        super()._reset_state()  # self._learned: "alpha", "eta" while training with learn_alpha / learn_eta
         self._last_revival = 0.0  # documents seen (in epochs) at the last re-seeding
         self._steps_seen = 0.0  # epochs of documents the global step has blended in
 
