@@ -54,6 +54,7 @@ class LazyTopics:
         self._log_decay = 0.0  # L = sum_t log(1 - rho_t)
         self._totals = self._excess.sum(axis=0)  # sum_v x_kv, current
         self._dense: np.ndarray | None = None  # lambda as last returned by dense(), until the next write
+        self._pending = False  # some column was stamped before the latest decay (see split_row)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -105,6 +106,7 @@ class LazyTopics:
             self._log_decay = 0.0
             self._totals = self._excess.sum(axis=0)
             self._dense = None
+            self._pending = False
             return
         # x_v <- (1 - rho) x_v exp(L - stamp_v) + rho scale s_v on the minibatch's words
         keep = ((1.0 - rho) * np.exp(self._log_decay - self._stamp[columns])).astype(self.dtype, copy=False)
@@ -119,6 +121,7 @@ class LazyTopics:
             self._excess[columns] = new
         self._log_decay += math.log1p(-rho)
         self._stamp[columns] = self._log_decay
+        self._pending = self._pending or columns.size < self._stamp.size
         self._totals = (1.0 - rho) * self._totals + (rho * scale) * word_topic.sum(axis=0)
         self._dense = None
 
@@ -126,19 +129,25 @@ class LazyTopics:
         """Current sum_v (lambda_kv - eta), shape (n_topics,): each topic's expected word count."""
         return self._totals.copy()
 
-    def replace_rows(self, rows: np.ndarray, columns: list[np.ndarray], values: list[np.ndarray]) -> None:
-        """Set lambda[rows[i]] = eta + x with x zero except ``values[i]`` on ``columns[i]`` (re-seeding topics).
+    def split_row(self, donor: int, target: int, share: np.ndarray) -> None:
+        """Split topic ``donor`` in two: lambda[donor] = eta + x share, lambda[target] = eta + x (1 - share).
 
-        The pending decay of every column is applied first (one pass over the
-        store), so the new rows are stored as they are; no (rows, n_words)
-        temporary is built.
+        x is the donor's excess lambda - eta; ``share`` (n_words,) holds each word's
+        fraction kept by the donor, so the pseudo-counts of the two rows add up to the
+        donor's (what ``target`` held before is dropped).  The pending decay of every
+        column is applied first (one pass over the store, skipped when nothing is
+        pending, as after an earlier split).
         """
-        self._excess *= self._decay(slice(None))[:, None]
-        self._stamp[:] = self._log_decay
-        for row, cols, vals in zip(rows, columns, values, strict=True):
-            self._excess[:, row] = 0.0
-            self._excess[cols, row] = vals
-        self._totals = self._excess.sum(axis=0)
+        if self._pending:
+            self._excess *= self._decay(slice(None))[:, None]
+            self._stamp[:] = self._log_decay
+            self._pending = False
+        whole = self._excess[:, donor].copy()
+        kept = whole * share.astype(self.dtype, copy=False)
+        self._excess[:, donor] = kept
+        self._excess[:, target] = whole - kept
+        self._totals[donor] = self._excess[:, donor].sum()
+        self._totals[target] = self._excess[:, target].sum()
         self._dense = None
 
     def set_eta(self, eta: float) -> None:

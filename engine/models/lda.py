@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -22,10 +22,13 @@ __all__ = ["LDA", "LDAStats"]
 _GAMMA_INITS = ("ones", "random")
 LOCAL_UPDATES = ("mean_field", "zero_order")  # the paper's phi update, or SCVB0's zero-order one
 PRESETS = ("default", "paper")
-# a re-seeded topic starts with half the mean topic's mass: with less (one document's
-# D/S-scaled words) it often starts below the 0.25/K line and fades again; with the whole
-# mean it is slower to forget its seed (benchmarks/RESULTS.md, run 13)
-_REVIVAL_MASS = 0.5
+# revival (revive_topics): a topic holding less than _REVIVAL_SHARE / K of the words is
+# replaced by half of the largest topic; the halves share each word's pseudo-counts in
+# proportions drawn uniformly from 0.5 +- _SPLIT_JITTER, so the steps that follow can pull
+# them apart (benchmarks/RESULTS.md, run 18)
+_REVIVAL_SHARE = 0.5
+_SPLIT_JITTER = 0.05
+_STREAM_REVIVAL = 5  # random stream of the split proportions (engine.inference.svi uses 1 to 4)
 
 
 def _default_alpha(n_topics: int) -> float:
@@ -35,8 +38,9 @@ def _default_alpha(n_topics: int) -> float:
 
 # what each preset fills in for the settings left unset (alpha as a function of K)
 _PRESET_SETTINGS = {
-    "default": {"alpha": _default_alpha, "local_update": "zero_order", "revive_topics": True},
-    "paper": {"alpha": lambda n_topics: 1.0 / n_topics, "local_update": "mean_field", "revive_topics": False},
+    "default": {"alpha": _default_alpha, "local_update": "zero_order", "revive_topics": True, "local_tol": 3e-3},
+    "paper": {"alpha": lambda n_topics: 1.0 / n_topics, "local_update": "mean_field", "revive_topics": False,
+              "local_tol": 1e-3},
 }
 
 
@@ -70,30 +74,27 @@ class LDAStats:
         Vocabulary indices of those columns (sorted).
     n_iter : ndarray of shape (n_docs,)
         Local iterations per document.
-    counts : csr_matrix of shape (n_docs, n_columns), optional
-        The minibatch's word counts on those columns (for re-seeding topics).
     """
 
     doc_topic: np.ndarray
     topic_word: np.ndarray
     columns: np.ndarray
     n_iter: np.ndarray
-    counts: sp.csr_matrix | None = None
 
     @property
     def n_docs(self) -> int:
         return self.doc_topic.shape[0]
 
     def compact(self) -> LDAStats:
-        """Without the counts: what a worker sends back (the driver has the minibatch's counts)."""
-        return replace(self, counts=None)
+        """What a worker sends back: all of it (the HDP's statistics drop their per-document parts)."""
+        return self
 
     @classmethod
     def combine(cls, parts: list[LDAStats], X) -> LDAStats:
         """The statistics of the minibatch ``X`` from those of its chunks (in :meth:`LDA.local_jobs` order)."""
-        counts, columns = restrict_columns(X)
+        columns = restrict_columns(X)[1]
         return cls(np.concatenate([part.doc_topic for part in parts]), combine_topic_word(parts, columns), columns,
-                   np.concatenate([part.n_iter for part in parts]), counts)
+                   np.concatenate([part.n_iter for part in parts]))
 
 
 def combine_topic_word(parts: list, columns: np.ndarray) -> np.ndarray:
@@ -144,7 +145,7 @@ class LDALocalJob:
             start = np.ones((counts.shape[0], self.topics.shape[0]), dtype=self.topics.dtype)
         fit = lda_local_step(self.kernel)(self.topics, counts, self.positions, self.alpha, start, self.tol,
                                           self.max_iter, self.zero_order)
-        return LDAStats(fit.doc_topic, fit.topic_word, self.columns, fit.n_iter, counts)
+        return LDAStats(fit.doc_topic, fit.topic_word, self.columns, fit.n_iter)
 
 
 def restrict_columns(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -194,9 +195,10 @@ class LDA(TopicModel):
         Symmetric Dirichlet prior on topics.
     seed : int
         Seed of the random initialisation of lambda and of random gamma starts.
-    local_tol : float
+    local_tol : float, optional
         A document's local step stops when the mean absolute change of gamma_d
-        falls below this.
+        falls below this (unset: 3e-3, or 1e-3 with ``preset="paper"``, the
+        tolerance of Hoffman's online LDA and scikit-learn).
     local_max_iter : int
         Cap on local iterations per document.
     gamma_init : {"ones", "random"}
@@ -230,16 +232,14 @@ class LDA(TopicModel):
         Learn the symmetric eta the same way, from the topics' E[log beta_k]
         (costs one pass over lambda per step).
     revive_topics : bool, optional
-        Re-seed topics that fall out of use (unset: True, or False with
+        Replace topics that fall out of use (unset: True, or False with
         ``preset="paper"``).  At most once per epoch, from the end of the
-        first, every topic whose share of the words is below ``0.25 / K`` is
-        restarted from the words of one of the minibatch's documents the
-        model explains worst (per-word likelihood under E[theta_d] and
-        E[beta]), scaled to half the mean topic's mass: a birth move in the
-        spirit of memoized online VI (Hughes & Sudderth, NIPS 2013).  Batch VI
-        never re-seeds (its ELBO stays monotone).  The epoch count behind
-        "once per epoch" is not saved in model files: a resumed run waits one
-        epoch before its first re-seeding.
+        first, every topic holding less than ``0.5 / K`` of the words is
+        replaced by half of the largest topic (see :meth:`_revive`): a split
+        move in the spirit of memoized online VI (Hughes & Sudderth, NIPS
+        2013).  Batch VI never revives (its ELBO stays monotone).  The epoch
+        count behind "once per epoch" is not saved in model files: a resumed
+        run waits one epoch before its first revival.
     kernel : {"auto", "compiled", "numpy"}
         The local step's implementation: "compiled" is a numba kernel that
         fuses each document's loop and spreads documents over all cores;
@@ -247,11 +247,11 @@ class LDA(TopicModel):
         the compiled one when numba imports.
     preset : {"default", "paper"}
         Fills in the settings left unset.  "paper" is the algorithm box of
-        Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K.
-        "default" is what measured best on a panel of collections
-        (benchmarks/RESULTS.md, run 13): the zero-order local step, alpha =
-        5/K in [0.1, 0.2] and re-seeding of unused topics.  Explicit arguments always win
-        over the preset.
+        Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K,
+        local_tol 1e-3.  "default" is what measured best on a panel of
+        collections (benchmarks/RESULTS.md, runs 13 and 18): the zero-order
+        local step, alpha = 5/K in [0.1, 0.2], revival of unused topics and
+        local_tol 3e-3.  Explicit arguments always win over the preset.
     n_epochs : int
         Passes over the documents that :meth:`fit` makes (SVI with the engine's
         default schedule).
@@ -312,7 +312,7 @@ class LDA(TopicModel):
         alpha: float | None = None,
         eta: float = 0.01,
         seed: int = 0,
-        local_tol: float = 1e-3,
+        local_tol: float | None = None,
         local_max_iter: int = 100,
         gamma_init: str = "ones",
         dtype: str = "float64",
@@ -356,6 +356,7 @@ class LDA(TopicModel):
         alpha = filled["alpha"](n_topics) if given["alpha"] is None else given["alpha"]
         local_update = filled["local_update"] if given["local_update"] is None else given["local_update"]
         revive_topics = filled["revive_topics"] if given["revive_topics"] is None else given["revive_topics"]
+        local_tol = filled["local_tol"] if given["local_tol"] is None else given["local_tol"]
         learn_alpha = check_choice("learn_alpha", given["learn_alpha"], (True, False))
         alpha = check_alpha(alpha, n_topics)
         if learn_alpha and np.ndim(alpha) == 0:
@@ -366,7 +367,7 @@ class LDA(TopicModel):
             "alpha": alpha,
             "eta": check_positive("eta", given["eta"]),
             "seed": check_int("seed", given["seed"], 0),
-            "local_tol": check_positive("local_tol", given["local_tol"]),
+            "local_tol": check_positive("local_tol", local_tol),
             "local_max_iter": check_int("local_max_iter", given["local_max_iter"], 1),
             "gamma_init": check_choice("gamma_init", given["gamma_init"], _GAMMA_INITS),
             "dtype": check_choice("dtype", _dtype_name(given["dtype"]), DTYPES),
@@ -383,8 +384,9 @@ class LDA(TopicModel):
 
     def _reset_state(self) -> None:
         super()._reset_state()  # self._learned: "alpha", "eta" while training with learn_alpha / learn_eta
-        self._last_revival = 0.0  # documents seen (in epochs) at the last re-seeding
+        self._last_revival = 0.0  # documents seen (in epochs) at the last revival
         self._steps_seen = 0.0  # epochs of documents the global step has blended in
+        self._revivals = 0  # revivals so far (each draws its split proportions from its own stream)
 
     def initialize(self, n_docs: int, n_words: int | None = None) -> None:
         """Random topics for a corpus of ``n_docs`` documents (see ``topic_init``).
@@ -452,42 +454,37 @@ class LDA(TopicModel):
             self._learned["eta"] = self._eta_step(rho)
             topics.set_eta(self.eta)
         self._steps_seen += 1.0 / scale  # the minibatch is 1/scale of the corpus
-        if revive and stats.counts is not None and self._steps_seen >= self._last_revival + 1.0:
+        if revive and self._steps_seen >= self._last_revival + 1.0:
             self._last_revival = self._steps_seen
-            self._revive(stats, scale)
+            self._revive()
 
-    def _revive(self, stats: LDAStats, scale: float) -> np.ndarray:
-        """Re-seed every topic whose share is below 0.25/K from a worst-explained minibatch document.
+    def _revive(self) -> np.ndarray:
+        """Replace every topic holding less than 0.5/K of the words by half of the largest topic.
 
-        Returns the re-seeded topic indices.
+        In turn, each small topic takes half of the topic that is then the largest (an
+        earlier half included): the two share the largest topic's pseudo-counts word by
+        word, in proportions drawn uniformly from [0.45, 0.55], and the SVI steps that
+        follow pull them apart, as a split move of memoized online VI does (Hughes &
+        Sudderth, NIPS 2013).  Small topics are otherwise junk: a topic few documents
+        use gathers a thin share of every document's common words.  The total pseudo-count
+        of the live topics is unchanged; what a small topic held is dropped.
+
+        Returns the replaced topic indices.
         """
         topics = self._require_topics()
-        totals = topics.excess_totals()  # each topic's expected word count, kept up to date by the blend
-        dead = np.flatnonzero(totals / totals.sum() < 0.25 / self.n_topics)
-        counts = stats.counts
-        lengths = np.asarray(counts.sum(axis=1)).ravel()
-        if dead.size == 0 or counts.nnz == 0:
-            return dead[:0]
-        # per-word log likelihood of each document under E[theta_d] and E[beta] (its columns only)
-        theta = stats.doc_topic / stats.doc_topic.sum(axis=1, keepdims=True)
-        beta_rows = topics.rows(stats.columns) / topics.row_totals()[:, 0]  # (columns, topics)
-        rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
-        prob = np.einsum("nk,nk->n", theta[rows].astype(np.float64), beta_rows[counts.indices].astype(np.float64))
-        fit = np.bincount(rows, weights=counts.data * np.log(prob), minlength=counts.shape[0])
-        fit = fit / np.maximum(lengths, 1.0)
-        fit[lengths < min(10.0, lengths.max())] = np.inf  # seed from documents with some words to go on
-        worst = np.argsort(fit, kind="stable")[:dead.size]
-        dead = dead[:worst.size]
-        mass = _REVIVAL_MASS * totals.sum() / self.n_topics
-        columns, values = [], []
-        for doc in worst:
-            span = slice(counts.indptr[doc], counts.indptr[doc + 1])
-            words = counts.data[span].astype(np.float64)
-            columns.append(stats.columns[counts.indices[span]])
-            # the document's words as the step scales them, or at the revival mass if that is more
-            values.append(words * max(scale, mass / words.sum()))
-        topics.replace_rows(dead, columns, values)
-        return dead
+        mass = topics.excess_totals()  # each topic's expected word count, kept up to date by the blend
+        small = np.flatnonzero(mass < _REVIVAL_SHARE * mass.sum() / self.n_topics)
+        if small.size == 0 or small.size == self.n_topics:
+            return small
+        rng = np.random.default_rng([self.seed, _STREAM_REVIVAL, self._revivals])
+        self._revivals += 1
+        mass[small] = -np.inf  # a small topic is never split
+        for target in small:
+            donor = int(np.argmax(mass))
+            topics.split_row(donor, int(target), rng.uniform(0.5 - _SPLIT_JITTER, 0.5 + _SPLIT_JITTER, topics.shape[1]))
+            totals = topics.excess_totals()
+            mass[donor], mass[target] = totals[donor], totals[target]
+        return small
 
     def _alpha_step(self, doc_topic: np.ndarray, rho: float) -> np.ndarray:
         """alpha <- (1 - rho) alpha + rho alpha*, alpha* one Newton step on the minibatch's mean E[log theta_d]."""
@@ -500,7 +497,7 @@ class LDA(TopicModel):
         return (1.0 - rho) * self.eta + rho * symmetric_dirichlet_newton_step(self.eta, mean_log)
 
     def batch_update(self, stats: LDAStats) -> None:
-        """The classical coordinate-ascent update lambda = eta + sum_d sum_n phi_dn w_dn (never re-seeds)."""
+        """The classical coordinate-ascent update lambda = eta + sum_d sum_n phi_dn w_dn (never revives topics)."""
         self._update(stats, scale=1.0, rho=1.0, revive=False)
 
     def _proportions(self, counts: sp.csr_matrix) -> np.ndarray:

@@ -154,9 +154,13 @@ def test_vectorised_local_step_equals_per_document_reference(init, warmup, n_ato
         )
         # one phi per distinct word: the first token of each type
         first = np.searchsorted(tokens, words)
-        np.testing.assert_allclose(stats.atom_topic[d], zeta, rtol=1e-8, atol=1e-12)
-        np.testing.assert_allclose(stats.word_atom[X.indptr[d]:X.indptr[d + 1]], phi[first], rtol=1e-8, atol=1e-12)
-        np.testing.assert_allclose(stats.doc_sticks[d], gamma, rtol=1e-8)
+        # the paper's start makes the atoms identical, and a warm-up without the stick prior keeps
+        # them so while it breaks their symmetry: the two summation orders' rounding grows there
+        # (to 3e-6 relative, 3e-12 absolute, on one machine's BLAS), as it does not from the "lda" start
+        rtol, atol = (1e-4, 1e-9) if init == "paper" and warmup else (1e-8, 1e-12)
+        np.testing.assert_allclose(stats.atom_topic[d], zeta, rtol=rtol, atol=atol)
+        np.testing.assert_allclose(stats.word_atom[X.indptr[d]:X.indptr[d + 1]], phi[first], rtol=rtol, atol=atol)
+        np.testing.assert_allclose(stats.doc_sticks[d], gamma, rtol=rtol)
         assert stats.n_iter[d] == n_iter
 
 

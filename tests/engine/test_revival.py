@@ -1,4 +1,4 @@
-"""Re-seeding of unused LDA topics (revive_topics): the chosen document, the new row, consistency."""
+"""Revival of unused LDA topics (revive_topics): the split of the largest topic, its bookkeeping, consistency."""
 
 from __future__ import annotations
 
@@ -6,66 +6,104 @@ import numpy as np
 import pytest
 
 import engine
+from engine.models.lazy_topics import LazyTopics
 from tests.engine._reference import planted_counts
 
 
-def _brute_force_fit(model, X, gamma):
-    """Per-word log likelihood of each document under E[theta_d] and E[beta], one document at a time."""
-    beta = model.lambda_ / model.lambda_.sum(axis=1, keepdims=True)
-    theta = gamma / gamma.sum(axis=1, keepdims=True)
-    out = []
-    for d in range(X.shape[0]):
-        row = X.getrow(d)
-        out.append(float(row.data @ np.log(theta[d] @ beta[:, row.indices])) / row.data.sum())
-    return np.array(out)
-
-
-@pytest.mark.parametrize("scale", [7.0, 0.01])
-def test_an_unused_topic_is_reseeded_from_the_worst_explained_document(scale):
-    X, _ = planted_counts(n_docs=60, n_topics=4, seed=3)
-    model = engine.LDA(n_topics=5, n_words=X.shape[1], seed=0, revive_topics=True)
-    model.initialize(X.shape[0])
-    lam = np.array(model.lambda_)
-    lam[2] = model.eta + 1e-9  # topic 2 holds (almost) nothing
+def _model_with_topics(lam: np.ndarray, **options) -> engine.LDA:
+    model = engine.LDA(n_topics=lam.shape[0], n_words=lam.shape[1], seed=0, revive_topics=True, **options)
     model.lambda_ = lam
-    stats = model.local_step(X)
-    fit = _brute_force_fit(model, X, stats.doc_topic)
-    mean_mass = (lam - model.eta).sum() / 5
-    revived = model._revive(stats, scale=scale)
-    assert revived.tolist() == [2]
-    worst = int(np.argmin(fit))
-    expected = np.full(X.shape[1], model.eta)
-    row = X.getrow(worst)
-    # the document's words, as the step scales them or at half the mean topic's mass, whichever is more
-    expected[row.indices] += row.data * max(scale, 0.5 * mean_mass / row.data.sum())
-    np.testing.assert_allclose(model.lambda_[2], expected, rtol=1e-12)
-    np.testing.assert_array_equal(np.delete(model.lambda_, 2, axis=0), np.delete(lam, 2, axis=0))
+    return model
 
 
-def test_no_topic_is_reseeded_when_all_are_in_use():
+def test_each_small_topic_takes_half_of_the_largest_topic_in_turn():
+    rng = np.random.default_rng(0)
+    eta = 0.01
+    # excess masses 100, 40, 2, 30, 1 (mean 34.6): topics 2 and 4 hold less than 0.5 / K of the words
+    excess = rng.dirichlet(np.ones(12), size=5) * np.array([100.0, 40.0, 2.0, 30.0, 1.0])[:, None]
+    model = _model_with_topics(eta + excess)
+    assert model._revive().tolist() == [2, 4]
+    after = model.lambda_ - eta
+    # topic 2 took half of topic 0; then topic 4 half of the largest, a half of 0 (~50 > 40)
+    np.testing.assert_allclose(after[0] + after[2] + after[4], excess[0], rtol=1e-12)
+    np.testing.assert_array_equal(after[[1, 3]], excess[[1, 3]])  # the others are untouched
+    pieces = after[[0, 2, 4]] / excess[0]
+    assert np.all(pieces >= 0.45**2 - 1e-12) and np.all(pieces <= 0.55 + 1e-12)
+    assert np.sort(pieces.mean(axis=1)) == pytest.approx([0.25, 0.25, 0.5], abs=0.05)
+    np.testing.assert_allclose(model._require_topics().excess_totals(), after.sum(axis=1), rtol=1e-12)
+
+
+def test_the_largest_topic_is_split_and_the_pseudo_counts_are_conserved():
+    eta = 0.05
+    excess = np.array([[10.0, 20.0, 30.0, 40.0], [10.0, 10.0, 10.0, 10.0], [0.01, 0.02, 0.0, 0.0]])
+    model = _model_with_topics(eta + excess, eta=eta)
+    assert model._revive().tolist() == [2]
+    after = model.lambda_ - eta
+    np.testing.assert_allclose(after[0] + after[2], excess[0], rtol=1e-12)
+    np.testing.assert_array_equal(after[1], excess[1])
+    fraction = after[0] / excess[0]
+    assert np.all((fraction >= 0.45) & (fraction <= 0.55))
+    assert np.unique(fraction).size == 4  # drawn word by word, so the halves differ
+    # the store's running totals are the dense topics'
+    np.testing.assert_allclose(model._require_topics().excess_totals(), after.sum(axis=1), rtol=1e-12)
+
+
+def test_the_split_is_seeded_and_differs_between_revivals():
+    excess = np.array([[5.0] * 6, [4.0] * 6, [1e-3] * 6])
+    first = _model_with_topics(0.01 + excess)
+    second = _model_with_topics(0.01 + excess)
+    first._revive()
+    second._revive()
+    np.testing.assert_array_equal(first.lambda_, second.lambda_)
+    second.lambda_ = 0.01 + excess
+    second._revive()  # its second revival draws other proportions
+    assert not np.array_equal(first.lambda_, second.lambda_)
+
+
+def test_no_topic_is_revived_when_all_are_in_use():
     X, _ = planted_counts(n_docs=60, n_topics=4, seed=3)
     model = engine.LDA(n_topics=4, n_words=X.shape[1], seed=0, revive_topics=True)
     engine.SVI(model, X, batch_size=20, seed=0).run(n_docs=5 * X.shape[0])
     before = model.lambda_.copy()
-    assert model._revive(model.local_step(X), scale=3.0).size == 0
+    assert model._revive().size == 0
     np.testing.assert_array_equal(model.lambda_, before)
+
+
+def test_a_split_applies_the_pending_decay_exactly():
+    rng = np.random.default_rng(1)
+    lam = 0.1 + rng.gamma(1.0, 1.0, size=(3, 8))
+    store = LazyTopics(lam, 0.1)
+    store.blend(rng.gamma(1.0, 1.0, size=(3, 2)), np.array([1, 5]), scale=2.0, rho=0.3)
+    before = store.dense().copy()
+    share = np.linspace(0.45, 0.55, 8)
+    store.split_row(0, 2, share)
+    expected = before.copy()
+    expected[0] = 0.1 + (before[0] - 0.1) * share
+    expected[2] = 0.1 + (before[0] - 0.1) * (1 - share)
+    np.testing.assert_allclose(store.dense(), expected, rtol=1e-12)
+    np.testing.assert_allclose(store.excess_totals(), (expected - 0.1).sum(axis=1), rtol=1e-12)
+    # later blends still see every column's decay right
+    store.blend(np.ones((3, 1)), np.array([3]), scale=1.0, rho=0.5)
+    expected = 0.5 * expected + 0.5 * 0.1
+    expected[:, 3] += 0.5
+    np.testing.assert_allclose(store.dense(), expected, rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_training_with_revival_stays_consistent_and_recovers_the_topics(dtype):
-    # more topics than the corpus has: some fall out of use and are re-seeded, again and again
+    # more topics than the corpus has: some fall out of use and are revived, again and again
     X, truth = planted_counts(n_docs=400, n_topics=4, seed=5)
     model = engine.LDA(n_topics=8, n_words=X.shape[1], seed=1, revive_topics=True, dtype=dtype)
     trainer = engine.SVI(model, X, batch_size=50, seed=1)
     calls = []
     original = model._revive
-    model._revive = lambda stats, scale: calls.append(original(stats, scale)) or calls[-1]
+    model._revive = lambda: calls.append(original()) or calls[-1]
     trainer.run(n_docs=12 * X.shape[0])
     assert len(calls) >= 10  # once per epoch after the first
-    assert sum(c.size for c in calls) >= 1  # something was re-seeded
+    assert sum(c.size for c in calls) >= 1  # something was revived
     lam = model.lambda_
     assert np.all(np.isfinite(lam)) and lam.min() > 0
-    # the store's running totals match the dense topics after row replacements
+    # the store's running totals match the dense topics after the splits
     totals = model._require_topics().excess_totals()
     np.testing.assert_allclose(totals, (lam.astype(np.float64) - model.eta).sum(axis=1), rtol=1e-4)
     # every true topic is still found: best cosine match above 0.9
@@ -73,12 +111,14 @@ def test_training_with_revival_stays_consistent_and_recovers_the_topics(dtype):
     cos = (truth / np.linalg.norm(truth, axis=1, keepdims=True)) @ (found / np.linalg.norm(found, axis=1,
                                                                                             keepdims=True)).T
     assert cos.max(axis=1).min() > 0.9
+    # and no topic is a junk one: each is close to a true topic (a split of one)
+    assert cos.max(axis=0).min() > 0.8
 
 
-def test_batch_vi_never_reseeds():
+def test_batch_vi_never_revives():
     X, _ = planted_counts(n_docs=60, n_topics=4, seed=3)
     model = engine.LDA(n_topics=6, n_words=X.shape[1], seed=0, revive_topics=True)
     trainer = engine.BatchVI(model, X)
-    model._revive = lambda *args: pytest.fail("batch VI re-seeded a topic")
+    model._revive = lambda *args: pytest.fail("batch VI revived a topic")
     for _ in range(3):
         trainer.step()
