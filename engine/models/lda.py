@@ -38,9 +38,8 @@ def _default_alpha(n_topics: int) -> float:
 
 # what each preset fills in for the settings left unset (alpha as a function of K)
 _PRESET_SETTINGS = {
-    "default": {"alpha": _default_alpha, "local_update": "zero_order", "revive_topics": True, "local_tol": 3e-3},
-    "paper": {"alpha": lambda n_topics: 1.0 / n_topics, "local_update": "mean_field", "revive_topics": False,
-              "local_tol": 1e-3},
+    "default": {"alpha": _default_alpha, "local_update": "zero_order", "revive_topics": True},
+    "paper": {"alpha": lambda n_topics: 1.0 / n_topics, "local_update": "mean_field", "revive_topics": False},
 }
 
 
@@ -195,10 +194,9 @@ class LDA(TopicModel):
         Symmetric Dirichlet prior on topics.
     seed : int
         Seed of the random initialisation of lambda and of random gamma starts.
-    local_tol : float, optional
+    local_tol : float
         A document's local step stops when the mean absolute change of gamma_d
-        falls below this (unset: 3e-3, or 1e-3 with ``preset="paper"``, the
-        tolerance of Hoffman's online LDA and scikit-learn).
+        falls below this.
     local_max_iter : int
         Cap on local iterations per document.
     gamma_init : {"ones", "random"}
@@ -247,11 +245,11 @@ class LDA(TopicModel):
         the compiled one when numba imports.
     preset : {"default", "paper"}
         Fills in the settings left unset.  "paper" is the algorithm box of
-        Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K,
-        local_tol 1e-3.  "default" is what measured best on a panel of
-        collections (benchmarks/RESULTS.md, runs 13 and 18): the zero-order
-        local step, alpha = 5/K in [0.1, 0.2], revival of unused topics and
-        local_tol 3e-3.  Explicit arguments always win over the preset.
+        Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K.
+        "default" is what measured best on a panel of collections
+        (benchmarks/RESULTS.md, runs 13 and 18): the zero-order local step,
+        alpha = 5/K in [0.1, 0.2] and revival of unused topics.  Explicit
+        arguments always win over the preset.
     n_epochs : int
         Passes over the documents that :meth:`fit` makes (SVI with the engine's
         default schedule).
@@ -312,7 +310,7 @@ class LDA(TopicModel):
         alpha: float | None = None,
         eta: float = 0.01,
         seed: int = 0,
-        local_tol: float | None = None,
+        local_tol: float = 1e-3,
         local_max_iter: int = 100,
         gamma_init: str = "ones",
         dtype: str = "float64",
@@ -356,7 +354,6 @@ class LDA(TopicModel):
         alpha = filled["alpha"](n_topics) if given["alpha"] is None else given["alpha"]
         local_update = filled["local_update"] if given["local_update"] is None else given["local_update"]
         revive_topics = filled["revive_topics"] if given["revive_topics"] is None else given["revive_topics"]
-        local_tol = filled["local_tol"] if given["local_tol"] is None else given["local_tol"]
         learn_alpha = check_choice("learn_alpha", given["learn_alpha"], (True, False))
         alpha = check_alpha(alpha, n_topics)
         if learn_alpha and np.ndim(alpha) == 0:
@@ -367,7 +364,7 @@ class LDA(TopicModel):
             "alpha": alpha,
             "eta": check_positive("eta", given["eta"]),
             "seed": check_int("seed", given["seed"], 0),
-            "local_tol": check_positive("local_tol", local_tol),
+            "local_tol": check_positive("local_tol", given["local_tol"]),
             "local_max_iter": check_int("local_max_iter", given["local_max_iter"], 1),
             "gamma_init": check_choice("gamma_init", given["gamma_init"], _GAMMA_INITS),
             "dtype": check_choice("dtype", _dtype_name(given["dtype"]), DTYPES),
