@@ -4,7 +4,7 @@ Each model has one kernel interface, and every implementation of it takes the
 current topics (a :class:`engine.models.lazy_topics.LazyTopics`) and a minibatch:
 
 - LDA: ``lda_local_step(kernel)(topics, counts, columns, alpha, doc_topic_init, tol,
-  max_iter, zero_order)`` returns a ``LocalFit`` (gamma, the topic-word statistics on
+  max_iter, zero_order, squarem)`` returns a ``LocalFit`` (gamma, the topic-word statistics on
   ``columns``, iterations).
 - HDP: ``hdp_local_step(kernel)(topics, columns, mean)`` returns the topic term on
   ``columns`` (E[log beta], or log E[beta] when ``mean``) and the function that fits the

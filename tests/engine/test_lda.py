@@ -78,6 +78,36 @@ def test_zero_order_local_step_matches_per_document_reference(planted, kernel):
         np.testing.assert_allclose(stats.doc_topic[d], model.alpha + row.data @ phi, atol=1e-5)
 
 
+@pytest.mark.parametrize("kernel", ["numpy", "compiled"])
+def test_squarem_reaches_the_same_fixed_point_in_fewer_updates(planted, kernel):
+    X, _ = planted
+    plain = _model(X, preset="default", kernel=kernel)
+    engine.SVI(plain, X, batch_size=40, seed=0).run(n_steps=2)
+    fast = _model(X, preset="default", kernel=kernel, local_acceleration="squarem")
+    fast.lambda_ = plain.lambda_
+    exact = _model(X, preset="default", kernel=kernel, local_tol=1e-12, local_max_iter=100_000)
+    exact.lambda_ = plain.lambda_
+    a, b, fixed = plain.local_step(X), fast.local_step(X), exact.local_step(X)
+    # the fixed point: gamma_d = alpha + sum_w c_dw phi_dw with phi ∝ E[theta_d] E[beta_w]
+    mean_beta = plain.lambda_ / plain.lambda_.sum(axis=1, keepdims=True)
+    for d in range(0, X.shape[0], 29):
+        row = X.getrow(d)
+        phi = (fixed.doc_topic[d] / fixed.doc_topic[d].sum())[None, :] * mean_beta[:, row.indices].T
+        phi /= phi.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(fixed.doc_topic[d], plain.alpha + row.data @ phi, rtol=1e-8)
+    assert b.n_iter.sum() < a.n_iter.sum()
+    error = lambda stats: np.abs(stats.doc_topic - fixed.doc_topic).mean()  # noqa: E731
+    assert error(b) < error(a)
+    np.testing.assert_allclose(b.doc_topic, fixed.doc_topic, atol=0.05 * b.doc_topic.max())
+
+
+def test_squarem_needs_the_zero_order_update():
+    with pytest.raises(ValueError, match="local_acceleration='squarem' is implemented for local_update='zero_order'"):
+        engine.LDA(n_topics=3, n_words=5, preset="paper", local_acceleration="squarem").settings()
+    assert engine.LDA(n_topics=3, n_words=5).local_acceleration == "none"
+    assert engine.LDA(n_topics=3, n_words=5, preset="paper").local_acceleration == "none"
+
+
 def test_presets_fill_only_what_is_unset():
     default = engine.LDA(n_topics=5, n_words=10)
     paper = engine.LDA(n_topics=5, n_words=10, preset="paper")

@@ -82,3 +82,32 @@ def test_underflowing_documents_fall_back_to_the_exact_reference():
 def test_unknown_kernel_is_rejected():
     with pytest.raises(ValueError, match="kernel"):
         engine.LDA(n_topics=2, n_words=3, kernel="gpu").settings()
+
+
+@pytest.mark.parametrize(("dtype", "rtol"), [("float64", 1e-7), ("float32", 2e-2)])
+def test_squarem_local_step_equals_the_numpy_reference(dtype, rtol):
+    X, _ = planted_counts(n_docs=150, seed=1)
+    reference, fast = _pair(X, dtype=dtype, local_acceleration="squarem")
+    for model in (reference, fast):  # topics where documents need many updates
+        engine.SVI(model, X, batch_size=30, seed=1).run(n_steps=3)
+    fast.lambda_ = reference.lambda_
+    a, b = reference.local_step(X), fast.local_step(X)
+    np.testing.assert_allclose(b.doc_topic, a.doc_topic, rtol=rtol)
+    np.testing.assert_allclose(b.topic_word, a.topic_word, rtol=rtol, atol=1e-6)
+    if dtype == "float64":
+        np.testing.assert_array_equal(b.n_iter, a.n_iter)
+
+
+def test_squarem_falls_back_to_the_exact_reference_when_a_normaliser_underflows():
+    reference, fast = (engine.LDA(n_topics=2, n_words=2, alpha=1e-6, eta=1e-6, local_tol=1e-10,
+                                  local_max_iter=500, kernel=k, local_acceleration="squarem")
+                       for k in ("numpy", "compiled"))
+    for model in (reference, fast):
+        model.lambda_ = np.array([[1e4, 1e-6], [1e-6, 1e4]])
+    X = sp.csr_matrix(np.array([[50, 3], [3, 50], [4, 0]]))
+    empty = np.zeros(0)
+    start = LDAStats(np.array([[50.0, 1e-6], [1e-6, 50.0], [1.0, 1.0]]), empty, empty, empty)
+    a, b = reference.local_step(X, warm_start=start), fast.local_step(X, warm_start=start)
+    assert np.all(np.isfinite(b.doc_topic)) and np.all(np.isfinite(b.topic_word))
+    np.testing.assert_allclose(b.doc_topic, a.doc_topic, rtol=1e-9)
+    np.testing.assert_allclose(b.topic_word, a.topic_word, rtol=1e-9, atol=1e-9)

@@ -23,6 +23,8 @@ use it (:func:`_word_topic_rows`), both spread over the cores.
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 import scipy.sparse as sp
@@ -32,6 +34,7 @@ from engine.kernels.compiled.arguments import LDADocSettings, Minibatch
 from engine.kernels.compiled.lazy_topics import row_expectations
 from engine.kernels.compiled.numerics import digamma_inplace, exp_inplace
 from engine.kernels.flags import FAST_MATH, PARALLEL_LOCK
+from engine.kernels.reference.lda import SQUAREM_BACKTRACKS as _SQUAREM_BACKTRACKS
 from engine.kernels.reference.lda import LocalFit, _flush_floor, _tiny, exp_shifted, fit_documents
 from engine.models.expectations import dirichlet_expectation_columns
 from engine.models.lazy_topics import LazyTopics
@@ -118,10 +121,88 @@ def _accumulate(theta, rows, counts, acc, tiny):
     return True
 
 
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
+def _update(g, out, theta, acc, rows, counts, alpha, tiny, floor, zero_order, work, scratch, bits):
+    """One fixed-point update out = alpha + theta~(g) * sum_w (c_w / norm_w) beta~_w.
+
+    Returns sum_k |out_k - g_k|, or -1.0 if a normaliser fell below ``tiny``.
+    """
+    if zero_order:
+        _theta_mean(g, theta)
+    else:
+        _theta(g, theta, floor, work, scratch, bits)
+    acc[:] = 0.0
+    if not _accumulate(theta, rows, counts, acc, tiny):
+        return -1.0
+    change = 0.0
+    for k in range(g.shape[0]):
+        value = alpha[k] + theta[k] * acc[k]
+        change += abs(value - g[k])
+        out[k] = value
+    return change
+
+
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
+def _squarem(g, rows, counts, alpha, tol, max_iter, tiny, floor, zero_order, theta, acc, work, scratch, bits):
+    """The fixed point of :func:`_update` from ``g`` (overwritten) by SQUAREM; returns (updates, lost).
+
+    See :func:`engine.kernels.reference.lda._fit_block_squarem` for the cycle.
+    """
+    K = g.shape[0]
+    x1 = np.empty_like(g)
+    x2 = np.empty_like(g)
+    updates = 0
+    while True:
+        change = _update(g, x1, theta, acc, rows, counts, alpha, tiny, floor, zero_order, work, scratch, bits)
+        updates += 1
+        if change < 0.0:
+            return updates, True
+        if change < tol * K or updates >= max_iter:
+            g[:] = x1
+            return updates, False
+        change = _update(x1, x2, theta, acc, rows, counts, alpha, tiny, floor, zero_order, work, scratch, bits)
+        updates += 1
+        if change < 0.0:
+            return updates, True
+        if change < tol * K or updates >= max_iter:
+            g[:] = x2
+            return updates, False
+        # r = x1 - x0, v = x2 - 2 x1 + x0, step a = -|r| / |v| (at most -1)
+        rr = 0.0
+        vv = 0.0
+        for k in range(K):
+            r = x1[k] - g[k]
+            v = x2[k] - 2.0 * x1[k] + g[k]
+            rr += r * r
+            vv += v * v
+        step = -math.sqrt(rr / vv) if vv > 0.0 else -1.0
+        step = min(step, -1.0)
+        positive = False
+        tries = 0
+        while step < -1.0 and not positive and tries < _SQUAREM_BACKTRACKS:
+            positive = True
+            for k in range(K):
+                r = x1[k] - g[k]
+                v = x2[k] - 2.0 * x1[k] + g[k]
+                if g[k] - 2.0 * step * r + step * step * v <= 0.0:
+                    positive = False
+                    break
+            if not positive:
+                step = 0.5 * (step - 1.0)
+                tries += 1
+        if not positive:  # step -1: x0 + 2 r + v = x2
+            g[:] = x2
+        else:
+            for k in range(K):
+                r = x1[k] - g[k]
+                v = x2[k] - 2.0 * x1[k] + g[k]
+                g[k] = g[k] - 2.0 * step * r + step * step * v
+
+
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
 def _fit_all(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_out, lost_out):
     indptr, indices, data = batch
-    alpha, tol, max_iter, tiny, floor, zero_order = settings
+    alpha, tol, max_iter, tiny, floor, zero_order, squarem = settings
     S, K = gamma.shape
     for d in numba.prange(S):
         start, end = indptr[d], indptr[d + 1]
@@ -139,29 +220,37 @@ def _fit_all(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_ou
         work = np.empty(K)
         scratch = np.empty((3, K))
         bits = np.empty(K, dtype=np.int64)
-        if zero_order:
-            _theta_mean(g, theta)
-        else:
-            _theta(g, theta, floor, work, scratch, bits)
-        iterations = 0
-        lost = False
-        while iterations < max_iter:
-            acc[:] = 0.0
-            if not _accumulate(theta, rows, data[start:end], acc, tiny):
-                lost = True
-                break
-            change = 0.0
-            for k in range(K):
-                value = alpha[k] + theta[k] * acc[k]
-                change += abs(value - g[k])
-                g[k] = value
-            iterations += 1
+        if squarem:
+            iterations, lost = _squarem(g, rows, data[start:end], alpha, tol, max_iter, tiny, floor, zero_order,
+                                        theta, acc, work, scratch, bits)
             if zero_order:
                 _theta_mean(g, theta)
             else:
                 _theta(g, theta, floor, work, scratch, bits)
-            if change < tol * K:
-                break
+        else:
+            if zero_order:
+                _theta_mean(g, theta)
+            else:
+                _theta(g, theta, floor, work, scratch, bits)
+            iterations = 0
+            lost = False
+            while iterations < max_iter:
+                acc[:] = 0.0
+                if not _accumulate(theta, rows, data[start:end], acc, tiny):
+                    lost = True
+                    break
+                change = 0.0
+                for k in range(K):
+                    value = alpha[k] + theta[k] * acc[k]
+                    change += abs(value - g[k])
+                    g[k] = value
+                iterations += 1
+                if zero_order:
+                    _theta_mean(g, theta)
+                else:
+                    _theta(g, theta, floor, work, scratch, bits)
+                if change < tol * K:
+                    break
         if not lost:  # phi is optimal for the final gamma: its normalisers once more
             for j in range(n):
                 norm = _normaliser(theta, rows[j])
@@ -253,7 +342,7 @@ def _word_topic_rows(col_indptr, col_docs, col_ratios, exp_theta, beta_rows):
     return out
 
 
-def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, zero_order=False):
+def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, zero_order=False, squarem=False):
     """Run the kernel; returns gamma, the CSR-ordered ratios c_dw / norm_dw, theta~, n_iter, lost."""
     dtype = beta_rows.dtype
     n_docs, n_topics = counts.shape[0], beta_rows.shape[1]
@@ -268,7 +357,7 @@ def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, zero_orde
             Minibatch(counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data),
             beta_rows,
             LDADocSettings(alpha_vector, float(tol), int(max_iter), _tiny(dtype, n_topics), _flush_floor(dtype),
-                           bool(zero_order)),
+                           bool(zero_order), bool(squarem)),
             gamma, ratio, exp_theta, n_iter, lost,
         )
     return gamma, ratio, exp_theta, n_iter, lost
@@ -282,23 +371,24 @@ def _word_topic(counts, ratio, exp_theta, beta_rows) -> np.ndarray:
 
 
 def _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol,
-                 max_iter, zero_order) -> None:
+                 max_iter, zero_order, squarem) -> None:
     """Refit the documents whose normaliser underflowed with the exact NumPy reference, in place."""
     docs = np.flatnonzero(lost)
     exact = fit_documents(counts[docs], exp_elog_beta, elog_beta, alpha, doc_topic_init[docs], tol, max_iter,
-                          zero_order)
+                          zero_order, squarem)
     gamma[docs], n_iter[docs] = exact.doc_topic, exact.n_iter
     word_topic += exact.topic_word.T  # lost documents contributed nothing so far
 
 
 def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_init, tol, max_iter,
-                        zero_order: bool = False) -> LocalFit:
+                        zero_order: bool = False, squarem: bool = False) -> LocalFit:
     """LDA's whole local step on the minibatch ``counts`` (columns re-indexed to ``columns``), compiled.
 
     Same result as computing E[log beta] with scipy and calling the NumPy
     reference, but word-major from lambda's rows to the statistics: the
     returned ``topic_word`` is a transposed view of a (words, topics) array.
-    ``zero_order`` weighs topics by E[beta] and E[theta] instead of exp E[log .].
+    ``zero_order`` weighs topics by E[beta] and E[theta] instead of exp E[log .];
+    ``squarem`` reaches each document's fixed point by SQUAREM steps.
     """
     excess, decay = topics.stored_rows(columns)
     dtype = excess.dtype
@@ -311,10 +401,10 @@ def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_in
         else:
             beta_rows = _exp_elog_rows(excess, word_ids, decay, float(topics.eta), psi(totals), _flush_floor(dtype))
     gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter,
-                                                      zero_order)
+                                                      zero_order, squarem)
     word_topic = _word_topic(counts, ratio, exp_theta, beta_rows)
     if lost.any():  # rare: E[log beta] in the reference's own (topics, words) layout
         elog_beta = dirichlet_expectation_columns(topics.rows(columns), totals, zero_order).astype(dtype).T
         _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_shifted(elog_beta, axis=0), elog_beta, alpha,
-                     doc_topic_init, tol, max_iter, zero_order)
+                     doc_topic_init, tol, max_iter, zero_order, squarem)
     return LocalFit(doc_topic=gamma, topic_word=word_topic.T, n_iter=n_iter)

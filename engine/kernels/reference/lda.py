@@ -39,6 +39,7 @@ from engine.models.expectations import dirichlet_expectation_columns
 _BLOCK_ELEMENTS = 1 << 17
 _MAX_BLOCK_DOCS = 16
 _COMPACT_WHEN_FROZEN = 0.25  # drop frozen documents once they are a quarter of a block
+SQUAREM_BACKTRACKS = 10  # halvings of a SQUAREM step towards -1 before falling back to the plain updates
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,99 @@ def _fit_block(E, word_counts, words, gamma, alpha, tol, max_iter, rescue, tiny,
     return final_gamma, n_iter
 
 
+def _update_block(E, word_counts, words, g, alpha, rescue, tiny, zero_order):
+    """One fixed-point update of every row of ``g``: alpha + theta~_d sum_w (c_dw / norm_dw) beta~_w."""
+    elog_theta = _elog_theta(g, zero_order)
+    theta = exp_shifted(elog_theta)
+    norm = np.matmul(E, theta[:, :, None])[:, :, 0]
+    lost = None
+    if norm.min() <= tiny:
+        lost = (norm <= tiny) & (word_counts > 0)
+        np.maximum(norm, tiny, out=norm)
+    ratio = np.divide(word_counts, norm, out=norm)
+    if lost is not None:
+        ratio[lost] = 0.0
+    new_g = np.matmul(ratio[:, None, :], E)[:, 0, :]
+    new_g *= theta
+    new_g += alpha
+    if lost is not None and lost.any():
+        rows, cols = np.nonzero(lost)
+        phi = rescue.weighted_phi(elog_theta[rows], words[rows, cols], word_counts[rows, cols])
+        np.add.at(new_g, rows, phi)
+    return new_g
+
+
+def _fit_block_squarem(E, word_counts, words, gamma, alpha, tol, max_iter, rescue, tiny, zero_order=False):
+    """:func:`_fit_block` reaching each document's fixed point by SQUAREM (Varadhan & Roland, 2008).
+
+    The update gamma <- F(gamma) is a fixed-point iteration that crawls when two
+    topics explain a document's words almost equally well (as the halves of a split
+    topic do).  SQUAREM takes two updates, x1 = F(x0) and x2 = F(x1), and jumps to
+    x0 - 2a r + a^2 v with r = x1 - x0, v = x2 - 2 x1 + x0 and a = -|r| / |v| (at
+    most -1; halved towards -1 while the jump leaves an entry <= 0, and a = -1, which
+    is x2, after SQUAREM_BACKTRACKS halvings); the next cycle starts from the jump.
+    A document stops at the first update that changes gamma by less than ``tol`` on
+    average, as the plain iteration does, and keeps that update's output; every
+    update counts as an iteration.  All rows take their updates in step, so the
+    cycle's phases are the same for every row still running.
+    """
+    n_block, n_topics = gamma.shape
+    n_iter = np.full(n_block, max_iter, dtype=np.int64)
+    final = gamma.copy()
+    live = np.arange(n_block)
+    E_live, c_live, w_live = E, word_counts, words
+    x0 = gamma.copy()
+    tol_sum = tol * n_topics
+    updates = 0
+
+    def advance(x):
+        """One update of the live rows; rows that stop are recorded and dropped. Returns the update."""
+        nonlocal updates, live, E_live, c_live, w_live
+        new = _update_block(E_live, c_live, w_live, x, alpha, rescue, tiny, zero_order)
+        updates += 1
+        done = np.abs(new - x).sum(axis=1) < tol_sum
+        if updates >= max_iter:
+            done[:] = True
+        if done.any():
+            final[live[done]] = new[done]
+            n_iter[live[done]] = updates
+            keep = ~done
+            live, E_live, c_live, w_live = live[keep], E_live[keep], c_live[keep], w_live[keep]
+            return new, keep
+        return new, None
+
+    while live.size:
+        x1, keep = advance(x0)
+        if keep is not None:
+            x0 = x0[keep]
+            x1 = x1[keep]
+            if not live.size:
+                break
+        x2, keep = advance(x1)
+        if keep is not None:
+            x0, x1, x2 = x0[keep], x1[keep], x2[keep]
+            if not live.size:
+                break
+        r = x1 - x0
+        v = x2 - 2.0 * x1 + x0
+        rr = np.einsum("dk,dk->d", r, r)
+        vv = np.einsum("dk,dk->d", v, v)
+        step = np.where(vv > 0.0, -np.sqrt(rr / np.where(vv > 0.0, vv, 1.0)), -1.0)
+        step = np.minimum(step, -1.0)
+        jump = x0 - 2.0 * step[:, None] * r + (step * step)[:, None] * v
+        bad = (step < -1.0) & (jump <= 0.0).any(axis=1)
+        tries = 0
+        while bad.any() and tries < SQUAREM_BACKTRACKS:
+            step[bad] = 0.5 * (step[bad] - 1.0)
+            jump[bad] = x0[bad] - 2.0 * step[bad, None] * r[bad] + (step[bad] * step[bad])[:, None] * v[bad]
+            bad = (step < -1.0) & (jump <= 0.0).any(axis=1)
+            tries += 1
+        bad |= step >= -1.0  # a = -1 is x2 itself
+        jump[bad] = x2[bad]
+        x0 = jump
+    return final, n_iter
+
+
 def fit_documents(
     counts: sp.csr_matrix,
     exp_elog_beta: np.ndarray,
@@ -187,6 +281,7 @@ def fit_documents(
     tol: float,
     max_iter: int,
     zero_order: bool = False,
+    squarem: bool = False,
 ) -> LocalFit:
     """Run the LDA local step on every document of ``counts``.
 
@@ -210,6 +305,8 @@ def fit_documents(
         Weigh topics by log E[theta_dk] = log(gamma_dk / sum_j gamma_dj) instead of
         E[log theta_dk] (the zero-order update of SCVB0; pass the matching
         log E[beta] as ``elog_beta``).
+    squarem : bool
+        Reach each document's fixed point by SQUAREM steps (:func:`_fit_block_squarem`).
     """
     dtype = exp_elog_beta.dtype
     n_docs = counts.shape[0]
@@ -237,8 +334,9 @@ def fit_documents(
         end -= docs.size
         valid, positions, words, word_counts = _block_layout(counts, docs, width)
         E = beta_t[words]  # (docs, width, topics)
-        gamma, iters = _fit_block(E, word_counts, words, doc_topic[docs], alpha, tol, max_iter, rescue, tiny,
-                                  zero_order)
+        fit_block = _fit_block_squarem if squarem else _fit_block
+        gamma, iters = fit_block(E, word_counts, words, doc_topic[docs], alpha, tol, max_iter, rescue, tiny,
+                                 zero_order)
         doc_topic[docs] = gamma
         n_iter[docs] = iters
         # phi is optimal for the final gamma: recompute the normalisers once more
@@ -263,10 +361,10 @@ def fit_documents(
     return LocalFit(doc_topic=doc_topic, topic_word=np.ascontiguousarray(word_topic.T), n_iter=n_iter)
 
 
-def local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=False) -> LocalFit:
+def local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=False, squarem=False) -> LocalFit:
     """The reference local step: the topic term with scipy on lambda's ``columns``, then :func:`fit_documents`."""
     # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky) on the minibatch's columns only
     # (log E[beta_kv] = log lambda_kv - log sum_y lambda_ky for the zero-order step)
     elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals(), zero_order)
     exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
-    return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter, zero_order)
+    return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter, zero_order, squarem)
