@@ -40,9 +40,9 @@ def _default_alpha(n_topics: int) -> float:
 # what each preset fills in for the settings left unset (alpha as a function of K)
 _PRESET_SETTINGS = {
     "default": {"alpha": _default_alpha, "local_update": "zero_order", "revive_topics": True,
-                "local_acceleration": "none"},
+                "local_acceleration": "none", "local_max_iter": 30},
     "paper": {"alpha": lambda n_topics: 1.0 / n_topics, "local_update": "mean_field", "revive_topics": False,
-              "local_acceleration": "none"},
+              "local_acceleration": "none", "local_max_iter": 100},
 }
 
 
@@ -203,8 +203,12 @@ class LDA(TopicModel):
     local_tol : float
         A document's local step stops when the mean absolute change of gamma_d
         falls below this.
-    local_max_iter : int
-        Cap on local iterations per document.
+    local_max_iter : int, optional
+        Cap on local iterations per document (unset: 30, or 100 with
+        ``preset="paper"``, the cap of Hoffman's online LDA and scikit-learn).
+        The zero-order fit of a document whose topics are near-ties (freshly
+        split ones) crawls; stopping it at 30 measured level on the panel and
+        saves most of that time (benchmarks/RESULTS.md, run 18).
     gamma_init : {"ones", "random"}
         Start of gamma_d: all ones as in the paper's algorithm box, or
         Gamma(100, 1/100) draws as in Hoffman's online LDA and scikit-learn.
@@ -260,11 +264,11 @@ class LDA(TopicModel):
         the compiled one when numba imports.
     preset : {"default", "paper"}
         Fills in the settings left unset.  "paper" is the algorithm box of
-        Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K.
-        "default" is what measured best on a panel of collections
-        (benchmarks/RESULTS.md, runs 13 and 18): the zero-order local step,
-        alpha = 5/K in [0.1, 0.2] and revival of unused topics.  Explicit
-        arguments always win over the preset.
+        Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K, at
+        most 100 local iterations.  "default" is what measured best on a panel
+        of collections (benchmarks/RESULTS.md, runs 13 and 18): the zero-order
+        local step, alpha = 5/K in [0.1, 0.2], revival of unused topics and at
+        most 30 local iterations.  Explicit arguments always win over the preset.
     n_epochs : int
         Passes over the documents that :meth:`fit` makes (SVI with the engine's
         default schedule).
@@ -327,7 +331,7 @@ class LDA(TopicModel):
         eta: float = 0.01,
         seed: int = 0,
         local_tol: float = 1e-3,
-        local_max_iter: int = 100,
+        local_max_iter: int | None = None,
         gamma_init: str = "ones",
         dtype: str = "float64",
         topic_init: str = "gamma",
@@ -374,6 +378,7 @@ class LDA(TopicModel):
         revive_topics = filled["revive_topics"] if given["revive_topics"] is None else given["revive_topics"]
         acceleration = (filled["local_acceleration"] if given["local_acceleration"] is None
                         else given["local_acceleration"])
+        max_iter = filled["local_max_iter"] if given["local_max_iter"] is None else given["local_max_iter"]
         learn_alpha = check_choice("learn_alpha", given["learn_alpha"], (True, False))
         acceleration = check_choice("local_acceleration", acceleration, LOCAL_ACCELERATIONS)
         if acceleration == "squarem" and local_update != "zero_order":
@@ -389,7 +394,7 @@ class LDA(TopicModel):
             "eta": check_positive("eta", given["eta"]),
             "seed": check_int("seed", given["seed"], 0),
             "local_tol": check_positive("local_tol", given["local_tol"]),
-            "local_max_iter": check_int("local_max_iter", given["local_max_iter"], 1),
+            "local_max_iter": check_int("local_max_iter", max_iter, 1),
             "gamma_init": check_choice("gamma_init", given["gamma_init"], _GAMMA_INITS),
             "dtype": check_choice("dtype", _dtype_name(given["dtype"]), DTYPES),
             "topic_init": check_choice("topic_init", given["topic_init"], TOPIC_INITS),

@@ -114,6 +114,7 @@ def test_presets_fill_only_what_is_unset():
     assert (default.local_update, default.alpha, default.revive_topics) == ("zero_order", 0.2, True)
     assert [engine.LDA(n_topics=k, n_words=10).alpha for k in (20, 25, 40, 50, 100)] == [0.2, 0.2, 0.125, 0.1, 0.1]
     assert (paper.local_update, paper.alpha, paper.revive_topics) == ("mean_field", pytest.approx(0.2), False)
+    assert (default.local_max_iter, paper.local_max_iter) == (30, 100)
     mixed = engine.LDA(n_topics=5, n_words=10, preset="paper", alpha=0.3, local_update="zero_order")
     assert (mixed.local_update, mixed.alpha) == ("zero_order", 0.3)
     again = engine.LDA(**default.get_params())
