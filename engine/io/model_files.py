@@ -330,6 +330,7 @@ def save_model(
         "changes": changes,
         "extra": dict(extra) if extra is not None else {},
         "labels": _label_table(labels, model.n_topics),
+        "clock": model.training_clock(),
     }
     try:
         text = json.dumps(meta, default=_json_default)
@@ -683,6 +684,13 @@ def load_model(source: str | os.PathLike | bytes | IO[bytes], *, limits: Limits 
         except (ValueError, TypeError, AttributeError) as exc:
             raise ModelFileError(f"{name}: cannot restore {wanted[key][0]} ({exc})") from None
     model = _as_given(model, meta.get("arguments"), {wanted[key][0]: values for key, values in arrays.items()})
+    clock = meta.get("clock", {})  # files before the clock was saved have none
+    if not isinstance(clock, dict):
+        raise ModelFileError(f"{name}: the training clock must be a JSON object")
+    try:
+        model.restore_training_clock(clock)
+    except ValueError as exc:
+        raise ModelFileError(f"{name}: invalid training clock ({exc})") from None
     if trainer_state is not None and not isinstance(trainer_state, dict):
         raise ModelFileError(f"{name}: the trainer state must be a JSON object")
     extra = meta.get("extra", {})

@@ -177,6 +177,19 @@ class TopicModel(TopicEstimator):
         """An independent copy (parameters and state)."""
         return copy.deepcopy(self)
 
+    def training_clock(self) -> dict:
+        """What the global steps have counted besides the learned arrays, JSON-able (empty: nothing).
+
+        Model files keep it, so a checkpointed run continues exactly (LDA counts the
+        epochs behind its once-per-epoch revival).
+        """
+        return {}
+
+    def restore_training_clock(self, clock: dict) -> None:
+        """Continue from a :meth:`training_clock` (as read from a model file); ValueError if it is malformed."""
+        if clock:
+            raise ValueError(f"{type(self).__name__} keeps no training clock, got the entries {sorted(clock)}")
+
     def topic_weights(self) -> np.ndarray:  # pragma: no cover - each model defines its own
         raise NotImplementedError
 

@@ -254,9 +254,9 @@ class LDA(TopicModel):
         first, every topic holding less than ``0.5 / K`` of the words is
         replaced by half of the largest topic (see :meth:`_revive`): a split
         move in the spirit of memoized online VI (Hughes & Sudderth, NIPS
-        2013).  Batch VI never revives (its ELBO stays monotone).  The epoch
-        count behind "once per epoch" is not saved in model files: a resumed
-        run waits one epoch before its first revival.
+        2013).  Batch VI never revives (its ELBO stays monotone).  Model files
+        keep the epoch count behind "once per epoch" (:meth:`training_clock`),
+        so a checkpointed run revives when an uninterrupted one would.
     kernel : {"auto", "compiled", "numpy"}
         The local step's implementation: "compiled" is a numba kernel that
         fuses each document's loop and spreads documents over all cores;
@@ -485,6 +485,26 @@ class LDA(TopicModel):
         if revive and self._steps_seen >= self._last_revival + 1.0:
             self._last_revival = self._steps_seen
             self._revive()
+
+    def training_clock(self) -> dict:
+        """The revival clock: epochs of documents blended in, the epoch count at the last revival, revivals so far."""
+        return {"epochs_seen": self._steps_seen, "last_revival": self._last_revival, "revivals": self._revivals}
+
+    def restore_training_clock(self, clock: dict) -> None:
+        """Continue the revival clock of :meth:`training_clock`; ValueError if it is malformed."""
+        if not isinstance(clock, dict) or not clock:
+            return  # files written before the clock was saved: it starts again, one epoch before a revival
+        if set(clock) != {"epochs_seen", "last_revival", "revivals"}:
+            raise ValueError(f"an LDA training clock holds epochs_seen, last_revival and revivals, got {sorted(clock)}")
+        epochs, last, revivals = clock["epochs_seen"], clock["last_revival"], clock["revivals"]
+        for name, value in (("epochs_seen", epochs), ("last_revival", last)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                raise ValueError(f"the training clock's {name} must be a finite number >= 0, got {value!r}")
+        if last > epochs:
+            raise ValueError(f"the training clock's last_revival ({last!r}) is after its epochs_seen ({epochs!r})")
+        if isinstance(revivals, bool) or not isinstance(revivals, int) or revivals < 0:
+            raise ValueError(f"the training clock's revivals must be a whole number >= 0, got {revivals!r}")
+        self._steps_seen, self._last_revival, self._revivals = float(epochs), float(last), revivals
 
     def _revive(self) -> np.ndarray:
         """Replace every topic holding less than 0.5/K of the words by half of the largest topic.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -122,3 +124,47 @@ def test_batch_vi_never_revives():
     model._revive = lambda *args: pytest.fail("batch VI revived a topic")
     for _ in range(3):
         trainer.step()
+
+
+def test_a_checkpointed_run_revives_exactly_as_an_uninterrupted_one(tmp_path):
+    X, _ = planted_counts(n_docs=200, n_topics=4, seed=5)
+    straight = engine.LDA(n_topics=12, n_words=X.shape[1], seed=1)
+    engine.SVI(straight, X, batch_size=40, seed=2).run(n_docs=6 * X.shape[0])
+    assert straight.training_clock()["revivals"] == 2  # after the first epoch and the second
+
+    first = engine.LDA(n_topics=12, n_words=X.shape[1], seed=1)
+    trainer = engine.SVI(first, X, batch_size=40, seed=2)
+    trainer.run(n_docs=int(1.6 * X.shape[0]))  # between the two revivals
+    assert first.training_clock()["revivals"] == 1
+    engine.save_model(tmp_path / "checkpoint.npz", first, trainer=trainer)
+    loaded = engine.load_model(tmp_path / "checkpoint.npz")
+    assert loaded.model.training_clock() == first.training_clock()
+    resumed = engine.SVI(loaded.model, X, batch_size=40)
+    resumed.load_state_dict(loaded.trainer_state)
+    resumed.run(n_docs=6 * X.shape[0] - trainer.docs_seen)
+    assert loaded.model.training_clock() == pytest.approx(straight.training_clock())
+    # the checkpoint holds lambda with the pending decay applied: equal to rounding
+    np.testing.assert_allclose(loaded.model.lambda_, straight.lambda_, rtol=1e-10)
+
+
+@pytest.mark.parametrize(("clock", "problem"), [
+    ({"epochs_seen": 2.0, "last_revival": 1.0}, "holds epochs_seen, last_revival and revivals"),
+    ({"epochs_seen": -1.0, "last_revival": 0.0, "revivals": 0}, "epochs_seen must be a finite number >= 0"),
+    ({"epochs_seen": 1.0, "last_revival": 2.0, "revivals": 1}, "is after its epochs_seen"),
+    ({"epochs_seen": 2.0, "last_revival": 1.0, "revivals": -1}, "revivals must be a whole number"),
+    ({"epochs_seen": "2", "last_revival": 1.0, "revivals": 1}, "epochs_seen must be a finite number"),
+    ([1, 2], "the training clock must be a JSON object"),
+])
+def test_a_malformed_training_clock_in_a_model_file_is_refused(tmp_path, clock, problem):
+    X, _ = planted_counts(n_docs=60, n_topics=4, seed=3)
+    model = engine.LDA(n_topics=4, n_words=X.shape[1], seed=0)
+    engine.SVI(model, X, batch_size=20, seed=0).run(n_steps=2)
+    path = engine.save_model(tmp_path / "model.npz", model)
+    with np.load(path) as npz:
+        arrays = {key: npz[key] for key in npz.files}
+    meta = json.loads(bytes(arrays.pop("metadata")).decode("utf-8"))
+    meta["clock"] = clock
+    forged = tmp_path / "forged.npz"
+    np.savez_compressed(forged, **arrays, metadata=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8))
+    with pytest.raises(engine.ModelFileError, match=problem):
+        engine.load_model(forged)
