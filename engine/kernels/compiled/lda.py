@@ -153,20 +153,15 @@ def _squarem(g, rows, counts, alpha, tol, max_iter, tiny, floor, zero_order, the
     x2 = np.empty_like(g)
     updates = 0
     while True:
-        change = _update(g, x1, theta, acc, rows, counts, alpha, tiny, floor, zero_order, work, scratch, bits)
-        updates += 1
-        if change < 0.0:
-            return updates, True
-        if change < tol * K or updates >= max_iter:
-            g[:] = x1
-            return updates, False
-        change = _update(x1, x2, theta, acc, rows, counts, alpha, tiny, floor, zero_order, work, scratch, bits)
-        updates += 1
-        if change < 0.0:
-            return updates, True
-        if change < tol * K or updates >= max_iter:
-            g[:] = x2
-            return updates, False
+        for source, target in ((g, x1), (x1, x2)):  # x1 = F(x0), x2 = F(x1)
+            change = _update(source, target, theta, acc, rows, counts, alpha, tiny, floor, zero_order, work, scratch,
+                             bits)
+            updates += 1
+            if change < 0.0:
+                return updates, True
+            if change < tol * K or updates >= max_iter:
+                g[:] = target
+                return updates, False
         # r = x1 - x0, v = x2 - 2 x1 + x0, step a = -|r| / |v| (at most -1)
         rr = 0.0
         vv = 0.0

@@ -123,64 +123,12 @@ def _block_layout(counts: sp.csr_matrix, docs: np.ndarray, width: int):
     return valid, positions, words, word_counts
 
 
-def _fit_block(E, word_counts, words, gamma, alpha, tol, max_iter, rescue, tiny, zero_order=False):
-    """Iterate gamma for one padded block; returns the final gamma and iterations per document.
-
-    Converged documents are recorded and then ignored; once they are a quarter
-    of the working arrays, those arrays are compacted to the live documents.
-    """
-    n_block, n_topics = gamma.shape
-    n_iter = np.full(n_block, max_iter, dtype=np.int64)
-    final_gamma = gamma.copy()
-    live = np.arange(n_block)  # block rows of the working arrays
-    active = np.ones(n_block, dtype=bool)  # working rows not yet converged
-    n_done = 0
-    E_live, c_live, w_live = E, word_counts, words
-    g = gamma.copy()
-    elog_theta = _elog_theta(g, zero_order)
-    theta = exp_shifted(elog_theta)
-    tol_sum = tol * n_topics  # mean absolute change < tol  <=>  sum < tol * K
-    for iteration in range(1, max_iter + 1):
-        # norm_dw = sum_k theta~_dk beta~_kw;  gamma_dk = alpha + theta~_dk sum_w (c_dw / norm_dw) beta~_kw
-        norm = np.matmul(E_live, theta[:, :, None])[:, :, 0]
-        lost = None
-        if norm.min() <= tiny:  # rare: only with tiny alpha or eta
-            lost = (norm <= tiny) & (c_live > 0)
-            np.maximum(norm, tiny, out=norm)
-        ratio = np.divide(c_live, norm, out=norm)
-        if lost is not None:
-            ratio[lost] = 0.0
-        new_g = np.matmul(ratio[:, None, :], E_live)[:, 0, :]
-        new_g *= theta
-        new_g += alpha
-        if lost is not None and lost.any():
-            rows, cols = np.nonzero(lost)
-            phi = rescue.weighted_phi(elog_theta[rows], w_live[rows, cols], c_live[rows, cols])
-            np.add.at(new_g, rows, phi)
-        change = np.abs(g - new_g, out=g).sum(axis=1)
-        g = new_g
-        elog_theta = _elog_theta(g, zero_order)
-        theta = exp_shifted(elog_theta)
-        done = active & (change < tol_sum)
-        if done.any():
-            finished = live[done]
-            final_gamma[finished] = g[done]
-            n_iter[finished] = iteration
-            active &= ~done
-            n_done += finished.size
-            if n_done == active.size:
-                return final_gamma, n_iter
-            if n_done >= _COMPACT_WHEN_FROZEN * active.size:
-                live, E_live, c_live, w_live = live[active], E_live[active], c_live[active], w_live[active]
-                g, elog_theta, theta = g[active], elog_theta[active], theta[active]
-                active = np.ones(live.size, dtype=bool)
-                n_done = 0
-    final_gamma[live[active]] = g[active]
-    return final_gamma, n_iter
-
-
 def _update_block(E, word_counts, words, g, alpha, rescue, tiny, zero_order):
-    """One fixed-point update of every row of ``g``: alpha + theta~_d sum_w (c_dw / norm_dw) beta~_w."""
+    """One fixed-point update of every row of ``g``: alpha + theta~_d sum_w (c_dw / norm_dw) beta~_w.
+
+    norm_dw = sum_k theta~_dk beta~_kw; a normaliser below ``tiny`` (rare: only with tiny
+    alpha or eta) is recomputed exactly in log space by ``rescue``.
+    """
     elog_theta = _elog_theta(g, zero_order)
     theta = exp_shifted(elog_theta)
     norm = np.matmul(E, theta[:, :, None])[:, :, 0]
@@ -199,6 +147,43 @@ def _update_block(E, word_counts, words, g, alpha, rescue, tiny, zero_order):
         phi = rescue.weighted_phi(elog_theta[rows], words[rows, cols], word_counts[rows, cols])
         np.add.at(new_g, rows, phi)
     return new_g
+
+
+def _fit_block(E, word_counts, words, gamma, alpha, tol, max_iter, rescue, tiny, zero_order=False):
+    """Iterate gamma for one padded block; returns the final gamma and iterations per document.
+
+    Converged documents are recorded and then ignored; once they are a quarter
+    of the working arrays, those arrays are compacted to the live documents.
+    """
+    n_block, n_topics = gamma.shape
+    n_iter = np.full(n_block, max_iter, dtype=np.int64)
+    final_gamma = gamma.copy()
+    live = np.arange(n_block)  # block rows of the working arrays
+    active = np.ones(n_block, dtype=bool)  # working rows not yet converged
+    n_done = 0
+    E_live, c_live, w_live = E, word_counts, words
+    g = gamma.copy()
+    tol_sum = tol * n_topics  # mean absolute change < tol  <=>  sum < tol * K
+    for iteration in range(1, max_iter + 1):
+        new_g = _update_block(E_live, c_live, w_live, g, alpha, rescue, tiny, zero_order)
+        change = np.abs(g - new_g, out=g).sum(axis=1)
+        g = new_g
+        done = active & (change < tol_sum)
+        if done.any():
+            finished = live[done]
+            final_gamma[finished] = g[done]
+            n_iter[finished] = iteration
+            active &= ~done
+            n_done += finished.size
+            if n_done == active.size:
+                return final_gamma, n_iter
+            if n_done >= _COMPACT_WHEN_FROZEN * active.size:
+                live, E_live, c_live, w_live = live[active], E_live[active], c_live[active], w_live[active]
+                g = g[active]
+                active = np.ones(live.size, dtype=bool)
+                n_done = 0
+    final_gamma[live[active]] = g[active]
+    return final_gamma, n_iter
 
 
 def _fit_block_squarem(E, word_counts, words, gamma, alpha, tol, max_iter, rescue, tiny, zero_order=False):
