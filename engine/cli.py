@@ -183,7 +183,8 @@ def _add_fit(commands: Any) -> None:
                        help="number of topics K (default 50); for the HDP the corpus-level truncation "
                        f"(default {DEFAULT_HDP_TOPICS})")
     model.add_argument("--alpha", type=_positive_float, default=None,
-                       help="document-topic Dirichlet prior (LDA: default 1/K) or document-level "
+                       help="document-topic Dirichlet prior (LDA: default 5/K clipped to [0.1, 0.2]) or "
+                       "document-level "
                        "concentration (HDP: the model's default)")
     model.add_argument("--eta", type=_positive_float, default=0.01, help="topic-word Dirichlet prior")
     model.add_argument("--topic-init", choices=("exponential", "gamma"), default=None,
