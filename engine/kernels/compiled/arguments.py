@@ -63,4 +63,3 @@ class LDADocSettings(NamedTuple):
     tiny: float  # a normaliser below this hands the document to the NumPy reference
     floor: float  # theta~ below exp(floor) is flushed to zero
     zero_order: bool
-    squarem: bool  # SQUAREM steps to the fixed point (local_acceleration="squarem")

@@ -122,15 +122,12 @@ def _accumulate(theta, rows, counts, acc, tiny):
 
 
 @numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
-def _update(g, out, theta, acc, rows, counts, alpha, tiny, floor, zero_order, work, scratch, bits):
-    """One fixed-point update out = alpha + theta~(g) * sum_w (c_w / norm_w) beta~_w.
+def _update(g, out, theta, acc, rows, counts, alpha, tiny):
+    """One zero-order update out = alpha + theta~(g) * sum_w (c_w / norm_w) beta~_w.
 
     Returns sum_k |out_k - g_k|, or -1.0 if a normaliser fell below ``tiny``.
     """
-    if zero_order:
-        _theta_mean(g, theta)
-    else:
-        _theta(g, theta, floor, work, scratch, bits)
+    _theta_mean(g, theta)
     acc[:] = 0.0
     if not _accumulate(theta, rows, counts, acc, tiny):
         return -1.0
@@ -143,7 +140,7 @@ def _update(g, out, theta, acc, rows, counts, alpha, tiny, floor, zero_order, wo
 
 
 @numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
-def _squarem(g, rows, counts, alpha, tol, max_iter, tiny, floor, zero_order, theta, acc, work, scratch, bits):
+def _squarem(g, rows, counts, alpha, tol, max_iter, tiny, theta, acc):
     """The fixed point of :func:`_update` from ``g`` (overwritten) by SQUAREM; returns (updates, lost).
 
     See :func:`engine.kernels.reference.lda._fit_block_squarem` for the cycle.
@@ -154,8 +151,7 @@ def _squarem(g, rows, counts, alpha, tol, max_iter, tiny, floor, zero_order, the
     updates = 0
     while True:
         for source, target in ((g, x1), (x1, x2)):  # x1 = F(x0), x2 = F(x1)
-            change = _update(source, target, theta, acc, rows, counts, alpha, tiny, floor, zero_order, work, scratch,
-                             bits)
+            change = _update(source, target, theta, acc, rows, counts, alpha, tiny)
             updates += 1
             if change < 0.0:
                 return updates, True
@@ -194,10 +190,29 @@ def _squarem(g, rows, counts, alpha, tol, max_iter, tiny, floor, zero_order, the
                 g[k] = g[k] - 2.0 * step * r + step * step * v
 
 
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
+def _finish(d, start, rows, counts, g, theta, lost, tiny, iterations, gamma, ratio_out, exp_theta_out, n_iter_out,
+            lost_out):
+    """Write document d's results: gamma, theta~ and (phi being optimal for the final gamma) c_w / norm_w."""
+    if not lost:
+        for j in range(rows.shape[0]):
+            norm = _normaliser(theta, rows[j])
+            if norm <= tiny:
+                lost = True
+                break
+            ratio_out[start + j] = counts[j] / norm
+    lost_out[d] = lost
+    if not lost:
+        for k in range(g.shape[0]):
+            gamma[d, k] = g[k]
+            exp_theta_out[d, k] = theta[k]
+        n_iter_out[d] = iterations
+
+
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
 def _fit_all(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_out, lost_out):
     indptr, indices, data = batch
-    alpha, tol, max_iter, tiny, floor, zero_order, squarem = settings
+    alpha, tol, max_iter, tiny, floor, zero_order = settings
     S, K = gamma.shape
     for d in numba.prange(S):
         start, end = indptr[d], indptr[d + 1]
@@ -215,50 +230,56 @@ def _fit_all(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_ou
         work = np.empty(K)
         scratch = np.empty((3, K))
         bits = np.empty(K, dtype=np.int64)
-        if squarem:
-            iterations, lost = _squarem(g, rows, data[start:end], alpha, tol, max_iter, tiny, floor, zero_order,
-                                        theta, acc, work, scratch, bits)
-            if zero_order:
-                _theta_mean(g, theta)
-            else:
-                _theta(g, theta, floor, work, scratch, bits)
+        if zero_order:
+            _theta_mean(g, theta)
         else:
+            _theta(g, theta, floor, work, scratch, bits)
+        iterations = 0
+        lost = False
+        while iterations < max_iter:
+            acc[:] = 0.0
+            if not _accumulate(theta, rows, data[start:end], acc, tiny):
+                lost = True
+                break
+            change = 0.0
+            for k in range(K):
+                value = alpha[k] + theta[k] * acc[k]
+                change += abs(value - g[k])
+                g[k] = value
+            iterations += 1
             if zero_order:
                 _theta_mean(g, theta)
             else:
                 _theta(g, theta, floor, work, scratch, bits)
-            iterations = 0
-            lost = False
-            while iterations < max_iter:
-                acc[:] = 0.0
-                if not _accumulate(theta, rows, data[start:end], acc, tiny):
-                    lost = True
-                    break
-                change = 0.0
-                for k in range(K):
-                    value = alpha[k] + theta[k] * acc[k]
-                    change += abs(value - g[k])
-                    g[k] = value
-                iterations += 1
-                if zero_order:
-                    _theta_mean(g, theta)
-                else:
-                    _theta(g, theta, floor, work, scratch, bits)
-                if change < tol * K:
-                    break
-        if not lost:  # phi is optimal for the final gamma: its normalisers once more
-            for j in range(n):
-                norm = _normaliser(theta, rows[j])
-                if norm <= tiny:
-                    lost = True
-                    break
-                ratio_out[start + j] = data[start + j] / norm
-        lost_out[d] = lost
-        if not lost:
+            if change < tol * K:
+                break
+        _finish(d, start, rows, data[start:end], g, theta, lost, tiny, iterations, gamma, ratio_out, exp_theta_out,
+                n_iter_out, lost_out)
+
+
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
+def _fit_all_squarem(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_out, lost_out):
+    """:func:`_fit_all` by SQUAREM (zero-order update): its own kernel, compiled only when a model asks for it."""
+    indptr, indices, data = batch
+    alpha, tol, max_iter, tiny, _, _ = settings  # the zero-order update: no flush floor
+    S, K = gamma.shape
+    for d in numba.prange(S):
+        start, end = indptr[d], indptr[d + 1]
+        n = end - start
+        if n == 0:
             for k in range(K):
-                gamma[d, k] = g[k]
-                exp_theta_out[d, k] = theta[k]
-            n_iter_out[d] = iterations
+                gamma[d, k] = alpha[k]
+            continue
+        rows = np.empty((n, K), dtype=beta_t.dtype)
+        for j in range(n):
+            rows[j] = beta_t[indices[start + j]]
+        g = gamma[d].copy()
+        theta = np.empty(K, dtype=beta_t.dtype)
+        acc = np.empty(K, dtype=beta_t.dtype)
+        iterations, lost = _squarem(g, rows, data[start:end], alpha, tol, max_iter, tiny, theta, acc)
+        _theta_mean(g, theta)
+        _finish(d, start, rows, data[start:end], g, theta, lost, tiny, iterations, gamma, ratio_out, exp_theta_out,
+                n_iter_out, lost_out)
 
 
 _ROW_BLOCK = 64  # words per task of _exp_elog_rows: its scratch arrays are allocated once per block
@@ -348,11 +369,11 @@ def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, zero_orde
     n_iter = np.zeros(n_docs, dtype=np.int64)
     lost = np.zeros(n_docs, dtype=np.bool_)
     with PARALLEL_LOCK:
-        _fit_all(
+        (_fit_all_squarem if squarem else _fit_all)(
             Minibatch(counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data),
             beta_rows,
             LDADocSettings(alpha_vector, float(tol), int(max_iter), _tiny(dtype, n_topics), _flush_floor(dtype),
-                           bool(zero_order), bool(squarem)),
+                           bool(zero_order)),
             gamma, ratio, exp_theta, n_iter, lost,
         )
     return gamma, ratio, exp_theta, n_iter, lost
