@@ -160,6 +160,24 @@ class EngineLDA(_EngineSystem):
         return np.asarray(self.model.lambda_, dtype=np.float64)
 
 
+class EngineLDADefaults(EngineLDA):
+    """The engine as users get it: ``engine.LDA(n_topics=K, n_words=V, seed=s)`` and nothing else.
+
+    Only the schedule and S come from ``settings`` (they belong to SVI, not the
+    model); alpha, eta and the local step's limits are the model's own defaults.
+    """
+
+    def __init__(self, train: sp.csr_matrix, settings: Settings, threads: int | None = 1):
+        self.name = "engine[defaults]"
+        model = engine.LDA(n_topics=settings.n_topics, n_words=train.shape[1], seed=settings.seed)
+        _EngineSystem.__init__(self, model, train, settings, threads)
+
+    @property
+    def own_alpha(self):
+        """The model's alpha, which the evaluator folds held-out documents in with (not the shared 1/K)."""
+        return self.model.alpha
+
+
 class SklearnLDA:
     """scikit-learn's ``LatentDirichletAllocation(learning_method="online")``, one ``partial_fit`` per minibatch."""
 

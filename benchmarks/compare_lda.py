@@ -50,7 +50,7 @@ except ImportError:  # running from a checkout that is not pip-installed
 
 # the benchmark's own helpers, found through the sys.path entry above
 import _report  # noqa: E402
-from _peers import EngineLDA, GensimLDA, Settings, SklearnLDA, gensim_bow, peer_available  # noqa: E402
+from _peers import EngineLDA, EngineLDADefaults, GensimLDA, Settings, SklearnLDA, gensim_bow, peer_available  # noqa: E402
 
 DEFAULT_CORPUS = HERE.parent.parent / "shared" / "corpora" / "ap"
 CORPUS_FILES = ("train.npz", "test_obs.npz", "test_ho.npz")
@@ -94,12 +94,15 @@ def engine_defaults() -> tuple[str, str]:
     return params["gamma_init"].default, params["topic_init"].default
 
 
-def heldout_loglik(topic_word: np.ndarray, settings: Settings, observed, heldout, gamma_init: str) -> float:
-    """The one evaluator: an engine.LDA holding the system's lambda, scored by predictive_log_likelihood."""
+def heldout_loglik(
+    topic_word: np.ndarray, settings: Settings, observed, heldout, gamma_init: str, alpha=None
+) -> float:
+    """The one evaluator: an engine.LDA holding the system's lambda (and alpha, if its own), scored by
+    predictive_log_likelihood."""
     evaluator = engine.LDA(
         n_topics=settings.n_topics,
         n_words=topic_word.shape[1],
-        alpha=settings.alpha,
+        alpha=settings.alpha if alpha is None else alpha,
         eta=settings.eta,
         seed=0,
         local_tol=settings.local_tol,
@@ -121,6 +124,8 @@ def factories(args, train, settings, bow):
         for g in args.gamma_init
         for t in args.topic_init
     ]
+    if args.engine_defaults:
+        made.append(("engine[defaults]", lambda: EngineLDADefaults(train, settings, args.threads)))
     if "sklearn" in args.peers:
         made.append(("sklearn", lambda: SklearnLDA(train, settings)))
     if "gensim" in args.peers:
@@ -159,7 +164,10 @@ def run_config(args, train, observed, heldout, bow, settings: Settings) -> list[
                 for name in names:
                     lam = systems[name].topic_word()
                     if repeat == 0:
-                        loglik[name, e] = heldout_loglik(lam, settings, observed, heldout, args.eval_gamma_init)
+                        own_alpha = getattr(systems[name], "own_alpha", None)  # engine[defaults] keeps its alpha
+                        loglik[name, e] = heldout_loglik(
+                            lam, settings, observed, heldout, args.eval_gamma_init, own_alpha
+                        )
                         checksums[name, e] = float(lam.sum())
                         its = getattr(systems[name], "local_iterations", None)  # the engine's, per step
                         steps = int(np.ceil(D / settings.batch_size))
@@ -265,6 +273,11 @@ def parse_args(argv=None):
         "--cold", action="store_true",
         help="count numba's one-time start-up (0.3 - 0.7 s) in the engine's first epoch instead of loading "
         "the kernels before timing",
+    )
+    p.add_argument(
+        "--engine-defaults", action="store_true",
+        help="also run engine[defaults]: engine.LDA(n_topics=K, n_words=V, seed=s) with its own alpha, "
+        "local step and limits (only the schedule and S are shared); the evaluator stays the same",
     )
     p.add_argument("--json", type=Path, help="also write every record and the run's settings to this file")
     args = p.parse_args(argv)
