@@ -64,7 +64,7 @@ from engine.inference.coherence import CoherenceReference, topic_coherence
 from engine.inference.distributed import DaskLocalStep
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import HeldoutSplit, heldout_split
-from engine.inference.run import Snapshot, TrainingRun
+from engine.inference.run import Snapshot, TrainingRun, default_target_docs
 from engine.inference.schedule import (
     DEFAULT_ADAPTIVE_INIT_BATCHES,
     DEFAULT_BATCH_SIZE,
@@ -163,6 +163,7 @@ __all__ = [
     "atomic_file",
     "current_limits",
     "decode_text",
+    "default_target_docs",
     "detect_encoding",
     "export_files",
     "export_tables",

@@ -33,7 +33,13 @@ from engine import __version__
 from engine.data.bow_formats import load_corpus
 from engine.data.vectorizer import STOP_WORD_LANGUAGES, stop_word_list
 from engine.errors import EngineError
-from engine.inference.run import TrainingRun
+from engine.inference.run import (
+    DEFAULT_PASSES,
+    MAX_DEFAULT_TARGET_DOCS,
+    MIN_DEFAULT_TARGET_DOCS,
+    TrainingRun,
+    default_target_docs,
+)
 from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, STEP_SIZES
 from engine.io.atomic import probe_writable
 from engine.io.export_command import add_export
@@ -215,9 +221,11 @@ def _add_fit(commands: Any) -> None:
     training.add_argument("--batch-size", type=_positive_int, default=None,
                           help=f"minibatch size S (default: {DEFAULT_BATCH_SIZE}, or the number of training "
                           "documents if fewer; SVI only)")
-    training.add_argument("--epochs", type=_positive_float, default=1.0,
+    training.add_argument("--epochs", type=_positive_float, default=None,
                           help="passes over the training documents (counted from the start of training, "
-                          "also when resuming)")
+                          f"also when resuming; default: {DEFAULT_PASSES}, and at least "
+                          f"{MIN_DEFAULT_TARGET_DOCS:,} and at most {MAX_DEFAULT_TARGET_DOCS:,} documents, "
+                          "as in the app)")
     training.add_argument("--sampling", choices=("epoch", "replacement"), default=None,
                           help="minibatches without replacement within each epoch (the default), or with "
                           "replacement (SVI only)")
@@ -372,7 +380,7 @@ def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any
     from engine.inference.svi import SVI, BatchVI
 
     n_train = train.shape[0]
-    target_docs = max(1, math.ceil(args.epochs * n_train))
+    target_docs = default_target_docs(n_train) if args.epochs is None else max(1, math.ceil(args.epochs * n_train))
     options = {"vocabulary": vocabulary, "eval_every_docs": args.eval_every, "target_docs": target_docs,
                "checkpoint_path": args.checkpoint, "checkpoint_every_seconds": args.checkpoint_every,
                "max_seconds": args.max_seconds, "extra": extra}

@@ -35,6 +35,7 @@ from explorer.engine_api import (
     TrainingRun,
     Workload,
     default_label,
+    default_target_docs,
     heldout_split,
     start_warm_up,
 )
@@ -101,7 +102,7 @@ def default_settings(n_docs: int, n_topics: int = 10) -> RunSettings:
     n_test = max(1, min(300, n_docs // 10))
     n_train = max(1, n_docs - n_test)
     return RunSettings(n_topics=n_topics, batch_size=min(DEFAULT_BATCH_SIZE, n_train), n_test=n_test,
-                       target_docs=int(min(1_000_000, max(5_000, 10 * n_train))))
+                       target_docs=default_target_docs(n_train))
 
 
 def eval_every(n_train: int, batch_size: int) -> int:

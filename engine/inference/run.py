@@ -36,7 +36,7 @@ from engine.io.records import EvalPoint, SettingChange
 from engine.kernels import effective_kernel
 from engine.validation import as_counts, check_int
 
-__all__ = ["EvalPoint", "SettingChange", "Snapshot", "TrainingRun"]
+__all__ = ["EvalPoint", "SettingChange", "Snapshot", "TrainingRun", "default_target_docs"]
 
 _logger = logging.getLogger(__name__)  # a child of the "engine" logger
 
@@ -46,6 +46,24 @@ _SETTINGS = ("kappa", "tau", "batch_size")
 _POLL_SECONDS = 0.05  # how often a paused worker looks at stop requests and heartbeats
 _DISPLAY_SECONDS = 0.5  # top words and topic weights are recomputed at most this often while running
 _LOAD_WAIT_SECONDS = 3.0  # compile_in_background: how long a run waits for kernels that load from numba's cache
+
+# how many documents a run trains on unless told (the app and the command line alike): the
+# panel's defaults were chosen after 10 passes (benchmarks/RESULTS.md, runs 13 and 18); a small
+# collection gets more minibatches, a very large one stops after a million documents
+DEFAULT_PASSES = 10
+MIN_DEFAULT_TARGET_DOCS = 5_000
+MAX_DEFAULT_TARGET_DOCS = 1_000_000
+
+
+def default_target_docs(n_train: int) -> int:
+    """Training documents a run processes unless told: ``DEFAULT_PASSES`` passes over ``n_train``
+    documents, at least ``MIN_DEFAULT_TARGET_DOCS`` and at most ``MAX_DEFAULT_TARGET_DOCS``.
+
+    >>> default_target_docs(2_000), default_target_docs(100), default_target_docs(10**7)
+    (20000, 5000, 1000000)
+    """
+    n_train = check_int("n_train", n_train, 1)
+    return min(MAX_DEFAULT_TARGET_DOCS, max(MIN_DEFAULT_TARGET_DOCS, DEFAULT_PASSES * n_train))
 
 
 @dataclass(frozen=True)

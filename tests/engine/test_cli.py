@@ -42,6 +42,18 @@ def _engine(*args: str, cwd) -> subprocess.CompletedProcess:
                           cwd=cwd, env=env, timeout=120)
 
 
+def test_fit_without_epochs_trains_as_long_as_the_app(tmp_path, corpus_csv):
+    # 200 documents, 20 held out: the app's rule gives max(5,000, 10 x 180) documents, in minibatches of 180
+    path, _ = corpus_csv
+    out = tmp_path / "default.npz"
+    assert main(["fit", str(path), "--topics", "3", "--test-docs", "20", "--out", str(out), "--no-progress"]) == 0
+    state = load_model(out).trainer_state
+    assert state["batch_size"] == 180 and state["n_docs"] == 180
+    assert state["docs_seen"] == 28 * 180  # the first multiple of 180 at or past 5,000
+    assert engine.default_target_docs(180) == 5_000
+    assert build_parser().parse_args(["fit", "x.csv"]).epochs is None  # unset: the rule, not one pass
+
+
 def test_fit_then_topics(tmp_path, corpus_csv):
     path, words = corpus_csv
     out = tmp_path / "model.npz"

@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 import engine.inference.run as run_module
-from engine.inference.run import EvalPoint, Snapshot, TrainingRun
+from engine.inference.run import EvalPoint, Snapshot, TrainingRun, default_target_docs
 from engine.inference.svi import SVI, BatchVI
 from engine.inference.warmup import Workload
 from engine.io.model_files import load_model
@@ -63,6 +63,22 @@ def _wait_for(predicate, run: TrainingRun, timeout: float = TIMEOUT) -> Snapshot
             return snap
         time.sleep(0.005)
     raise AssertionError(f"condition not reached within {timeout} s; last snapshot: {run.snapshot()}")
+
+
+@pytest.mark.parametrize(
+    ("n_train", "expected"),
+    [(1, 5_000), (499, 5_000), (500, 5_000), (501, 5_010), (2_000, 20_000), (100_000, 1_000_000),
+     (100_001, 1_000_000), (10**8, 1_000_000)],
+)
+def test_default_run_length_is_ten_passes_between_the_bounds(n_train, expected):
+    assert default_target_docs(n_train) == expected
+    assert run_module.DEFAULT_PASSES == 10
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True, "100"])
+def test_default_run_length_refuses_what_is_not_a_document_count(bad):
+    with pytest.raises((ValueError, TypeError)):
+        default_target_docs(bad)
 
 
 def test_lifecycle_start_pause_resume_schedule_stop(runs, planted_corpus):
