@@ -58,6 +58,11 @@ from engine import (
 )
 from engine.inference.distributed import canonical_address  # "local:01" -> "local:1", not in engine.__all__
 from engine.inference.distributed import connect as connect_cluster  # a Dask client, not in engine.__all__
+from engine.inference.run import (  # the default run length's parts, for the Train page's help; not in engine.__all__
+    DEFAULT_PASSES,
+    MAX_DEFAULT_TARGET_DOCS,
+    MIN_DEFAULT_TARGET_DOCS,
+)
 from engine.inference.warmup import (  # the background compile, not in engine.__all__
     KernelWarmUp,
     Workload,
@@ -76,9 +81,12 @@ __all__ = [
     "DEFAULT_DOC_TRUNCATION",
     "DEFAULT_HDP_TOPICS",
     "DEFAULT_KAPPA",
+    "DEFAULT_PASSES",
     "DEFAULT_TAU",
     "HDP",
     "LDA",
+    "MAX_DEFAULT_TARGET_DOCS",
+    "MIN_DEFAULT_TARGET_DOCS",
     "STOP_WORD_LANGUAGES",
     "SVI",
     "BatchVI",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import icons, safe_text, session, state, training, ui
+from explorer.engine_api import DEFAULT_PASSES, MAX_DEFAULT_TARGET_DOCS, MIN_DEFAULT_TARGET_DOCS
 from explorer.state import Keys
 
 st.title("Train")
@@ -48,7 +49,9 @@ with settings_column:
                        help="Same seed and settings give the same run; change it to see another random start.")
     st.number_input("Documents to analyse", 1, 10**9, step=1000, key=Keys.target_docs,
                     help="The run stops after reading this many documents (counting repeats); the progress bar and "
-                         "the time estimate refer to it.")
+                         f"the time estimate refer to it. It starts at {DEFAULT_PASSES} passes over the training "
+                         f"documents, at least {MIN_DEFAULT_TARGET_DOCS:,} and at most {MAX_DEFAULT_TARGET_DOCS:,} "
+                         "documents, as the command line does.")
     with st.expander("Advanced: where to train"):
         training.where_control()
     start_box = st.container()
