@@ -224,8 +224,8 @@ def _add_fit(commands: Any) -> None:
     training.add_argument("--epochs", type=_positive_float, default=None,
                           help="passes over the training documents (counted from the start of training, "
                           f"also when resuming; default: {DEFAULT_PASSES}, and at least "
-                          f"{MIN_DEFAULT_TARGET_DOCS:,} and at most {MAX_DEFAULT_TARGET_DOCS:,} documents, "
-                          "as in the app)")
+                          f"{MIN_DEFAULT_TARGET_DOCS:,} and at most {MAX_DEFAULT_TARGET_DOCS:,} documents unless "
+                          "that is less than one pass, as in the app)")
     training.add_argument("--sampling", choices=("epoch", "replacement"), default=None,
                           help="minibatches without replacement within each epoch (the default), or with "
                           "replacement (SVI only)")

@@ -49,21 +49,28 @@ _LOAD_WAIT_SECONDS = 3.0  # compile_in_background: how long a run waits for kern
 
 # how many documents a run trains on unless told (the app and the command line alike): the
 # panel's defaults were chosen after 10 passes (benchmarks/RESULTS.md, runs 13 and 18); a small
-# collection gets more minibatches, a very large one stops after a million documents
+# collection gets more minibatches, a large one stops after a million documents unless that is
+# less than one pass
 DEFAULT_PASSES = 10
 MIN_DEFAULT_TARGET_DOCS = 5_000
 MAX_DEFAULT_TARGET_DOCS = 1_000_000
 
 
 def default_target_docs(n_train: int) -> int:
-    """Training documents a run processes unless told: ``DEFAULT_PASSES`` passes over ``n_train``
-    documents, at least ``MIN_DEFAULT_TARGET_DOCS`` and at most ``MAX_DEFAULT_TARGET_DOCS``.
+    """Training documents a run processes unless told.
 
-    >>> default_target_docs(2_000), default_target_docs(100), default_target_docs(10**7)
+    ``DEFAULT_PASSES`` passes over the ``n_train`` documents, at least
+    ``MIN_DEFAULT_TARGET_DOCS`` and at most ``MAX_DEFAULT_TARGET_DOCS``, but never less
+    than one pass (a collection of more than a million documents is read once).
+
+    >>> default_target_docs(2_000), default_target_docs(100), default_target_docs(500_000)
     (20000, 5000, 1000000)
+    >>> default_target_docs(3_800_000)
+    3800000
     """
     n_train = check_int("n_train", n_train, 1)
-    return min(MAX_DEFAULT_TARGET_DOCS, max(MIN_DEFAULT_TARGET_DOCS, DEFAULT_PASSES * n_train))
+    passes = min(MAX_DEFAULT_TARGET_DOCS, max(MIN_DEFAULT_TARGET_DOCS, DEFAULT_PASSES * n_train))
+    return max(n_train, passes)
 
 
 @dataclass(frozen=True)

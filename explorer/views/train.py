@@ -51,7 +51,7 @@ with settings_column:
                     help="The run stops after reading this many documents (counting repeats); the progress bar and "
                          f"the time estimate refer to it. It starts at {DEFAULT_PASSES} passes over the training "
                          f"documents, at least {MIN_DEFAULT_TARGET_DOCS:,} and at most {MAX_DEFAULT_TARGET_DOCS:,} "
-                         "documents, as the command line does.")
+                         "documents unless that is less than one pass, as the command line does.")
     with st.expander("Advanced: where to train"):
         training.where_control()
     start_box = st.container()

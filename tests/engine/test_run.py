@@ -68,9 +68,9 @@ def _wait_for(predicate, run: TrainingRun, timeout: float = TIMEOUT) -> Snapshot
 @pytest.mark.parametrize(
     ("n_train", "expected"),
     [(1, 5_000), (499, 5_000), (500, 5_000), (501, 5_010), (2_000, 20_000), (100_000, 1_000_000),
-     (100_001, 1_000_000), (10**8, 1_000_000)],
+     (100_001, 1_000_000), (1_000_000, 1_000_000), (1_000_001, 1_000_001), (10**8, 10**8)],
 )
-def test_default_run_length_is_ten_passes_between_the_bounds(n_train, expected):
+def test_default_run_length_is_ten_passes_between_the_bounds_and_at_least_one(n_train, expected):
     assert default_target_docs(n_train) == expected
     assert run_module.DEFAULT_PASSES == 10
 
