@@ -21,7 +21,7 @@ from engine.models._estimator import Param
 from engine.models._priors import stick_concentration
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation, stick_expectation
 from engine.models.lazy_topics import LazyTopics, TopicColumns
-from engine.models.lda import combine_topic_word, restrict_columns
+from engine.models.lda import combine_topic_word, restrict_columns, used_columns
 from engine.validation import as_counts, check_choice, check_int, check_positive
 
 __all__ = ["DEFAULT_DOC_TRUNCATION", "DEFAULT_HDP_TOPICS", "HDP", "HDPStats"]
@@ -98,7 +98,7 @@ class HDPStats:
     @classmethod
     def combine(cls, parts: list[HDPStats], X) -> HDPStats:
         """The statistics of the minibatch ``X`` from those of its chunks (in :meth:`HDP.local_jobs` order)."""
-        columns = restrict_columns(X)[1]
+        columns = used_columns(X)
         topic_mass = parts[0].topic_mass.copy()
         for part in parts[1:]:
             topic_mass += part.topic_mass
@@ -523,7 +523,7 @@ class HDP(TopicModel):
         """
         topics = self._require_topics()
         counts = as_counts(X, self.n_words, name="documents")
-        batch_columns = np.unique(counts.indices)
+        batch_columns = used_columns(counts)
         anchors = batch_columns[np.argmin(topics.rows(batch_columns), axis=0)] if batch_columns.size else batch_columns
         jobs = []
         for low, high in pairwise(bounds):

@@ -94,7 +94,7 @@ class LDAStats:
     @classmethod
     def combine(cls, parts: list[LDAStats], X) -> LDAStats:
         """The statistics of the minibatch ``X`` from those of its chunks (in :meth:`LDA.local_jobs` order)."""
-        columns = restrict_columns(X)[1]
+        columns = used_columns(X)
         return cls(np.concatenate([part.doc_topic for part in parts]), combine_topic_word(parts, columns), columns,
                    np.concatenate([part.n_iter for part in parts]))
 
@@ -153,19 +153,29 @@ class LDALocalJob:
         return LDAStats(fit.doc_topic, fit.topic_word, self.columns, fit.n_iter)
 
 
+def _marks_vocabulary(counts: sp.csr_matrix) -> bool:
+    """Whether marking words in a vocabulary-sized table beats sorting the entries (else: a huge vocabulary)."""
+    return counts.shape[1] <= 32 * counts.indices.size
+
+
+def used_columns(counts: sp.csr_matrix) -> np.ndarray:
+    """The vocabulary indices a minibatch uses, sorted."""
+    if _marks_vocabulary(counts):
+        used = np.zeros(counts.shape[1], dtype=bool)
+        used[counts.indices] = True
+        return np.flatnonzero(used)
+    return np.unique(counts.indices)  # cost independent of the vocabulary's size
+
+
 def restrict_columns(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
     """Re-index a minibatch to the columns it uses; returns (counts, columns), columns sorted."""
-    indices = counts.indices
-    n_words = counts.shape[1]
-    if n_words <= 32 * indices.size:  # marking words in a vocabulary-sized table beats sorting the entries
-        used = np.zeros(n_words, dtype=bool)
-        used[indices] = True
-        columns = np.flatnonzero(used)
-        position = np.empty(n_words, dtype=np.int32)
+    columns = used_columns(counts)
+    if _marks_vocabulary(counts):
+        position = np.empty(counts.shape[1], dtype=np.int32)
         position[columns] = np.arange(columns.size, dtype=np.int32)
-        local_indices = position[indices]
-    else:  # a huge vocabulary: cost independent of its size
-        columns, local_indices = np.unique(indices, return_inverse=True)
+        local_indices = position[counts.indices]
+    else:
+        local_indices = np.searchsorted(columns, counts.indices)
     local = sp.csr_matrix((counts.data, local_indices, counts.indptr), shape=(counts.shape[0], columns.size))
     return local, columns
 
