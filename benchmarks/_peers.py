@@ -139,9 +139,8 @@ class EngineLDA(_EngineSystem):
         gamma_init: str,
         topic_init: str,
         threads: int | None = 1,
-        dtype: str = "float64",
+        dtype: str | None = None,
     ):
-        self.name = f"engine[{gamma_init},{topic_init}]" + ("" if dtype == "float64" else f"[{dtype}]")
         model = engine.LDA(
             n_topics=settings.n_topics,
             n_words=train.shape[1],
@@ -154,6 +153,7 @@ class EngineLDA(_EngineSystem):
             topic_init=topic_init,
             dtype=dtype,
         )
+        self.name = f"engine[{gamma_init},{topic_init}]" + ("" if model.dtype == "float64" else f"[{model.dtype}]")
         super().__init__(model, train, settings, threads)
 
     def topic_word(self) -> np.ndarray:
@@ -357,8 +357,9 @@ def hdp_from_globals(settings: HDPSettings, topics: np.ndarray, sticks: np.ndarr
 class EngineHDP(_EngineSystem):
     """This project's ``engine.HDP`` (its defaults) by ``engine.SVI``, one ``step(doc_ids=...)`` per minibatch."""
 
-    def __init__(self, train: sp.csr_matrix, settings: HDPSettings, threads: int | None = 1, dtype: str = "float64"):
-        self.name = "engine HDP" + ("" if dtype == "float64" else f" [{dtype}]")
+    def __init__(self, train: sp.csr_matrix, settings: HDPSettings, threads: int | None = 1,
+                 dtype: str | None = None):
+        """``dtype`` unset: the HDP's default (float32)."""
         model = engine.HDP(
             n_topics=settings.n_topics,
             doc_truncation=settings.doc_truncation,
@@ -369,6 +370,7 @@ class EngineHDP(_EngineSystem):
             seed=settings.seed,
             dtype=dtype,
         )
+        self.name = "engine HDP" + ("" if dtype is None else f" [{model.dtype}]")
         super().__init__(model, train, settings, threads)
 
     def finish_epoch(self) -> None:

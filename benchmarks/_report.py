@@ -50,6 +50,8 @@ def source_state() -> str:
 def warm_up(dtypes, cold: bool) -> str:
     """Load the engine's compiled kernels before any clock starts, unless ``cold``; a line saying what was done.
 
+    ``dtypes`` None: the kernels of the models as built with nothing set (see ``engine.warm_up_kernels``).
+
     numba's first call in a process costs a fixed 0.3 - 0.7 s (LLVM's set-up
     and loading the cached kernels), a start-up cost like ``import`` that no
     peer is charged for; ``--cold`` counts it in the engine's first epoch instead.
@@ -58,7 +60,7 @@ def warm_up(dtypes, cold: bool) -> str:
         return "engine kernels: cold (numba's one-time start-up counted in the engine's first epoch)"
     import engine
 
-    seconds = engine.warm_up_kernels(tuple(dtypes))
+    seconds = engine.warm_up_kernels(None if dtypes is None else tuple(dtypes))
     return f"engine kernels: loaded before timing in {seconds:.2f} s (not counted; --cold counts it)"
 
 

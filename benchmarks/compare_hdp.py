@@ -93,7 +93,7 @@ def _with_kernel(system, args):
 def systems_for_seed(args, train, bow, seed: int) -> list[tuple[str, str, int, object]]:
     """(name, kind, K, constructor) of every system in this run."""
     hdp = HDPSettings(args.k, args.t, args.batch_size, args.kappa, args.tau, args.alpha, args.gamma, args.eta, seed)
-    suffix = "" if args.dtype == "float64" else f" [{args.dtype}]"
+    suffix = "" if args.dtype is None else f" [{args.dtype}]"
     suffix += "" if args.kernel == "auto" else f" [{args.kernel}]"
 
     def engine_hdp():
@@ -389,9 +389,10 @@ def parse_args(argv=None):
     p.add_argument("--eta", type=float, default=0.01, help="topic Dirichlet prior (HDP and LDA)")
     p.add_argument(
         "--dtype",
-        default="float64",
+        default=None,
         choices=["float64", "float32"],
-        help="precision of the engine's HDP and LDA (gensim is float64)",
+        help="precision of the engine's HDP and LDA (default: each model's own, float32 for the HDP and float64 "
+        "for LDA; gensim is float64)",
     )
     p.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads for every system")
     p.add_argument(
@@ -475,13 +476,14 @@ def main(argv=None) -> int:
         f"versions: {', '.join(f'{k} {v}' for k, v in meta['versions'].items() if v)}\nsource: {meta['source']}\n"
         f"HDP: K = {s['k']} (gensim T), T = {s['t']} (gensim K), alpha = {s['alpha']:g}, gamma = {s['gamma']:g}, "
         f"eta = {s['eta']:g}; LDA: K in {s['lda_k']}, alpha = 1/K, eta = {s['eta']:g}; "
-        f"S = {s['batch_size']}, kappa = {s['kappa']:g}, tau = {s['tau']:g}, rho_t = (tau + t)^-kappa; {s['dtype']}; "
+        f"S = {s['batch_size']}, kappa = {s['kappa']:g}, tau = {s['tau']:g}, rho_t = (tau + t)^-kappa; "
+        f"{s['dtype'] or 'each model its default precision (HDP float32, LDA float64)'}; "
         f"engine kernel {s['kernel']} (numba threads: {_numba_threads()})\n"
         f"engine.HDP options: {hdp_defaults}\nengine.LDA defaults: {lda_defaults}\n"
         f"held-out fits of every HDP: local_tol = {s['eval_tol']:g}",
         flush=True,
     )
-    meta["kernels"] = _report.warm_up([args.dtype], args.cold)
+    meta["kernels"] = _report.warm_up(None if args.dtype is None else [args.dtype], args.cold)
     print(meta["kernels"], flush=True)
     bow = None if args.no_gensim else gensim_bow(train)
     records = []

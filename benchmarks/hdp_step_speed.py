@@ -8,10 +8,13 @@ epochs after the first step).  Run it alternately on two checkouts, e.g. the old
         NUMBA_NUM_THREADS=1 PYTHONPATH=/tmp/hdp_old python benchmarks/hdp_step_speed.py
         NUMBA_NUM_THREADS=1 python benchmarks/hdp_step_speed.py
     done
+
+``--dtype float64`` (or float32) sets the precision; unset, the HDP's default (float32 since run 20).
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 
@@ -20,9 +23,13 @@ import scipy.sparse as sp
 
 import engine
 
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--dtype", choices=("float64", "float32"), default=None, help="precision (default: the HDP's)")
+args = parser.parse_args()
+options = {} if args.dtype is None else {"dtype": args.dtype}
 train = sp.load_npz(Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "ap" / "train.npz").tocsr()
 numba.set_num_threads(1)
-model = engine.HDP(n_topics=150, doc_truncation=20, n_words=train.shape[1], seed=0)
+model = engine.HDP(n_topics=150, doc_truncation=20, n_words=train.shape[1], seed=0, **options)
 trainer = engine.SVI(model, corpus=train, seed=0, kappa=0.7, tau=64)
 trainer.step()
 started = time.perf_counter()

@@ -486,7 +486,7 @@ def run(args) -> int:
         f"machine: {meta['machine']}; {args.threads} thread(s) for every system",
         flush=True,
     )
-    print(_report.warm_up(sorted({"float64", cell.engine_options.get("dtype", "float64")}), cold=False), flush=True)
+    print(_report.warm_up(["float32", "float64"], cold=False), flush=True)  # LDA's default, the HDP's, or asked
     lda_systems = [s for s in args.systems if s not in HDP_SYSTEMS]
     hdp_systems = [s for s in args.systems if s in HDP_SYSTEMS]
 

@@ -98,18 +98,26 @@ class Workload:
         return LDA(n_topics=3, n_words=n_words, dtype=self.dtype, local_update=self.local_update)
 
 
-def _default_workloads(dtypes: Iterable[str]) -> list[Workload]:
+def _default_workloads(dtypes: Iterable[str] | None) -> list[Workload]:
+    if dtypes is None:  # the models as built with nothing set: LDA (both presets' updates) and the HDP
+        from engine.models.hdp import HDP
+        from engine.models.lda import LDA
+
+        return [Workload.of(LDA()), Workload.of(LDA(preset="paper")), Workload.of(HDP())]
     return [Workload(model, update, dtype) for dtype in dtypes
             for model, update in (("LDA", "zero_order"), ("LDA", "mean_field"), ("HDP", "zero_order"))]
 
 
-def warm_up_kernels(dtypes=("float64",)) -> float:
-    """Run one SVI step of a tiny LDA and a tiny HDP per dtype with the default kernel; returns the seconds taken.
+def warm_up_kernels(dtypes: Iterable[str] | None = None) -> float:
+    """Run one SVI step of a tiny LDA and a tiny HDP with the default kernel; returns the seconds taken.
 
-    Every compiled kernel a training step calls (E[log beta], both local
-    steps, the statistics, the lazy blend) runs once on a three-document
-    corpus, which loads its machine code from numba's cache (or compiles it on
-    the very first run after an install, in this thread).  Without numba this
+    ``dtypes`` unset: the workloads of the models as built with nothing set
+    (``LDA()``'s and ``LDA(preset="paper")``'s float64 updates, ``HDP()``'s
+    float32 one); given, each of LDA's two updates and the HDP's default update
+    in each of those precisions.  Every compiled kernel a training step calls
+    (E[log beta], both local steps, the statistics, the lazy blend) runs once on
+    a three-document corpus, which loads its machine code from numba's cache
+    (or compiles it on the very first run after an install, in this thread).  Without numba this
     does nothing that lasts: the models fall back to the NumPy path.  Safe to
     call from any thread and more than once; nothing global changes except
     numba's loaded code.

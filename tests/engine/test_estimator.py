@@ -206,16 +206,18 @@ def test_settings_are_the_values_in_use_and_learned_priors_are_not_arguments(pla
 
 
 # ------------------------------------------------------------------ model files
-@pytest.mark.parametrize("model", [engine.LDA(n_topics=4, seed=0, n_epochs=2),
-                                   engine.HDP(n_topics=8, doc_truncation=3, seed=0, n_epochs=2)])
-def test_a_fitted_model_file_keeps_its_arguments(tmp_path, planted_corpus, model):
+@pytest.mark.parametrize("model, rtol", [(engine.LDA(n_topics=4, seed=0, n_epochs=2), 1e-12),
+                                         (engine.HDP(n_topics=8, doc_truncation=3, seed=0, n_epochs=2), 1e-4)])
+def test_a_fitted_model_file_keeps_its_arguments(tmp_path, planted_corpus, model, rtol):
     model.fit(planted_corpus.counts)
     loaded = load_model(save_model(tmp_path / "model.npz", model)).model
     assert loaded.get_params() == model.get_params() and loaded.get_params()["n_words"] is None
     assert loaded.settings() == model.settings()
+    assert loaded.lambda_.dtype == model.lambda_.dtype == np.dtype(model.dtype)
     documents = planted_corpus.counts[:5]
     # to rounding: the file holds lambda with the decay applied, the model keeps it pending per column
-    np.testing.assert_allclose(loaded.transform(documents), model.transform(documents), rtol=1e-12)
+    # (the HDP's default float32 rounds at 6e-8, which its local loop carries to ~1e-5 on a proportion)
+    np.testing.assert_allclose(loaded.transform(documents), model.transform(documents), rtol=rtol)
 
 
 def test_model_files_fall_back_to_the_settings(tmp_path, planted_corpus):

@@ -35,8 +35,8 @@ def _small_corpus(seed=0, n_docs=30, n_words=25):
 
 
 # the algorithm box's updates and start of the sticks (Hoffman et al. 2013) with the local tolerance
-# the HDP had by default before issue 13, for tests that pin that behaviour
-_PAPER = {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2}
+# and precision the HDP had by default before issue 13, for tests that pin that behaviour
+_PAPER = {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64"}
 
 
 def _fitted_model(n_topics=6, n_atoms=4, n_words=25, seed=0, **options):
@@ -290,8 +290,8 @@ def test_batch_elbo_never_decreases():
 @pytest.mark.parametrize("reorder", [False, True])
 def test_svi_with_whole_corpus_and_unit_step_equals_one_batch_sweep(reorder):
     X = _small_corpus(seed=2, n_docs=40)
-    svi_model = HDP(6, 4, X.shape[1], seed=1, reorder_topics=reorder)
-    batch_model = HDP(6, 4, X.shape[1], seed=1, reorder_topics=reorder)
+    svi_model = HDP(6, 4, X.shape[1], seed=1, reorder_topics=reorder, dtype="float64")
+    batch_model = HDP(6, 4, X.shape[1], seed=1, reorder_topics=reorder, dtype="float64")
     trainer = SVI(svi_model, X, batch_size=X.shape[0], kappa=0.9, tau=0.0)
     assert trainer.rho == 1.0
     trainer.step()
@@ -520,8 +520,10 @@ def test_word_shares_count_words_not_atoms():
 def test_presets_fill_only_what_is_unset():
     default = HDP(10, 3, 20)
     paper = HDP(10, 3, 20, preset="paper")
-    assert (default.local_update, default.stick_init, default.local_tol) == ("zero_order", "uniform", 0.1)
-    assert (paper.local_update, paper.stick_init, paper.local_tol) == ("mean_field", "prior", 0.01)
+    assert (default.local_update, default.stick_init, default.local_tol, default.dtype) == (
+        "zero_order", "uniform", 0.1, "float32")
+    assert (paper.local_update, paper.stick_init, paper.local_tol, paper.dtype) == ("mean_field", "prior", 0.01, "float64")
+    assert default.get_params()["dtype"] is None  # filled in, not stored: a clone follows the preset
     mixed = HDP(10, 3, 20, preset="paper", local_tol=0.5)
     assert (mixed.local_update, mixed.local_tol) == ("mean_field", 0.5)
     assert HDP(**paper.get_params()).get_params() == paper.get_params()

@@ -106,7 +106,8 @@ def test_stick_concentration_is_the_brute_force_maximum_and_guarded():
 
 
 def _trained_hdp(X, **options):
-    model = engine.HDP(n_topics=8, doc_truncation=4, n_words=X.shape[1], seed=0, kernel="numpy", **options)
+    model = engine.HDP(n_topics=8, doc_truncation=4, n_words=X.shape[1], seed=0, kernel="numpy",
+                       **({"dtype": "float64"} | options))
     engine.SVI(model, X, batch_size=40, seed=0).run(n_steps=4)
     return model
 
@@ -175,7 +176,8 @@ def test_hdp_learned_concentrations_stay_finite_and_in_range(planted_corpus, dty
 
 def test_hdp_model_file_keeps_the_learned_concentrations(tmp_path, planted_corpus):
     X = planted_corpus.counts
-    model = engine.HDP(n_topics=8, doc_truncation=3, seed=0, n_epochs=1, learn_alpha=True, learn_omega=True).fit(X)
+    model = engine.HDP(n_topics=8, doc_truncation=3, seed=0, n_epochs=1, learn_alpha=True, learn_omega=True,
+                       dtype="float64").fit(X)
     loaded = load_model(save_model(tmp_path / "hdp.npz", model)).model
     assert (loaded.alpha, loaded.omega) == (model.alpha, model.omega)
     assert loaded.learn_alpha and loaded.learn_omega and loaded.settings() == model.settings()
