@@ -206,7 +206,7 @@ def test_settings_are_the_values_in_use_and_learned_priors_are_not_arguments(pla
 
 
 # ------------------------------------------------------------------ model files
-@pytest.mark.parametrize("model, rtol", [(engine.LDA(n_topics=4, seed=0, n_epochs=2), 1e-12),
+@pytest.mark.parametrize(("model", "rtol"), [(engine.LDA(n_topics=4, seed=0, n_epochs=2), 1e-12),
                                          (engine.HDP(n_topics=8, doc_truncation=3, seed=0, n_epochs=2), 1e-4)])
 def test_a_fitted_model_file_keeps_its_arguments(tmp_path, planted_corpus, model, rtol):
     model.fit(planted_corpus.counts)

@@ -522,7 +522,8 @@ def test_presets_fill_only_what_is_unset():
     paper = HDP(10, 3, 20, preset="paper")
     assert (default.local_update, default.stick_init, default.local_tol, default.dtype) == (
         "zero_order", "uniform", 0.1, "float32")
-    assert (paper.local_update, paper.stick_init, paper.local_tol, paper.dtype) == ("mean_field", "prior", 0.01, "float64")
+    assert (paper.local_update, paper.stick_init, paper.local_tol, paper.dtype) == (
+        "mean_field", "prior", 0.01, "float64")
     assert default.get_params()["dtype"] is None  # filled in, not stored: a clone follows the preset
     mixed = HDP(10, 3, 20, preset="paper", local_tol=0.5)
     assert (mixed.local_update, mixed.local_tol) == ("mean_field", 0.5)

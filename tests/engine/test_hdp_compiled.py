@@ -157,7 +157,7 @@ def test_left_out_topics_are_exercised_and_a_looser_threshold_is_caught(monkeypa
 
 # float32 (the default): the two kernels' float32 rounding, carried through 10 steps, parts them by
 # up to 3e-4 relative (measured); float64 by less than 1e-6
-@pytest.mark.parametrize("dtype, rtol", [("float64", 1e-6), ("float32", 2e-3)])
+@pytest.mark.parametrize(("dtype", "rtol"), [("float64", 1e-6), ("float32", 2e-3)])
 @pytest.mark.parametrize("local_update", ["mean_field", "zero_order", "zero_order_all"])
 def test_several_svi_steps_give_the_same_lambda_and_sticks(local_update, dtype, rtol):
     X = _corpus(n_docs=200, seed=4)

@@ -255,7 +255,7 @@ def test_resuming_from_a_checkpoint_is_exact(tmp_path, planted_corpus, sampling)
 
 # float32, the HDP's default: the file's rounding of lambda (below) is float32's, 6e-8 relative, and
 # 5 more steps carry it to about 1e-6 (measured)
-@pytest.mark.parametrize("dtype, rtol", [("float64", 1e-12), ("float32", 1e-4)])
+@pytest.mark.parametrize(("dtype", "rtol"), [("float64", 1e-12), ("float32", 1e-4)])
 def test_resuming_an_hdp_checkpoint_is_exact(tmp_path, planted_corpus, dtype, rtol):
     hdp = pytest.importorskip("engine.models.hdp")
 
