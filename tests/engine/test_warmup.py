@@ -118,6 +118,17 @@ def test_workload_of_a_model_names_what_its_steps_compile():
         Workload.parse("LDA:zero_order:float16")
     with pytest.raises(ValueError, match="model:local_update:dtype"):
         Workload.parse("LDA")
+
+
+def test_the_default_warm_up_covers_the_default_models():
+    """warm_up_kernels() with no dtypes loads what LDA(), LDA(preset="paper") and HDP() step with."""
+    from engine.inference.warmup import _default_workloads
+
+    defaults = _default_workloads(None)
+    assert Workload("HDP", "zero_order", "float32") in defaults  # the HDP's default precision
+    assert {Workload.of(engine.LDA()), Workload.of(engine.LDA(preset="paper")), Workload.of(engine.HDP())} == set(
+        defaults)
+    assert Workload("HDP", "zero_order", "float64") in _default_workloads(["float64"])
     with pytest.raises(TypeError, match="compiled kernels exist for LDA and HDP models, got object"):
         Workload.of(object())
 
