@@ -170,8 +170,9 @@ class SVI:
         built without ``n_words`` takes the corpus's).
     corpus : Corpus or sparse matrix of shape (n_docs, n_words)
         Training documents.
-    batch_size : int
-        Minibatch size S, in [1, n_docs].
+    batch_size : int, optional
+        Minibatch size S, in [1, n_docs]; unset, ``engine.DEFAULT_BATCH_SIZE`` (256) or the
+        whole corpus if it holds fewer documents (as ``fit``, the CLI and the app do).
     kappa : float
         Forgetting rate in [0, 1]; (0.5, 1] guarantees convergence.
     tau : float
@@ -214,7 +215,7 @@ class SVI:
         self,
         model,
         corpus,
-        batch_size: int = DEFAULT_BATCH_SIZE,
+        batch_size: int | None = None,
         kappa: float = DEFAULT_KAPPA,
         tau: float = DEFAULT_TAU,
         seed: int = 0,
@@ -228,6 +229,8 @@ class SVI:
         # an on-disk corpus stays on disk: step() reads each minibatch's rows
         self.counts = as_counts(corpus, model.n_words, out_of_core=True)
         self.n_docs = self.counts.shape[0]
+        if batch_size is None:
+            batch_size = min(DEFAULT_BATCH_SIZE, self.n_docs)
         self.batch_size = check_int("batch_size", batch_size, 1, self.n_docs)
         self.kappa = _check_kappa(kappa)
         self.tau = _check_tau(tau)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import engine
 from tests.engine._reference import planted_counts
@@ -122,6 +123,15 @@ def test_schedule_change_takes_effect_at_the_next_step(X):
 def test_invalid_trainer_settings_are_rejected(X, kwargs, match):
     with pytest.raises(ValueError, match=match):
         _trainer(X, **kwargs)
+
+
+def test_the_default_minibatch_is_the_whole_corpus_when_it_is_smaller(X):
+    """Unset, S is engine.DEFAULT_BATCH_SIZE, or every document of a smaller corpus (X has 120)."""
+    small = engine.SVI(engine.LDA(n_topics=4, n_words=X.shape[1]), X)
+    assert small.batch_size == X.shape[0] < engine.DEFAULT_BATCH_SIZE
+    assert small.step().batch_size == X.shape[0]
+    large = sp.vstack([X] * 3).tocsr()
+    assert engine.SVI(engine.LDA(n_topics=4, n_words=X.shape[1]), large).batch_size == engine.DEFAULT_BATCH_SIZE
 
 
 def test_kappa_outside_the_convergent_range_warns(X):
