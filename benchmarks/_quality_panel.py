@@ -38,6 +38,15 @@ class Collection:
             "source": self.source,
         }
 
+    def subsample(self, n_train: int, seed: int = SPLIT_SEED) -> Collection:
+        """The same test documents and vocabulary with ``n_train`` of the training documents (drawn once
+        with ``seed``), named ``"<name>:<n_train>"``: the regime of a user's small collection."""
+        if not 1 <= n_train < self.train.shape[0]:
+            raise ValueError(f"{self.name} has {self.train.shape[0]} training documents; cannot keep {n_train}")
+        rows = np.sort(np.random.default_rng(seed).choice(self.train.shape[0], n_train, replace=False))
+        return Collection(f"{self.name}:{n_train}", self.train[rows], self.observed, self.heldout,
+                          f"{self.source}; {n_train} of its training documents (rng seed {seed})")
+
     def prepared(self, what: str):
         """Inputs built once per collection, before any clock starts: gensim's bag of words,
         tomotopy's Corpus, the coherence reference."""

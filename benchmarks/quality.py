@@ -518,6 +518,12 @@ def run(args) -> int:
             if collection is None:
                 print(why, file=sys.stderr, flush=True)
                 continue
+            if args.train_docs is not None:
+                if args.train_docs >= collection.train.shape[0]:
+                    print(f"skipping {name}: it has only {collection.train.shape[0]} training documents",
+                          file=sys.stderr, flush=True)
+                    continue
+                collection = collection.subsample(args.train_docs)
             s = collection.stats()
             print(
                 f"\n## {name}: {s['train_docs']} training documents, {s['test_docs']} test documents, V = "
@@ -570,6 +576,14 @@ def parse_run_args(argv):
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="seeds")
     p.add_argument("--epochs", type=int, default=10, help="passes over the training documents of the SVI systems")
     p.add_argument(
+        "--train-docs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="keep N training documents of each collection, drawn once (the test documents stay): a small "
+        "collection, recorded as NAME:N",
+    )
+    p.add_argument(
         "--engine-options",
         type=_json_options,
         default={},
@@ -619,6 +633,8 @@ def parse_run_args(argv):
             p.error("--svi-options cannot set seed: use --seeds")
     if args.epochs < 1 or args.threads < 1 or any(k < 2 for k in args.k):
         p.error("need --epochs >= 1, --threads >= 1 and every --k >= 2")
+    if args.train_docs is not None and args.train_docs < 1:
+        p.error("need --train-docs >= 1")
     return args
 
 

@@ -170,3 +170,24 @@ def test_read_records_keeps_the_last_record_of_a_cell_and_skips_a_torn_line(tmp_
     records = quality.read_records([path])
     assert sorted((r["k"], r["heldout_loglik"]) for r in records) == [(10, -7.5), (20, -8.0)]
     assert "is not a JSON record" in capsys.readouterr().err
+
+
+def test_a_subsampled_collection_keeps_the_test_documents_and_is_judged_apart():
+    """--train-docs N: N of the training rows, the same test halves and vocabulary, a name of its own."""
+    import numpy as np
+    import scipy.sparse as sp
+    from _quality_panel import Collection
+
+    train = sp.csr_matrix(np.arange(1, 61, dtype=float).reshape(20, 3))
+    observed, heldout = sp.csr_matrix(np.ones((4, 3))), sp.csr_matrix(np.full((4, 3), 2.0))
+    small = Collection("sotu", train, observed, heldout, "shared").subsample(7)
+    assert small.name == "sotu:7" and small.train.shape == (7, 3)
+    rows = {tuple(row) for row in train.toarray()}
+    assert len({tuple(row) for row in small.train.toarray()} & rows) == 7  # distinct rows of the original
+    assert small.observed is observed and small.heldout is heldout
+    assert Collection("sotu", train, observed, heldout, "shared").subsample(7).train.toarray().tolist() == \
+        small.train.toarray().tolist()  # drawn once: the same rows every run
+    with pytest.raises(ValueError, match="cannot keep 20"):
+        Collection("sotu", train, observed, heldout, "shared").subsample(20)
+    records = passing_panel(("jargon",)) + [cell("engine-hdp", "sotu:7", None, s, topics_in_use=1) for s in SEEDS]
+    assert quality.targets(records) == quality.targets(passing_panel(("jargon",)))  # not a panel collection
