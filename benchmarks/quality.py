@@ -150,7 +150,7 @@ def engine_defaults(K: int = 10) -> dict:
     lda = engine.LDA(n_topics=K, n_words=1)
     hdp = engine.HDP(n_topics=HDP_TRUNCATION, doc_truncation=HDP_DOC_TRUNCATION, n_words=1)
     return {
-        "batch_size": svi["batch_size"].default,
+        "batch_size": engine.DEFAULT_BATCH_SIZE,  # engine.SVI's when unset (the whole collection if smaller)
         "kappa": svi["kappa"].default,
         "tau": svi["tau"].default,
         "alpha": lda.alpha.tolist() if isinstance(lda.alpha, np.ndarray) else lda.alpha,
@@ -218,6 +218,7 @@ def train_online_peer(system: str, collection: Collection, K: int, seed: int, ce
     d = engine_defaults(K or 10)
     train = collection.train
     D = train.shape[0]
+    d["batch_size"] = min(d["batch_size"], D)  # as engine.SVI's unset batch_size
     if system == "gensim-hdp":
         settings = HDPSettings(
             HDP_TRUNCATION,

@@ -129,8 +129,9 @@ def test_app_starts_from_the_engines_defaults():
 
     settings = runs.RunSettings()
     svi = inspect.signature(engine.SVI).parameters
-    assert (settings.kappa, settings.tau, settings.batch_size) == (
-        svi["kappa"].default, svi["tau"].default, svi["batch_size"].default)
+    assert (settings.kappa, settings.tau) == (svi["kappa"].default, svi["tau"].default)
+    # unset, engine.SVI's S is DEFAULT_BATCH_SIZE or the whole corpus if smaller, as the app's (runs.default_settings)
+    assert settings.batch_size == engine.DEFAULT_BATCH_SIZE and svi["batch_size"].default is None
     fit = build_parser().parse_args(["fit", "corpus.txt"])
     assert (_schedule(fit)["kappa"], _schedule(fit)["tau"]) == (settings.kappa, settings.tau)
     assert settings.step_size == svi["step_size"].default == _schedule(fit)["step_size"] == "schedule"
