@@ -58,7 +58,7 @@ def test_ldavis_inputs_of_an_hdp_show_the_topics_in_use(hdp, corpus):
     assert inputs.topics.tolist() == sorted(np.argsort(-hdp.word_shares(), kind="stable")[:inputs.topics.size])
     chosen = engine.ldavis_inputs(hdp, corpus, topics=[3, 0])
     assert chosen.topics.tolist() == [3, 0]
-    proportions = hdp.transform(corpus)[:, [3, 0]]
+    proportions = hdp.transform(corpus)[:, [3, 0]].astype(np.float64)  # the HDP's default float32, summed in float64
     np.testing.assert_allclose(chosen.doc_topic_dists, proportions / proportions.sum(axis=1, keepdims=True))
 
 
