@@ -118,6 +118,8 @@ def test_workload_of_a_model_names_what_its_steps_compile():
         Workload.parse("LDA:zero_order:float16")
     with pytest.raises(ValueError, match="model:local_update:dtype"):
         Workload.parse("LDA")
+    with pytest.raises(TypeError, match="compiled kernels exist for LDA and HDP models, got object"):
+        Workload.of(object())
 
 
 def test_the_default_warm_up_covers_the_default_models():
@@ -129,8 +131,6 @@ def test_the_default_warm_up_covers_the_default_models():
     assert {Workload.of(engine.LDA()), Workload.of(engine.LDA(preset="paper")), Workload.of(engine.HDP())} == set(
         defaults)
     assert Workload("HDP", "zero_order", "float64") in _default_workloads(["float64"])
-    with pytest.raises(TypeError, match="compiled kernels exist for LDA and HDP models, got object"):
-        Workload.of(object())
 
 
 def _compiled_signatures() -> dict[str, int]:
