@@ -143,12 +143,13 @@ def _compiled_signatures() -> dict[str, int]:
 
 def test_a_warmed_up_workload_covers_every_kernel_its_real_steps_call(planted_corpus):
     """After the tiny warm-up step, default LDA and HDP training and transform compile nothing more."""
-    for workload in (Workload("LDA"), Workload("HDP")):
-        _step(workload)
+    models = (engine.LDA(n_topics=5, n_words=planted_corpus.n_words, seed=0),
+              engine.HDP(n_topics=12, doc_truncation=4, n_words=planted_corpus.n_words, seed=0))
+    for model in models:
+        _step(Workload.of(model))  # LDA:zero_order:float64, HDP:zero_order:float32
     before = _compiled_signatures()
     train, test = planted_corpus.counts[:150], planted_corpus.counts[150:]
-    for model in (engine.LDA(n_topics=5, n_words=planted_corpus.n_words, seed=0),
-                  engine.HDP(n_topics=12, doc_truncation=4, n_words=planted_corpus.n_words, seed=0)):
+    for model in models:
         engine.SVI(model, train, batch_size=32, seed=0).run(n_steps=6)
         model.transform(test)
     after = _compiled_signatures()
