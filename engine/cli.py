@@ -391,8 +391,8 @@ def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any
     if args.algorithm == "batch":
         trainer = BatchVI(model, train)
     else:
-        batch_size = min(DEFAULT_BATCH_SIZE, n_train) if args.batch_size is None else args.batch_size
-        trainer = SVI(model, train, batch_size=batch_size, seed=args.seed, cluster=args.dask, **_schedule(args))
+        # --batch-size unset: SVI's own default, DEFAULT_BATCH_SIZE or the whole collection if smaller
+        trainer = SVI(model, train, batch_size=args.batch_size, seed=args.seed, cluster=args.dask, **_schedule(args))
         if trainer.cluster is not None:
             print(f"local steps on {trainer.cluster.describe()}", file=sys.stderr)
     return TrainingRun(trainer, observed, heldout, **options)

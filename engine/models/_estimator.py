@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from engine.errors import NotFittedError
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import split_words
-from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, step_size
+from engine.inference.schedule import DEFAULT_KAPPA, DEFAULT_TAU, step_size
 from engine.inference.svi import SVI, minibatch_update
 from engine.models._inputs import as_documents, check_same_words
 
@@ -191,7 +191,7 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     def _fit_counts(self, counts: Any) -> None:
         n_docs = counts.shape[0]
-        trainer = SVI(self, counts, batch_size=min(DEFAULT_BATCH_SIZE, n_docs), seed=self.seed)
+        trainer = SVI(self, counts, seed=self.seed)  # S: DEFAULT_BATCH_SIZE, or every document if fewer
         trainer.run(n_docs=self.n_epochs * n_docs)
         self.n_batch_iter_ = trainer.t  # SVI updates made
         self.n_iter_ = self.n_epochs  # passes over X
