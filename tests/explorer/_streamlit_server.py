@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -48,17 +50,45 @@ def _wait_for_server(url: str, process: subprocess.Popen, timeout: float = 60.0)
     raise TimeoutError("streamlit did not answer within a minute")
 
 
+@dataclass(frozen=True)
+class ServerDiagnosis:
+    """What a test shows when it gives up waiting on the server: its log and the stacks of its threads."""
+
+    process: subprocess.Popen
+    log_path: Path
+
+    def report(self, tail_chars: int = 12_000) -> str:
+        """Ends the server with SIGABRT, after which Python's fault handler writes every thread's stack to the log.
+
+        Only for a test that is failing anyway: the server does not serve afterwards.
+        """
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGABRT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=15)
+        text = self.log_path.read_text(errors="replace")
+        heading = f"--- the server's log (last {tail_chars} characters), with its threads' stacks ---"
+        return f"{heading}\n{text[-tail_chars:]}"
+
+
 @contextlib.contextmanager
-def streamlit_server(env: dict[str, str], log_path: Path) -> Iterator[str]:
-    """Start the app with ``env``, wait until it answers, yield its URL, stop it afterwards."""
+def streamlit_server(env: dict[str, str], log_path: Path, diagnosis: list | None = None) -> Iterator[str]:
+    """Start the app with ``env``, wait until it answers, yield its URL, stop it afterwards.
+
+    The server runs with Python's fault handler on; ``diagnosis``, a list, receives a
+    :class:`ServerDiagnosis` for a test that wants the server's stacks when it fails.
+    """
     require_chromium()
     port = _free_port()
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            [sys.executable, "-X", "faulthandler", "-m", "streamlit", "run", "explorer/app.py",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+             "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
+        if diagnosis is not None:
+            diagnosis.append(ServerDiagnosis(process, log_path))
         try:
             _wait_for_server(url, process)
             yield url

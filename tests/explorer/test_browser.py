@@ -42,11 +42,17 @@ def numba_cache(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def server(tmp_path: Path, numba_cache: Path):
+def diagnosis() -> list:
+    """Receives the server's :class:`ServerDiagnosis` (see ``_wait``)."""
+    return []
+
+
+@pytest.fixture
+def server(tmp_path: Path, numba_cache: Path, diagnosis: list):
     env = {**os.environ, "SVI_TOPICS_HOME": str(tmp_path / "home"), "SVI_TOPICS_AUTOSTART": "1",
            "SVI_TOPICS_ORPHAN_GRACE": "0", "PYTHONUNBUFFERED": "1", "NUMBA_CACHE_DIR": str(numba_cache)}
     env.pop("SVI_TOPICS_DEFAULT_SAMPLE", None)  # the real first-time experience: the default sample
-    with streamlit_server(env, tmp_path / "streamlit.log") as url:
+    with streamlit_server(env, tmp_path / "streamlit.log", diagnosis) as url:
         yield url
 
 
@@ -56,10 +62,21 @@ def _measurements(page, run: str) -> int:
     return max(counts, default=0)
 
 
-def _wait(page, predicate, timeout: float = 90.0) -> None:
-    end = time.monotonic() + timeout
+def _wait(page, predicate, timeout: float = 90.0, diagnosis: list | None = None) -> None:
+    """Poll ``predicate`` until it holds; after ``timeout`` seconds fail with what the page and the server show.
+
+    On failure the page is saved as ``timed-out.png`` in the artifacts, and the message
+    holds the page's text and, if ``diagnosis`` holds the server's, its log with the
+    stacks of all its threads (the server is ended to get them).
+    """
+    started = time.monotonic()
     while not predicate():
-        assert time.monotonic() < end, "timed out waiting in the browser"
+        if time.monotonic() - started >= timeout:
+            page.screenshot(path=str(ARTIFACTS / "timed-out.png"))
+            text = page.locator("body").inner_text()
+            server = diagnosis[0].report() if diagnosis else ""
+            pytest.fail(f"timed out after {timeout:.0f} s waiting in the browser; the page ({page.url}) shows:\n"
+                        f"{text[-4000:]}\n{server}")
         page.wait_for_timeout(300)
 
 
@@ -68,7 +85,7 @@ def _compiled_into(cache: Path) -> list[str]:
     return sorted(path.name for path in cache.rglob("lda._fit_all-*.nbi"))
 
 
-def test_first_visit_trains_and_shows_topics(server, tmp_path, numba_cache):
+def test_first_visit_trains_and_shows_topics(server, tmp_path, numba_cache, diagnosis):
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -88,7 +105,7 @@ def test_first_visit_trains_and_shows_topics(server, tmp_path, numba_cache):
                 notes.extend(note for note in (COMPILING_NOTE, SWITCHED_NOTE) if note in text)
                 return _measurements(page, "#1") >= 3
 
-            _wait(page, first_curve, timeout=90.0)
+            _wait(page, first_curve, timeout=90.0, diagnosis=diagnosis)
             seconds = time.monotonic() - opened
             page.screenshot(path=str(ARTIFACTS / "train-first-visit.png"))
             assert seconds <= FIRST_CURVE_SECONDS, f"the first curve took {seconds:.1f} s to get three points"
@@ -96,7 +113,7 @@ def test_first_visit_trains_and_shows_topics(server, tmp_path, numba_cache):
             assert re.search(r"[?&]workspace=[A-Za-z0-9_-]{22}", page.url), "the private workspace is not in the URL"
             # start a run with the button: its curve gets three points too
             page.get_by_role("button", name="Start a new run").click()
-            _wait(page, lambda: _measurements(page, "#2") >= 3)
+            _wait(page, lambda: _measurements(page, "#2") >= 3, diagnosis=diagnosis)
             assert page.get_by_text("Traceback").count() == 0
             page.screenshot(path=str(ARTIFACTS / "train.png"))
             page.get_by_role("link", name="Topics").click()
