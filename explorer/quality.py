@@ -1,8 +1,9 @@
 """Topic quality for people: each topic's coherence, which topics are live, and warnings in words.
 
 No Streamlit here.  The numbers come from the engine (``CoherenceReference.score_model``
-for NPMI, ``model.word_shares()`` for the shares); this module only chooses the
-thresholds that deserve a warning and says what they mean.  ``explorer/cached.py``
+for NPMI, ``model.word_shares()`` for the shares, ``model.overall_divergence()`` for how
+far a topic's words are from the collection's overall word use); this module only chooses
+the thresholds that deserve a warning and says what they mean.  ``explorer/cached.py``
 keeps the reference and the per-step results so the pages can ask on every rerun.
 """
 
@@ -26,6 +27,7 @@ __all__ = [
     "coherence_reference",
     "coherence_text",
     "flags",
+    "general_note",
     "live_text",
     "topic_quality",
 ]
@@ -41,6 +43,15 @@ HDP_IN_USE = 0.01
 # only topics no better than an unrelated list of words, and never a topic for being merely middling.
 # It is compared at the two decimals the card shows, so a warning never stands beside "0.00".
 INCOHERENT_NPMI = 0.0
+
+# A topic whose words lie within this Jensen-Shannon divergence (nats) of the collection's overall word
+# use repeats the most common words instead of singling out a theme.  An HDP fitted to 400 documents of
+# SOTU, FOLDOC or the Jargon File makes 119-144 such copies holding 48-77 % of the words; LDA at K = 20
+# or 50 there has at most 10, holding at most 11 %; on the full collections the topics in use lie at
+# 0.04 or more (benchmarks/RESULTS.md, run 21).
+GENERAL_DIVERGENCE = 0.03
+# the Topics page says so when topics like that hold at least this share of the words
+GENERAL_NOTE_SHARE = 0.25
 
 COHERENCE_HELP = (f"Coherence (NPMI) measures how much more often the topic's {N_TOP} top words appear together "
                   "in the same training documents than unrelated words would, from −1 (never together) through "
@@ -61,6 +72,14 @@ class TopicQuality:
     live: np.ndarray  # bool: the topic explains a real share of the words
     coherence: np.ndarray | None  # NPMI of each topic's N_TOP top words against the training documents
     hdp: bool
+    divergence: np.ndarray | None = None  # from the overall word use (model.overall_divergence()); None: not known
+
+    @property
+    def general(self) -> np.ndarray:
+        """bool per topic: its words are the collection's overall word use, not a theme (GENERAL_DIVERGENCE)."""
+        if self.divergence is None:
+            return np.zeros(len(self.weights), dtype=bool)
+        return self.divergence < GENERAL_DIVERGENCE
 
     @property
     def n_topics(self) -> int:
@@ -91,7 +110,7 @@ def topic_quality(model, reference: CoherenceReference | None, hdp: bool) -> Top
     weights = np.asarray(model.word_shares(), dtype=np.float64)
     live = weights >= (HDP_IN_USE if hdp else UNUSED_SHARE / len(weights))
     coherence = None if reference is None else reference.score_model(model, n_top=N_TOP, measure="npmi")
-    return TopicQuality(weights, live, coherence, hdp)
+    return TopicQuality(weights, live, coherence, hdp, np.asarray(model.overall_divergence(), dtype=np.float64))
 
 
 def coherence_text(value: float | None) -> str:
@@ -113,6 +132,26 @@ def flags(quality: TopicQuality, topic: int) -> list[str]:
         advice = ("the HDP keeps it as a spare, so you can skip it" if quality.hdp
                   else "it may be a leftover — try fewer topics")
         found.append(f"Hardly used: this topic explains {share} of the words; {advice}.")
+    if quality.general[topic]:
+        found.append("Its words are the collection's most common words overall, not a theme of their own.")
     if quality.coherence is not None and round(float(quality.coherence[topic]), 2) < INCOHERENT_NPMI:
         found.append("Its top words rarely appear together in the same documents: treat it with caution.")
     return found
+
+
+def general_note(quality: TopicQuality | None) -> str | None:
+    """A plain-word note when topics that repeat the overall word use hold much of the words (else None)."""
+    if quality is None:
+        return None
+    general = quality.general
+    share = float(quality.weights[general].sum())
+    if share < GENERAL_NOTE_SHARE:
+        return None
+    count = int(general.sum())
+    note = (f"{count} {'topic' if count == 1 else 'topics'}, holding {formatting.percent(share)} of the words, "
+            f"{'repeats' if count == 1 else 'repeat'} the collection's overall word use instead of a theme of "
+            f"{'its' if count == 1 else 'their'} own.")
+    if quality.hdp:
+        note += (" The HDP does this on small collections, where it finds only a few themes; LDA with 20 to 50 "
+                 "topics usually finds more distinct ones there (choose LDA on the Train page).")
+    return note

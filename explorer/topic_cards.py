@@ -128,8 +128,11 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
         right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key=Keys.sticks_chart)
     else:
         _alpha(model, labels, order)
-    intertopic.intertopic_map(cached.intertopic_points(record, model, labels), labels, frames, n_words)
     measured = cached.run_quality(record)
+    note = quality.general_note(measured)
+    if note:
+        st.info(note, icon=icons.INFO)
+    intertopic.intertopic_map(cached.intertopic_points(record, model, labels), labels, frames, n_words)
     shown = int(state.get(Keys.n_shown(record.run_id), 20))
     columns = st.columns(2)
     for position, topic in enumerate(order[:shown]):

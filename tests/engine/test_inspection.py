@@ -73,3 +73,34 @@ def test_text_segments_tag_vocabulary_words_and_rebuild_the_text():
 def test_top_corpus_words_counts_tokens():
     X = sp.csr_matrix(np.array([[1, 5, 0], [2, 0, 1]]))
     assert top_corpus_words(X, ["a", "b", "c"], n=2) == [("b", 5), ("a", 3)]
+
+
+def test_overall_divergence_by_hand_and_against_scipy():
+    """JS(E[beta_k], p(w)) with p(w) the share-weighted mixture, worked out by hand for two words."""
+    from scipy.spatial.distance import jensenshannon
+
+    model = engine.LDA(n_topics=2, n_words=2, eta=0.01)
+    model.lambda_ = np.array([[9.0, 1.0], [1.0, 9.0]])  # shares 1/2 each; E[beta] (0.9, 0.1) and (0.1, 0.9)
+    p, overall, middle = np.array([0.9, 0.1]), np.array([0.5, 0.5]), np.array([0.7, 0.3])
+    by_hand = 0.5 * np.sum(p * np.log(p / middle)) + 0.5 * np.sum(overall * np.log(overall / middle))
+    np.testing.assert_allclose(model.overall_divergence(), [by_hand, by_hand], rtol=1e-12)
+    assert by_hand == pytest.approx(0.1017, abs=1e-4)
+
+    hdp = engine.HDP(n_topics=3, doc_truncation=2, n_words=4, seed=0, dtype="float64")
+    hdp.lambda_ = np.array([[5.0, 1.0, 0.5, 0.2], [0.3, 0.3, 6.0, 2.0], [1.0, 1.0, 1.0, 1.0]])
+    topics = hdp.expected_topics()
+    overall = hdp.word_shares() @ topics
+    expected = [jensenshannon(topics[k], overall) ** 2 for k in range(3)]  # scipy: sqrt of JS, natural log
+    np.testing.assert_allclose(hdp.overall_divergence(), expected, rtol=1e-10)
+
+
+def test_copies_of_the_overall_word_use_are_at_zero_and_themes_far_from_it():
+    model = engine.LDA(n_topics=4, n_words=5, eta=0.01)
+    background = np.array([5.0, 4.0, 3.0, 2.0, 1.0])
+    model.lambda_ = np.array([background, background, background, background])
+    np.testing.assert_allclose(model.overall_divergence(), 0.0, atol=1e-15)
+    # one topic on words nobody else uses: far from the rest, which stay close to the overall use
+    model.lambda_ = np.array([background, background, background, [0.01, 0.01, 0.01, 0.01, 15.01]])
+    divergence = model.overall_divergence()
+    assert np.all((divergence >= 0.0) & (divergence <= np.log(2.0)))
+    assert divergence[3] > 0.3 > 0.1 > divergence[:3].max()

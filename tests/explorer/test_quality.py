@@ -138,3 +138,24 @@ def test_alpha_frame_follows_the_card_order():
     assert list(frame.columns) == ["position", "topic", "label", "alpha", "color"]
     assert list(frame["label"]) == ["b", "a", "c"] and list(frame["alpha"]) == [0.5, 0.1, 0.2]
     assert list(frame["topic"]) == [1, 0, 2] and frame.loc[0, "color"] == "#f28e2b"
+
+
+def test_general_topics_are_flagged_and_noted_past_a_quarter_of_the_words():
+    divergence = np.array([0.2, 0.029, 0.031, 0.0])
+    measured = quality.TopicQuality(np.array([0.5, 0.3, 0.1, 0.1]), np.ones(4, bool), None, hdp=True,
+                                    divergence=divergence)
+    general = "Its words are the collection's most common words overall, not a theme of their own."
+    assert [general in quality.flags(measured, k) for k in range(4)] == [False, True, False, True]
+    assert quality.general_note(measured) == (
+        "2 topics, holding 40% of the words, repeat the collection's overall word use instead of a theme of their "
+        "own. The HDP does this on small collections, where it finds only a few themes; LDA with 20 to 50 topics "
+        "usually finds more distinct ones there (choose LDA on the Train page).")
+    lda = dataclasses.replace(measured, hdp=False, weights=np.array([0.7, 0.26, 0.02, 0.02]),
+                              divergence=np.array([0.2, 0.029, 0.031, 0.05]))
+    assert quality.general_note(lda) == (
+        "1 topic, holding 26% of the words, repeats the collection's overall word use instead of a theme of its own.")
+    below = dataclasses.replace(measured, weights=np.array([0.76, 0.2, 0.02, 0.02]))  # 22 %: flags only
+    assert quality.general_note(below) is None and general in quality.flags(below, 1)
+    unknown = dataclasses.replace(measured, divergence=None)  # e.g. built without the engine's read-out
+    assert quality.general_note(unknown) is None and not unknown.general.any()
+    assert quality.general_note(None) is None
