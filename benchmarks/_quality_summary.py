@@ -119,6 +119,7 @@ def summary(records: list[dict], command: str, epochs: int | None = None) -> str
                         _mean_std([r["npmi"] for r in rs], 4),
                         " / ".join(str(r["topics_in_use"]) for r in rs),
                         " / ".join(str(r["topics_covering"]) for r in rs),
+                        _general(rs),
                         _mean_std([r["seconds"] for r in rs], 2),
                         f"{np.mean([r['docs_per_second'] for r in rs]):.0f}",
                         _mean_std([r["sweeps"] for r in rs], 0) if "sweeps" in rs[0] else "",
@@ -134,6 +135,7 @@ def summary(records: list[dict], command: str, epochs: int | None = None) -> str
                 "NPMI (in use)",
                 f"topics >= {IN_USE_WEIGHT:g}",
                 f"topics for {COVERING_MASS:.0%}",
+                "words in general topics",
                 "seconds",
                 "docs/s",
                 "sweeps",
@@ -142,6 +144,13 @@ def summary(records: list[dict], command: str, epochs: int | None = None) -> str
     out.append("\n## Targets\n")
     out += targets(records)
     return "\n".join(out)
+
+
+def _general(records: list[dict]) -> str:
+    """Per seed, the share of the words in topics that repeat the overall word use ("-": not recorded)."""
+    if any("general_share" not in r for r in records):
+        return "-"
+    return " / ".join(f"{r['general_share']:.0%}" for r in records)
 
 
 def _verdict(statuses) -> str:

@@ -69,6 +69,7 @@ from _quality_config import (  # noqa: E402
     COVERING_MASS,
     DEFAULT_OUT,
     EVAL_TOL,
+    GENERAL_DIVERGENCE,
     HDP_DOC_TRUNCATION,
     HDP_SYSTEMS,
     HDP_TRUNCATION,
@@ -125,6 +126,9 @@ def score(evaluator, kind: str, collection: Collection) -> dict:
             topics_covering=evaluator.topics_covering(COVERING_MASS),
             truncation=evaluator.n_topics if isinstance(evaluator, engine.HDP) else None,  # None: tomotopy's LDA
         )
+    general = np.asarray(evaluator.overall_divergence()) < GENERAL_DIVERGENCE
+    record.update(general_topics=int(general.sum()),
+                  general_share=float(np.asarray(evaluator.word_shares(), dtype=np.float64)[general].sum()))
     top = np.asarray(evaluator.top_words(N_TOP))[scored]
     npmi = collection.prepared("coherence").score(top, measure="npmi") if scored.size else np.empty(0)
     record.update(npmi=float(npmi.mean()) if npmi.size else None, npmi_topics=int(scored.size))
@@ -438,6 +442,8 @@ def progress_line(r: dict) -> str:
         if r["kind"] == "lda"
         else f"in use {r['topics_in_use']}, 95 % in {r['topics_covering']}"
     )
+    if r.get("general_topics"):
+        topics += f", {r['general_topics']} general ({r['general_share']:.0%} of the words)"
     npmi = "-" if r["npmi"] is None else f"{r['npmi']:.4f}"
     sweeps = f", {r['sweeps']} sweeps for {r['budget_seconds']:.2f} s" if "sweeps" in r else ""
     k = f"K={r['k']}" if r["k"] is not None else "HDP"

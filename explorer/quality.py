@@ -46,9 +46,8 @@ INCOHERENT_NPMI = 0.0
 
 # A topic whose words lie within this Jensen-Shannon divergence (nats) of the collection's overall word
 # use repeats the most common words instead of singling out a theme.  An HDP fitted to 400 documents of
-# SOTU, FOLDOC or the Jargon File makes 119-144 such copies holding 48-77 % of the words; LDA at K = 20
-# or 50 there has at most 10, holding at most 11 %; on the full collections the topics in use lie at
-# 0.04 or more (benchmarks/RESULTS.md, run 21).
+# SOTU, FOLDOC or the Jargon File puts 59-82 % of the words in 127-148 such topics, LDA at K = 20 none;
+# on the full collections the topics in use lie at 0.04 or more (benchmarks/RESULTS.md, run 21).
 GENERAL_DIVERGENCE = 0.03
 # the Topics page says so when topics like that hold at least this share of the words
 GENERAL_NOTE_SHARE = 0.25
@@ -152,6 +151,6 @@ def general_note(quality: TopicQuality | None) -> str | None:
             f"{'repeats' if count == 1 else 'repeat'} the collection's overall word use instead of a theme of "
             f"{'its' if count == 1 else 'their'} own.")
     if quality.hdp:
-        note += (" The HDP does this on small collections, where it finds only a few themes; LDA with 20 to 50 "
-                 "topics usually finds more distinct ones there (choose LDA on the Train page).")
+        note += (" The HDP does this on small collections, where it finds only a few themes; LDA with about 20 "
+                 "topics usually fits such collections better (choose LDA on the Train page).")
     return note

@@ -191,3 +191,21 @@ def test_a_subsampled_collection_keeps_the_test_documents_and_is_judged_apart():
         Collection("sotu", train, observed, heldout, "shared").subsample(20)
     records = passing_panel(("jargon",)) + [cell("engine-hdp", "sotu:7", None, s, topics_in_use=1) for s in SEEDS]
     assert quality.targets(records) == quality.targets(passing_panel(("jargon",)))  # not a panel collection
+
+
+def test_the_hdp_table_shows_each_seeds_share_of_words_in_general_topics():
+    records = [cell("engine-hdp", "ap", None, seed, general_topics=3 * seed, general_share=0.25 * seed)
+               for seed in SEEDS]
+    records += [cell("gensim-hdp", "ap", None, seed) for seed in SEEDS]  # recorded before the column existed
+    text = quality.summary(records, "python benchmarks/quality.py summarize out.jsonl")
+    [header] = [line for line in text.splitlines() if "words in general topics" in line]
+    column = header.split("|").index(" words in general topics ")
+    rows = {line.split("|")[1].strip(): line.split("|")[column].strip()
+            for line in text.splitlines() if line.startswith("| engine-hdp") or line.startswith("| gensim-hdp")}
+    assert rows == {"engine-hdp": "0% / 25% / 50%", "gensim-hdp": "-"}
+
+
+def test_the_benchmark_and_the_explorer_call_the_same_topics_general():
+    from explorer import quality as explorer_quality
+
+    assert quality.GENERAL_DIVERGENCE == explorer_quality.GENERAL_DIVERGENCE

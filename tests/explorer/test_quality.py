@@ -148,8 +148,8 @@ def test_general_topics_are_flagged_and_noted_past_a_quarter_of_the_words():
     assert [general in quality.flags(measured, k) for k in range(4)] == [False, True, False, True]
     assert quality.general_note(measured) == (
         "2 topics, holding 40% of the words, repeat the collection's overall word use instead of a theme of their "
-        "own. The HDP does this on small collections, where it finds only a few themes; LDA with 20 to 50 topics "
-        "usually finds more distinct ones there (choose LDA on the Train page).")
+        "own. The HDP does this on small collections, where it finds only a few themes; LDA with about 20 topics "
+        "usually fits such collections better (choose LDA on the Train page).")
     lda = dataclasses.replace(measured, hdp=False, weights=np.array([0.7, 0.26, 0.02, 0.02]),
                               divergence=np.array([0.2, 0.029, 0.031, 0.05]))
     assert quality.general_note(lda) == (

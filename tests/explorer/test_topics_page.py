@@ -157,4 +157,4 @@ def test_an_hdp_with_copies_of_the_overall_word_use_is_told_so(app_path):
     [note] = [i.value for i in at.info if "overall word use" in i.value]
     assert note.startswith(f"17 topics, holding {formatting.percent(share)} of the words, repeat the collection's "
                            "overall word use instead of a theme of their own. The HDP does this on small collections")
-    assert "LDA with 20 to 50 topics" in note
+    assert "LDA with about 20 topics" in note
