@@ -193,9 +193,10 @@ def _add_fit(commands: Any) -> None:
                        "document-level "
                        "concentration (HDP: the model's default)")
     model.add_argument("--eta", type=_positive_float, default=0.01, help="topic-word Dirichlet prior")
-    model.add_argument("--topic-init", choices=("exponential", "gamma"), default=None,
-                       help="random start of the topics: the paper's exponential draws, or Gamma(100, 1/100) "
-                       "draws as in Hoffman's online LDA (model default if omitted)")
+    model.add_argument("--topic-init", choices=("exponential", "gamma", "documents"), default=None,
+                       help="random start of the topics: the paper's exponential draws, Gamma(100, 1/100) "
+                       "draws as in Hoffman's online LDA, or those leaning towards the words of 3 random "
+                       "documents per topic (model default if omitted)")
     model.add_argument("--gamma-init", choices=("ones", "random"), default=None,
                        help="start of each document's gamma in the local step (model default if omitted)")
     model.add_argument("--dtype", choices=("float64", "float32"), default=None,

@@ -1,6 +1,6 @@
 """The stochastic and batch variational inference loops, shared by LDA and the HDP.
 
-A model plugs in through four methods: ``initialize(n_docs, n_words=...)``,
+A model plugs in through four methods: ``initialize(n_docs, n_words=..., documents=...)``,
 ``local_step(X, rng, warm_start) -> stats``, ``global_step(stats, scale, rho)``
 and ``batch_update(stats)``.  The loop, the minibatch sampling and the step-size
 schedule live here and only here.
@@ -250,7 +250,7 @@ class SVI:
         self._position = 0  # next unused index of that permutation
         self._permutation: np.ndarray | None = None
         if model.lambda_ is None:
-            model.initialize(self.n_docs, n_words=self.counts.shape[1])
+            model.initialize(self.n_docs, n_words=self.counts.shape[1], documents=self.counts)
 
     @property
     def epoch(self) -> float:
@@ -501,7 +501,7 @@ class BatchVI:
         self.docs_seen = 0
         self._local = None
         if model.lambda_ is None:
-            model.initialize(self.n_docs, n_words=self.counts.shape[1])
+            model.initialize(self.n_docs, n_words=self.counts.shape[1], documents=self.counts)
 
     @property
     def epoch(self) -> float:

@@ -18,8 +18,12 @@ from engine.validation import check_int
 __all__ = ["DTYPES", "TOPIC_INITS", "TopicModel", "initial_topics"]
 
 DTYPES = ("float64", "float32")  # precisions of the topics and the local step
-TOPIC_INITS = ("exponential", "gamma")  # random starts of lambda (see initial_topics)
+TOPIC_INITS = ("exponential", "gamma", "documents")  # starts of lambda (see initial_topics)
 _TOPICS_PER_DRAW = 16  # rows of lambda per random stream of the start (see initial_topics)
+# the "documents" start: each topic gets the words of this many random documents, together weighing this
+# fraction of the corpus's tokens / K (benchmarks/RESULTS.md, run 21)
+SEED_DOCUMENTS, SEED_MASS = 3, 0.03
+_SEED_STREAM = 1 << 30  # the seeding documents' random stream, apart from the blocks' streams
 
 
 def _dtype_name(dtype) -> object:
@@ -69,8 +73,11 @@ class TopicModel(TopicEstimator):
         super()._reset_state()
         self._topics = None
 
-    def _initialize_topics(self, n_docs: int, n_words: int | None) -> None:
-        """Random lambda for a corpus of ``n_docs`` documents of ``n_words`` words, as ``topic_init`` says."""
+    def _initialize_topics(self, n_docs: int, n_words: int | None, documents=None) -> None:
+        """Random lambda for a corpus of ``n_docs`` documents of ``n_words`` words, as ``topic_init`` says.
+
+        ``documents`` (the training corpus, in memory or on disk) is read by the "documents" start only.
+        """
         configured = self._settings()["n_words"]
         if configured is None:
             if n_words is None:
@@ -80,8 +87,12 @@ class TopicModel(TopicEstimator):
         elif n_words is not None and n_words != configured:
             raise VocabularyMismatchError(f"the documents have {n_words} words (columns) but the model was built "
                                           f"for n_words={configured}")
+        if self.topic_init == "documents" and documents is None:
+            raise ValueError('topic_init="documents" seeds the topics with documents\' words: pass the training '
+                             "documents, initialize(n_docs, documents=X) (engine.SVI, BatchVI and fit do)")
         self._topics = LazyTopics(
-            initial_topics(self.n_topics, configured, n_docs, self.eta, self.topic_init, self.seed, self.dtype),
+            initial_topics(self.n_topics, configured, n_docs, self.eta, self.topic_init, self.seed, self.dtype,
+                           documents=documents),
             self.eta,
         )
 
@@ -253,13 +264,19 @@ class TopicModel(TopicEstimator):
 
 
 def initial_topics(
-    n_topics: int, n_words: int, n_docs: int, eta: float, method: str, seed: int, dtype: str
+    n_topics: int, n_words: int, n_docs: int, eta: float, method: str, seed: int, dtype: str, documents=None
 ) -> np.ndarray:
     """Random initial lambda of shape (n_topics, n_words), shared by LDA and the HDP.
 
     "exponential": the paper's footnote, lambda_kv - eta ~ Exponential with
     mean D*100/(K*V), as if every document had 100 words assigned to random
     topics.  "gamma": Gamma(100, 1/100) draws (Hoffman's onlineldavb, scikit-learn).
+    "documents": the "gamma" draws, plus on each topic the word proportions of
+    ``SEED_DOCUMENTS`` random rows of ``documents`` pooled, weighing ``SEED_MASS``
+    x the corpus's tokens / K (``n_docs`` x the drawn rows' mean length): every
+    topic starts leaning towards words that occur together instead of all starting
+    near uniform.  ``documents`` is the training corpus (in memory or on disk) or,
+    for ``partial_fit``, the documents at hand.
 
     The topics are drawn in blocks of ``_TOPICS_PER_DRAW`` rows, block b from
     ``np.random.default_rng([seed, b])`` one row at a time in float64 (then
@@ -294,7 +311,31 @@ def initial_topics(
     else:
         for block in blocks:
             draw_block(block)
+    if method == "documents":
+        topics += _document_seeds(n_topics, n_words, n_docs, documents, seed).astype(dtype)
     return topics
+
+
+def _document_seeds(n_topics: int, n_words: int, n_docs: int, documents, seed: int) -> np.ndarray:
+    """What the "documents" start adds to the "gamma" draws (see :func:`initial_topics`), in float64."""
+    if documents is None or documents.shape[1] != n_words or documents.shape[0] < 1:
+        shape = None if documents is None else documents.shape
+        raise ValueError(f'topic_init="documents" needs training documents of {n_words} words (columns), got '
+                         f"{'none' if shape is None else f'shape {shape}'}")
+    rng = np.random.default_rng([seed, _SEED_STREAM])
+    n_drawn, n_rows = n_topics * SEED_DOCUMENTS, documents.shape[0]
+    rows = rng.choice(n_rows, size=n_drawn, replace=n_drawn > n_rows)
+    unique, position = np.unique(rows, return_inverse=True)  # read each row once, in order (on-disk corpora too)
+    drawn = documents[unique].tocsr()[position]
+    per_row = np.asarray(drawn.sum(axis=1), dtype=np.float64).ravel()
+    seeds = np.zeros((n_topics, n_words))
+    mass = SEED_MASS * n_docs * per_row.mean() / n_topics if per_row.any() else 0.0
+    for k in range(n_topics):
+        pooled = np.asarray(drawn[k * SEED_DOCUMENTS:(k + 1) * SEED_DOCUMENTS].sum(axis=0), dtype=np.float64).ravel()
+        total = pooled.sum()
+        if total > 0:  # documents without words leave their topic as drawn
+            seeds[k] = mass * pooled / total
+    return seeds
 
 
 def _draw_threads() -> int:

@@ -228,7 +228,7 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             raise ValueError(f"total_samples must be at least the number of documents of a minibatch "
                              f"({counts.shape[0]}), got {total!r}")
         if first:
-            self.initialize(total, n_words=counts.shape[1])
+            self.initialize(total, n_words=counts.shape[1], documents=counts)
         t = self.__dict__.get("n_batch_iter_", 0) + 1
         minibatch_update(self, counts, t, total, step_size(t, DEFAULT_KAPPA, DEFAULT_TAU), self.seed)
         self.n_batch_iter_ = t

@@ -235,10 +235,13 @@ class HDP(TopicModel):
         never looser): those fits break the random topics' symmetry and must be tight.
     local_max_iter : int
         Cap on local iterations per document.
-    topic_init : {"gamma", "exponential"}
+    topic_init : {"gamma", "exponential", "documents"}
         Random start of lambda, as for :class:`engine.LDA`: "gamma" (default) near uniform, so
         unused topics can be born where words are poorly explained; "exponential" (the paper's
-        footnote) spiky topics that the atoms latch onto, which measured worse.
+        footnote) spiky topics that the atoms latch onto, which measured worse; "documents" the
+        "gamma" draws leaning each topic towards the words of 3 random training documents
+        (:func:`engine.models._base.initial_topics`), which measured no better on the panel
+        (benchmarks/RESULTS.md, run 21).
     dtype : {"float32", "float64"}, optional
         Precision of the parameters and of the local step (unset: from ``preset``): the default
         preset's float32 trains faster than float64 at the same held-out likelihood and
@@ -461,13 +464,14 @@ class HDP(TopicModel):
         sticks[:, 0], sticks[:, 1] = 1.0, self.omega  # a = 1, b = omega as in the algorithm box
         return sticks
 
-    def initialize(self, n_docs: int, n_words: int | None = None) -> None:
+    def initialize(self, n_docs: int, n_words: int | None = None, documents=None) -> None:
         """Random topics as for LDA (see ``topic_init``) and the sticks of ``stick_init``.
 
         ``n_words`` is the corpus's vocabulary size: required if the model was built
-        without one, checked against it otherwise.
+        without one, checked against it otherwise.  ``documents``, the training
+        documents (in memory or on disk), are read by ``topic_init="documents"`` only.
         """
-        self._initialize_topics(n_docs, n_words)
+        self._initialize_topics(n_docs, n_words, documents)
         if self.stick_init == "uniform":
             counts = np.full(self.n_topics, n_docs * self.doc_truncation / self.n_topics)
             self._sticks = _sticks_from_counts(counts, self.omega).astype(self.dtype)

@@ -224,14 +224,16 @@ class LDA(TopicModel):
         Gamma(100, 1/100) draws as in Hoffman's online LDA and scikit-learn.
     dtype : {"float64", "float32"}
         Precision of lambda and of the local step.
-    topic_init : {"gamma", "exponential"}
+    topic_init : {"gamma", "exponential", "documents"}
         Random start of lambda.  "exponential" is the paper's footnote,
         lambda_kv - eta ~ Exponential with mean D*100/(K*V); "gamma" draws
         Gamma(100, 1/100) as Hoffman's online LDA and scikit-learn do, which
         starts every topic near uniform, hence the default: the footnote's
         mean is below 1 on small corpora, so each topic starts peaked on random
         words, and it measured well behind scikit-learn and gensim where
-        "gamma" is level with them (benchmarks/RESULTS.md, runs 1 to 3).
+        "gamma" is level with them (benchmarks/RESULTS.md, runs 1 to 3).  "documents" adds to the
+        "gamma" draws the words of 3 random training documents per topic (see
+        :func:`engine.models._base.initial_topics`); for LDA it measured worse (run 21).
     local_update : {"mean_field", "zero_order"}, optional
         How a document's words are shared among topics in the local step
         (unset: "zero_order", or "mean_field" with ``preset="paper"``).
@@ -425,13 +427,14 @@ class LDA(TopicModel):
         self._steps_seen = 0.0  # epochs of documents the global step has blended in
         self._revivals = 0  # revivals so far (each draws its split proportions from its own stream)
 
-    def initialize(self, n_docs: int, n_words: int | None = None) -> None:
+    def initialize(self, n_docs: int, n_words: int | None = None, documents=None) -> None:
         """Random topics for a corpus of ``n_docs`` documents (see ``topic_init``).
 
         ``n_words`` is the corpus's vocabulary size: required if the model was built
-        without one, checked against it otherwise.
+        without one, checked against it otherwise.  ``documents``, the training
+        documents (in memory or on disk), are read by ``topic_init="documents"`` only.
         """
-        self._initialize_topics(n_docs, n_words)
+        self._initialize_topics(n_docs, n_words, documents)
 
     def _initial_doc_topic(self, n_docs: int, rng: np.random.Generator | None) -> np.ndarray:
         if self.gamma_init == "ones":

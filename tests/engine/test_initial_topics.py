@@ -50,3 +50,54 @@ def test_gamma_start_has_the_moments_of_gamma_100_over_100():
     assert abs(start.std() - 0.1) < 1e-3
     np.testing.assert_allclose(start.mean(axis=1), 1.0, atol=0.01)
     assert not np.array_equal(start, initial_topics(40, 5000, 100, 0.01, "gamma", 1, "float64"))
+
+
+def test_documents_start_is_the_gamma_start_plus_the_words_of_three_drawn_documents():
+    """Worked out independently: the drawn rows, their pooled proportions, mass 0.03 x tokens / K per topic."""
+    import scipy.sparse as sp
+
+    from engine.models._base import _SEED_STREAM, SEED_DOCUMENTS, SEED_MASS
+
+    rng = np.random.default_rng(5)
+    D, V, K = 60, 40, 7
+    counts = rng.poisson(0.4, size=(D, V))
+    counts[3] = 0  # a document without words, should it be drawn
+    X = sp.csr_matrix(counts)
+    start = initial_topics(K, V, D, 0.01, "documents", 11, "float64", documents=X)
+    gamma = initial_topics(K, V, D, 0.01, "gamma", 11, "float64")
+    rows = np.random.default_rng([11, _SEED_STREAM]).choice(D, size=K * SEED_DOCUMENTS, replace=False)
+    dense = X.toarray().astype(float)
+    mass = SEED_MASS * D * dense[rows].sum(axis=1).mean() / K
+    for k in range(K):
+        pooled = dense[rows[k * SEED_DOCUMENTS:(k + 1) * SEED_DOCUMENTS]].sum(axis=0)
+        np.testing.assert_allclose(start[k] - gamma[k], mass * pooled / pooled.sum(), atol=1e-12)
+    # an on-disk-like corpus read by rows gives the same start; too few documents are drawn with replacement
+    assert np.array_equal(start, initial_topics(K, V, D, 0.01, "documents", 11, "float64", documents=X.tolil()))
+    small = initial_topics(K, V, 5, 0.01, "documents", 11, "float32", documents=X[:5])
+    assert small.dtype == np.float32 and np.all(np.isfinite(small)) and np.all(small > 0)
+    with pytest.raises(ValueError, match="needs training documents of 40 words"):
+        initial_topics(K, V, D, 0.01, "documents", 11, "float64", documents=X[:, :30])
+    with pytest.raises(ValueError, match="got none"):
+        initial_topics(K, V, D, 0.01, "documents", 11, "float64")
+
+
+def test_documents_start_through_svi_fit_and_initialize():
+    import functools
+
+    import scipy.sparse as sp
+
+    import engine
+
+    X = sp.csr_matrix(np.random.default_rng(0).poisson(0.5, size=(80, 30)))
+    for model_class in (engine.LDA, functools.partial(engine.HDP, doc_truncation=3)):
+        model = model_class(n_topics=6, n_words=30, seed=2, topic_init="documents")
+        with pytest.raises(ValueError, match='topic_init="documents" seeds the topics'):
+            model.initialize(80)
+        model.initialize(80, documents=X)
+        expected = initial_topics(6, 30, 80, model.eta, "documents", 2, model.dtype or "float64", documents=X)
+        np.testing.assert_array_equal(model.lambda_, expected)
+        trained = model_class(n_topics=6, n_words=30, seed=2, topic_init="documents")
+        engine.SVI(trained, corpus=X, seed=2).run(n_docs=160)
+        assert np.all(np.isfinite(trained.lambda_)) and trained.lambda_.min() > 0
+        fitted = model_class(n_topics=6, n_words=30, seed=2, topic_init="documents").fit(X)
+        assert np.all(np.isfinite(fitted.lambda_))
