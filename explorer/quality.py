@@ -27,6 +27,7 @@ __all__ = [
     "coherence_reference",
     "coherence_text",
     "flags",
+    "general_among_largest",
     "general_note",
     "live_text",
     "topic_quality",
@@ -136,6 +137,14 @@ def flags(quality: TopicQuality, topic: int) -> list[str]:
     if quality.coherence is not None and round(float(quality.coherence[topic]), 2) < INCOHERENT_NPMI:
         found.append("Its top words rarely appear together in the same documents: treat it with caution.")
     return found
+
+
+def general_among_largest(quality: TopicQuality | None, n: int) -> int:
+    """How many of the ``n`` topics with the largest shares of the words repeat the overall word use."""
+    if quality is None or n <= 0:
+        return 0
+    largest = np.argsort(-quality.weights, kind="stable")[:n]
+    return int(quality.general[largest].sum())
 
 
 def general_note(quality: TopicQuality | None) -> str | None:

@@ -116,11 +116,15 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
     frames = tables.topic_words_frame(model, vocabulary, relevance, max(n_words, CLOUD_WORDS))
     if training:
         st.caption(f"Training… the cards follow the model (step {formatting.count(record.model_step)}).")
+    measured = cached.run_quality(record)
     if record.settings.model == "HDP":
         in_use = topics_covering(model, 0.95)
         left, right = st.columns([1, 3])
         left.metric("Topics in use", f"{in_use} of {model.n_topics}",
                     help="The fewest topics that together explain 95% of the words.")
+        general = quality.general_among_largest(measured, in_use)
+        if general:
+            left.caption(f"{general} of them repeat the collection's overall word use.")
         right.markdown("**Corpus weight of each topic** (the HDP's stick-breaking weights)")
         sticks = pd.DataFrame({"rank": range(1, len(order) + 1), "label": [labels[k] for k in order],
                                "weight": [float(weights[k]) for k in order],
@@ -128,7 +132,6 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
         right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key=Keys.sticks_chart)
     else:
         _alpha(model, labels, order)
-    measured = cached.run_quality(record)
     note = quality.general_note(measured)
     if note:
         st.info(note, icon=icons.INFO)

@@ -159,3 +159,6 @@ def test_general_topics_are_flagged_and_noted_past_a_quarter_of_the_words():
     unknown = dataclasses.replace(measured, divergence=None)  # e.g. built without the engine's read-out
     assert quality.general_note(unknown) is None and not unknown.general.any()
     assert quality.general_note(None) is None
+    # the Topics page's "of them" under the HDP's topics in use: among the largest shares only
+    assert [quality.general_among_largest(measured, n) for n in (0, 1, 2, 3, 4)] == [0, 0, 1, 1, 2]
+    assert quality.general_among_largest(None, 3) == 0

@@ -150,6 +150,9 @@ def test_an_hdp_with_copies_of_the_overall_word_use_is_told_so(app_path):
         assert (GENERAL in [w.value for w in _card(at, k).warning]) == (k >= 3)
     assert 0.15 < model.word_shares()[3:].sum() < 0.25  # under a quarter of the words: flagged, no note
     assert not [i for i in at.info if "overall word use" in i.value]
+    in_use = model.topics_covering(0.95, by="words")
+    assert 3 < in_use <= 20  # the three themes and some of the copies explain 95 % of the words
+    assert f"{in_use - 3} of them repeat the collection's overall word use." in [c.value for c in at.caption]
 
     # past a quarter of the words the page says what it means and what to try
     at, model = _topics_page_of_an_hdp_with_copies(app_path, scale=0.05)
