@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import rel_entr
 
 from engine.data.vectorizer import TextCounts, Vectorizer
 from engine.errors import NotFittedError, VocabularyMismatchError
 from engine.models._estimator import TopicEstimator
 from engine.models.lazy_topics import LazyTopics
-from engine.validation import check_int
+from engine.validation import as_counts, check_int
 
 __all__ = ["DTYPES", "TOPIC_INITS", "TopicModel", "initial_topics"]
 
@@ -312,30 +313,28 @@ def initial_topics(
         for block in blocks:
             draw_block(block)
     if method == "documents":
-        topics += _document_seeds(n_topics, n_words, n_docs, documents, seed).astype(dtype)
+        _add_document_seeds(topics, n_docs, documents, seed)
     return topics
 
 
-def _document_seeds(n_topics: int, n_words: int, n_docs: int, documents, seed: int) -> np.ndarray:
-    """What the "documents" start adds to the "gamma" draws (see :func:`initial_topics`), in float64."""
-    if documents is None or documents.shape[1] != n_words or documents.shape[0] < 1:
-        shape = None if documents is None else documents.shape
-        raise ValueError(f'topic_init="documents" needs training documents of {n_words} words (columns), got '
-                         f"{'none' if shape is None else f'shape {shape}'}")
+def _add_document_seeds(topics: np.ndarray, n_docs: int, documents, seed: int) -> None:
+    """Add the "documents" start's seeds to the "gamma" draws ``topics`` in place (see :func:`initial_topics`)."""
+    n_topics, n_words = topics.shape
+    if documents is None:
+        raise ValueError(f'topic_init="documents" needs training documents of {n_words} words (columns), got none')
+    documents = as_counts(documents, n_words, name="documents", out_of_core=True)  # refuses an empty corpus
     rng = np.random.default_rng([seed, _SEED_STREAM])
     n_drawn, n_rows = n_topics * SEED_DOCUMENTS, documents.shape[0]
     rows = rng.choice(n_rows, size=n_drawn, replace=n_drawn > n_rows)
     unique, position = np.unique(rows, return_inverse=True)  # read each row once, in order (on-disk corpora too)
-    drawn = documents[unique].tocsr()[position]
+    drawn = sp.csr_matrix(documents[unique])[position]
     per_row = np.asarray(drawn.sum(axis=1), dtype=np.float64).ravel()
-    seeds = np.zeros((n_topics, n_words))
-    mass = SEED_MASS * n_docs * per_row.mean() / n_topics if per_row.any() else 0.0
+    mass = SEED_MASS * n_docs * per_row.mean() / n_topics
     for k in range(n_topics):
         pooled = np.asarray(drawn[k * SEED_DOCUMENTS:(k + 1) * SEED_DOCUMENTS].sum(axis=0), dtype=np.float64).ravel()
         total = pooled.sum()
         if total > 0:  # documents without words leave their topic as drawn
-            seeds[k] = mass * pooled / total
-    return seeds
+            topics[k] += (mass / total * pooled).astype(topics.dtype)
 
 
 def _draw_threads() -> int:

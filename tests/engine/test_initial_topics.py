@@ -75,10 +75,15 @@ def test_documents_start_is_the_gamma_start_plus_the_words_of_three_drawn_docume
     assert np.array_equal(start, initial_topics(K, V, D, 0.01, "documents", 11, "float64", documents=X.tolil()))
     small = initial_topics(K, V, 5, 0.01, "documents", 11, "float32", documents=X[:5])
     assert small.dtype == np.float32 and np.all(np.isfinite(small)) and np.all(small > 0)
-    with pytest.raises(ValueError, match="needs training documents of 40 words"):
+    assert np.array_equal(start, initial_topics(K, V, D, 0.01, "documents", 11, "float64", documents=counts))
+    from engine.errors import VocabularyMismatchError
+
+    with pytest.raises(VocabularyMismatchError, match="30"):
         initial_topics(K, V, D, 0.01, "documents", 11, "float64", documents=X[:, :30])
     with pytest.raises(ValueError, match="got none"):
         initial_topics(K, V, D, 0.01, "documents", 11, "float64")
+    with pytest.raises(ValueError, match="documents has no documents"):
+        initial_topics(K, V, D, 0.01, "documents", 11, "float64", documents=X[:0])
 
 
 def test_documents_start_through_svi_fit_and_initialize():
