@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import rel_entr
 
 from engine.data.vectorizer import TextCounts, Vectorizer
 from engine.errors import NotFittedError, VocabularyMismatchError
@@ -244,14 +243,20 @@ class TopicModel(TopicEstimator):
 
         The Jensen-Shannon divergence, in nats (0 to log 2), between E[beta_k] and
         p(w) = sum_j s_j E[beta_jw], s being :meth:`word_shares`:
-        JS(p, q) = KL(p || m) / 2 + KL(q || m) / 2 with m = (p + q) / 2.  Near 0, a topic
-        repeats the collection's most common words instead of singling out a theme (what
-        an HDP fitted to a small collection makes many copies of, benchmarks/RESULTS.md run 21).
+        JS(p, q) = KL(p || m) / 2 + KL(q || m) / 2 = H(m) - (H(p) + H(q)) / 2 with
+        m = (p + q) / 2 and H the entropy (every entry is > 0, eta being > 0).  Near 0, a
+        topic repeats the collection's most common words instead of singling out a theme
+        (what an HDP fitted to a small collection makes many copies of,
+        benchmarks/RESULTS.md run 21).
         """
         topics = self.expected_topics().astype(np.float64)
         overall = self.word_shares() @ topics
         middle = 0.5 * (topics + overall)
-        return 0.5 * (rel_entr(topics, middle).sum(axis=1) + rel_entr(overall, middle).sum(axis=1))
+
+        def entropy(p: np.ndarray) -> np.ndarray:
+            return -np.einsum("...v,...v->...", p, np.log(p))
+
+        return np.maximum(entropy(middle) - 0.5 * (entropy(topics) + entropy(overall)), 0.0)
 
     def topics_covering(self, mass: float = 0.95, by: str = "weight") -> int:
         """Smallest number of topics whose corpus weights (or word shares, ``by="words"``) add up to ``mass``."""
