@@ -256,6 +256,9 @@ def _panel(active: bool) -> None:
     x_axis = right.segmented_control("Horizontal axis", ["docs_seen", "seconds"], key=Keys.x_axis, required=True,
                                      format_func={"docs_seen": "Documents", "seconds": "Seconds"}.get,
                                      help="Documents analysed, or training time on a square-root axis.")
+    if x_axis is None:  # Streamlit emptied the widget (st.rerun inside this fragment does): its default again
+        x_axis = state.DEFAULT_X_AXIS
+        state.set_widgets({Keys.x_axis: x_axis})
     overlay = [session_runs.get(i) for i in chosen] or [record]
     curves = tables.curves_frame(overlay)
     if curves.empty:

@@ -294,3 +294,22 @@ def test_compare_page_runs_svi_and_batch(app_path):
     _until(at, lambda: _runs(at).comparison.finished, timeout=40)
     at.run()
     assert any("Stochastic VI" in m.value for m in at.markdown)
+
+
+def test_the_chart_survives_streamlit_emptying_its_axis_widget(app_path):
+    """st.rerun inside the live fragment can reset the axis control to no value (Streamlit issue 11266).
+
+    The browser test caught the Train page's chart part failing with "X must be one of
+    ['docs_seen', 'seconds'], got None" after the first run finished; the chart now falls
+    back to documents and the control gets its default at the next full run.
+    """
+    at = _app(app_path)
+    record = _start(at, target_docs=2_000)
+    _until(at, lambda: record.status == "finished")
+    at.session_state[Keys.x_axis] = None  # what the reset leaves
+    at.run()
+    assert not at.exception, at.exception
+    assert not [e.value for e in at.error], [e.value for e in at.error]
+    assert any(c.value.startswith("Held-out measurements of") for c in at.caption)  # the chart part was drawn
+    at.run()  # the next full run restores the default
+    assert at.segmented_control(key=Keys.x_axis).value == "docs_seen"
