@@ -10,6 +10,7 @@ import altair as alt
 import pandas as pd
 
 __all__ = [
+    "DEFAULT_X_AXIS",
     "TOPIC_PALETTE",
     "alpha_chart",
     "doc_topics_chart",
@@ -76,7 +77,10 @@ def step_size_chart(schedule: pd.DataFrame) -> alt.Chart:
     )
 
 
-def heldout_chart(curves: pd.DataFrame, changes: pd.DataFrame | None = None, x: str = "docs_seen",
+DEFAULT_X_AXIS = "docs_seen"  # the held-out chart's horizontal axis until the user picks "seconds"
+
+
+def heldout_chart(curves: pd.DataFrame, changes: pd.DataFrame | None = None, x: str = DEFAULT_X_AXIS,
                   color_title: str = "Run", steps: bool = False) -> alt.LayerChart:
     """Held-out per-word log likelihood curves, one line per run, with setting changes marked.
 

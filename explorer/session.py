@@ -13,7 +13,7 @@ import time
 
 import streamlit as st
 
-from explorer import cached, samples, state, storage, workspace
+from explorer import cached, charts, samples, state, storage, workspace
 from explorer.engine_api import DEFAULT_HDP_TOPICS
 from explorer.engine_api import settings as environment
 from explorer.runs import (
@@ -121,7 +121,7 @@ def _ensure_defaults() -> None:
         Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
         Keys.step_size: base.step_size,
         Keys.batch_size: base.batch_size, Keys.n_test: base.n_test, Keys.seed: 0, Keys.target_docs: base.target_docs,
-        Keys.x_axis: state.DEFAULT_X_AXIS, Keys.relevance: 0.6, Keys.n_words: 10, Keys.compare_seconds: 10,
+        Keys.x_axis: charts.DEFAULT_X_AXIS, Keys.relevance: 0.6, Keys.n_words: 10, Keys.compare_seconds: 10,
         Keys.compare_kappa: base.kappa, Keys.compare_tau: base.tau, Keys.scheduler: default_scheduler(),
     })
 

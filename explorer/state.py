@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from explorer.workspace import Workspace
 
 __all__ = [
-    "DEFAULT_X_AXIS", "PERSISTENT_KEYS", "PREPROCESSING_KEYS", "TRAINING_KEYS", "Keys", "apply_pending", "autostarted",
+    "PERSISTENT_KEYS", "PREPROCESSING_KEYS", "TRAINING_KEYS", "Keys", "apply_pending", "autostarted",
     "cloud_memory", "collection", "get", "keep", "notice", "put", "select_run", "session_runs", "set_autostarted",
     "set_collection", "set_defaults", "set_session_runs", "set_source", "set_upload_error", "set_upload_signature",
     "set_url_value", "set_widgets", "set_workspace", "source", "thread_kind", "upload_error", "upload_signature",
@@ -141,8 +141,6 @@ TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation
                  Keys.step_size, Keys.kappa, Keys.tau, Keys.batch_size, Keys.n_test, Keys.seed, Keys.target_docs)
 PREPROCESSING_KEYS = (Keys.stop_words, Keys.min_df, Keys.max_df, Keys.max_features)
 # widget values that survive a visit to another page
-DEFAULT_X_AXIS = "docs_seen"  # the held-out chart's horizontal axis until the user picks "seconds"
-
 PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.text_column, Keys.title_column, Keys.scheduler,
                    *PREPROCESSING_KEYS, *TRAINING_KEYS, Keys.x_axis, Keys.overlay, Keys.current_run, Keys.relevance,
                    Keys.n_words, Keys.search, Keys.compare_seconds, Keys.compare_kappa, Keys.compare_tau)

@@ -257,7 +257,7 @@ def _panel(active: bool) -> None:
                                      format_func={"docs_seen": "Documents", "seconds": "Seconds"}.get,
                                      help="Documents analysed, or training time on a square-root axis.")
     if x_axis is None:  # Streamlit emptied the widget (st.rerun inside this fragment does): its default again
-        x_axis = state.DEFAULT_X_AXIS
+        x_axis = charts.DEFAULT_X_AXIS
         state.set_widgets({Keys.x_axis: x_axis})
     overlay = [session_runs.get(i) for i in chosen] or [record]
     curves = tables.curves_frame(overlay)
