@@ -5,7 +5,7 @@ cache is an empty folder of the test's own (``NUMBA_CACHE_DIR``; the developer's
 is left alone), so the compiled kernels must be compiled first.  It opens the app like a
 first-time user (the sample collection trains by itself, with the NumPy reference while
 the kernels compile elsewhere, and says so), checks that the held-out curve has three
-points within 15 seconds, starts a run with the button, waits for its curve to have
+points within 30 seconds, starts a run with the button, waits for its curve to have
 three points, opens the Topics page and checks that words appear and the intertopic map is
 drawn, opens the Documents page's "Topics over time" (the sample's year column), checks
 that the kernels were compiled into the test's cache, and saves screenshots to
@@ -28,7 +28,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ARTIFACTS = Path(os.environ.get("SVI_TOPICS_ARTIFACTS", Path(__file__).resolve().parent / "artifacts"))
 MEASUREMENTS = re.compile(r"Held-out measurements of (#\d+)[^:]*: (\d+)")
-FIRST_CURVE_SECONDS = 15.0  # a fresh install's first visitor sees the first run's curve within this
+# a fresh install's first visitor sees the first run's curve within this, long before the ~60 s compile ends
+# (what the limit guards: a first run that waits for the compiled kernels); on a 2-core machine with the
+# compile beside it the first curve measured 9.9-16.4 s, so 15 s failed now and then
+FIRST_CURVE_SECONDS = 30.0
 COMPILING_NOTE = "Compiling the fast kernels"
 SWITCHED_NOTE = "Trained with the NumPy reference for its first"
 
