@@ -87,9 +87,6 @@ class TopicModel(TopicEstimator):
         elif n_words is not None and n_words != configured:
             raise VocabularyMismatchError(f"the documents have {n_words} words (columns) but the model was built "
                                           f"for n_words={configured}")
-        if self.topic_init == "documents" and documents is None:
-            raise ValueError('topic_init="documents" seeds the topics with documents\' words: pass the training '
-                             "documents, initialize(n_docs, documents=X) (engine.SVI, BatchVI and fit do)")
         self._topics = LazyTopics(
             initial_topics(self.n_topics, configured, n_docs, self.eta, self.topic_init, self.seed, self.dtype,
                            documents=documents),
@@ -326,7 +323,9 @@ def _add_document_seeds(topics: np.ndarray, n_docs: int, documents, seed: int) -
     """Add the "documents" start's seeds to the "gamma" draws ``topics`` in place (see :func:`initial_topics`)."""
     n_topics, n_words = topics.shape
     if documents is None:
-        raise ValueError(f'topic_init="documents" needs training documents of {n_words} words (columns), got none')
+        raise ValueError(f'topic_init="documents" seeds the topics with the words of training documents of {n_words} '
+                         "words (columns), got none: pass them, initialize(n_docs, documents=X) (engine.SVI, "
+                         "BatchVI and fit do)")
     documents = as_counts(documents, n_words, name="documents", out_of_core=True)  # refuses an empty corpus
     rng = np.random.default_rng([seed, _SEED_STREAM])
     n_drawn, n_rows = n_topics * SEED_DOCUMENTS, documents.shape[0]
