@@ -16,9 +16,8 @@ HDP_TRUNCATION, HDP_DOC_TRUNCATION = 150, 20  # engine.HDP(n_topics=150, doc_tru
 N_TOP = 10  # top words per topic for NPMI
 LIVE_SHARE = 0.25  # an LDA topic is live when its share of the words is >= LIVE_SHARE / K
 IN_USE_WEIGHT, COVERING_MASS = 0.01, 0.95  # HDP topics in use: weight >= 0.01; topics covering 95 %
-# a topic within this Jensen-Shannon divergence (nats) of the overall word use repeats the collection's common
-# words instead of a theme (model.overall_divergence(); the explorer flags it at the same line, explorer/quality.py)
-GENERAL_DIVERGENCE = 0.03
+# a topic within engine.GENERAL_DIVERGENCE (Jensen-Shannon, nats) of the overall word use repeats the collection's
+# common words instead of a theme (model.general_topics(); the explorer flags it at the same line)
 EVAL_TOL = 1e-3  # local_tol of every HDP's held-out fits, whatever it was trained with
 TEST_FRACTION, HELDOUT_FRACTION, SPLIT_SEED = 0.1, 0.2, 0  # the split of the built collections
 SYNTHETIC = {"n_docs": 2000, "n_topics": 20, "seed": 0, "readable": False}  # V = 500, 60 words a document

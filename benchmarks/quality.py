@@ -69,7 +69,6 @@ from _quality_config import (  # noqa: E402
     COVERING_MASS,
     DEFAULT_OUT,
     EVAL_TOL,
-    GENERAL_DIVERGENCE,
     HDP_DOC_TRUNCATION,
     HDP_SYSTEMS,
     HDP_TRUNCATION,
@@ -83,6 +82,8 @@ from _quality_config import (  # noqa: E402
 from _quality_panel import Collection, load_collection  # noqa: E402
 from _quality_summary import summary, system_name  # noqa: E402
 from _quality_summary import targets as targets  # noqa: E402  (re-exported: tests/benchmarks use quality.targets)
+
+GENERAL_DIVERGENCE = engine.GENERAL_DIVERGENCE  # the explorer flags topics at the same line
 
 
 # ---------------------------------------------------------------- evaluation models
@@ -188,6 +189,11 @@ def train_engine(kind: str, collection: Collection, K: int, seed: int, cell) -> 
     model = make()
     trainer = engine.SVI(model, corpus=train, seed=seed, **cell.svi_options)
     trainer.run(n_docs=cell.epochs * D, callback=lambda report: iterations.append(report.local_iterations))
+    merged = 0
+    if cell.merge_general:  # the trained model's copies of the overall word use, merged into one topic
+        general = model.general_topics(GENERAL_DIVERGENCE)
+        if general.size >= 2:
+            model, merged = model.merge_topics(general), int(general.size)
     seconds = time.perf_counter() - started
     if kind == "lda":
         evaluator = lda_evaluator(model.lambda_, model.alpha, model.eta)
@@ -205,6 +211,8 @@ def train_engine(kind: str, collection: Collection, K: int, seed: int, cell) -> 
         )
         evaluator = hdp_evaluator(settings, model.lambda_, model.sticks_)
     extra = {"steps": trainer.t, "local_iterations": float(np.mean(iterations))}
+    if cell.merge_general:
+        extra["merged_topics"] = merged
     if kind == "hdp":  # the concentrations in use at the end (learned ones included)
         extra.update(alpha=float(model.alpha), omega=float(model.omega))
     return Trained(evaluator, seconds, trainer.docs_seen, extra)
@@ -369,6 +377,12 @@ class Cell:
     engine_options: dict
     svi_options: dict
     budget: float | None = None
+    merge_general: bool = False
+
+    def options(self) -> dict:
+        """The engine variant's options as records keep them."""
+        found = {"engine": self.engine_options, "svi": self.svi_options}
+        return {**found, "merge_general": True} if self.merge_general else found
 
 
 
@@ -425,7 +439,7 @@ def run_cell(system: str, name: str, collection: Collection, K: int | None, seed
         "k": K,
         "seed": seed,
         "epochs": cell.epochs,
-        "options": {"engine": cell.engine_options, "svi": cell.svi_options} if system.startswith("engine-") else {},
+        "options": cell.options() if system.startswith("engine-") else {},
         **score(trained.evaluator, kind, collection),
         "seconds": trained.seconds,
         "docs_per_second": trained.docs / trained.seconds,
@@ -471,12 +485,12 @@ def run(args) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     done = {cell_key(r): r for r in read_records([args.out])}
     label = args.label
-    cell = Cell(args.epochs, args.threads, args.engine_options, args.svi_options)
+    cell = Cell(args.epochs, args.threads, args.engine_options, args.svi_options, merge_general=args.merge_general)
     for r in done.values():
-        if label and r["label"] == label and r["options"] != {"engine": cell.engine_options, "svi": cell.svi_options}:
+        if label and r["label"] == label and r["options"] != cell.options():
             sys.exit(
                 f"{args.out} holds cells labelled {label!r} run with options {r['options']}; this run's are "
-                f"{ {'engine': cell.engine_options, 'svi': cell.svi_options} }: choose another --label"
+                f"{cell.options()}: choose another --label"
             )
     meta = {
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
@@ -604,6 +618,12 @@ def parse_run_args(argv):
         help='JSON keyword arguments for engine.SVI, e.g. \'{"kappa": 0.7, "tau": 64}\' (needs --label)',
     )
     p.add_argument(
+        "--merge-general",
+        action="store_true",
+        help="after training, merge each engine model's topics that repeat the overall word use "
+        "(model.general_topics()) into one with model.merge_topics (needs --label)",
+    )
+    p.add_argument(
         "--label", help="name of the engine variant: its systems appear as engine-lda:LABEL, engine-hdp:LABEL"
     )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file, one JSON line per cell (appended)")
@@ -615,8 +635,8 @@ def parse_run_args(argv):
     p.add_argument("--cache", type=Path, default=CACHE, help="where built collections are cached")
     args = p.parse_args(argv)
     args.argv = list(argv)
-    if (args.engine_options or args.svi_options) and not args.label:
-        p.error("--engine-options / --svi-options make a variant: name it with --label")
+    if (args.engine_options or args.svi_options or args.merge_general) and not args.label:
+        p.error("--engine-options / --svi-options / --merge-general make a variant: name it with --label")
     if args.label and not re.fullmatch(r"[\w.=,+-]+", args.label):
         p.error(f"--label must be letters, digits and . = , + - _ only, got {args.label!r}")
     for key in ("n_words", "seed"):

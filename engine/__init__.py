@@ -86,6 +86,7 @@ from engine.io.records import EvalPoint, SettingChange
 from engine.limits import Limits, current_limits
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS, HDP, HDPStats
 from engine.models.inspection import (
+    GENERAL_DIVERGENCE,
     most_likely_topics,
     relevance,
     text_segments,
@@ -112,6 +113,7 @@ __all__ = [
     "DEFAULT_HDP_TOPICS",
     "DEFAULT_KAPPA",
     "DEFAULT_TAU",
+    "GENERAL_DIVERGENCE",
     "HDP",
     "LDA",
     "MAX_ADAPTIVE_INIT_BATCHES",

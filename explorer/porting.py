@@ -70,9 +70,9 @@ def full_export_refusal(model) -> str | None:
     return None
 
 
-def _with_labels(data: bytes, labels: dict[int, str]) -> bytes:
-    """The model file ``data`` rewritten with the current labels (as the file's labels and the explorer's)."""
-    loaded = load_model(data)
+def _with_labels(data: bytes | LoadedModel, labels: dict[int, str]) -> bytes:
+    """The model file ``data`` (or a model made here) with the current labels (the file's and the explorer's)."""
+    loaded = data if isinstance(data, LoadedModel) else load_model(data)
     extra = dict(loaded.extra)
     if isinstance(extra.get("explorer"), dict):
         extra["explorer"] = {**extra["explorer"], "labels": {str(k): v for k, v in labels.items()}}
@@ -90,8 +90,9 @@ def model_bytes(record: RunRecord) -> Callable[[], bytes]:
     Labels edited after the run started (or after the file was loaded) are written into the file.
     """
     def build() -> bytes:
-        if record.run is None:
-            return _with_labels(record.file_bytes, dict(record.labels))
+        if record.run is None:  # a loaded file, or a model made here (merged copies): no file yet
+            source = record.file_bytes if record.file_bytes is not None else record.loaded
+            return _with_labels(source, dict(record.labels))
         with tempfile.TemporaryDirectory(prefix="svi-export-") as folder:
             path = Path(folder) / "model.npz"
             record.run.save(path)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer import formatting
-from explorer.engine_api import CoherenceReference
+from explorer.engine_api import GENERAL_DIVERGENCE, CoherenceReference
 from explorer.runs import RunSettings, split
 from explorer.storage import Collection
 
@@ -30,6 +30,7 @@ __all__ = [
     "general_among_largest",
     "general_note",
     "live_text",
+    "mergeable",
     "topic_quality",
 ]
 
@@ -45,11 +46,8 @@ HDP_IN_USE = 0.01
 # It is compared at the two decimals the card shows, so a warning never stands beside "0.00".
 INCOHERENT_NPMI = 0.0
 
-# A topic whose words lie within this Jensen-Shannon divergence (nats) of the collection's overall word
-# use repeats the most common words instead of singling out a theme.  An HDP fitted to 400 documents of
-# SOTU, FOLDOC or the Jargon File puts 59-82 % of the words in 127-148 such topics, LDA at K = 20 none;
-# on the full collections the topics in use lie at 0.04 or more (benchmarks/RESULTS.md, run 21).
-GENERAL_DIVERGENCE = 0.03
+# A topic whose words lie within engine.GENERAL_DIVERGENCE (Jensen-Shannon, nats) of the collection's
+# overall word use repeats the most common words instead of singling out a theme (model.general_topics()).
 # the Topics page says so when topics like that hold at least this share of the words
 GENERAL_NOTE_SHARE = 0.25
 
@@ -147,6 +145,18 @@ def general_among_largest(quality: TopicQuality | None, n: int) -> int:
     return int(quality.general[largest].sum())
 
 
+def mergeable(quality: TopicQuality | None) -> int:
+    """How many topics the Topics page offers to merge: an HDP's general ones, when its note shows and there are two.
+
+    Not LDA's: merging its general topics cost 0.005-0.012 nats/word on 400-document samples at
+    K = 50, where K = 20 makes none (benchmarks/RESULTS.md, run 22).
+    """
+    if general_note(quality) is None or not quality.hdp:
+        return 0
+    count = int(quality.general.sum())
+    return count if count >= 2 else 0
+
+
 def general_note(quality: TopicQuality | None) -> str | None:
     """A plain-word note when topics that repeat the overall word use hold much of the words (else None)."""
     if quality is None:
@@ -162,4 +172,6 @@ def general_note(quality: TopicQuality | None) -> str | None:
     if quality.hdp:
         note += (" The HDP does this on small collections, where it finds only a few themes; LDA with about 20 "
                  "topics usually fits such collections better (choose LDA on the Train page).")
+    else:
+        note += " With fewer topics LDA usually makes none (about 20 for a few hundred documents)."
     return note

@@ -158,6 +158,7 @@ class RunRecord:
         self.created = time.time()
         self.checkpointed = checkpointed
         self.file_bytes: bytes | None = None  # the model file a loaded run came from
+        self.merged_from: str | None = None  # the run whose copies of the overall word use it merged
         self._model: Any = None
         self._model_key: tuple[int, bool] | None = None
 
@@ -168,7 +169,9 @@ class RunRecord:
     @property
     def status(self) -> str:
         snap = self.snapshot()
-        return "loaded" if snap is None else snap.status
+        if snap is None:
+            return "merged" if self.merged_from else "loaded"
+        return snap.status
 
     @property
     def active(self) -> bool:

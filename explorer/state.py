@@ -119,6 +119,11 @@ class Keys:
         return f"topics.n_shown.{run_id}"
 
     @staticmethod
+    def merge_copies(run_id: str) -> str:
+        """The Topics page's button merging a run's copies of the overall word use."""
+        return f"topics.merge.{run_id}"
+
+    @staticmethod
     def topic_card(topic: int) -> str:
         return f"topics.card.{topic}"
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 from explorer import cached, charts, formatting, icons, intertopic, model_extra, quality, safe_text, state, tables, ui
 from explorer.engine_api import topic_order, topics_covering
+from explorer.merging import merge_button
 from explorer.runs import RunRecord
 from explorer.state import Keys
 
@@ -135,6 +136,7 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
     note = quality.general_note(measured)
     if note:
         st.info(note, icon=icons.INFO)
+        merge_button(record, measured)
     intertopic.intertopic_map(cached.intertopic_points(record, model, labels), labels, frames, n_words)
     shown = int(state.get(Keys.n_shown(record.run_id), 20))
     columns = st.columns(2)

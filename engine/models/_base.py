@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from engine.data.vectorizer import TextCounts, Vectorizer
 from engine.errors import NotFittedError, VocabularyMismatchError
 from engine.models._estimator import TopicEstimator
+from engine.models.inspection import GENERAL_DIVERGENCE
 from engine.models.lazy_topics import LazyTopics
 from engine.validation import as_counts, check_int
 
@@ -232,7 +233,8 @@ class TopicModel(TopicEstimator):
         corpus sticks, which count document atoms (an atom holding one word
         weighs as much as one holding a hundred).
         """
-        mass = (self._require_fitted().astype(np.float64) - self.eta).sum(axis=1)
+        # >= 0: a float32 topic left at the prior (lambda = eta) would otherwise round to about -1e-13
+        mass = np.maximum((self._require_fitted().astype(np.float64) - self.eta).sum(axis=1), 0.0)
         return mass / mass.sum()
 
     def overall_divergence(self) -> np.ndarray:
@@ -254,6 +256,69 @@ class TopicModel(TopicEstimator):
             return -np.einsum("...v,...v->...", p, np.log(p))
 
         return np.maximum(entropy(middle) - 0.5 * (entropy(topics) + entropy(overall)), 0.0)
+
+    def general_topics(self, max_divergence: float = GENERAL_DIVERGENCE) -> np.ndarray:
+        """Indices of the topics that repeat the collection's overall word use, ascending.
+
+        Those whose :meth:`overall_divergence` is below ``max_divergence`` nats (0.03 by
+        default: the copies an HDP makes on a small collection lie at 0.004-0.022, the
+        topics in use of every model on the benchmark panel at 0.04 or more).
+        """
+        if not 0.0 < max_divergence <= np.log(2.0):
+            raise ValueError(f"max_divergence must be in (0, log 2], got {max_divergence!r}")
+        return np.flatnonzero(self.overall_divergence() < max_divergence)
+
+    def merge_topics(self, topics) -> TopicModel:
+        """A copy of the model in which ``topics`` are one topic; this model is left as it is.
+
+        The topic of the group holding the largest share of the words (:meth:`word_shares`)
+        takes the others' expected word counts: lambda_keep = eta + sum over the group of
+        (lambda_k - eta).  The others are emptied to the prior (lambda_k = eta), so every
+        topic keeps its index, its label and its place in exported tables; an emptied
+        topic is simply unused.  The HDP also adds the group's corpus stick counts
+        (a_k - 1) into the kept topic's.  The priors (alpha, eta, omega) are unchanged.
+
+        Meant for copies of one topic, as :meth:`general_topics` finds them; merging
+        distinct themes loses them.  Continuing to train the merged model is allowed, but
+        a merged general topic tends to swallow the others again (benchmarks/RESULTS.md,
+        run 21), so it is a final step.
+
+        Parameters
+        ----------
+        topics : sequence of int
+            At least two distinct topic indices in [0, n_topics).
+
+        Returns
+        -------
+        TopicModel
+            The merged copy, of the same class and size.
+        """
+        lambda_ = self._require_fitted()
+        try:
+            group = np.asarray(topics)
+        except (TypeError, ValueError):
+            group = np.asarray([], dtype=object)
+        if group.ndim != 1 or not (np.issubdtype(group.dtype, np.integer) and group.size):
+            raise ValueError(f"topics must be a list of topic indices (whole numbers), got {topics!r}")
+        group = np.unique(group)
+        if group[0] < 0 or group[-1] >= self.n_topics:
+            raise ValueError(f"topics must lie in [0, {self.n_topics - 1}] (the model has {self.n_topics} topics), "
+                             f"got {group[0] if group[0] < 0 else group[-1]}")
+        if group.size < 2:
+            raise ValueError(f"merging needs at least two distinct topics, got {group.tolist()}")
+        keep = int(group[np.argmax(self.word_shares()[group])])
+        rest = group[group != keep]
+        merged = self.copy()
+        excess = lambda_[group].astype(np.float64) - self.eta
+        updated = lambda_.copy()
+        updated[keep] = self.eta + np.maximum(excess, 0.0).sum(axis=0)
+        updated[rest] = self.eta
+        merged.lambda_ = updated
+        merged._merge_globals(keep, rest)
+        return merged
+
+    def _merge_globals(self, keep: int, rest: np.ndarray) -> None:
+        """Merge what else the model keeps per topic (the HDP's sticks) for :meth:`merge_topics`."""
 
     def topics_covering(self, mass: float = 0.95, by: str = "weight") -> int:
         """Smallest number of topics whose corpus weights (or word shares, ``by="words"``) add up to ``mass``."""

@@ -599,6 +599,13 @@ class HDP(TopicModel):
         parts = [self.local_step(counts[start:start + chunk]).doc_topic for start in range(0, counts.shape[0], chunk)]
         return np.concatenate(parts, axis=0)
 
+    def _merge_globals(self, keep: int, rest: np.ndarray) -> None:
+        # N_keep += sum of the others' N_k, which become 0: a_k = 1 + N_k, b_k = omega + sum_{l>k} N_l again
+        counts = _stick_counts(self._sticks.astype(np.float64), self.omega)
+        counts[keep] += counts[rest].sum()
+        counts[rest] = 0.0
+        self._sticks = _sticks_from_counts(counts, self.omega).astype(self.dtype)
+
     # ------------------------------------------------------------ display
     def topic_weights(self) -> np.ndarray:
         """E[sigma_k(V)] = E[V_k] prod_{l<k} (1 - E[V_l]), length n_topics, summing to 1.

@@ -16,6 +16,7 @@ from engine.data.vectorizer import Vectorizer
 from engine.validation import as_counts, check_int
 
 __all__ = [
+    "GENERAL_DIVERGENCE",
     "most_likely_topics",
     "relevance",
     "text_segments",
@@ -26,6 +27,9 @@ __all__ = [
 ]
 
 _TOKEN = re.compile(TOKEN_PATTERN)
+# Below this Jensen-Shannon divergence (nats) from the overall word use, a topic only repeats the collection's
+# commonest words: the copies an HDP fitted to a small collection makes (benchmarks/RESULTS.md, run 21)
+GENERAL_DIVERGENCE = 0.03
 
 
 def word_marginal(topics: np.ndarray, topic_weights: np.ndarray) -> np.ndarray:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import safe_text, session, topic_cards, ui
+from explorer import icons, safe_text, session, state, topic_cards, ui
 from explorer.state import Keys
 
 st.title("Topics")
 record = ui.require_run("the Topics page")
+message = state.notice(page="topics")
+if message:
+    st.success(message, icon=icons.MERGE)
 st.caption(f"Topics of **{safe_text.markdown(record.name)}**. Each card lists a topic's most relevant words; "
            "give the topic a name and the whole app will use it.")
 left, middle, right = st.columns([2, 1, 1])

@@ -104,3 +104,79 @@ def test_copies_of_the_overall_word_use_are_at_zero_and_themes_far_from_it():
     divergence = model.overall_divergence()
     assert np.all((divergence >= 0.0) & (divergence <= np.log(2.0)))
     assert divergence[3] > 0.3 > 0.1 > divergence[:3].max()
+
+
+def test_general_topics_are_the_copies_of_the_overall_word_use():
+    model = engine.LDA(n_topics=4, n_words=5, eta=0.01)
+    background = np.array([5.0, 4.0, 3.0, 2.0, 1.0])
+    model.lambda_ = np.array([background, [0.01, 0.01, 0.01, 0.01, 1.51], background, background])
+    divergence = model.overall_divergence()  # the theme holds 1.5 of the 46.5 words
+    assert divergence[[0, 2, 3]].max() < 0.03 < 0.3 < divergence[1]
+    np.testing.assert_array_equal(model.general_topics(), [0, 2, 3])
+    assert model.general_topics(max_divergence=divergence[0] / 2).size == 0
+    with pytest.raises(ValueError, match="max_divergence"):
+        model.general_topics(max_divergence=0.0)
+
+
+def test_merging_topics_sums_their_counts_into_the_largest_and_empties_the_rest():
+    eta = 0.01
+    model = engine.LDA(n_topics=4, n_words=3, eta=eta)
+    lambda_ = np.array([[2.01, 1.01, 0.01], [0.51, 0.51, 5.01], [4.01, 2.01, 1.01], [1.01, 1.01, 1.01]])
+    model.lambda_ = lambda_
+    shares = model.word_shares()
+    merged = model.merge_topics([3, 0, 2])  # topic 2 holds the most words of the three: it stays
+    expected = lambda_.copy()
+    expected[2] = eta + (lambda_[[0, 2, 3]] - eta).sum(axis=0)  # (7.01, 4.01, 2.01)
+    expected[[0, 3]] = eta
+    np.testing.assert_allclose(merged.lambda_, expected, rtol=1e-12)
+    np.testing.assert_allclose(merged.lambda_[2], [7.01, 4.01, 2.01], rtol=1e-12)
+    np.testing.assert_allclose(merged.word_shares(), [0.0, shares[1], shares[[0, 2, 3]].sum(), 0.0], atol=1e-12)
+    np.testing.assert_allclose(model.lambda_, lambda_)  # the model itself is unchanged
+    assert type(merged) is engine.LDA and merged.n_topics == 4 and merged.alpha == model.alpha
+
+
+def test_merging_hdp_topics_adds_their_stick_counts():
+    omega = 1.0
+    hdp = engine.HDP(n_topics=4, doc_truncation=2, n_words=3, omega=omega, seed=0, dtype="float64")
+    hdp.lambda_ = np.array([[6.0, 1.0, 1.0], [1.0, 1.0, 4.0], [1.0, 5.0, 1.0], [1.0, 1.0, 2.0]])
+    # stick counts N = (5, 3, 2, 1): a_k = 1 + N_k, b_k = omega + sum_{l>k} N_l
+    hdp.sticks_ = np.array([[6.0, 7.0], [4.0, 4.0], [3.0, 2.0]])
+    merged = hdp.merge_topics([1, 3])  # topic 1 holds more words than topic 3: N becomes (5, 4, 2, 0)
+    np.testing.assert_allclose(merged.sticks_, [[6.0, 7.0], [5.0, 3.0], [3.0, 1.0]], rtol=1e-12)
+    np.testing.assert_allclose(merged.lambda_[1], [1.99, 1.99, 5.99], rtol=1e-12)  # eta 0.01 + both excesses
+    np.testing.assert_allclose(merged.lambda_[3], hdp.eta)
+    weights = merged.topic_weights()
+    assert weights.sum() == pytest.approx(1.0) and np.all(np.isfinite(weights))
+    assert weights[3] < weights[1]
+    np.testing.assert_allclose(hdp.sticks_, [[6.0, 7.0], [4.0, 4.0], [3.0, 2.0]])  # the original is unchanged
+
+
+def test_merged_copies_of_a_trained_hdp_leave_one_general_topic():
+    """An HDP trained on a small collection of one theme: its copies merge into one topic, finite everywhere."""
+    X = engine.make_synthetic_corpus(n_docs=60, n_topics=2, n_words=200, doc_length=30, seed=3, readable=False).counts
+    hdp = engine.HDP(n_topics=12, doc_truncation=4, n_words=200, seed=0, dtype="float64")
+    engine.SVI(hdp, corpus=X, batch_size=20, seed=0).run(n_docs=240)
+    general = hdp.general_topics(max_divergence=0.2)
+    assert general.size >= 2
+    merged = hdp.merge_topics(general)
+    kept = general[np.argmax(hdp.word_shares()[general])]
+    assert merged.word_shares()[kept] == pytest.approx(hdp.word_shares()[general].sum(), rel=1e-9)
+    np.testing.assert_allclose(merged.word_shares().sum(), 1.0)
+    assert np.all(np.isfinite(merged.transform(X[:5])))
+    assert np.isfinite(engine.predictive_log_likelihood(merged, X[:5], X[5:10]))
+
+
+@pytest.mark.parametrize(("topics", "message"), [
+    ([1], "at least two"), ([1, 1], "at least two"), ([0, 4], r"\[0, 3\]"), ([-1, 2], r"\[0, 3\]"),
+    ([0.5, 1.0], "whole numbers"), ([], "whole numbers"), ("ab", "whole numbers"), ([[0, 1]], "whole numbers"),
+])
+def test_merging_refuses_what_is_not_two_topic_indices(topics, message):
+    model = engine.LDA(n_topics=4, n_words=3)
+    model.lambda_ = np.ones((4, 3))
+    with pytest.raises(ValueError, match=message):
+        model.merge_topics(topics)
+
+
+def test_merging_needs_a_fitted_model():
+    with pytest.raises(engine.NotFittedError):
+        engine.LDA(n_topics=4, n_words=3).merge_topics([0, 1])

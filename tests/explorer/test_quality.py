@@ -153,7 +153,8 @@ def test_general_topics_are_flagged_and_noted_past_a_quarter_of_the_words():
     lda = dataclasses.replace(measured, hdp=False, weights=np.array([0.7, 0.26, 0.02, 0.02]),
                               divergence=np.array([0.2, 0.029, 0.031, 0.05]))
     assert quality.general_note(lda) == (
-        "1 topic, holding 26% of the words, repeats the collection's overall word use instead of a theme of its own.")
+        "1 topic, holding 26% of the words, repeats the collection's overall word use instead of a theme of its own. "
+        "With fewer topics LDA usually makes none (about 20 for a few hundred documents).")
     below = dataclasses.replace(measured, weights=np.array([0.76, 0.2, 0.02, 0.02]))  # 22 %: flags only
     assert quality.general_note(below) is None and general in quality.flags(below, 1)
     unknown = dataclasses.replace(measured, divergence=None)  # e.g. built without the engine's read-out
@@ -162,3 +163,10 @@ def test_general_topics_are_flagged_and_noted_past_a_quarter_of_the_words():
     # the Topics page's "of them" under the HDP's topics in use: among the largest shares only
     assert [quality.general_among_largest(measured, n) for n in (0, 1, 2, 3, 4)] == [0, 0, 1, 1, 2]
     assert quality.general_among_largest(None, 3) == 0
+    # the page offers to merge an HDP's general topics when its note shows and there are at least two
+    assert quality.mergeable(measured) == 2
+    assert quality.mergeable(dataclasses.replace(measured, hdp=False)) == 0  # LDA: it costs held-out likelihood
+    assert quality.mergeable(below) == 0 and quality.mergeable(None) == 0
+    one = dataclasses.replace(measured, divergence=np.array([0.2, 0.029, 0.031, 0.05]), weights=np.array(
+        [0.6, 0.3, 0.05, 0.05]))  # one general topic holding 30 %: a note, nothing to merge
+    assert quality.general_note(one) is not None and quality.mergeable(one) == 0

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 from streamlit.testing.v1 import AppTest
 
 import engine
@@ -161,3 +162,85 @@ def test_an_hdp_with_copies_of_the_overall_word_use_is_told_so(app_path):
     assert note.startswith(f"17 topics, holding {formatting.percent(share)} of the words, repeat the collection's "
                            "overall word use instead of a theme of their own. The HDP does this on small collections")
     assert "LDA with about 20 topics" in note
+
+
+def test_merging_the_copies_makes_a_new_run_with_one_general_topic(app_path):
+    """The note's button: a new browse-only run, the copies in one topic, the original run untouched."""
+    at, model = _topics_page_of_an_hdp_with_copies(app_path, scale=0.05)
+    source = at.session_state[Keys.runs].get("hdp-copies-0.05")
+    source.labels = {1: "second theme", 7: "a copy"}
+    button = at.button(key=Keys.merge_copies(source.run_id))
+    assert button.label == "Merge the 17 copies into one topic"
+    button.click().run()
+    assert not at.exception, at.exception
+
+    records = list(at.session_state[Keys.runs])
+    assert len(records) == 2
+    merged = records[-1]
+    assert merged.name == "#1 copies (copies merged)" and merged.merged_from == source.run_id
+    assert at.session_state[Keys.current_run] == merged.run_id and merged.can_continue is False
+    kept = 3 + int(np.argmax(model.word_shares()[3:]))
+    _, observed, heldout = runs.split(source.collection, source.settings)
+    before = engine.predictive_log_likelihood(model, observed, heldout)
+    after = engine.predictive_log_likelihood(merged.model(), observed, heldout)
+    [message] = [s.value for s in at.success]
+    words = merged.model().top_words(3, source.vocabulary)[kept]
+    assert message.startswith(f"Made “\\#1 copies (copies merged)”: “Topic {kept}: {', '.join(words)}” holds the 17 "
+                              "topics that repeated the collection's overall word use")
+    assert message.endswith(f"{formatting.number(before, 4)} before, {formatting.number(after, 4)} after.")
+    assert np.isfinite(after) and abs(after - before) < 0.2
+
+    # the new run: one general topic, holding every copy's words; the themes as they were
+    shares = merged.model().word_shares()
+    np.testing.assert_allclose(shares[kept], model.word_shares()[3:].sum(), rtol=1e-6)
+    np.testing.assert_allclose(shares[:3], model.word_shares()[:3], rtol=1e-6)
+    assert np.all(shares[[k for k in range(3, 20) if k != kept]] == 0.0)
+    assert merged.labels == {1: "second theme", 7: "a copy"}
+    [note] = [i.value for i in at.info if "overall word use" in i.value]
+    assert note.startswith("1 topic, holding ")
+    assert not at.button  # nothing left to merge
+    assert GENERAL in [w.value for w in _card(at, kept).warning]
+
+    # the original is unchanged, and offers no second merge
+    np.testing.assert_allclose(source.model().lambda_, model.lambda_)
+    at.session_state[Keys.current_run] = source.run_id
+    at.run()
+    assert not at.button
+    assert "“\\#1 copies (copies merged)” has them merged: choose it in the sidebar." in [c.value for c in at.caption]
+
+    # its model file holds the merged topics and the labels
+    from explorer import porting
+
+    loaded = engine.load_model(porting.model_bytes(merged)())
+    np.testing.assert_allclose(loaded.model.lambda_, merged.model().lambda_, rtol=1e-6)
+    assert loaded.labels == {1: "second theme", 7: "a copy"}
+
+    # every page shows the merged run
+    at.session_state[Keys.current_run] = merged.run_id
+    for page in ("views/train.py", "views/documents.py", "views/export.py", "views/compare.py", "views/data.py"):
+        at.switch_page(page)
+        at.run()
+        assert not at.exception, (page, at.exception)
+        assert not [e.value for e in at.error], (page, [e.value for e in at.error])
+
+
+def test_merging_refuses_a_run_without_copies_and_measures_nothing_without_documents(app_path):
+    from explorer import merging
+
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    collection = at.session_state[Keys.collection]
+    themes = _record_with_an_unused_topic(collection)  # distinct themes: nothing to merge
+    with pytest.raises(ValueError, match="nothing to merge"):
+        merging.merge_copies(themes)
+    background = np.asarray(collection.corpus.counts.sum(axis=0), dtype=float).ravel()
+    model = engine.HDP(n_topics=5, doc_truncation=2, n_words=background.size, seed=0)
+    model.lambda_ = model.eta + np.vstack([background * (1.0 + 0.01 * k) for k in range(5)])
+    settings = runs.RunSettings(model="HDP", n_topics=5, doc_truncation=2, n_test=30, seed=0)
+    loaded = LoadedModel(model=model, vocabulary=None, trainer_state=None)
+    detached = runs.RunRecord("copies", "copies", settings, None, loaded=loaded, checkpointed=False)
+    result = merging.merge_copies(detached)
+    assert result.merged == 5 and result.before is None and result.after is None
+    assert result.kept == "Topic 4"  # the largest copy keeps them all; no vocabulary, no words in its label
+    assert result.message().endswith("The original run is unchanged.")
+    assert result.record.collection is None and result.record.status == "merged"
