@@ -112,6 +112,12 @@ def test_first_visit_trains_and_shows_topics(server, tmp_path, numba_cache, diag
             seconds = time.monotonic() - opened
             page.screenshot(path=str(ARTIFACTS / "train-first-visit.png"))
             assert seconds <= FIRST_CURVE_SECONDS, f"the first curve took {seconds:.1f} s to get three points"
+            if not notes:  # the compile goes on for about a minute, so the note must still show: once in ~30
+                # runs no poll before the curve caught it (cause not found), so look for 15 s more
+                deadline = time.monotonic() + 15.0
+                while not notes and time.monotonic() < deadline:
+                    first_curve()
+                    page.wait_for_timeout(300)
             assert notes, "the page did not say that it trains with the NumPy reference while compiling"
             assert re.search(r"[?&]workspace=[A-Za-z0-9_-]{22}", page.url), "the private workspace is not in the URL"
             # start a run with the button: its curve gets three points too
