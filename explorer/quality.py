@@ -29,6 +29,7 @@ __all__ = [
     "flags",
     "general_among_largest",
     "general_note",
+    "hdp_few_documents_note",
     "live_text",
     "mergeable",
     "topic_quality",
@@ -50,6 +51,10 @@ INCOHERENT_NPMI = 0.0
 # overall word use repeats the most common words instead of singling out a theme (model.general_topics()).
 # the Topics page says so when topics like that hold at least this share of the words
 GENERAL_NOTE_SHARE = 0.25
+# The Train page warns before an HDP run on fewer training documents than this: at 10 passes the HDP put
+# 43-99 % of the words in such topics on 4 of 5 collections at 200 documents and on 3 of 5 at 400, and at
+# most 16 % on 1 of 5 at 800 (benchmarks/RESULTS.md, run 22).
+HDP_FEW_DOCUMENTS = 500
 
 COHERENCE_HELP = (f"Coherence (NPMI) measures how much more often the topic's {N_TOP} top words appear together "
                   "in the same training documents than unrelated words would, from −1 (never together) through "
@@ -143,6 +148,16 @@ def general_among_largest(quality: TopicQuality | None, n: int) -> int:
         return 0
     largest = np.argsort(-quality.weights, kind="stable")[:n]
     return int(quality.general[largest].sum())
+
+
+def hdp_few_documents_note(n_train: int) -> str | None:
+    """What the Train page says before an HDP run on a small collection (None from HDP_FEW_DOCUMENTS documents on)."""
+    if n_train >= HDP_FEW_DOCUMENTS:
+        return None
+    return (f"With {formatting.count(n_train)} training documents, the HDP may leave most words in many "
+            "near-identical topics that repeat the collection's commonest words (it did on 3 of 5 test collections "
+            f"of 400 documents). If it does, the Topics page offers to merge them into one; LDA with about 20 "
+            "topics often fits such collections better.")
 
 
 def mergeable(quality: TopicQuality | None) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import icons, safe_text, session, state, training, ui
+from explorer import icons, quality, safe_text, session, state, training, ui
 from explorer.engine_api import DEFAULT_PASSES, MAX_DEFAULT_TARGET_DOCS, MIN_DEFAULT_TARGET_DOCS
 from explorer.state import Keys
 
@@ -29,6 +29,9 @@ with settings_column:
                           help="The HDP uses as many of these topics as the documents need (150 is generous).")
         right.number_input("Topics per document at most (T)", 1, 100, step=1, key=Keys.doc_truncation,
                            help="How many topics one document can mix (15 is plenty).")
+        few = quality.hdp_few_documents_note(collection.corpus.n_docs - int(state.get(Keys.n_test, 0)))
+        if few:
+            st.caption(few)
     else:
         left.number_input("Number of topics (K)", 2, 500, step=1, key=Keys.n_topics,
                           help="How many topics to look for; try 5 to 50.")

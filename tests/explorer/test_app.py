@@ -313,3 +313,19 @@ def test_the_chart_survives_streamlit_emptying_its_axis_widget(app_path):
     assert any(c.value.startswith("Held-out measurements of") for c in at.caption)  # the chart part was drawn
     at.run()  # the next full run restores the default
     assert at.segmented_control(key=Keys.x_axis).value == "docs_seen"
+
+
+def test_the_train_page_warns_before_an_hdp_run_on_few_documents(app_path):
+    at = _app(app_path)
+    at.segmented_control(key=Keys.model).set_value("HDP").run()
+
+    def notes() -> list[str]:
+        return [c.value for c in at.caption if "near-identical topics" in c.value]
+
+    assert not notes()  # the sample has thousands of training documents
+    at.number_input(key=Keys.n_test).set_value(_collection(at).corpus.n_docs - 300).run()
+    assert not at.exception
+    [note] = notes()
+    assert note.startswith("With 300 training documents, the HDP may leave most words in many near-identical topics")
+    at.segmented_control(key=Keys.model).set_value("LDA").run()
+    assert not notes()

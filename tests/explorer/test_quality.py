@@ -170,3 +170,11 @@ def test_general_topics_are_flagged_and_noted_past_a_quarter_of_the_words():
     one = dataclasses.replace(measured, divergence=np.array([0.2, 0.029, 0.031, 0.05]), weights=np.array(
         [0.6, 0.3, 0.05, 0.05]))  # one general topic holding 30 %: a note, nothing to merge
     assert quality.general_note(one) is not None and quality.mergeable(one) == 0
+
+
+def test_the_hdp_few_documents_note_starts_below_the_line():
+    assert quality.hdp_few_documents_note(quality.HDP_FEW_DOCUMENTS) is None
+    assert quality.hdp_few_documents_note(10_000) is None
+    note = quality.hdp_few_documents_note(quality.HDP_FEW_DOCUMENTS - 1)
+    assert note.startswith("With 499 training documents, the HDP may leave most words in many near-identical topics")
+    assert "the Topics page offers to merge them" in note
