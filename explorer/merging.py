@@ -14,7 +14,7 @@ import dataclasses
 
 import streamlit as st
 
-from explorer import formatting, icons, quality, safe_text, session, state, ui
+from explorer import icons, quality, safe_text, session, state, ui
 from explorer.engine_api import GENERAL_DIVERGENCE, LoadedModel, predictive_log_likelihood
 from explorer.runs import RunRecord, load_record, split
 from explorer.state import Keys
@@ -30,6 +30,7 @@ class MergeResult:
 
     record: RunRecord
     kept: str
+    kept_topic: int
     merged: int
     before: float | None
     after: float | None
@@ -40,8 +41,7 @@ class MergeResult:
                 f"{self.merged} topics that repeated the collection's overall word use; the others that were merged "
                 "are now empty and unused. The original run is unchanged.")
         if self.before is not None and self.after is not None:
-            text += (f" Held-out log likelihood per word: {formatting.number(self.before, 4)} before, "
-                     f"{formatting.number(self.after, 4)} after.")
+            text += f" Held-out log likelihood per word: {self.before:.3f} before, {self.after:.3f} after."
         return text
 
 
@@ -83,7 +83,8 @@ def merge_copies(source: RunRecord) -> MergeResult:
                          labels=dict(source.labels))
     record = load_record(loaded, name, source.collection)
     record.merged_from = source.run_id
-    return MergeResult(record, record.label(kept, words), len(general), before, after)
+    record.merged_into = {k: kept for k in general if k != kept}
+    return MergeResult(record, record.label(kept, words), kept, len(general), before, after)
 
 
 def merge_button(record: RunRecord, measured: quality.TopicQuality | None) -> None:
@@ -107,5 +108,6 @@ def merge_button(record: RunRecord, measured: quality.TopicQuality | None) -> No
             return
         session.runs().add(result.record)
         state.select_run(result.record.run_id)
+        state.set_widgets({Keys.intertopic_topic: result.kept_topic})  # not an emptied topic
         state.notice(result.message(), page="topics")
         st.rerun(scope="app")

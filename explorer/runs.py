@@ -159,6 +159,7 @@ class RunRecord:
         self.checkpointed = checkpointed
         self.file_bytes: bytes | None = None  # the model file a loaded run came from
         self.merged_from: str | None = None  # the run whose copies of the overall word use it merged
+        self.merged_into: dict[int, int] = {}  # its emptied topics, each with the topic that holds its words
         self._model: Any = None
         self._model_key: tuple[int, bool] | None = None
 
@@ -234,6 +235,8 @@ class RunRecord:
         custom = self.labels.get(int(topic), "").strip()
         if custom:
             return custom
+        if int(topic) in self.merged_into:  # emptied: its "top words" would be arbitrary
+            return f"Topic {topic} (merged into topic {self.merged_into[int(topic)]})"
         return default_label(topic, top_words)  # topics are numbered from 0 everywhere
 
     # ------------------------------------------------------------ steering

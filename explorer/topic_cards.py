@@ -125,7 +125,8 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
                     help="The fewest topics that together explain 95% of the words.")
         general = quality.general_among_largest(measured, in_use)
         if general:
-            left.caption(f"{general} of them repeat the collection's overall word use.")
+            verb = "repeats" if general == 1 else "repeat"
+            left.caption(f"{general} of them {verb} the collection's overall word use.")
         right.markdown("**Corpus weight of each topic** (the HDP's stick-breaking weights)")
         sticks = pd.DataFrame({"rank": range(1, len(order) + 1), "label": [labels[k] for k in order],
                                "weight": [float(weights[k]) for k in order],

@@ -187,7 +187,7 @@ def test_merging_the_copies_makes_a_new_run_with_one_general_topic(app_path):
     words = merged.model().top_words(3, source.vocabulary)[kept]
     assert message.startswith(f"Made “\\#1 copies (copies merged)”: “Topic {kept}: {', '.join(words)}” holds the 17 "
                               "topics that repeated the collection's overall word use")
-    assert message.endswith(f"{formatting.number(before, 4)} before, {formatting.number(after, 4)} after.")
+    assert message.endswith(f"Held-out log likelihood per word: {before:.3f} before, {after:.3f} after.")
     assert np.isfinite(after) and abs(after - before) < 0.2
 
     # the new run: one general topic, holding every copy's words; the themes as they were
@@ -200,6 +200,12 @@ def test_merging_the_copies_makes_a_new_run_with_one_general_topic(app_path):
     assert note.startswith("1 topic, holding ")
     assert not at.button  # nothing left to merge
     assert GENERAL in [w.value for w in _card(at, kept).warning]
+    assert "1 of them repeats the collection's overall word use." in [c.value for c in at.caption]
+    # the emptied topics say where their words went (unless the user named them); the map shows the kept one
+    emptied = next(k for k in range(3, 20) if k not in (kept, 7))
+    assert merged.label(emptied) == f"Topic {emptied} (merged into topic {kept})"
+    assert merged.label(7) == "a copy" and merged.label(1) == "second theme"
+    assert at.selectbox(key=Keys.intertopic_topic).value == kept
 
     # the original is unchanged, and offers no second merge
     np.testing.assert_allclose(source.model().lambda_, model.lambda_)
