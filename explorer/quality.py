@@ -156,7 +156,7 @@ def hdp_few_documents_note(n_train: int) -> str | None:
         return None
     return (f"With {formatting.count(n_train)} training documents, the HDP may leave most words in many "
             "near-identical topics that repeat the collection's commonest words (it did on 3 of 5 test collections "
-            f"of 400 documents). If it does, the Topics page offers to merge them into one; LDA with about 20 "
+            "of 400 documents). If it does, the Topics page offers to merge them into one; LDA with about 20 "
             "topics often fits such collections better.")
 
 

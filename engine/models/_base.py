@@ -278,10 +278,9 @@ class TopicModel(TopicEstimator):
         topic is simply unused.  The HDP also adds the group's corpus stick counts
         (a_k - 1) into the kept topic's.  The priors (alpha, eta, omega) are unchanged.
 
-        Meant for copies of one topic, as :meth:`general_topics` finds them; merging
-        distinct themes loses them.  Continuing to train the merged model is allowed, but
-        a merged general topic tends to swallow the others again (benchmarks/RESULTS.md,
-        run 21), so it is a final step.
+        Meant for copies of one topic, as :meth:`general_topics` finds them, once training
+        is over: merging distinct themes loses them, and merging the copies after every
+        epoch let the merged topic swallow the others (benchmarks/RESULTS.md, run 21).
 
         Parameters
         ----------
