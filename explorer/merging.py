@@ -96,7 +96,7 @@ def merge_button(record: RunRecord, measured: quality.TopicQuality | None) -> No
     if made is not None:
         st.caption(f"“{safe_text.markdown(made.name)}” has them merged: choose it in the sidebar.")
         return
-    if st.button(f"Merge the {copies} copies into one topic", key=Keys.merge_copies(record.run_id),
+    if st.button(f"Merge the {copies} copies into one topic", key=Keys.merge_copies,
                  icon=icons.MERGE,
                  help="Makes a new run in which these topics are one general topic, so the cards show the themes "
                       "the model found. Every topic keeps its number and label; this run stays as it is."):

@@ -71,8 +71,8 @@ class Keys:
     current_run = "run.current"
     # Topics page
     relevance = "topics.relevance"
-    n_words = "topics.n_words"
-    show_clouds = "topics.clouds"
+    n_words, show_clouds = "topics.n_words", "topics.clouds"
+    merge_copies = "topics.merge"  # merge the shown run's copies of the overall word use
     alpha_chart, sticks_chart = "topics.alpha", "topics.sticks"
     intertopic_chart, intertopic_topic, intertopic_words = "topics.map", "topics.map_topic", "topics.map_words"
     # Documents page
@@ -117,11 +117,6 @@ class Keys:
     def n_shown(run_id: str) -> str:
         """The Topics page's "Topics to show" of one run."""
         return f"topics.n_shown.{run_id}"
-
-    @staticmethod
-    def merge_copies(run_id: str) -> str:
-        """The Topics page's button merging a run's copies of the overall word use."""
-        return f"topics.merge.{run_id}"
 
     @staticmethod
     def topic_card(topic: int) -> str:
