@@ -211,3 +211,14 @@ def test_the_benchmark_and_the_explorer_call_the_same_topics_general():
     from explorer import quality as explorer_quality
 
     assert quality.GENERAL_DIVERGENCE is engine.GENERAL_DIVERGENCE is explorer_quality.GENERAL_DIVERGENCE
+
+
+def test_merge_general_is_a_labelled_variant_recorded_in_its_options():
+    with pytest.raises(SystemExit):
+        quality.parse_run_args(["--merge-general"])  # a variant needs a --label
+    args = quality.parse_run_args(["--merge-general", "--label", "merged", "--systems", "engine-hdp"])
+    cell = quality.Cell(args.epochs, args.threads, args.engine_options, args.svi_options,
+                        merge_general=args.merge_general)
+    assert cell.options() == {"engine": {}, "svi": {}, "merge_general": True}
+    plain = quality.Cell(10, 1, {}, {})
+    assert plain.options() == {"engine": {}, "svi": {}}  # what the records before --merge-general hold
