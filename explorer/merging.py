@@ -68,8 +68,8 @@ def merge_copies(source: RunRecord) -> MergeResult:
                          "there is nothing to merge")
     merged = model.merge_topics(general)
     merged.kernel = "auto"  # the browse copy may compute with the reference until the kernels are compiled
-    shares = model.word_shares()
-    kept = max(general, key=lambda k: shares[k])  # merge_topics keeps the copy holding the most words
+    shares = merged.word_shares()
+    kept = max(general, key=lambda k: shares[k])  # the one of the group merge_topics did not empty
     words = merged.top_words(3, source.vocabulary)[kept] if source.vocabulary is not None else []
     before = after = None
     if source.collection is not None:

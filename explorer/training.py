@@ -13,7 +13,7 @@ from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpo
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
 
-__all__ = ["live_panel", "schedule_controls", "start_new_run", "where_control"]
+__all__ = ["live_panel", "n_training_documents", "schedule_controls", "start_new_run", "where_control"]
 
 SCHEDULE_KEYS = {Keys.kappa: "kappa", Keys.tau: "tau", Keys.batch_size: "batch_size"}
 STEP_SIZE_CHOICES = {"schedule": "The paper's schedule κ/τ", "adaptive": "Adaptive (Ranganath et al. 2013)"}
@@ -37,6 +37,11 @@ def _apply_to_current(key: str) -> None:
         st.toast(ui.error_text(exc), icon=icons.WARNING)
 
 
+def n_training_documents(collection: Collection) -> int:
+    """The training documents the Train page's held-out count leaves (at least 1)."""
+    return max(1, collection.corpus.n_docs - int(state.get(Keys.n_test, 1)))
+
+
 def schedule_controls(collection: Collection) -> None:
     """The step-size rule; κ, τ with a small chart of the step sizes ρ_t they give (the schedule), and S."""
     with st.container(border=True):
@@ -51,7 +56,7 @@ def schedule_controls(collection: Collection) -> None:
         st.caption("The schedule is the default: the adaptive step size lost held-out likelihood on 3 of 4 test "
                    "collections at K = 50 (benchmarks/RESULTS.md, “The adaptive step size”)."
                    if lda else "The HDP trains with the paper's schedule.")
-        n_train = max(1, collection.corpus.n_docs - int(state.get(Keys.n_test, 1)))
+        n_train = n_training_documents(collection)
         if state.get(Keys.batch_size, 1) > n_train:
             state.put(Keys.batch_size, n_train)
         if adaptive:

@@ -29,7 +29,7 @@ with settings_column:
                           help="The HDP uses as many of these topics as the documents need (150 is generous).")
         right.number_input("Topics per document at most (T)", 1, 100, step=1, key=Keys.doc_truncation,
                            help="How many topics one document can mix (15 is plenty).")
-        few = quality.hdp_few_documents_note(collection.corpus.n_docs - int(state.get(Keys.n_test, 0)))
+        few = quality.hdp_few_documents_note(training.n_training_documents(collection))
         if few:
             st.caption(few)
     else:
