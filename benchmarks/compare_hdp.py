@@ -116,7 +116,7 @@ def systems_for_seed(args, train, bow, seed: int) -> list[tuple[str, str, int, o
                 lambda s=settings: _with_kernel(
                     EngineLDA(
                         train, s, defaults["gamma_init"].default, defaults["topic_init"].default, args.threads,
-                        args.dtype,
+                        args.dtype, paper_box=False,
                     ),
                     args,
                 ),

@@ -1,0 +1,53 @@
+"""The LDA benchmark's engine adapter: at "equal settings" it runs the peers' algorithm (the paper's box)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import engine
+
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "_peers.py"
+_SPEC = importlib.util.spec_from_file_location("peers_benchmark", _PATH)
+peers = importlib.util.module_from_spec(_SPEC)
+sys.modules[_SPEC.name] = peers
+_SPEC.loader.exec_module(peers)
+
+
+def _steps(system, train, n_steps: int = 4) -> np.ndarray:
+    for t in range(n_steps):
+        system.fit_prepared(system.prepare(np.arange(t * 25, (t + 1) * 25) % train.shape[0]))
+    return np.asarray(system.model.lambda_, dtype=np.float64)
+
+
+def test_equal_settings_train_exactly_as_the_paper_preset(planted_corpus):
+    """The column compared with scikit-learn and gensim is the mean-field step without revival, step for step."""
+    train = planted_corpus.counts
+    settings = peers.Settings(n_topics=4, batch_size=25, kappa=0.9, tau=1.0, eta=0.01, seed=3)
+    box = peers.EngineLDA(train, settings, "ones", "gamma")
+    assert (box.model.local_update, box.model.revive_topics, box.model.alpha) == ("mean_field", False, 0.25)
+
+    paper = engine.LDA(n_topics=4, n_words=train.shape[1], alpha=0.25, eta=0.01, seed=3, local_tol=1e-3,
+                       local_max_iter=100, gamma_init="ones", topic_init="gamma", preset="paper")
+    reference = peers._EngineSystem(paper, train, settings, threads=1)
+    reference.name = "paper preset"
+    trained = _steps(box, train)
+    np.testing.assert_array_equal(trained, _steps(reference, train))
+    # and not what the engine's default step makes of the same minibatches
+    own = peers.EngineLDA(train, settings, "ones", "gamma", paper_box=False)
+    assert np.abs(_steps(own, train) - trained).max() > 1e-3
+
+
+
+def test_the_hdp_benchmark_keeps_the_engines_own_lda_step(planted_corpus):
+    """``paper_box=False`` (compare_hdp.py's LDA beside the HDP): the engine's default step and revival."""
+    train = planted_corpus.counts
+    settings = peers.Settings(n_topics=4, batch_size=25, kappa=0.9, tau=1.0, eta=0.01, seed=3)
+    own = peers.EngineLDA(train, settings, "ones", "gamma", paper_box=False)
+    defaults = engine.LDA(n_topics=4, n_words=train.shape[1], alpha=0.25, seed=3)
+    defaults.initialize(train.shape[0])
+    assert (own.model.local_update, own.model.revive_topics) == (defaults.local_update, defaults.revive_topics)
+    assert own.model.local_update != "mean_field"
