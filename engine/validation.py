@@ -34,6 +34,30 @@ def check_positive(name: str, value) -> float:
     return float(value)
 
 
+def check_topic_indices(topics, n_topics: int, *, distinct: bool = False) -> np.ndarray:
+    """``topics`` as a 1-d array of topic indices in [0, n_topics), in the order given.
+
+    Raises ValueError for anything but a non-empty list of whole numbers in range, and,
+    with ``distinct``, for a topic named twice.
+    """
+    try:
+        chosen = np.asarray(topics)
+    except (TypeError, ValueError):  # a ragged list
+        chosen = np.asarray([], dtype=object)
+    if chosen.ndim != 1 or not (np.issubdtype(chosen.dtype, np.integer) and chosen.size):
+        raise ValueError(f"topics must be a list of topic indices (whole numbers), got {topics!r}")
+    low, high = chosen.min(), chosen.max()
+    if low < 0 or high >= n_topics:
+        raise ValueError(f"topics must lie in [0, {n_topics - 1}] (the model has {n_topics} topics), "
+                         f"got {low if low < 0 else high}")
+    if distinct:
+        values, counts = np.unique(chosen, return_counts=True)
+        if counts.max() > 1:
+            raise ValueError(f"topics must be distinct, got topic {values[np.argmax(counts)]} "
+                             f"{counts.max()} times in {topics!r}")
+    return chosen.astype(np.intp)
+
+
 def as_counts(
     documents, n_words: int | None = None, name: str = "corpus", out_of_core: bool = False
 ) -> sp.csr_matrix:

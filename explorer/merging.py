@@ -5,7 +5,10 @@ that repeat the collection's commonest words (benchmarks/RESULTS.md, run 21).  M
 after training, they become one general topic and the held-out likelihood does not drop
 (run 22).  The merge makes a new run from the selected one: the original, its curve, its
 checkpoint and its labels stay as they were, and every topic keeps its number
-(``model.merge_topics`` empties the merged-away topics instead of removing them).
+(``model.merge_topics`` empties the merged-away topics instead of removing them).  The new
+run is saved with the workspace's checkpoints (a model file without trainer state), so the
+Export page lists it after a reload, and its model file says which topics were merged
+into which, so it reads the same when opened again.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import streamlit as st
 
 from explorer import icons, quality, safe_text, session, state, ui
 from explorer.engine_api import GENERAL_DIVERGENCE, LoadedModel, predictive_log_likelihood
-from explorer.runs import RunRecord, load_record, split
+from explorer.runs import RunRecord, keep_checkpoint, load_record, split
 from explorer.state import Keys
 
 __all__ = ["MergeResult", "merge_button", "merge_copies"]
@@ -78,12 +81,11 @@ def merge_copies(source: RunRecord) -> MergeResult:
         after = predictive_log_likelihood(merged, observed, heldout)
     name = source.name + SUFFIX
     extra = source.explorer_extra()
-    extra["explorer"] = {**extra["explorer"], "name": name}
+    extra["explorer"] = {**extra["explorer"], "name": name, "merged_from": source.run_id,
+                         "merged_into": {str(k): kept for k in general if k != kept}}
     loaded = LoadedModel(model=merged, vocabulary=source.vocabulary, trainer_state=None, extra=extra,
                          labels=dict(source.labels))
-    record = load_record(loaded, name, source.collection)
-    record.merged_from = source.run_id
-    record.merged_into = {k: kept for k in general if k != kept}
+    record = load_record(loaded, name, source.collection)  # its merged_from and merged_into from extra
     return MergeResult(record, record.label(kept, words), kept, len(general), before, after)
 
 
@@ -106,8 +108,16 @@ def merge_button(record: RunRecord, measured: quality.TopicQuality | None) -> No
         except ValueError as exc:
             ui.show_error(exc)
             return
+        message = result.message()
+        try:
+            keep_checkpoint(result.record)
+        except OSError as exc:  # the run is still here; only its copy on the server is missing
+            message += (f" It could not be saved on the server ({safe_text.markdown(str(exc))}): download its "
+                        "model file from the Export page to keep it.")
+        else:
+            message += " It is kept with this workspace's checkpoints (Export page)."
         session.runs().add(result.record)
         state.select_run(result.record.run_id)
         state.set_widgets({Keys.intertopic_topic: result.kept_topic})  # not an emptied topic
-        state.notice(result.message(), page="topics")
+        state.notice(message, page="topics")
         st.rerun(scope="app")

@@ -20,7 +20,7 @@ from explorer.runs import RunSettings
 from explorer.workspace import _shown, check_collection_key
 
 __all__ = ["MAX_LABEL_CHARS", "MAX_TEXT", "ExplorerSettingsError", "checked_extra", "checked_labels",
-           "checked_settings"]
+           "checked_merged_into", "checked_settings"]
 
 MAX_TEXT = 200  # characters of a name
 _MAX_INT = 2**63 - 1
@@ -135,6 +135,32 @@ def checked_labels(values: Any, n_topics: int, field: str = "labels") -> dict[in
     return labels
 
 
+def checked_merged_into(values: Any, n_topics: int, field: str = "merged_into") -> dict[int, int]:
+    """The emptied topics of a merged run, ``{"7": 4}`` (topic 7's words are in topic 4), from a file.
+
+    Every key and value a topic number of the model, no topic merged into itself, and no
+    topic that holds others emptied itself (what ``model.merge_topics`` makes).
+    """
+    if values is None:
+        return {}
+    if not isinstance(values, dict) or len(values) >= n_topics:
+        raise _fail(field, f"a table of at most {n_topics - 1} emptied topics, each with the topic holding its "
+                    "words", values if not isinstance(values, dict) else f"{len(values)} entries")
+    merged = {}
+    for key, into in values.items():
+        topic = topic_number(key, n_topics)
+        if topic is None:
+            raise _fail(f"{field} (a topic number)", f"a topic number from 0 to {n_topics - 1}", key)
+        if isinstance(into, bool) or not isinstance(into, int) or not 0 <= into < n_topics or into == topic:
+            raise _fail(f"{field}[{key}]", f"the number of another topic, from 0 to {n_topics - 1}", into)
+        merged[topic] = into
+    emptied_and_kept = sorted(set(merged) & set(merged.values()))
+    if emptied_and_kept:
+        raise _fail(field, "a table whose topics holding others' words are not emptied themselves",
+                    f"topic {emptied_and_kept[0]} in both roles")
+    return merged
+
+
 def checked_extra(extra: Any, model: Any) -> dict:
     """A model file's ``extra`` with its ``"explorer"`` entry checked and normalised (raises on a bad field).
 
@@ -160,4 +186,8 @@ def checked_extra(extra: Any, model: Any) -> dict:
     if info.get("settings") is not None:
         checked["settings"] = checked_settings(info["settings"], model).to_dict()
     checked["labels"] = {str(k): v for k, v in checked_labels(info.get("labels"), model.n_topics).items()}
+    if info.get("merged_from") is not None:  # a run made by merging another's topics (explorer.merging)
+        checked["merged_from"] = _text("merged_from", info["merged_from"], optional=False)
+        merged = checked_merged_into(info.get("merged_into"), model.n_topics)
+        checked["merged_into"] = {str(k): v for k, v in merged.items()}
     return {**extra, "explorer": checked}

@@ -182,6 +182,10 @@ def checkpoint_action(action: str, info: CheckpointInfo) -> None:
         session.runs().add(record)
         state.select_run(record.run_id)
         return
+    if loaded.trainer_state is None:  # a run made in the explorer: merged copies (explorer.merging)
+        made = ("was made by merging topics after training" if loaded.extra.get("explorer", {}).get("merged_from")
+                else "holds a model without its training state")
+        raise ValueError(f"“{info.name}” {made}, so it cannot be resumed; open it to browse its topics instead")
     if collection is None:
         raise FileNotFoundError(f"the documents of “{info.name}” are no longer stored in this workspace; "
                                 "open the checkpoint to browse its topics instead")

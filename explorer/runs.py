@@ -37,6 +37,7 @@ from explorer.engine_api import (
     default_label,
     default_target_docs,
     heldout_split,
+    save_model,
     start_warm_up,
 )
 from explorer.engine_api import settings as environment
@@ -50,6 +51,7 @@ __all__ = [
     "ThreadLimiter",
     "create_run",
     "default_settings",
+    "keep_checkpoint",
     "load_record",
     "resume_checkpoint",
     "warm_up_workloads",
@@ -246,22 +248,27 @@ class RunRecord:
 
     def save_record(self) -> None:
         """Write the explorer's record beside the checkpoint (labels included)."""
-        if not self.checkpointed or self.collection is None:
+        if not self.checkpointed:
             return
         storage.write_record(self.run_id, {
-            "run_id": self.run_id, "name": self.name, "settings": self.settings.to_dict(),
-            "collection_key": self.collection.key, "collection_name": self.collection.name,
-            "labels": {str(k): v for k, v in self.labels.items()}, "created": self.created,
+            **self.explorer_extra()["explorer"], "created": self.created,
+            # a merged run may have no documents here: the Export page then lists it without a collection
+            "collection_key": None if self.collection is None else self.collection.key,
+            "collection_name": "" if self.collection is None else self.collection.name,
         })
 
     def explorer_extra(self) -> dict:
         """What a model file needs for the explorer to browse it and continue training."""
-        return {"explorer": {
+        info = {
             "run_id": self.run_id, "name": self.name, "settings": self.settings.to_dict(),
             "collection_key": None if self.collection is None else self.collection.key,
             "collection_name": None if self.collection is None else self.collection.name,
             "labels": {str(k): v for k, v in self.labels.items()},
-        }}
+        }
+        if self.merged_from:  # its emptied topics keep saying where their words went
+            info["merged_from"] = self.merged_from
+            info["merged_into"] = {str(k): v for k, v in self.merged_into.items()}
+        return {"explorer": info}
 
 
 def _compiled_ready(model) -> bool:
@@ -393,6 +400,26 @@ def resume_checkpoint(source: Any, collection: Collection, settings: RunSettings
     return record
 
 
+def keep_checkpoint(record: RunRecord) -> None:
+    """Save a run made in the explorer (merged copies) with the workspace's checkpoints, to outlive the session.
+
+    The model file (written atomically) holds no trainer state: the Export page opens it to
+    browse and does not resume it.  Raises OSError if the disk refuses; nothing half-written
+    is left, and the run stays in the session.
+    """
+    storage.prune_checkpoints(environment.get("SVI_TOPICS_MAX_CHECKPOINTS") - 1)
+    path = storage.checkpoint_path(record.run_id)
+    try:
+        save_model(path, record.loaded.model, record.loaded.vocabulary, extra=record.explorer_extra(),
+                   labels=record.labels)
+        record.checkpointed = True
+        record.save_record()
+    except OSError:
+        record.checkpointed = False
+        storage.delete_checkpoint(record.run_id)
+        raise
+
+
 def load_record(loaded: LoadedModel, name: str, collection: Collection | None) -> RunRecord:
     """A browse-only record of a model read from a file."""
     info = loaded.extra.get("explorer", {}) if isinstance(loaded.extra.get("explorer"), dict) else {}
@@ -401,8 +428,12 @@ def load_record(loaded: LoadedModel, name: str, collection: Collection | None) -
         n_topics=loaded.model.n_topics)
     labels = {int(k): str(v) for k, v in (info.get("labels") or {}).items() if str(k).isdigit()}
     labels.update(loaded.labels)  # the file's own labels (format 2) are the current ones
-    return RunRecord(uuid.uuid4().hex[:12], name, settings, collection, loaded=loaded, labels=labels,
-                     checkpointed=False)
+    record = RunRecord(uuid.uuid4().hex[:12], name, settings, collection, loaded=loaded, labels=labels,
+                       checkpointed=False)
+    if info.get("merged_from"):  # checked by explorer.model_extra when the file came from outside
+        record.merged_from = str(info["merged_from"])
+        record.merged_into = {int(k): int(v) for k, v in (info.get("merged_into") or {}).items()}
+    return record
 
 
 class SessionRuns:

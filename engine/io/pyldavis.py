@@ -14,7 +14,7 @@ import numpy as np
 
 from engine.errors import VocabularyMismatchError
 from engine.models.hdp import HDP
-from engine.validation import as_counts
+from engine.validation import as_counts, check_topic_indices
 
 __all__ = ["LDAvisInputs", "ldavis_inputs", "ldavis_topics", "to_pyldavis"]
 
@@ -61,13 +61,8 @@ def ldavis_topics(model: Any, topics: Sequence[int] | None = None) -> np.ndarray
     them (at least two when the model has two), in topic-number order (not by share).
     """
     n_topics = model.n_topics
-    if topics is not None:
-        chosen = np.asarray(topics)
-        if chosen.ndim != 1 or chosen.size == 0 or chosen.dtype.kind not in "iu":
-            raise ValueError(f"topics must be a non-empty sequence of topic numbers, got {topics!r}")
-        if chosen.min() < 0 or chosen.max() >= n_topics or np.unique(chosen).size != chosen.size:
-            raise ValueError(f"topics must be distinct topic numbers in [0, {n_topics - 1}], got {topics!r}")
-        return chosen.astype(np.intp)
+    if topics is not None:  # in the order given: the map's order
+        return check_topic_indices(topics, n_topics, distinct=True)
     if not isinstance(model, HDP):
         return np.arange(n_topics)
     shares = model.word_shares()

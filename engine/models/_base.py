@@ -14,7 +14,7 @@ from engine.errors import NotFittedError, VocabularyMismatchError
 from engine.models._estimator import TopicEstimator
 from engine.models.inspection import GENERAL_DIVERGENCE
 from engine.models.lazy_topics import LazyTopics
-from engine.validation import as_counts, check_int
+from engine.validation import as_counts, check_int, check_topic_indices
 
 __all__ = ["DTYPES", "TOPIC_INITS", "TopicModel", "initial_topics"]
 
@@ -293,16 +293,7 @@ class TopicModel(TopicEstimator):
             The merged copy, of the same class and size.
         """
         lambda_ = self._require_fitted()
-        try:
-            group = np.asarray(topics)
-        except (TypeError, ValueError):
-            group = np.asarray([], dtype=object)
-        if group.ndim != 1 or not (np.issubdtype(group.dtype, np.integer) and group.size):
-            raise ValueError(f"topics must be a list of topic indices (whole numbers), got {topics!r}")
-        group = np.unique(group)
-        if group[0] < 0 or group[-1] >= self.n_topics:
-            raise ValueError(f"topics must lie in [0, {self.n_topics - 1}] (the model has {self.n_topics} topics), "
-                             f"got {group[0] if group[0] < 0 else group[-1]}")
+        group = np.unique(check_topic_indices(topics, self.n_topics))  # a topic named twice counts once
         if group.size < 2:
             raise ValueError(f"merging needs at least two distinct topics, got {group.tolist()}")
         keep = int(group[np.argmax(self.word_shares()[group])])

@@ -71,8 +71,12 @@ def test_ldavis_inputs_say_what_is_wrong(lda, corpus):
     renamed = engine.Corpus.from_counts(corpus.counts, vocabulary=[f"x{w}" for w in corpus.vocabulary])
     with pytest.raises(engine.VocabularyMismatchError, match="fitted on"):
         engine.ldavis_inputs(lda, renamed)
-    with pytest.raises(ValueError, match=r"topic numbers in \[0, 4\]"):
+    with pytest.raises(ValueError, match=r"topics must lie in \[0, 4\] \(the model has 5 topics\), got 5"):
         engine.ldavis_inputs(lda, corpus, topics=[0, 5])
+    with pytest.raises(ValueError, match=r"topics must be distinct, got topic 1 2 times in \[1, 3, 1\]"):
+        engine.ldavis_inputs(lda, corpus, topics=[1, 3, 1])  # merge_topics, by contrast, takes a topic twice
+    with pytest.raises(ValueError, match=r"a list of topic indices \(whole numbers\), got \[\]"):
+        engine.ldavis_inputs(lda, corpus, topics=[])
     with pytest.raises(engine.NotFittedError):
         engine.ldavis_inputs(engine.LDA(n_topics=3), corpus)
 

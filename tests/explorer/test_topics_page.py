@@ -187,7 +187,8 @@ def test_merging_the_copies_makes_a_new_run_with_one_general_topic(app_path):
     words = merged.model().top_words(3, source.vocabulary)[kept]
     assert message.startswith(f"Made “\\#1 copies (copies merged)”: “Topic {kept}: {', '.join(words)}” holds the 17 "
                               "topics that repeated the collection's overall word use")
-    assert message.endswith(f"Held-out log likelihood per word: {before:.3f} before, {after:.3f} after.")
+    assert message.endswith(f"Held-out log likelihood per word: {before:.3f} before, {after:.3f} after. "
+                            "It is kept with this workspace's checkpoints (Export page).")
     assert np.isfinite(after) and abs(after - before) < 0.2
 
     # the new run: one general topic, holding every copy's words; the themes as they were
@@ -228,6 +229,54 @@ def test_merging_the_copies_makes_a_new_run_with_one_general_topic(app_path):
         at.run()
         assert not at.exception, (page, at.exception)
         assert not [e.value for e in at.error], (page, [e.value for e in at.error])
+
+
+def test_a_merged_run_is_kept_on_disk_and_reads_the_same_after_a_restart(app_path):
+    """The merged run is a checkpoint of the workspace: after a reload it opens with its labels, and never resumes."""
+    import streamlit as st
+
+    from explorer import workspace
+
+    at, model = _topics_page_of_an_hdp_with_copies(app_path, scale=0.05)
+    source = at.session_state[Keys.runs].get("hdp-copies-0.05")
+    source.labels = {1: "second theme"}
+    at.button(key=Keys.merge_copies).click().run()
+    merged = list(at.session_state[Keys.runs])[-1]
+    kept = 3 + int(np.argmax(model.word_shares()[3:]))
+    emptied = next(k for k in range(3, 20) if k != kept)
+    at.text_input(key=Keys.topic_label(merged.run_id, kept)).input("common words").run()  # saved on disk too
+    assert not at.exception, at.exception
+    token = at.query_params[workspace.QUERY_PARAMETER]
+
+    st.cache_resource.clear()  # a server restart: the session's runs are gone, the workspace's files stay
+    back = AppTest.from_file(app_path, default_timeout=60)
+    back.query_params[workspace.QUERY_PARAMETER] = token
+    back.run()
+    back.switch_page("views/export.py")
+    back.run()
+    assert not back.exception, back.exception
+    [table] = [frame.value for frame in back.dataframe if "Run" in frame.value.columns]
+    assert list(table["Run"]) == ["#1 copies (copies merged)"]
+    assert back.selectbox(key=Keys.checkpoint).value == merged.run_id
+
+    back.button(key=Keys.checkpoint_resume).click().run()  # no training state: a sentence, not a new run
+    assert [e.value for e in back.error] == [
+        "“\\#1 copies (copies merged)” was made by merging topics after training, so it cannot be resumed; "
+        "open it to browse its topics instead."]
+    assert len(back.session_state[Keys.runs]) == 0
+
+    back.button(key=Keys.checkpoint_open).click().run()
+    assert not back.exception, back.exception
+    [opened] = list(back.session_state[Keys.runs])
+    assert opened.name == "#1 copies (copies merged) (checkpoint)" and opened.status == "merged"
+    np.testing.assert_allclose(opened.model().lambda_, merged.model().lambda_, rtol=1e-6)
+    assert opened.merged_into == merged.merged_into and opened.merged_from == source.run_id
+    assert opened.labels == {1: "second theme", kept: "common words"}
+    assert opened.label(emptied) == f"Topic {emptied} (merged into topic {kept})"
+    back.switch_page("views/topics.py")
+    back.run()
+    assert not back.exception, back.exception
+    assert Keys.merge_copies not in [b.key for b in back.button]  # nothing left to merge
 
 
 def test_merging_refuses_a_run_without_copies_and_measures_nothing_without_documents(app_path):

@@ -44,6 +44,22 @@ TAMPERED = [  # (what the file says, what the message must say)
     ({"labels": ["a", "b"]}, "labels must be a table of topic labels, got ['a', 'b']"),
     ({"name": {"x": 1}}, "name must be a text of at most 200 characters, got {'x': 1}"),
     ({"collection_name": 3}, "collection_name must be a text of at most 200 characters, got 3"),
+    # a merged run's record of which topics it emptied (explorer.merging)
+    ({"merged_from": 5}, "merged_from must be a text of at most 200 characters, got 5"),
+    ({"merged_from": "r", "merged_into": [1]}, "merged_into must be a table of at most 2 emptied topics, each "
+     "with the topic holding its words, got [1]"),
+    ({"merged_from": "r", "merged_into": {"0": 1, "1": 2, "2": 0}}, "merged_into must be a table of at most 2 "
+     "emptied topics, each with the topic holding its words, got '3 entries'"),
+    ({"merged_from": "r", "merged_into": {"5": 1}},
+     "merged_into (a topic number) must be a topic number from 0 to 2, got '5'"),
+    ({"merged_from": "r", "merged_into": {"0": 0}}, "merged_into[0] must be the number of another topic, from 0 to 2, "
+     "got 0"),
+    ({"merged_from": "r", "merged_into": {"0": 3}}, "merged_into[0] must be the number of another topic, from 0 to 2, "
+     "got 3"),
+    ({"merged_from": "r", "merged_into": {"0": True}}, "merged_into[0] must be the number of another topic, from 0 to "
+     "2, got True"),
+    ({"merged_from": "r", "merged_into": {"0": 1, "1": 2}}, "merged_into must be a table whose topics holding others' "
+     "words are not emptied themselves, got 'topic 1 in both roles'"),
 ]
 
 
@@ -69,6 +85,14 @@ def test_a_well_formed_file_still_loads(tmp_path):
     record = porting.import_model("good.npz", _file(tmp_path, {"settings": GOOD, "labels": {"1": "ships"}}))
     assert record.settings.kappa == 0.9 and record.label(1) == "ships"
     assert porting.import_model("bare.npz", _file(tmp_path, None)).settings.n_topics == 3  # no explorer part
+
+
+def test_a_merged_run_read_back_says_where_its_emptied_topics_went(tmp_path):
+    explorer = {"settings": GOOD, "merged_from": "run1", "merged_into": {"0": 2}, "labels": {"1": "ships"}}
+    record = porting.import_model("merged.npz", _file(tmp_path, explorer))
+    assert record.status == "merged" and record.merged_from == "run1" and record.merged_into == {0: 2}
+    assert record.label(0) == "Topic 0 (merged into topic 2)" and record.label(1) == "ships"
+    assert record.explorer_extra()["explorer"]["merged_into"] == {"0": 2}  # and so into its next file
 
 
 def test_the_export_page_shows_the_one_clear_message_and_no_page_fails(tmp_path):
