@@ -88,10 +88,12 @@ else:
     chosen = st.selectbox("Checkpoint", list(by_id), key=Keys.checkpoint,
                           help="A run saved in this workspace, newest first.",
                           format_func=lambda i: f"{by_id[i].name} — started {by_id[i].started}")
+    merged = bool(by_id[chosen].record.get("merged_from"))  # made after training: no trainer state to go on from
     left, middle, right = st.columns(3)
     action = None
-    if left.button("Resume training", key=Keys.checkpoint_resume, icon=icons.PLAY, type="primary",
-                   help="Continue this run exactly where its checkpoint ends (as a new run)."):
+    if left.button("Resume training", key=Keys.checkpoint_resume, icon=icons.PLAY, type="primary", disabled=merged,
+                   help="Its topics were merged after training, so there is no training to continue: open it to "
+                        "browse." if merged else "Continue this run exactly where its checkpoint ends (as a new run)."):
         action = "resume"
     if middle.button("Open to browse", key=Keys.checkpoint_open, icon=icons.OPEN,
                      help="Look at its topics without training."):

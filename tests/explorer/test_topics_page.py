@@ -165,7 +165,7 @@ def test_an_hdp_with_copies_of_the_overall_word_use_is_told_so(app_path):
 
 
 def test_merging_the_copies_makes_a_new_run_with_one_general_topic(app_path):
-    """The note's button: a new browse-only run, the copies in one topic, the original run untouched."""
+    """The note's button: a new browse-only run, the copies in one topic, the original untouched; kept on disk."""
     at, model = _topics_page_of_an_hdp_with_copies(app_path, scale=0.05)
     source = at.session_state[Keys.runs].get("hdp-copies-0.05")
     source.labels = {1: "second theme", 7: "a copy"}
@@ -230,22 +230,21 @@ def test_merging_the_copies_makes_a_new_run_with_one_general_topic(app_path):
         assert not at.exception, (page, at.exception)
         assert not [e.value for e in at.error], (page, [e.value for e in at.error])
 
+    _reopened_after_a_restart(app_path, at, merged, source, kept)
 
-def test_a_merged_run_is_kept_on_disk_and_reads_the_same_after_a_restart(app_path):
-    """The merged run is a checkpoint of the workspace: after a reload it opens with its labels, and never resumes."""
+
+def _reopened_after_a_restart(app_path, at, merged, source, kept: int) -> None:
+    """The merged run is a checkpoint of the workspace: after a restart it opens with its labels, and never resumes."""
     import streamlit as st
 
     from explorer import workspace
 
-    at, model = _topics_page_of_an_hdp_with_copies(app_path, scale=0.05)
-    source = at.session_state[Keys.runs].get("hdp-copies-0.05")
-    source.labels = {1: "second theme"}
-    at.button(key=Keys.merge_copies).click().run()
-    merged = list(at.session_state[Keys.runs])[-1]
-    kept = 3 + int(np.argmax(model.word_shares()[3:]))
-    emptied = next(k for k in range(3, 20) if k != kept)
+    at.switch_page("views/topics.py")
+    at.run()
     at.text_input(key=Keys.topic_label(merged.run_id, kept)).input("common words").run()  # saved on disk too
     assert not at.exception, at.exception
+    labels = {**merged.labels}
+    assert labels[kept] == "common words"
     token = at.query_params[workspace.QUERY_PARAMETER]
 
     st.cache_resource.clear()  # a server restart: the session's runs are gone, the workspace's files stay
@@ -256,14 +255,10 @@ def test_a_merged_run_is_kept_on_disk_and_reads_the_same_after_a_restart(app_pat
     back.run()
     assert not back.exception, back.exception
     [table] = [frame.value for frame in back.dataframe if "Run" in frame.value.columns]
-    assert list(table["Run"]) == ["#1 copies (copies merged)"]
+    assert list(table["Run"]) == ["#1 copies (copies merged)"]  # the original was never a checkpoint here
     assert back.selectbox(key=Keys.checkpoint).value == merged.run_id
-
-    back.button(key=Keys.checkpoint_resume).click().run()  # no training state: a sentence, not a new run
-    assert [e.value for e in back.error] == [
-        "“\\#1 copies (copies merged)” was made by merging topics after training, so it cannot be resumed; "
-        "open it to browse its topics instead."]
-    assert len(back.session_state[Keys.runs]) == 0
+    resume = back.button(key=Keys.checkpoint_resume)  # no training state to continue
+    assert resume.disabled and "no training to continue" in resume.help
 
     back.button(key=Keys.checkpoint_open).click().run()
     assert not back.exception, back.exception
@@ -271,7 +266,8 @@ def test_a_merged_run_is_kept_on_disk_and_reads_the_same_after_a_restart(app_pat
     assert opened.name == "#1 copies (copies merged) (checkpoint)" and opened.status == "merged"
     np.testing.assert_allclose(opened.model().lambda_, merged.model().lambda_, rtol=1e-6)
     assert opened.merged_into == merged.merged_into and opened.merged_from == source.run_id
-    assert opened.labels == {1: "second theme", kept: "common words"}
+    assert opened.labels == labels
+    emptied = next(k for k in range(3, 20) if k != kept and k not in labels)
     assert opened.label(emptied) == f"Topic {emptied} (merged into topic {kept})"
     back.switch_page("views/topics.py")
     back.run()

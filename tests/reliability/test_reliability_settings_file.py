@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+import engine
 from engine.data.corpus import Corpus
 from explorer import model_extra, porting, storage
 from explorer.storage import Collection
@@ -93,6 +94,25 @@ def test_a_merged_run_read_back_says_where_its_emptied_topics_went(tmp_path):
     assert record.status == "merged" and record.merged_from == "run1" and record.merged_into == {0: 2}
     assert record.label(0) == "Topic 0 (merged into topic 2)" and record.label(1) == "ships"
     assert record.explorer_extra()["explorer"]["merged_into"] == {"0": 2}  # and so into its next file
+
+
+@pytest.mark.parametrize(("explorer", "message"), [
+    ({"name": "merged", "settings": GOOD, "merged_from": "run1", "merged_into": {"0": 2}},
+     "“merged” was made by merging topics after training, so it cannot be resumed; open it to browse its topics "
+     "instead"),
+    ({"name": "bare", "settings": GOOD}, "“bare” holds a model without its training state, so it cannot be resumed"),
+])
+def test_a_checkpoint_without_training_state_is_not_resumed(tmp_path, home, explorer, message):
+    workspace = Workspace.shared_at(home)
+    path = tmp_path / "model.npz"
+    app.model_file(path, WORDS, explorer=explorer)
+    loaded = engine.load_model(path)
+    engine.save_model(storage.checkpoint_path("run3", workspace), loaded.model, WORDS, extra=loaded.extra)  # no trainer
+    storage.write_record("run3", {**explorer, "collection_key": None}, workspace)
+    [info] = storage.list_checkpoints(workspace)
+    with pytest.raises(ValueError, match=message):
+        porting.checkpoint_action("resume", info)
+    assert [c.run_id for c in storage.list_checkpoints(workspace)] == ["run3"]  # nothing new, nothing lost
 
 
 def test_the_export_page_shows_the_one_clear_message_and_no_page_fails(tmp_path):
