@@ -2,7 +2,8 @@
 """Compare this engine's SVI for LDA with scikit-learn's and gensim's online LDA.
 
 All systems get the same settings (K, alpha = 1/K, eta, kappa, tau, S, at most
-100 local iterations stopping at a mean absolute change of gamma below 1e-3), the
+100 local iterations stopping at a mean absolute change of gamma below 1e-3) and
+algorithm (the paper's mean-field local step, no topic revival), the
 same minibatches in the same order (epoch e visits the training documents in the
 order ``np.random.default_rng([seed, e]).permutation(D)``, e = 0, 1, ..., cut
 into minibatches of S), one BLAS thread, and one held-out evaluator:
