@@ -31,6 +31,7 @@ corpus sticks, which the benchmark scores with ``engine.predictive_log_likelihoo
 
 from __future__ import annotations
 
+import inspect
 import logging
 
 import numpy as np
@@ -137,8 +138,6 @@ def _algorithm_box() -> dict:
     "equal settings" column sets both.  Empty for an engine version that predates them
     (its only local step was the box's), so older checkouts can be timed too.
     """
-    import inspect
-
     params = inspect.signature(engine.LDA).parameters
     box = {"local_update": "mean_field", "revive_topics": False}
     return {name: value for name, value in box.items() if name in params}

@@ -41,7 +41,6 @@ def test_equal_settings_train_exactly_as_the_paper_preset(planted_corpus):
     assert np.abs(_steps(own, train) - trained).max() > 1e-3
 
 
-
 def test_the_hdp_benchmark_keeps_the_engines_own_lda_step(planted_corpus):
     """``paper_box=False`` (compare_hdp.py's LDA beside the HDP): the engine's default step and revival."""
     train = planted_corpus.counts
