@@ -127,8 +127,8 @@ def score(evaluator, kind: str, collection: Collection) -> dict:
             topics_covering=evaluator.topics_covering(COVERING_MASS),
             truncation=evaluator.n_topics if isinstance(evaluator, engine.HDP) else None,  # None: tomotopy's LDA
         )
-    general = np.asarray(evaluator.overall_divergence()) < GENERAL_DIVERGENCE
-    record.update(general_topics=int(general.sum()),
+    general = evaluator.general_topics(GENERAL_DIVERGENCE)
+    record.update(general_topics=int(general.size),
                   general_share=float(np.asarray(evaluator.word_shares(), dtype=np.float64)[general].sum()))
     top = np.asarray(evaluator.top_words(N_TOP))[scored]
     npmi = collection.prepared("coherence").score(top, measure="npmi") if scored.size else np.empty(0)

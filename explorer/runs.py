@@ -250,12 +250,8 @@ class RunRecord:
         """Write the explorer's record beside the checkpoint (labels included)."""
         if not self.checkpointed:
             return
-        storage.write_record(self.run_id, {
-            **self.explorer_extra()["explorer"], "created": self.created,
-            # a merged run may have no documents here: the Export page then lists it without a collection
-            "collection_key": None if self.collection is None else self.collection.key,
-            "collection_name": "" if self.collection is None else self.collection.name,
-        })
+        # a merged run may have no documents here (no collection key): the Export page lists it without one
+        storage.write_record(self.run_id, {**self.explorer_extra()["explorer"], "created": self.created})
 
     def explorer_extra(self) -> dict:
         """What a model file needs for the explorer to browse it and continue training."""

@@ -238,7 +238,7 @@ def list_checkpoints(workspace: Workspace | None = None) -> list[CheckpointInfo]
         with contextlib.suppress(OSError):
             stat = model_file.stat()
             found.append(CheckpointInfo(run_id, str(record.get("name", run_id)),
-                                        str(record.get("collection_name", "")), key, stat.st_mtime, stat.st_size,
+                                        str(record.get("collection_name") or ""), key, stat.st_mtime, stat.st_size,
                                         record))
     return sorted(found, key=lambda c: -c.saved)
 
