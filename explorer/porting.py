@@ -23,11 +23,11 @@ from explorer.engine_api import (
     save_model,
     zip_files,
 )
-from explorer.runs import RunRecord, load_record, resume_checkpoint
+from explorer.runs import RunRecord, keep_checkpoint, load_record, resume_checkpoint
 from explorer.storage import CheckpointInfo, Collection
 
 __all__ = ["checkpoint_action", "checkpoints", "doc_topic_csv", "full_export", "full_export_refusal", "import_model",
-           "model_bytes", "slug"]
+           "keep_import", "model_bytes", "slug"]
 
 
 def slug(name: str) -> str:
@@ -142,6 +142,20 @@ def import_model(file_name: str, data: bytes) -> RunRecord:
     return record
 
 
+def keep_import(record: RunRecord) -> str:
+    """Keep a loaded model file with the workspace's checkpoints; the sentence saying so (Markdown).
+
+    A file that cannot be kept (the disk refuses) stays loaded in this session; the user
+    still has the file to load again.
+    """
+    try:
+        keep_checkpoint(record)
+    except OSError as exc:
+        return (f" It could not be kept on the server ({safe_text.markdown(str(exc))}), so after a reload "
+                "load the file again.")
+    return " It is kept with this workspace's checkpoints below, to open again after a reload."
+
+
 def import_message(record: RunRecord) -> str:
     """What the Export page says after loading a model file (Markdown, the name escaped)."""
     text = f"Loaded “{safe_text.markdown(record.name)}”: the Topics page shows it"
@@ -164,6 +178,19 @@ def checkpoints() -> list[CheckpointInfo]:
     return storage.list_checkpoints()
 
 
+def browse_only_reason(info: CheckpointInfo) -> str | None:
+    """Why a checkpoint can only be opened to browse, as the Resume button's help says it, or None.
+
+    From its record (written by this server); :func:`checkpoint_action` checks the file itself.
+    """
+    if info.record.get("merged_from"):
+        return "Its topics were merged after training, so there is no training to continue: open it to browse."
+    if info.record.get("resumable") is False:  # records older than the key are training runs
+        return ("It was loaded from a model file saved without its training state, so there is no training to "
+                "continue: open it to browse.")
+    return None
+
+
 def checkpoint_action(action: str, info: CheckpointInfo) -> None:
     """Resume, open or delete a checkpoint of this workspace (raises with a readable message on failure)."""
     if action == "delete":
@@ -182,7 +209,7 @@ def checkpoint_action(action: str, info: CheckpointInfo) -> None:
         session.runs().add(record)
         state.select_run(record.run_id)
         return
-    if loaded.trainer_state is None:  # a run made in the explorer: merged copies (explorer.merging)
+    if loaded.trainer_state is None:  # merged copies (explorer.merging), or a loaded file saved without it
         made = ("was made by merging topics after training" if loaded.extra.get("explorer", {}).get("merged_from")
                 else "holds a model without its training state")
         raise ValueError(f"“{info.name}” {made}, so it cannot be resumed; open it to browse its topics instead")

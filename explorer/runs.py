@@ -251,7 +251,9 @@ class RunRecord:
         if not self.checkpointed:
             return
         # a merged run may have no documents here (no collection key): the Export page lists it without one
-        storage.write_record(self.run_id, {**self.explorer_extra()["explorer"], "created": self.created})
+        resumable = self.run is not None or (self.loaded is not None and self.loaded.trainer_state is not None)
+        storage.write_record(self.run_id, {**self.explorer_extra()["explorer"], "created": self.created,
+                                           "resumable": resumable})
 
     def explorer_extra(self) -> dict:
         """What a model file needs for the explorer to browse it and continue training."""
@@ -397,17 +399,23 @@ def resume_checkpoint(source: Any, collection: Collection, settings: RunSettings
 
 
 def keep_checkpoint(record: RunRecord) -> None:
-    """Save a run made in the explorer (merged copies) with the workspace's checkpoints, to outlive the session.
+    """Save a run that is not training (merged copies, a loaded file) with the workspace's checkpoints.
 
-    The model file (written atomically) holds no trainer state: the Export page opens it to
-    browse and does not resume it.  Raises OSError if the disk refuses; nothing half-written
-    is left, and the run stays in the session.
+    So it outlives the session: the Export page lists it after a reload or a restart.  The
+    model file (written atomically) keeps what the run has: a loaded file's trainer state and
+    history (so it can be resumed, with its documents, which are stored too), none for merged
+    copies (browse only).  Raises OSError if the disk refuses; nothing half-written is left,
+    and the run stays in the session.
     """
+    loaded = record.loaded
     storage.prune_checkpoints(environment.get("SVI_TOPICS_MAX_CHECKPOINTS") - 1)
     path = storage.checkpoint_path(record.run_id)
     try:
-        save_model(path, record.loaded.model, record.loaded.vocabulary, extra=record.explorer_extra(),
+        save_model(path, loaded.model, loaded.vocabulary, trainer=loaded.trainer_state,
+                   history=[*loaded.history, *loaded.changes], extra={**loaded.extra, **record.explorer_extra()},
                    labels=record.labels)
+        if loaded.trainer_state is not None and record.collection is not None:
+            storage.save_collection(record.collection)  # what resuming it after a restart needs
         record.checkpointed = True
         record.save_record()
     except OSError:

@@ -63,7 +63,7 @@ if upload is not None and upload.file_id != state.get(Keys.model_upload_done):
         loaded_record = porting.import_model(upload.name, upload.getvalue())
         session.runs().add(loaded_record)
         state.select_run(loaded_record.run_id)
-        state.notice(porting.import_message(loaded_record), page="export")
+        state.notice(porting.import_message(loaded_record) + porting.keep_import(loaded_record), page="export")
         st.rerun()
     except Exception as exc:
         ui.show_error(exc)
@@ -88,12 +88,12 @@ else:
     chosen = st.selectbox("Checkpoint", list(by_id), key=Keys.checkpoint,
                           help="A run saved in this workspace, newest first.",
                           format_func=lambda i: f"{by_id[i].name} — started {by_id[i].started}")
-    merged = bool(by_id[chosen].record.get("merged_from"))  # made after training: no trainer state to go on from
+    browse_only = porting.browse_only_reason(by_id[chosen])
     left, middle, right = st.columns(3)
     action = None
-    if left.button("Resume training", key=Keys.checkpoint_resume, icon=icons.PLAY, type="primary", disabled=merged,
-                   help="Its topics were merged after training, so there is no training to continue: open it to "
-                        "browse." if merged else "Continue this run exactly where its checkpoint ends (as a new run)."):
+    if left.button("Resume training", key=Keys.checkpoint_resume, icon=icons.PLAY, type="primary",
+                   disabled=browse_only is not None,
+                   help=browse_only or "Continue this run exactly where its checkpoint ends (as a new run)."):
         action = "resume"
     if middle.button("Open to browse", key=Keys.checkpoint_open, icon=icons.OPEN,
                      help="Look at its topics without training."):

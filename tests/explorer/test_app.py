@@ -274,14 +274,18 @@ def test_export_reimport_and_resume_checkpoint(app_path):
     assert not at.exception
     loaded = _runs(at).latest()
     assert loaded.loaded is not None and loaded.can_continue
-    assert any("Loaded" in s.value for s in at.success)
+    assert any("Loaded" in s.value and "It is kept with this workspace's checkpoints" in s.value for s in at.success)
     at.file_uploader(key=Keys.model_upload).clear().upload("bad.npz", b"not a model").run()
     assert not at.exception
     assert any("not a model file" in e.value for e in at.error)
+    # the loaded file is kept as a checkpoint (for a reload), and it can be resumed: it has its trainer state
+    assert at.selectbox(key=Keys.checkpoint).options[0].startswith("saved.npz (loaded) — started")
+    at.selectbox(key=Keys.checkpoint).set_value(loaded.run_id).run()
+    assert not at.button(key=Keys.checkpoint_resume).disabled
     at.button(key=Keys.checkpoint_resume).click().run()
     assert not at.exception
     resumed = _runs(at).latest()
-    assert resumed.name.endswith("(resumed)")
+    assert resumed.name == "saved.npz (loaded) (resumed)" and resumed.labels == loaded.labels
     _runs(at).stop_all()
 
 

@@ -278,3 +278,71 @@ def test_importing_explorer_tables_leaves_streamlit_out():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def _kept(explorer_env, data: bytes, name: str = "m.npz") -> tuple[runs.RunRecord, str, storage.CheckpointInfo]:
+    """Load a model file as the Export page does and keep it; what it says and the checkpoint it lists."""
+    record = porting.import_model(name, data)
+    said = porting.keep_import(record)
+    [info] = [c for c in storage.list_checkpoints() if c.run_id == record.run_id]
+    return record, said, info
+
+
+def test_a_loaded_model_file_is_kept_with_the_checkpoints_and_resumable_after_a_restart(collection, explorer_env,
+                                                                                        monkeypatch):
+    monkeypatch.setattr(porting.state, "collection", lambda: collection)  # the collection in use, not yet stored
+    record = runs.create_run(collection, _settings(), "a", checkpoint=False)
+    record.run.start()
+    wait_until(lambda: record.status == "finished")
+    record.labels[1] = "Economy"
+    data = porting.model_bytes(record)()
+    loaded, said, info = _kept(explorer_env, data)
+    assert said == " It is kept with this workspace's checkpoints below, to open again after a reload."
+    assert info.name == "m.npz (loaded)" and info.record["labels"] == {"1": "Economy"}
+    assert info.record["resumable"] is True and porting.browse_only_reason(info) is None
+    kept = engine.load_model(storage.checkpoint_path(loaded.run_id))
+    original = engine.load_model(data)
+    assert kept.trainer_state.keys() == original.trainer_state.keys()
+    assert kept.trainer_state["docs_seen"] == original.trainer_state["docs_seen"] >= 2_000
+    assert len(kept.history) == len(original.history) > 0 and kept.labels == {1: "Economy"}
+    assert np.array_equal(kept.model.lambda_, original.model.lambda_)
+    # after a restart the documents are in the workspace too, so the checkpoint resumes (what "Resume" does)
+    assert storage.load_collection(info.collection_key).corpus.n_docs == collection.corpus.n_docs
+    more = dataclasses.replace(loaded.settings, target_docs=kept.trainer_state["docs_seen"] + 500)
+    resumed = runs.resume_checkpoint(storage.checkpoint_path(info.run_id), collection, more, "resumed")
+    resumed.run.start()
+    wait_until(lambda: resumed.status == "finished")
+    assert resumed.snapshot().docs_seen >= more.target_docs
+
+
+def test_a_loaded_file_without_training_state_is_kept_to_browse_only(collection, explorer_env, tmp_path):
+    model = engine.LDA(n_topics=3, n_words=collection.corpus.n_words, seed=0)
+    model.lambda_ = np.random.default_rng(0).gamma(1.0, 1.0, (3, collection.corpus.n_words)) + 0.01
+    path = tmp_path / "bare.npz"
+    engine.save_model(path, model, collection.corpus.vocabulary, labels={0: "first"})  # no trainer state
+    loaded, _, info = _kept(explorer_env, path.read_bytes(), "bare.npz")
+    assert info.record["resumable"] is False
+    assert "saved without its training state" in porting.browse_only_reason(info)
+    with pytest.raises(ValueError, match=r"“bare\.npz \(loaded\)” holds a model without its training state"):
+        porting.checkpoint_action("resume", info)
+    assert engine.load_model(storage.checkpoint_path(loaded.run_id)).labels == {0: "first"}
+
+
+def test_a_loaded_file_the_disk_refuses_stays_loaded_and_leaves_nothing_behind(collection, explorer_env,
+                                                                                monkeypatch):
+    record = runs.create_run(collection, _settings(target_docs=300), "a", checkpoint=False)
+    record.run.start()
+    wait_until(lambda: record.status == "finished")
+    data = porting.model_bytes(record)()
+
+    def full_disk(path, *args, **kwargs):
+        Path(path).write_bytes(b"half")  # as if the disk filled up part way
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(runs, "save_model", full_disk)
+    loaded = porting.import_model("m.npz", data)
+    said = porting.keep_import(loaded)
+    assert said == (" It could not be kept on the server (\\[Errno 28\\] No space left on device), so after a "
+                    "reload load the file again.")
+    assert storage.list_checkpoints() == [] and list(storage.checkpoint_dir().iterdir()) == []
+    assert loaded.model() is not None and not loaded.checkpointed
