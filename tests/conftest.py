@@ -121,3 +121,20 @@ def project_root() -> Path:
 def _one_blas_thread() -> Iterator[None]:
     with threadpool_limits(limits=1):
         yield
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On a run of many tests, compile the kernels the later tests need in a second process meanwhile."""
+    if len(session.items) >= _BACKGROUND_COMPILE_MIN_TESTS and not session.config.option.collectonly:
+        from tests import _kernel_cache
+
+        _kernel_cache.start()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests import _kernel_cache
+
+    _kernel_cache.stop()
+
+
+_BACKGROUND_COMPILE_MIN_TESTS = 200  # a full run (about 1,300 tests), not a module or a single test
