@@ -36,6 +36,7 @@ _MARK = "engine-warm-up:"  # engine.inference.warmup's report lines: "<mark> com
 class _Background:
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
+        self.reader: threading.Thread | None = None
         self.reported: set[str] = set()
         self.changed = threading.Condition()
 
@@ -63,12 +64,16 @@ def start() -> None:
         [sys.executable, "-m", "engine.inference._compile_worker", *WORKLOADS],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
-    threading.Thread(target=_background.read, daemon=True, name="kernel-cache-reader").start()
+    _background.reader = threading.Thread(target=_background.read, daemon=True, name="kernel-cache-reader")
+    _background.reader.start()
 
 
 def wait_for(workload: str, timeout: float = 600.0) -> None:
-    """Block until the background process has compiled (or failed) ``workload``; at once if none runs."""
-    if _background.process is None:
+    """Block until the background process has compiled (or failed) ``workload``.
+
+    Returns at once if no background process runs or ``workload`` is not one of its :data:`WORKLOADS`.
+    """
+    if _background.process is None or workload not in WORKLOADS:
         return
     deadline = time.monotonic() + timeout
     with _background.changed:
@@ -88,3 +93,7 @@ def stop() -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    if _background.reader is not None:
+        _background.reader.join(timeout=30)  # it has read to the end of the output
+    if process.stdout is not None:
+        process.stdout.close()
