@@ -1,0 +1,187 @@
+"""Probe (issue 13, run 24): HDP births between epochs, undone when the halves stay copies.
+
+After each of the first ``birth_epochs`` epochs, ``births`` times: a slot is freed, and the
+largest topic (by expected word count) is split into it, word by word in shares drawn from
+U[0.45, 0.55], its corpus stick count halved between the two.  ``mode="merge"`` frees the
+slot by merging the smallest topic into the small topic (of the ten next smallest) closest
+to it in Jensen-Shannon divergence, so the thin tail keeps its mass (it smooths the
+held-out words of short documents, run 18); ``mode="spread"`` spreads its expected counts
+and stick count over all other topics in proportion to their words; ``mode="replace"`` drops
+the smallest topic's mass, as the split revival of LDA does.  ``undo_after`` epochs after its birth, a (donor,
+child) pair whose word distributions are still within ``undo_js`` nats of each other is
+merged back: the split found no structure (run 19); with ``undo_incoherent``, so is a pair
+whose top-10 words have a lower mean NPMI than those of the two merged.  ``skip_general`` keeps topics within
+``engine.GENERAL_DIVERGENCE`` of the overall word use from being split; with ``gate``, births
+wait until such topics hold less than ``gate`` of the words (at most ``birth_rounds`` rounds,
+none after epoch ``birth_epochs``).
+
+The topics are not reordered during training (``reorder_topics=False``, within +-0.005 of
+the default, run 23), so a pair keeps its two indices.  Everything else is
+``engine.HDP(n_topics=150, doc_truncation=20)`` trained by ``engine.SVI`` at its defaults,
+scored by ``quality.py``'s evaluator.  One JSON line per run to ``--out``::
+
+    cd benchmarks
+    NUMBA_NUM_THREADS=1 python hdp_births.py --out /tmp/births.jsonl --configs \\
+        '{"base": {}, "births": {"births": 5, "birth_epochs": 3, "undo_after": 4}}'
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+import quality
+from _quality_config import CACHE, HDP_DOC_TRUNCATION, HDP_TRUNCATION, PANEL, SHARED
+from _quality_panel import load_collection
+
+import engine
+from engine.models.hdp import _stick_counts, _sticks_from_counts
+
+
+def jensen_shannon(p: np.ndarray, q: np.ndarray) -> float:
+    """JS divergence (nats) of two word distributions."""
+    m = 0.5 * (p + q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        left = np.where(p > 0, p * np.log(p / m), 0.0).sum()
+        right = np.where(q > 0, q * np.log(q / m), 0.0).sum()
+    return float(0.5 * (left + right))
+
+
+def _normalised(row: np.ndarray) -> np.ndarray:
+    return row / max(float(row.sum()), 1e-300)
+
+
+def _globals(model) -> tuple[np.ndarray, np.ndarray]:
+    """(expected counts lambda - eta, corpus stick counts N_k) as float64 copies."""
+    excess = np.maximum(model.lambda_.astype(np.float64) - model.eta, 0.0)
+    return excess, _stick_counts(model.sticks_.astype(np.float64), model.omega)
+
+
+def _set_globals(model, excess: np.ndarray, counts: np.ndarray) -> None:
+    model.lambda_ = (excess + model.eta).astype(model.dtype)
+    model.sticks_ = _sticks_from_counts(counts, model.omega)
+
+
+def births(model, rng, n_births: int, mode: str, skip_general: bool) -> list[tuple[int, int]]:
+    """Split the largest topics into freed slots; the (donor, child) pairs made."""
+    general = set(model.general_topics(engine.GENERAL_DIVERGENCE).tolist()) if skip_general else set()
+    excess, counts = _globals(model)
+    pairs = []
+    for _ in range(n_births):
+        order = np.argsort(excess.sum(axis=1))
+        slot = int(order[0])
+        if mode == "merge":
+            near = order[1:11]
+            gaps = [jensen_shannon(_normalised(excess[slot]), _normalised(excess[k])) for k in near]
+            into = int(near[int(np.argmin(gaps))])
+            excess[into] += excess[slot]
+            counts[into] += counts[slot]
+        elif mode == "spread":  # over every other topic in proportion to its expected words
+            rest = np.delete(np.arange(excess.shape[0]), slot)
+            words = excess[rest].sum(axis=1)
+            weights = words / max(float(words.sum()), 1e-300)
+            excess[rest] += weights[:, None] * excess[slot][None, :]
+            counts[rest] += weights * counts[slot]
+        excess[slot], counts[slot] = 0.0, 0.0
+        totals = excess.sum(axis=1)
+        totals[list(general)] = -1.0
+        donor = int(np.argmax(totals))
+        share = rng.uniform(0.45, 0.55, excess.shape[1])
+        excess[slot], excess[donor] = excess[donor] * (1.0 - share), excess[donor] * share
+        counts[slot] = counts[donor] = counts[donor] / 2.0
+        pairs.append((donor, slot))
+    _set_globals(model, excess, counts)
+    return pairs
+
+
+def _less_coherent_apart(excess: np.ndarray, donor: int, child: int, reference) -> bool:
+    """Whether the pair's top-10 words score a lower mean NPMI than the top words of the two merged."""
+    top = np.argsort(-np.stack((excess[donor], excess[child], excess[donor] + excess[child])), axis=1)[:, :10]
+    npmi = reference.score(top, measure="npmi")
+    return float(npmi[:2].mean()) < float(npmi[2])
+
+
+def undo(model, pairs: list[tuple[int, int]], undo_js: float, reference=None) -> int:
+    """Merge each pair still within ``undo_js`` of each other back into its donor; how many were.
+
+    With a coherence ``reference``, also each pair less coherent apart than merged.
+    """
+    excess, counts = _globals(model)
+    undone = 0
+    for donor, child in pairs:
+        if excess[donor].sum() > 0 and excess[child].sum() > 0 and (jensen_shannon(
+                _normalised(excess[donor]), _normalised(excess[child])) < undo_js or (
+                reference is not None and _less_coherent_apart(excess, donor, child, reference))):
+            excess[donor] += excess[child]
+            counts[donor] += counts[child]
+            excess[child], counts[child] = 0.0, 0.0
+            undone += 1
+    if undone:
+        _set_globals(model, excess, counts)
+    return undone
+
+
+def _tail_faded(model, config: dict) -> bool:
+    """With ``gate``: whether the topics that copy the overall word use hold less than ``gate`` of the words."""
+    if "gate" not in config:
+        return True
+    general = model.general_topics(engine.GENERAL_DIVERGENCE)
+    return float(np.asarray(model.word_shares())[general].sum()) < config["gate"]
+
+
+def train(collection, seed: int, epochs: int, config: dict) -> dict:
+    D, V = collection.train.shape
+    started = time.perf_counter()
+    model = engine.HDP(n_topics=HDP_TRUNCATION, doc_truncation=HDP_DOC_TRUNCATION, n_words=V, seed=seed,
+                       reorder_topics=False)
+    trainer = engine.SVI(model, corpus=collection.train, seed=seed)
+    rng = np.random.default_rng([seed, 77])
+    born: dict[int, list[tuple[int, int]]] = {}
+    undone = rounds_done = 0
+    for epoch in range(1, epochs + 1):
+        trainer.run(n_docs=epoch * D - trainer.docs_seen)
+        if config.get("births") and epoch <= config.get("birth_epochs", 3) and epoch < epochs \
+                and len(born) + rounds_done < config.get("birth_rounds", epochs) and _tail_faded(model, config):
+            born[epoch] = births(model, rng, config["births"], config.get("mode", "merge"),
+                                 config.get("skip_general", False))
+        due = epoch - config.get("undo_after", epochs)
+        if due in born:
+            reference = collection.prepared("coherence") if config.get("undo_incoherent") else None
+            undone += undo(model, born.pop(due), config.get("undo_js", 0.01), reference)
+            rounds_done += 1
+    seconds = time.perf_counter() - started
+    settings = quality.HDPSettings(n_topics=model.n_topics, doc_truncation=model.doc_truncation, batch_size=0,
+                                   kappa=0.0, tau=0.0, alpha=model.alpha, gamma=model.omega, eta=model.eta, seed=0)
+    record = quality.score(quality.hdp_evaluator(settings, model.lambda_, model.sticks_), "hdp", collection)
+    return {"ll": record["heldout_loglik"], "npmi": record["npmi"], "in_use": record["topics_in_use"],
+            "general": record["general_topics"], "undone": undone, "seconds": seconds}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpora", nargs="+", default=list(PANEL))
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--configs", required=True, help="JSON: label -> {births, birth_epochs, mode, undo_after, "
+                                                         "undo_js, skip_general}")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    where = argparse.Namespace(shared=SHARED, cache=CACHE)
+    for name in args.corpora:
+        collection, why = load_collection(name, where)
+        if collection is None:
+            print(why)
+            continue
+        for seed in args.seeds:
+            for label, config in json.loads(args.configs).items():
+                line = json.dumps({"corpus": name, "seed": seed, "label": label, **train(collection, seed,
+                                                                                           args.epochs, config)})
+                print(line, flush=True)
+                with open(args.out, "a", encoding="utf-8") as file:
+                    file.write(line + "\n")
+
+
+if __name__ == "__main__":
+    main()
