@@ -188,6 +188,9 @@ def browse_only_reason(info: CheckpointInfo) -> str | None:
     if info.record.get("resumable") is False:  # records older than the key are training runs
         return ("It was loaded from a model file saved without its training state, so there is no training to "
                 "continue: open it to browse.")
+    if not info.collection_key:  # a loaded file whose documents were not here
+        return ("Its documents are not stored in this workspace, so it cannot go on training: open it to browse, "
+                "or load the collection it was trained on and then the model file again.")
     return None
 
 

@@ -328,6 +328,17 @@ def test_a_loaded_file_without_training_state_is_kept_to_browse_only(collection,
     assert engine.load_model(storage.checkpoint_path(loaded.run_id)).labels == {0: "first"}
 
 
+def test_a_loaded_file_without_its_documents_is_kept_to_browse_only(collection, explorer_env):
+    record = runs.create_run(collection, _settings(target_docs=300), "a", checkpoint=False)
+    record.run.start()
+    wait_until(lambda: record.status == "finished")
+    loaded, _, info = _kept(explorer_env, porting.model_bytes(record)())  # no collection in use, none stored
+    assert loaded.collection is None and info.record["resumable"] is True and info.collection_key == ""
+    assert porting.browse_only_reason(info).startswith("Its documents are not stored in this workspace")
+    with pytest.raises(FileNotFoundError, match=r"the documents of “m\.npz \(loaded\)” are no longer stored"):
+        porting.checkpoint_action("resume", info)
+
+
 def test_a_loaded_file_the_disk_refuses_stays_loaded_and_leaves_nothing_behind(collection, explorer_env,
                                                                                 monkeypatch):
     record = runs.create_run(collection, _settings(target_docs=300), "a", checkpoint=False)
