@@ -5,7 +5,8 @@ largest topic (by expected word count) is split into it, word by word in shares 
 U[0.45, 0.55], its corpus stick count halved between the two.  ``mode="merge"`` frees the
 slot by merging the smallest topic into the small topic (of the ten next smallest) closest
 to it in Jensen-Shannon divergence, so the thin tail keeps its mass (it smooths the
-held-out words of short documents, run 18); ``mode="spread"`` spreads its expected counts
+held-out words of short documents, run 18); ``mode="merge_words"`` merges its
+expected word counts only (its stick count is dropped); ``mode="spread"`` spreads its expected counts
 and stick count over all other topics in proportion to their words; ``mode="replace"`` drops
 the smallest topic's mass, as the split revival of LDA does.  ``undo_after`` epochs after its birth, a (donor,
 child) pair whose word distributions are still within ``undo_js`` nats of each other is
@@ -72,12 +73,13 @@ def births(model, rng, n_births: int, mode: str, skip_general: bool) -> list[tup
     for _ in range(n_births):
         order = np.argsort(excess.sum(axis=1))
         slot = int(order[0])
-        if mode == "merge":
+        if mode in ("merge", "merge_words"):
             near = order[1:11]
             gaps = [jensen_shannon(_normalised(excess[slot]), _normalised(excess[k])) for k in near]
             into = int(near[int(np.argmin(gaps))])
             excess[into] += excess[slot]
-            counts[into] += counts[slot]
+            if mode == "merge":
+                counts[into] += counts[slot]
         elif mode == "spread":  # over every other topic in proportion to its expected words
             rest = np.delete(np.arange(excess.shape[0]), slot)
             words = excess[rest].sum(axis=1)
