@@ -19,8 +19,11 @@ import sys
 import threading
 import time
 
-# in the order the background process compiles them: the reverse of the order a full run's
-# tests first need them (the main process compiles LDA:zero_order:float64 itself, at once)
+from engine.inference.warmup import _MARK  # its report lines: "<mark> compiled <workload>" or "... failed ..."
+
+# in the order the background process compiles them: the HDP's first, which the Dask tests need
+# early (in worker processes of their own too); the main process compiles LDA:zero_order:float64,
+# the first workload every run needs, itself
 WORKLOADS = (
     "HDP:zero_order:float64",
     "HDP:zero_order:float32",
@@ -30,7 +33,6 @@ WORKLOADS = (
     "LDA:mean_field:float32",
     "LDA:mean_field:float64",
 )
-_MARK = "engine-warm-up:"  # engine.inference.warmup's report lines: "<mark> compiled <workload>" or "... failed ..."
 
 
 class _Background:
