@@ -72,8 +72,8 @@ if message:
     st.success(message, icon=icons.OPEN)
 
 st.subheader("Checkpoints")
-st.caption(f"Runs are saved every few seconds {porting.checkpoint_folder()}; after a crash or a restart, "
-           "resume them here.")
+st.caption(f"Runs are saved every few seconds {porting.checkpoint_folder()}, with the model files loaded above "
+           "and merged runs; after a crash or a restart, resume or open them here.")
 checkpoints = porting.checkpoints()
 if not checkpoints:
     st.caption("No checkpoint yet.")

@@ -68,3 +68,42 @@ def test_the_token_is_in_the_address_kept_across_pages_and_reloads_and_differs_p
             assert page.get_by_text("Traceback").count() == 0
         finally:
             browser.close()
+
+
+def test_a_loaded_model_file_is_kept_after_a_reload_and_only_in_its_workspace(server, tmp_path):
+    """A model file loaded on the Export page outlives a reload (browse only here); another person never sees it."""
+    from playwright.sync_api import expect, sync_playwright
+
+    import engine
+
+    corpus = engine.Corpus.from_texts(list(engine.make_synthetic_corpus(n_docs=60, n_topics=3, seed=1,
+                                                                        readable=True).texts()))
+    model = engine.LDA(n_topics=3, n_words=corpus.n_words, seed=0)
+    trainer = engine.SVI(model, corpus=corpus.counts, seed=0, batch_size=20)
+    trainer.run(n_docs=60)
+    path = tmp_path / "mymodel.npz"
+    engine.save_model(path, model, corpus.vocabulary, trainer=trainer, labels={0: "Planets"})
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_context().new_page()
+            page.goto(server)
+            page.get_by_role("link", name="Export / import").click()
+            page.get_by_text("No checkpoint yet.").wait_for(timeout=30_000)
+            page.locator("input[type=file]").set_input_files(str(path))
+            page.get_by_text("It is kept with this workspace's checkpoints below").wait_for(timeout=30_000)
+            page.reload()
+            expect(page.get_by_role("combobox", name="Checkpoint")).to_have_value(
+                re.compile(r"^mymodel\.npz \(loaded\) — started"), timeout=30_000)
+            # its documents are not in this workspace: browse only
+            assert page.get_by_role("button", name="Resume training").is_disabled()
+            page.get_by_role("button", name="Open to browse").click()
+            page.get_by_role("link", name="Topics").click()
+            page.get_by_text("Planets").first.wait_for(timeout=30_000)
+            other = browser.new_context().new_page()  # another person, on the same server
+            other.goto(server)
+            other.get_by_role("link", name="Export / import").click()
+            other.get_by_text("No checkpoint yet.").wait_for(timeout=30_000)
+            assert page.get_by_text("Traceback").count() == 0
+        finally:
+            browser.close()
