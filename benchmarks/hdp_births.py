@@ -169,6 +169,8 @@ def main() -> None:
     parser.add_argument("--configs", required=True, help="JSON: label -> {births, birth_epochs, mode, undo_after, "
                                                          "undo_js, skip_general}")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--subsample", type=int, default=None,
+                        help="train on this many of each collection's training documents (a small collection)")
     args = parser.parse_args()
     where = argparse.Namespace(shared=SHARED, cache=CACHE)
     for name in args.corpora:
@@ -176,6 +178,9 @@ def main() -> None:
         if collection is None:
             print(why)
             continue
+        if args.subsample:
+            collection = collection.subsample(args.subsample)
+            name = collection.name
         for seed in args.seeds:
             for label, config in json.loads(args.configs).items():
                 line = json.dumps({"corpus": name, "seed": seed, "label": label, **train(collection, seed,
