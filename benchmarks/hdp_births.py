@@ -2,19 +2,24 @@
 
 After each of the first ``birth_epochs`` epochs, ``births`` times: a slot is freed, and the
 largest topic (by expected word count) is split into it, word by word in shares drawn from
-U[0.45, 0.55], its corpus stick count halved between the two.  ``mode="merge"`` frees the
-slot by merging the smallest topic into the small topic (of the ten next smallest) closest
-to it in Jensen-Shannon divergence, so the thin tail keeps its mass (it smooths the
-held-out words of short documents, run 18); ``mode="merge_words"`` merges its
-expected word counts only (its stick count is dropped); ``mode="spread"`` spreads its expected counts
-and stick count over all other topics in proportion to their words; ``mode="replace"`` drops
-the smallest topic's mass, as the split revival of LDA does.  ``undo_after`` epochs after its birth, a (donor,
-child) pair whose word distributions are still within ``undo_js`` nats of each other is
-merged back: the split found no structure (run 19); with ``undo_incoherent``, so is a pair
-whose top-10 words have a lower mean NPMI than those of the two merged.  ``skip_general`` keeps topics within
-``engine.GENERAL_DIVERGENCE`` of the overall word use from being split; with ``gate``, births
-wait until such topics hold less than ``gate`` of the words (at most ``birth_rounds`` rounds,
-none after epoch ``birth_epochs``).
+U[0.45, 0.55], its corpus stick count halved between the two.  How the slot is freed
+(``mode``):
+
+- ``"merge"`` (the default): the smallest topic is merged into the small topic (of the ten
+  next smallest) closest to it in Jensen-Shannon divergence, so the thin tail keeps its mass
+  (it smooths the held-out words of short documents, run 18);
+- ``"merge_words"``: the same with its expected word counts only (its stick count dropped);
+- ``"spread"``: its expected counts and stick count go to all other topics in proportion to
+  their words;
+- ``"replace"``: its mass is dropped, as the split revival of LDA does.
+
+``undo_after`` epochs after its birth, a (donor, child) pair whose word distributions are
+still within ``undo_js`` nats of each other is merged back: the split found no structure
+(run 19); with ``undo_incoherent``, so is a pair whose top-10 words have a lower mean NPMI
+than those of the two merged.  ``skip_general`` keeps topics within
+``engine.GENERAL_DIVERGENCE`` of the overall word use from being split; with ``gate``,
+births wait until such topics hold less than ``gate`` of the words (at most
+``birth_rounds`` rounds, none after epoch ``birth_epochs``).
 
 The topics are not reordered during training (``reorder_topics=False``, within +-0.005 of
 the default, run 23), so a pair keeps its two indices.  Everything else is
@@ -166,8 +171,8 @@ def main() -> None:
     parser.add_argument("--corpora", nargs="+", default=list(PANEL))
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--configs", required=True, help="JSON: label -> {births, birth_epochs, mode, undo_after, "
-                                                         "undo_js, skip_general}")
+    parser.add_argument("--configs", required=True, help="JSON: label -> {births, birth_epochs, birth_rounds, mode, "
+                                                         "undo_after, undo_js, undo_incoherent, skip_general, gate}")
     parser.add_argument("--out", required=True)
     parser.add_argument("--subsample", type=int, default=None,
                         help="train on this many of each collection's training documents (a small collection)")
