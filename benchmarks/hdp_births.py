@@ -33,30 +33,28 @@ scored by ``quality.py``'s evaluator.  One JSON line per run to ``--out``::
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 
+import _probe
 import numpy as np
 import quality
-from _quality_config import CACHE, HDP_DOC_TRUNCATION, HDP_TRUNCATION, PANEL, SHARED
-from _quality_panel import load_collection
+from _quality_config import HDP_DOC_TRUNCATION, HDP_TRUNCATION
 
 import engine
 from engine.models.hdp import _stick_counts, _sticks_from_counts
 
 
-def jensen_shannon(p: np.ndarray, q: np.ndarray) -> float:
-    """JS divergence (nats) of two word distributions."""
-    m = 0.5 * (p + q)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        left = np.where(p > 0, p * np.log(p / m), 0.0).sum()
-        right = np.where(q > 0, q * np.log(q / m), 0.0).sum()
-    return float(0.5 * (left + right))
-
-
 def _normalised(row: np.ndarray) -> np.ndarray:
-    return row / max(float(row.sum()), 1e-300)
+    return row / float(row.sum())
+
+
+def _divergences(excess: np.ndarray, topic: int, others: np.ndarray) -> np.ndarray:
+    """Jensen-Shannon divergence (nats, ``engine.jensen_shannon``) of ``topic``'s words to each of ``others``'.
+
+    Every row named must hold some expected words.
+    """
+    rows = np.stack([_normalised(excess[k]) for k in (topic, *others)])
+    return engine.jensen_shannon(rows)[0, 1:]
 
 
 def _globals(model) -> tuple[np.ndarray, np.ndarray]:
@@ -78,10 +76,10 @@ def births(model, rng, n_births: int, mode: str, skip_general: bool) -> list[tup
     for _ in range(n_births):
         order = np.argsort(excess.sum(axis=1))
         slot = int(order[0])
-        if mode in ("merge", "merge_words"):
-            near = order[1:11]
-            gaps = [jensen_shannon(_normalised(excess[slot]), _normalised(excess[k])) for k in near]
-            into = int(near[int(np.argmin(gaps))])
+        near = order[1:11]
+        near = near[excess[near].sum(axis=1) > 0]  # topics emptied by an undo hold no words to merge into
+        if mode in ("merge", "merge_words") and excess[slot].sum() > 0 and near.size:
+            into = int(near[int(np.argmin(_divergences(excess, slot, near)))])
             excess[into] += excess[slot]
             if mode == "merge":
                 counts[into] += counts[slot]
@@ -118,8 +116,8 @@ def undo(model, pairs: list[tuple[int, int]], undo_js: float, reference=None) ->
     excess, counts = _globals(model)
     undone = 0
     for donor, child in pairs:
-        if excess[donor].sum() > 0 and excess[child].sum() > 0 and (jensen_shannon(
-                _normalised(excess[donor]), _normalised(excess[child])) < undo_js or (
+        if excess[donor].sum() > 0 and excess[child].sum() > 0 and (
+                _divergences(excess, donor, np.array([child]))[0] < undo_js or (
                 reference is not None and _less_coherent_apart(excess, donor, child, reference))):
             excess[donor] += excess[child]
             counts[donor] += counts[child]
@@ -159,41 +157,11 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
             undone += undo(model, born.pop(due), config.get("undo_js", 0.01), reference)
             rounds_done += 1
     seconds = time.perf_counter() - started
-    settings = quality.HDPSettings(n_topics=model.n_topics, doc_truncation=model.doc_truncation, batch_size=0,
-                                   kappa=0.0, tau=0.0, alpha=model.alpha, gamma=model.omega, eta=model.eta, seed=0)
-    record = quality.score(quality.hdp_evaluator(settings, model.lambda_, model.sticks_), "hdp", collection)
+    record = quality.score(quality.engine_evaluator(model), "hdp", collection)
     return {"ll": record["heldout_loglik"], "npmi": record["npmi"], "in_use": record["topics_in_use"],
             "general": record["general_topics"], "undone": undone, "seconds": seconds}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpora", nargs="+", default=list(PANEL))
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--configs", required=True, help="JSON: label -> {births, birth_epochs, birth_rounds, mode, "
-                                                         "undo_after, undo_js, undo_incoherent, skip_general, gate}")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--subsample", type=int, default=None,
-                        help="train on this many of each collection's training documents (a small collection)")
-    args = parser.parse_args()
-    where = argparse.Namespace(shared=SHARED, cache=CACHE)
-    for name in args.corpora:
-        collection, why = load_collection(name, where)
-        if collection is None:
-            print(why)
-            continue
-        if args.subsample:
-            collection = collection.subsample(args.subsample)
-            name = collection.name
-        for seed in args.seeds:
-            for label, config in json.loads(args.configs).items():
-                line = json.dumps({"corpus": name, "seed": seed, "label": label, **train(collection, seed,
-                                                                                           args.epochs, config)})
-                print(line, flush=True)
-                with open(args.out, "a", encoding="utf-8") as file:
-                    file.write(line + "\n")
-
-
 if __name__ == "__main__":
-    main()
+    _probe.main(__doc__.splitlines()[0], train, "{births, birth_epochs, birth_rounds, mode, undo_after, undo_js, "
+                "undo_incoherent, skip_general, gate}")

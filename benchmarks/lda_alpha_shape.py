@@ -16,14 +16,11 @@ runs away upwards under the zero-order step, run 18).  One JSON line per run::
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 
+import _probe
 import numpy as np
 import quality
-from _quality_config import CACHE, PANEL, SHARED
-from _quality_panel import load_collection
 from scipy.special import polygamma, psi
 
 import engine
@@ -68,35 +65,11 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
         model = ShapeLDA(n_topics=K, n_words=V, seed=seed, alpha=np.full(K, a0 / K), learn_alpha=True, **config)
     engine.SVI(model, corpus=collection.train, seed=seed).run(n_docs=epochs * D)
     seconds = time.perf_counter() - started
-    record = quality.score(quality.lda_evaluator(model.lambda_, model.alpha, model.eta), "lda", collection)
+    record = quality.score(quality.engine_evaluator(model), "lda", collection)
     alpha = np.sort(np.atleast_1d(np.asarray(model.alpha, dtype=np.float64)))[::-1]
     return {"K": K, "ll": record["heldout_loglik"], "npmi": record["npmi"], "live": record["live_topics"],
             "alpha_max": float(alpha[0]), "alpha_min": float(alpha[-1]), "seconds": seconds}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpora", nargs="+", default=list(PANEL))
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--configs", required=True, help="JSON: label -> {K, a0 (omit: plain engine.LDA), "
-                                                         "other engine.LDA options}")
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    where = argparse.Namespace(shared=SHARED, cache=CACHE)
-    for name in args.corpora:
-        collection, why = load_collection(name, where)
-        if collection is None:
-            print(why)
-            continue
-        for seed in args.seeds:
-            for label, config in json.loads(args.configs).items():
-                line = json.dumps({"corpus": name, "seed": seed, "label": label, **train(collection, seed,
-                                                                                           args.epochs, config)})
-                print(line, flush=True)
-                with open(args.out, "a", encoding="utf-8") as file:
-                    file.write(line + "\n")
-
-
 if __name__ == "__main__":
-    main()
+    _probe.main(__doc__.splitlines()[0], train, "{K, a0 (omit: plain engine.LDA), other engine.LDA options}")

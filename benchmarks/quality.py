@@ -104,6 +104,24 @@ def hdp_evaluator(settings: HDPSettings, topic_word: np.ndarray, sticks: np.ndar
     return model
 
 
+def engine_evaluator(model) -> engine.LDA | engine.HDP:
+    """The evaluation model of a trained engine.LDA or engine.HDP: its globals and priors, the shared fold-in."""
+    if isinstance(model, engine.LDA):
+        return lda_evaluator(model.lambda_, model.alpha, model.eta)
+    settings = HDPSettings(  # the evaluator reads the priors and sizes, not the schedule
+        n_topics=model.n_topics,
+        doc_truncation=model.doc_truncation,
+        batch_size=0,
+        kappa=0.0,
+        tau=0.0,
+        alpha=model.alpha,
+        gamma=model.omega,
+        eta=model.eta,
+        seed=0,
+    )
+    return hdp_evaluator(settings, model.lambda_, model.sticks_)
+
+
 def score(evaluator, kind: str, collection: Collection) -> dict:
     """Held-out LL, NPMI and live topics of an evaluation model (LDA: all topics; HDP: those in use)."""
     weights = np.asarray(evaluator.topic_weights(), dtype=np.float64)
@@ -195,21 +213,7 @@ def train_engine(kind: str, collection: Collection, K: int, seed: int, cell) -> 
         if general.size >= 2:
             model, merged = model.merge_topics(general), int(general.size)
     seconds = time.perf_counter() - started
-    if kind == "lda":
-        evaluator = lda_evaluator(model.lambda_, model.alpha, model.eta)
-    else:
-        settings = HDPSettings(  # the evaluator reads the priors and sizes, not the schedule
-            n_topics=model.n_topics,
-            doc_truncation=model.doc_truncation,
-            batch_size=0,
-            kappa=0.0,
-            tau=0.0,
-            alpha=model.alpha,
-            gamma=model.omega,
-            eta=model.eta,
-            seed=0,
-        )
-        evaluator = hdp_evaluator(settings, model.lambda_, model.sticks_)
+    evaluator = engine_evaluator(model)
     extra = {"steps": trainer.t, "local_iterations": float(np.mean(iterations))}
     if cell.merge_general:
         extra["merged_topics"] = merged
