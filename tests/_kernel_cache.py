@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from engine.inference.warmup import _MARK  # its report lines: "<mark> compiled <workload>" or "... failed ..."
+from engine.inference.warmup import _MARK, end_compile_worker  # _MARK: "<mark> compiled <workload>" or "... failed ..."
 
 # in the order the background process compiles them: the HDP's first, which the Dask tests need
 # early (in worker processes of their own too); the main process compiles LDA:zero_order:float64,
@@ -88,14 +88,7 @@ def stop() -> None:
     process, _background.process = _background.process, None
     if process is None:
         return
-    if process.stdin is not None:
-        process.stdin.close()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    end_compile_worker(process, timeout=30, close_output=False)
     if _background.reader is not None:
         _background.reader.join(timeout=30)  # it has read to the end of the output
-    if process.stdout is not None:
-        process.stdout.close()
+    process.stdout.close()

@@ -352,13 +352,24 @@ class KernelWarmUp:
                 if word == "compiled" and workload in missing and self._attempt(workload, load_cached):
                     self._ready(workload)
         finally:
-            worker.stdin.close()  # the worker ends itself when its stdin closes (also if this process dies)
-            worker.stdout.close()
-            try:
-                worker.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait()
+            end_compile_worker(worker, timeout=10)
+
+
+def end_compile_worker(worker: subprocess.Popen, timeout: float, close_output: bool = True) -> None:
+    """End a ``python -m engine.inference._compile_worker`` process and wait for it.
+
+    Closing its standard input ends it (it also ends so if the starting process dies); its
+    output is closed too unless ``close_output`` is False (a thread of the caller still
+    reads it to the end).  A worker still running after ``timeout`` seconds is killed.
+    """
+    worker.stdin.close()
+    if close_output:
+        worker.stdout.close()
+    try:
+        worker.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait()
 
 
 _process_warm_up: KernelWarmUp | None = None
