@@ -128,11 +128,19 @@ def score(evaluator, kind: str, collection: Collection) -> dict:
     K = weights.size
     record = {"heldout_loglik": engine.predictive_log_likelihood(evaluator, collection.observed, collection.heldout)}
     record["evaluator"] = {"local_update": evaluator.local_update, "local_tol": evaluator.local_tol}
+    if isinstance(evaluator, engine.HDP):
+        record["evaluator"]["fold_in"] = evaluator.fold_in
     if evaluator.local_update != "mean_field":  # the same topics folded in by the paper's mean-field step
         paper = evaluator.copy()
         paper.local_update = "mean_field"
         record["heldout_loglik_mean_field"] = engine.predictive_log_likelihood(
             paper, collection.observed, collection.heldout
+        )
+    if isinstance(evaluator, engine.HDP) and evaluator.fold_in != "sticks":  # the training step's fold-in too
+        sticks = evaluator.copy()
+        sticks.fold_in = "sticks"
+        record["heldout_loglik_sticks"] = engine.predictive_log_likelihood(
+            sticks, collection.observed, collection.heldout
         )
     if kind == "lda":
         live = int(np.sum(weights >= LIVE_SHARE / K))

@@ -114,8 +114,9 @@ def warm_up_kernels(dtypes: Iterable[str] | None = None) -> float:
     ``dtypes`` unset: the workloads of the models as built with nothing set
     (``LDA()``'s and ``LDA(preset="paper")``'s float64 updates, ``HDP()``'s
     float32 one); given, each of LDA's two updates and the HDP's default update
-    in each of those precisions.  Every compiled kernel a training step calls
-    (E[log beta], both local steps, the statistics, the lazy blend) runs once on
+    in each of those precisions.  Every compiled kernel a training step and a
+    held-out score call (E[log beta], both local steps, the statistics, the lazy
+    blend, the HDP's fold-in by LDA's local step) runs once on
     a three-document corpus, which loads its machine code from numba's cache
     (or compiles it on the very first run after an install, in this thread).  Without numba this
     does nothing that lasts: the models fall back to the NumPy path.  Safe to
@@ -131,7 +132,9 @@ def warm_up_kernels(dtypes: Iterable[str] | None = None) -> float:
 def _step(workload: Workload) -> None:
     from engine.inference.svi import SVI
 
-    SVI(workload.tiny_model(), _TINY_COUNTS, batch_size=2, seed=0).step()
+    model = workload.tiny_model()
+    SVI(model, _TINY_COUNTS, batch_size=2, seed=0).step()
+    model.transform(_TINY_COUNTS)  # held-out scores and proportions: the HDP's fold-in runs LDA's local step
 
 
 def _compile_here(workload: Workload) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import gammaln, psi, xlogy
 
 from engine.kernels import KERNELS, hdp_local_step
@@ -21,7 +22,7 @@ from engine.models._estimator import Param
 from engine.models._priors import stick_concentration
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation, stick_expectation
 from engine.models.lazy_topics import LazyTopics, TopicColumns
-from engine.models.lda import combine_topic_word, restrict_columns, used_columns
+from engine.models.lda import LDALocalJob, combine_topic_word, restrict_columns, used_columns
 from engine.validation import as_counts, check_choice, check_int, check_positive
 
 __all__ = ["DEFAULT_DOC_TRUNCATION", "DEFAULT_HDP_TOPICS", "HDP", "HDPStats"]
@@ -36,12 +37,18 @@ _GAMMA_RENAMED = ("HDP's gamma is now called omega, as in the paper (the corpus-
 _LOCAL_INITS = ("lda", "paper")
 _STICK_INITS = ("prior", "uniform")
 _LOCAL_UPDATES = ("zero_order", "zero_order_all", "mean_field")
+FOLD_INS = ("dirichlet", "sticks")  # how transform fits a document's topic proportions
 PRESETS = ("default", "paper")
 # what each preset fills in for the settings left unset
 _PRESET_SETTINGS = {
-    "default": {"local_update": "zero_order", "stick_init": "uniform", "local_tol": 1e-1, "dtype": "float32"},
-    "paper": {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64"},
+    "default": {"local_update": "zero_order", "stick_init": "uniform", "local_tol": 1e-1, "dtype": "float32",
+                "fold_in": "dirichlet"},
+    "paper": {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64",
+              "fold_in": "sticks"},
 }
+# the "dirichlet" fold-in stops at min(local_tol, this): LDA's default tolerance, as its mean change
+# of gamma_d over K topics is smaller than the sticks' (at 1e-1 it stops after an iteration or two)
+_FOLD_IN_TOL = 1e-3
 _TRANSFORM_ELEMENTS = 1 << 22  # zeta entries (docs x T x K) held at once by transform
 
 
@@ -289,6 +296,17 @@ class HDP(TopicModel):
         (:mod:`engine.models._priors`).  ``model.alpha`` and ``model.omega`` read the value
         learned so far; model files keep it.  Off by default: benchmarks/RESULTS.md, "Run 13,
         HDP learned alpha and omega".
+    fold_in : {"dirichlet", "sticks"}, optional
+        How :meth:`transform` (and so :meth:`score` and :func:`engine.predictive_log_likelihood`)
+        fits a document's topic proportions; training is the same either way.  Unset: from
+        ``preset``.  "dirichlet" (default): theta_d ~ Dirichlet(alpha E[sigma_1(V)], ...,
+        alpha E[sigma_K(V)]), the exact finite marginal of the document's DP(alpha, G_0) on the
+        K topics with the corpus sticks at their mean, fitted by LDA's local step with this
+        model's local update and cap, to a tolerance of at most 1e-3 (LDA's default); Wang, Paisley & Blei's own code scores held-out
+        documents this way (its ``hdp_to_lda``).  Every topic keeps a share of the prior in
+        proportion to its corpus weight.  "sticks" (the paper preset): the training local step,
+        T document sticks whose atoms point at topics, which leaves the topics a short
+        document's observed words do not use little of the prior (benchmarks/RESULTS.md, run 25).
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
 
@@ -331,6 +349,7 @@ class HDP(TopicModel):
     total_samples = Param()
     learn_alpha = Param()
     learn_omega = Param()
+    fold_in = Param()
 
     def __init__(
         self,
@@ -357,6 +376,7 @@ class HDP(TopicModel):
         total_samples: int = 1_000_000,
         learn_alpha: bool = False,
         learn_omega: bool = False,
+        fold_in: str | None = None,
         *,
         gamma: float | None = None,
     ):
@@ -386,6 +406,7 @@ class HDP(TopicModel):
         self.total_samples = total_samples
         self.learn_alpha = learn_alpha
         self.learn_omega = learn_omega
+        self.fold_in = fold_in
         self._reset_state()
 
     def _resolve_arguments(self) -> dict:
@@ -397,6 +418,7 @@ class HDP(TopicModel):
         stick_init = filled["stick_init"] if given["stick_init"] is None else given["stick_init"]
         local_update = filled["local_update"] if given["local_update"] is None else given["local_update"]
         dtype = filled["dtype"] if given["dtype"] is None else given["dtype"]
+        fold_in = filled["fold_in"] if given["fold_in"] is None else given["fold_in"]
         n_topics = check_int("n_topics", given["n_topics"], 2)
         reorder_topics = given["reorder_topics"]
         if not isinstance(reorder_topics, (bool, np.bool_)):
@@ -425,6 +447,7 @@ class HDP(TopicModel):
             "total_samples": check_int("total_samples", given["total_samples"], 1),
             "learn_alpha": check_choice("learn_alpha", given["learn_alpha"], (True, False)),
             "learn_omega": check_choice("learn_omega", given["learn_omega"], (True, False)),
+            "fold_in": check_choice("fold_in", fold_in, FOLD_INS),
         }
 
     def _reset_state(self) -> None:
@@ -595,9 +618,29 @@ class HDP(TopicModel):
         chunks, so the T x K pointers of only one chunk are held at a time.
         """
         counts = as_counts(counts, self.n_words, name="documents")
+        if self.fold_in == "dirichlet":
+            return self._dirichlet_proportions(counts)
         chunk = max(1, _TRANSFORM_ELEMENTS // (self.doc_truncation * self.n_topics))
         parts = [self.local_step(counts[start:start + chunk]).doc_topic for start in range(0, counts.shape[0], chunk)]
         return np.concatenate(parts, axis=0)
+
+    def _dirichlet_proportions(self, counts: sp.csr_matrix) -> np.ndarray:
+        """E[theta_d] under theta_d ~ Dirichlet(alpha E[sigma(V)]): LDA's local step on this model's topics.
+
+        G_d ~ DP(alpha, G_0) with G_0 = sum_k sigma_k(V) delta_{beta_k} gives the weights
+        (G_d(beta_1), ..., G_d(beta_K)) ~ Dirichlet(alpha sigma_1(V), ..., alpha sigma_K(V)),
+        sigma(V) taken at its mean E[sigma(V)] (:meth:`topic_weights`).  The fit is the
+        "lda" start of the training local step, stopped there: gamma_d from the zero-order
+        (or, with ``local_update="mean_field"``, mean-field) LDA update.
+        """
+        topics = self._require_topics()
+        restricted, columns = restrict_columns(counts)
+        prior = self.alpha * stick_weights(self._sticks.astype(np.float64))
+        tol = min(self.current_local_tol, _FOLD_IN_TOL)
+        job = LDALocalJob(topics, columns, columns, prior, tol, self.local_max_iter,
+                          self.local_update != "mean_field", self.kernel, None)
+        gamma = np.asarray(job.run(restricted).doc_topic, dtype=np.float64)
+        return (gamma / gamma.sum(axis=1, keepdims=True)).astype(self.dtype)
 
     def _merge_globals(self, keep: int, rest: np.ndarray) -> None:
         # N_keep += sum of the others' N_k, which become 0: a_k = 1 + N_k, b_k = omega + sum_{l>k} N_l again

@@ -15,6 +15,7 @@ from engine.kernels.reference.hdp import doc_stick_params, stick_weights
 from engine.kernels.reference.lda import fit_documents as fit_lda_documents
 from engine.models.expectations import stick_expectation
 from engine.models.hdp import HDP
+from tests.engine._reference import lda_local_reference, zero_order_local_reference
 
 
 def _softmax(x, axis=-1):
@@ -36,7 +37,8 @@ def _small_corpus(seed=0, n_docs=30, n_words=25):
 
 # the algorithm box's updates and start of the sticks (Hoffman et al. 2013) with the local tolerance
 # and precision the HDP had by default before issue 13, for tests that pin that behaviour
-_PAPER = {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64"}
+_PAPER = {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64",
+          "fold_in": "sticks"}
 
 
 def _fitted_model(n_topics=6, n_atoms=4, n_words=25, seed=0, **options):
@@ -221,6 +223,38 @@ def test_transform_in_chunks_equals_one_local_step(monkeypatch):
     np.testing.assert_allclose(model.transform(X), whole, rtol=1e-12)
 
 
+@pytest.mark.parametrize("local_update", ["zero_order", "mean_field"])
+def test_dirichlet_fold_in_is_lda_under_alpha_times_the_corpus_weights(local_update):
+    """transform with fold_in="dirichlet": theta_d ~ Dirichlet(alpha E[sigma(V)]), fitted word type by word type."""
+    X = _small_corpus(seed=5)
+    model = _fitted_model(fold_in="dirichlet", local_update=local_update, local_tol=1e-12, local_max_iter=5000)
+    model.alpha = 2.5
+    prior = 2.5 * stick_weights(model.sticks_)
+    reference = zero_order_local_reference if local_update == "zero_order" else lda_local_reference
+    gamma, _ = reference(X, model.lambda_, prior, 1e-13, 20000, np.ones((X.shape[0], 6)))
+    np.testing.assert_allclose(model.transform(X), gamma / gamma.sum(axis=1, keepdims=True), rtol=1e-8, atol=1e-12)
+
+
+def test_dirichlet_fold_in_puts_an_empty_document_at_the_corpus_weights_and_ignores_the_truncation():
+    X = sp.csr_matrix(np.vstack([np.zeros(25), _small_corpus(seed=7).toarray()[:4]]))
+    folded = {T: _fitted_model(n_atoms=T, fold_in="dirichlet", local_tol=1e-9).transform(X) for T in (1, 4, 6)}
+    model = _fitted_model(fold_in="dirichlet")
+    np.testing.assert_allclose(folded[4][0], model.topic_weights(), rtol=1e-12)
+    np.testing.assert_allclose(folded[1], folded[4], rtol=1e-12)
+    np.testing.assert_allclose(folded[6], folded[4], rtol=1e-12)
+    # the document sticks instead: the same empty document follows the stick prior over atoms
+    sticks = _fitted_model(n_atoms=4, fold_in="sticks", local_tol=1e-9).transform(X)
+    assert not np.allclose(sticks[1:], folded[4][1:], atol=1e-3)
+
+
+def test_dirichlet_fold_in_stops_at_lda_default_tolerance_at_most():
+    """The HDP's loose training tolerance (1e-1) would stop LDA's step after an iteration or two."""
+    X = _small_corpus(seed=8)
+    loose = _fitted_model(fold_in="dirichlet", local_update="zero_order", local_tol=0.1).transform(X)
+    tight = _fitted_model(fold_in="dirichlet", local_update="zero_order", local_tol=1e-3).transform(X)
+    np.testing.assert_array_equal(loose, tight)
+
+
 def test_stick_initialisations():
     prior = HDP(10, 3, 20, omega=2.0, stick_init="prior")
     prior.initialize(100)
@@ -401,6 +435,7 @@ def test_same_seed_same_result_and_different_seeds_differ():
         ({"local_init": "random"}, "local_init"),
         ({"topic_init": "uniform"}, "topic_init"),
         ({"dtype": "int32"}, "dtype"),
+        ({"fold_in": "lda"}, r"fold_in must be one of \('dirichlet', 'sticks'\), got 'lda'"),
     ],
 )
 def test_validation_names_the_parameter(kwargs, match):
@@ -520,10 +555,10 @@ def test_word_shares_count_words_not_atoms():
 def test_presets_fill_only_what_is_unset():
     default = HDP(10, 3, 20)
     paper = HDP(10, 3, 20, preset="paper")
-    assert (default.local_update, default.stick_init, default.local_tol, default.dtype) == (
-        "zero_order", "uniform", 0.1, "float32")
-    assert (paper.local_update, paper.stick_init, paper.local_tol, paper.dtype) == (
-        "mean_field", "prior", 0.01, "float64")
+    assert (default.local_update, default.stick_init, default.local_tol, default.dtype, default.fold_in) == (
+        "zero_order", "uniform", 0.1, "float32", "dirichlet")
+    assert (paper.local_update, paper.stick_init, paper.local_tol, paper.dtype, paper.fold_in) == (
+        "mean_field", "prior", 0.01, "float64", "sticks")
     assert default.get_params()["dtype"] is None  # filled in, not stored: a clone follows the preset
     mixed = HDP(10, 3, 20, preset="paper", local_tol=0.5)
     assert (mixed.local_update, mixed.local_tol) == ("mean_field", 0.5)
