@@ -302,11 +302,12 @@ class HDP(TopicModel):
         ``preset``.  "dirichlet" (default): theta_d ~ Dirichlet(alpha E[sigma_1(V)], ...,
         alpha E[sigma_K(V)]), the exact finite marginal of the document's DP(alpha, G_0) on the
         K topics with the corpus sticks at their mean, fitted by LDA's local step with this
-        model's local update and cap, to a tolerance of at most 1e-3 (LDA's default); Wang, Paisley & Blei's own code scores held-out
-        documents this way (its ``hdp_to_lda``).  Every topic keeps a share of the prior in
-        proportion to its corpus weight.  "sticks" (the paper preset): the training local step,
-        T document sticks whose atoms point at topics, which leaves the topics a short
-        document's observed words do not use little of the prior (benchmarks/RESULTS.md, run 25).
+        model's local update and cap, to a tolerance of at most 1e-3 (LDA's default); Wang,
+        Paisley & Blei's own code scores held-out documents this way (its ``hdp_to_lda``).
+        Every topic keeps a share of the prior in proportion to its corpus weight.  "sticks"
+        (the paper preset): the training local step, T document sticks whose atoms point at
+        topics, which leaves the topics a short document's observed words do not use little
+        of the prior (benchmarks/RESULTS.md, run 25).
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
 
