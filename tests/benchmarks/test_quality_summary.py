@@ -222,3 +222,24 @@ def test_merge_general_is_a_labelled_variant_recorded_in_its_options():
     assert cell.options() == {"engine": {}, "svi": {}, "merge_general": True}
     plain = quality.Cell(10, 1, {}, {})
     assert plain.options() == {"engine": {}, "svi": {}}  # what the records before --merge-general hold
+
+
+def test_score_records_the_hdp_through_both_fold_ins_and_lda_through_its_own():
+    """heldout_loglik is the model's default fold-in; for an HDP the document sticks' score is kept beside it."""
+    from _quality_panel import Collection
+
+    corpus = engine.make_synthetic_corpus(n_docs=120, n_topics=4, n_words=40, seed=3, readable=False)
+    train, observed, heldout = engine.heldout_split(corpus.counts, n_test=20, seed=0)
+    collection = Collection("tiny", train, observed, heldout, "synthetic")
+    hdp = engine.HDP(n_topics=8, doc_truncation=3, n_words=40, seed=0)
+    engine.SVI(hdp, corpus=train, seed=0, batch_size=30).run(n_steps=8)
+    record = quality.score(quality.engine_evaluator(hdp), "hdp", collection)
+    evaluator = quality.engine_evaluator(hdp)
+    assert evaluator.fold_in == "dirichlet" and record["evaluator"]["fold_in"] == "dirichlet"
+    assert record["heldout_loglik"] == engine.predictive_log_likelihood(evaluator, observed, heldout)
+    evaluator.fold_in = "sticks"
+    assert record["heldout_loglik_sticks"] == engine.predictive_log_likelihood(evaluator, observed, heldout)
+    assert record["heldout_loglik_sticks"] != record["heldout_loglik"]
+    lda = engine.LDA(n_topics=4, n_words=40, seed=0)
+    engine.SVI(lda, corpus=train, seed=0, batch_size=30).run(n_steps=8)
+    assert "heldout_loglik_sticks" not in quality.score(quality.engine_evaluator(lda), "lda", collection)
