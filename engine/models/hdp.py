@@ -235,7 +235,8 @@ class HDP(TopicModel):
         Seed of the random initial topics.
     local_tol : float, optional
         A document's loop (and its "lda" start's) stops when the mean absolute change of its
-        expected topic usage, in words, falls below this; :meth:`transform` too.  Unset: from
+        expected topic usage, in words, falls below this; :meth:`transform` too (at most 1e-3
+        with ``fold_in="dirichlet"``).  Unset: from
         ``preset``; the default 1e-1 is loose on purpose: stopping early measured better.
     initial_local_tol : float
         ``local_tol`` until the first global update (set or loaded topics count as updated;
@@ -610,13 +611,15 @@ class HDP(TopicModel):
         self._update(stats, scale=1.0, rho=1.0, reorder=False)
 
     def _proportions(self, counts) -> np.ndarray:
-        """E[theta_dk] = sum_i E[sigma_i(pi_d)] zeta_di^k of the documents (``transform`` checks them first).
+        """E[theta_d] of the documents (``transform`` checks them first), by the ``fold_in`` chosen.
 
-        E[sigma_i(pi_d)] = E[pi_di] prod_{j<i} (1 - E[pi_dj]) uses the Beta means
-        gamma^(1) / (gamma^(1) + gamma^(2)); it is exact because the atoms'
-        sticks and topic pointers are independent under q.  Returns ndarray of
-        shape (n_docs, n_topics), rows summing to 1.  Documents are fitted in
-        chunks, so the T x K pointers of only one chunk are held at a time.
+        "dirichlet": :meth:`_dirichlet_proportions`.  "sticks": E[theta_dk] = sum_i
+        E[sigma_i(pi_d)] zeta_di^k from the training local step, where E[sigma_i(pi_d)] =
+        E[pi_di] prod_{j<i} (1 - E[pi_dj]) uses the Beta means gamma^(1) / (gamma^(1) +
+        gamma^(2)); it is exact because the atoms' sticks and topic pointers are independent
+        under q.  Documents are then fitted in chunks, so the T x K pointers of only one
+        chunk are held at a time.  Returns ndarray of shape (n_docs, n_topics), rows summing
+        to 1.
         """
         counts = as_counts(counts, self.n_words, name="documents")
         if self.fold_in == "dirichlet":
@@ -630,9 +633,10 @@ class HDP(TopicModel):
 
         G_d ~ DP(alpha, G_0) with G_0 = sum_k sigma_k(V) delta_{beta_k} gives the weights
         (G_d(beta_1), ..., G_d(beta_K)) ~ Dirichlet(alpha sigma_1(V), ..., alpha sigma_K(V)),
-        sigma(V) taken at its mean E[sigma(V)] (:meth:`topic_weights`).  The fit is the
-        "lda" start of the training local step, stopped there: gamma_d from the zero-order
-        (or, with ``local_update="mean_field"``, mean-field) LDA update.
+        sigma(V) taken at its mean E[sigma(V)] (:meth:`topic_weights`).  gamma_d is fitted as
+        the training local step's "lda" start is, by the zero-order (or, with
+        ``local_update="mean_field"``, the mean-field) LDA update, but to a tolerance of at
+        most 1e-3, and the document sticks are never fitted.
         """
         topics = self._require_topics()
         restricted, columns = restrict_columns(counts)

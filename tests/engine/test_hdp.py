@@ -242,7 +242,7 @@ def test_dirichlet_fold_in_puts_an_empty_document_at_the_corpus_weights_and_igno
     np.testing.assert_allclose(folded[4][0], model.topic_weights(), rtol=1e-12)
     np.testing.assert_allclose(folded[1], folded[4], rtol=1e-12)
     np.testing.assert_allclose(folded[6], folded[4], rtol=1e-12)
-    # the document sticks instead: the same empty document follows the stick prior over atoms
+    # through the document sticks the same topics give other proportions
     sticks = _fitted_model(n_atoms=4, fold_in="sticks", local_tol=1e-9).transform(X)
     assert not np.allclose(sticks[1:], folded[4][1:], atol=1e-3)
 
