@@ -144,7 +144,8 @@ def score(evaluator, kind: str, collection: Collection) -> dict:
         )
     if kind == "lda":
         live = int(np.sum(weights >= LIVE_SHARE / K))
-        record.update(live_topics=live, live_fraction=live / K, min_share=float(weights.min()))
+        record.update(live_topics=live, live_fraction=live / K, min_share=float(weights.min()),
+                      distinct_topics=int(np.unique(evaluator.duplicate_of()).size))  # tied copies count once
         scored = np.arange(K)
     else:
         scored = np.flatnonzero(weights >= IN_USE_WEIGHT)

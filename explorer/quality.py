@@ -76,6 +76,7 @@ class TopicQuality:
     coherence: np.ndarray | None  # NPMI of each topic's N_TOP top words against the training documents
     hdp: bool
     divergence: np.ndarray | None = None  # from the overall word use (model.overall_divergence()); None: not known
+    duplicate_of: np.ndarray | None = None  # lowest index of an identical topic (model.duplicate_of()); None: not known
 
     @property
     def general(self) -> np.ndarray:
@@ -113,7 +114,8 @@ def topic_quality(model, reference: CoherenceReference | None, hdp: bool) -> Top
     weights = np.asarray(model.word_shares(), dtype=np.float64)
     live = weights >= (HDP_IN_USE if hdp else UNUSED_SHARE / len(weights))
     coherence = None if reference is None else reference.score_model(model, n_top=N_TOP, measure="npmi")
-    return TopicQuality(weights, live, coherence, hdp, np.asarray(model.overall_divergence(), dtype=np.float64))
+    return TopicQuality(weights, live, coherence, hdp, np.asarray(model.overall_divergence(), dtype=np.float64),
+                        np.asarray(model.duplicate_of()))
 
 
 def coherence_text(value: float | None) -> str:
@@ -127,7 +129,7 @@ def live_text(quality: TopicQuality | None) -> str:
 
 
 def flags(quality: TopicQuality, topic: int) -> list[str]:
-    """Plain-word warnings about one topic: hardly used, incoherent (an empty list when it looks fine)."""
+    """Plain-word warnings about one topic: hardly used, general, a copy, incoherent (empty when it looks fine)."""
     found = []
     if not quality.live[topic]:
         weight = quality.weights[topic]
@@ -137,6 +139,9 @@ def flags(quality: TopicQuality, topic: int) -> list[str]:
         found.append(f"Hardly used: this topic explains {share} of the words; {advice}.")
     if quality.general[topic]:
         found.append("Its words are the collection's most common words overall, not a theme of their own.")
+    if quality.duplicate_of is not None and quality.duplicate_of[topic] != topic:
+        found.append(f"The same topic as topic {quality.duplicate_of[topic]}: the documents hold fewer distinct "
+                     "topics than you asked for — try fewer topics.")
     if quality.coherence is not None and round(float(quality.coherence[topic]), 2) < INCOHERENT_NPMI:
         found.append("Its top words rarely appear together in the same documents: treat it with caution.")
     return found

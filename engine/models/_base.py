@@ -268,6 +268,29 @@ class TopicModel(TopicEstimator):
             raise ValueError(f"max_divergence must be in (0, log 2], got {max_divergence!r}")
         return np.flatnonzero(self.overall_divergence() < max_divergence)
 
+    def duplicate_of(self) -> np.ndarray:
+        """For each topic, the lowest index of a topic with the same lambda (its own index if none), shape (K,).
+
+        LDA's revival ties the topics that are copies of one topic (``revive_topics``):
+        with more topics than the documents hold, the surplus ends as such groups of
+        identical topics.  Rows equal to a relative 1e-9 count as the same.
+        """
+        lam = self._require_fitted().astype(np.float64)
+        totals = lam.sum(axis=1)
+        group = np.full(lam.shape[0], -1)
+        order = np.argsort(totals, kind="stable")
+        for position, k in enumerate(order):  # equal rows have equal totals: compare within a run of those
+            if group[k] >= 0:
+                continue
+            group[k] = k
+            for j in order[position + 1:]:
+                if totals[j] > totals[k] * (1.0 + 1e-9):
+                    break
+                if group[j] < 0 and np.allclose(lam[j], lam[k], rtol=1e-9, atol=0.0):
+                    group[j] = k
+        lowest = {label: int(np.flatnonzero(group == label).min()) for label in np.unique(group)}
+        return np.array([lowest[label] for label in group])
+
     def merge_topics(self, topics) -> TopicModel:
         """A copy of the model in which ``topics`` are one topic; this model is left as it is.
 

@@ -150,6 +150,20 @@ class LazyTopics:
         self._totals[target] = self._excess[:, target].sum()
         self._dense = None
 
+    def tie_rows(self, rows: np.ndarray) -> None:
+        """Give every topic of ``rows`` their mean pseudo-counts: identical rows holding the same total as before.
+
+        The pending decay is applied first, as in :meth:`split_row`.
+        """
+        if self._pending:
+            self._excess *= self._decay(slice(None))[:, None]
+            self._stamp[:] = self._log_decay
+            self._pending = False
+        rows = np.asarray(rows, dtype=np.intp)
+        self._excess[:, rows] = self._excess[:, rows].mean(axis=1, keepdims=True)
+        self._totals[rows] = self._excess[:, rows[0]].sum()
+        self._dense = None
+
     def set_eta(self, eta: float) -> None:
         """Move the prior every entry decays towards; lambda = eta + x shifts by the change everywhere."""
         self.eta = float(eta)

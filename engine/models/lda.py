@@ -14,6 +14,7 @@ from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation
+from engine.models.intertopic import jensen_shannon
 from engine.models.lazy_topics import LazyTopics, TopicColumns
 from engine.validation import as_counts, check_choice, check_int, check_positive
 
@@ -30,6 +31,16 @@ PRESETS = ("default", "paper")
 _REVIVAL_SHARE = 0.5
 _SPLIT_JITTER = 0.05
 _STREAM_REVIVAL = 5  # random stream of the split proportions (engine.inference.svi uses 1 to 4)
+# copies (revival, with _tie_copies): two topics closer than _TIE_DIVERGENCE (Jensen-Shannon, nats)
+# whose documents in a minibatch (at least _TIE_MIN_DOCS of them giving the pair a fifth of their
+# words) split themselves between the two as evenly as mean |share - 1/2| < _TIE_SEPARATION are
+# one topic cut by word, not by document; judged once no split has happened for _TIE_QUIET epochs
+# (benchmarks/RESULTS.md, run 26)
+_TIE_DIVERGENCE = 0.1
+_TIE_SEPARATION = 0.25
+_TIE_MIN_DOCS = 10
+_TIE_USE = 0.2
+_TIE_QUIET = 3.0
 
 
 def _default_alpha(n_topics: int) -> float:
@@ -266,7 +277,11 @@ class LDA(TopicModel):
         first, every topic holding less than ``0.5 / K`` of the words is
         replaced by half of the largest topic (see :meth:`_revive`): a split
         move in the spirit of memoized online VI (Hughes & Sudderth, NIPS
-        2013).  Batch VI never revives (its ELBO stays monotone).  Model files
+        2013).  Once no topic has been split for 3 epochs, the same epochly
+        check also makes the topics that are copies of one topic, cut by word
+        rather than by document, identical (see :meth:`_tie_copies`): with K above
+        the topics the documents hold, the surplus ends as such tied copies.
+        Batch VI never revives (its ELBO stays monotone).  Model files
         keep the epoch count behind "once per epoch" (:meth:`training_clock`),
         so a checkpointed run revives when an uninterrupted one would.
     kernel : {"auto", "compiled", "numpy"}
@@ -426,6 +441,7 @@ class LDA(TopicModel):
         self._last_revival = 0.0  # documents seen (in epochs) at the last revival
         self._steps_seen = 0.0  # epochs of documents the global step has blended in
         self._revivals = 0  # revivals so far (each draws its split proportions from its own stream)
+        self._last_split = 0.0  # epochs seen at the last revival that split a topic
 
     def initialize(self, n_docs: int, n_words: int | None = None, documents=None) -> None:
         """Random topics for a corpus of ``n_docs`` documents (see ``topic_init``).
@@ -497,27 +513,38 @@ class LDA(TopicModel):
         self._steps_seen += 1.0 / scale  # the minibatch is 1/scale of the corpus
         if revive and self._steps_seen >= self._last_revival + 1.0:
             self._last_revival = self._steps_seen
-            self._revive()
+            if self._steps_seen >= self._last_split + _TIE_QUIET:
+                self._tie_copies(stats.doc_topic)
+            replaced = self._revive()
+            if 0 < replaced.size < self.n_topics:
+                self._last_split = self._steps_seen
 
     def training_clock(self) -> dict:
-        """The revival clock: epochs of documents blended in, the epoch count at the last revival, revivals so far."""
-        return {"epochs_seen": self._steps_seen, "last_revival": self._last_revival, "revivals": self._revivals}
+        """The revival clock: epochs of documents blended in, the epoch count at the last revival and at the last
+        split, revivals so far."""
+        return {"epochs_seen": self._steps_seen, "last_revival": self._last_revival, "revivals": self._revivals,
+                "last_split": self._last_split}
 
     def restore_training_clock(self, clock: dict) -> None:
         """Continue the revival clock of :meth:`training_clock`; ValueError if it is malformed."""
         if not isinstance(clock, dict) or not clock:
             return  # files written before the clock was saved: it starts again, one epoch before a revival
-        if set(clock) != {"epochs_seen", "last_revival", "revivals"}:
-            raise ValueError(f"an LDA training clock holds epochs_seen, last_revival and revivals, got {sorted(clock)}")
+        keys = {"epochs_seen", "last_revival", "revivals"}
+        if set(clock) not in (keys, keys | {"last_split"}):  # files before last_split was kept lack it
+            raise ValueError("an LDA training clock holds epochs_seen, last_revival, revivals and last_split, "
+                             f"got {sorted(clock)}")
         epochs, last, revivals = clock["epochs_seen"], clock["last_revival"], clock["revivals"]
-        for name, value in (("epochs_seen", epochs), ("last_revival", last)):
+        split = clock.get("last_split", last)
+        for name, value in (("epochs_seen", epochs), ("last_revival", last), ("last_split", split)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
                 raise ValueError(f"the training clock's {name} must be a finite number >= 0, got {value!r}")
-        if last > epochs:
-            raise ValueError(f"the training clock's last_revival ({last!r}) is after its epochs_seen ({epochs!r})")
+        for name, value in (("last_revival", last), ("last_split", split)):
+            if value > epochs:
+                raise ValueError(f"the training clock's {name} ({value!r}) is after its epochs_seen ({epochs!r})")
         if isinstance(revivals, bool) or not isinstance(revivals, int) or revivals < 0:
             raise ValueError(f"the training clock's revivals must be a whole number >= 0, got {revivals!r}")
         self._steps_seen, self._last_revival, self._revivals = float(epochs), float(last), revivals
+        self._last_split = float(split)
 
     def _revive(self) -> np.ndarray:
         """Replace every topic holding less than 0.5/K of the words by half of the largest topic.
@@ -546,6 +573,53 @@ class LDA(TopicModel):
             totals = topics.excess_totals()
             mass[donor], mass[target] = totals[donor], totals[target]
         return small
+
+    def _tie_copies(self, doc_topic: np.ndarray) -> list[np.ndarray]:
+        """Make each group of topics that are copies of one topic identical (their mean); returns the groups.
+
+        Two topics are copies when they are close (Jensen-Shannon divergence of E[beta]
+        below 0.1 nats) and the minibatch's documents that use them (at least 10 giving
+        the pair a fifth of their words) share themselves between the two about evenly
+        (mean |theta_a / (theta_a + theta_b) - 1/2| below 0.25; 1/2 would be documents
+        that each use one of the two, 0 documents that use both equally): they split one topic's
+        words, not its documents.  Under the zero-order step such halves drift apart word
+        by word and each document's held-out words are predicted by whichever half its
+        observed words happened to favour; identical, they predict as the one topic does,
+        and the same updates keep them identical.  Topics that documents tell apart (a
+        useful split) are left alone.  ``doc_topic`` is the minibatch's gamma.
+        """
+        theta = np.asarray(doc_topic, dtype=np.float64)
+        theta = theta / theta.sum(axis=1, keepdims=True)
+        K = self.n_topics
+        candidates = []
+        for a in range(K - 1):
+            pair = theta[:, a:a + 1] + theta[:, a + 1:]  # (docs, K - a - 1)
+            used = pair >= _TIE_USE
+            counts = used.sum(axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                spread = np.where(used, np.abs(theta[:, a:a + 1] / pair - 0.5), 0.0).sum(axis=0) / counts
+            for b in np.flatnonzero((counts >= _TIE_MIN_DOCS) & (spread < _TIE_SEPARATION)):
+                candidates.append((a, a + 1 + int(b)))
+        if not candidates:
+            return []
+        topics = self._require_topics().dense().astype(np.float64)
+        topics /= topics.sum(axis=1, keepdims=True)
+        parent = np.arange(K)
+
+        def root(k: int) -> int:
+            while parent[k] != k:
+                k = parent[k]
+            return k
+
+        for a, b in candidates:
+            if jensen_shannon(topics[[a, b]])[0, 1] < _TIE_DIVERGENCE:
+                parent[root(a)] = root(b)
+        roots = np.array([root(k) for k in range(K)])
+        groups = [np.flatnonzero(roots == r) for r in np.unique(roots)]
+        groups = [g for g in groups if g.size > 1]
+        for group in groups:
+            self._require_topics().tie_rows(group)
+        return groups
 
     def _alpha_step(self, doc_topic: np.ndarray, rho: float) -> np.ndarray:
         """alpha <- (1 - rho) alpha + rho alpha*, alpha* one Newton step on the minibatch's mean E[log theta_d]."""

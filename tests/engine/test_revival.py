@@ -148,7 +148,9 @@ def test_a_checkpointed_run_revives_exactly_as_an_uninterrupted_one(tmp_path):
 
 
 @pytest.mark.parametrize(("clock", "problem"), [
-    ({"epochs_seen": 2.0, "last_revival": 1.0}, "holds epochs_seen, last_revival and revivals"),
+    ({"epochs_seen": 2.0, "last_revival": 1.0}, "holds epochs_seen, last_revival, revivals and last_split"),
+    ({"epochs_seen": 2.0, "last_revival": 1.0, "revivals": 1, "last_split": 3.0}, "last_split \\(3.0\\) is after"),
+    ({"epochs_seen": 2.0, "last_revival": 1.0, "revivals": 1, "last_split": None}, "last_split must be a finite"),
     ({"epochs_seen": -1.0, "last_revival": 0.0, "revivals": 0}, "epochs_seen must be a finite number >= 0"),
     ({"epochs_seen": 1.0, "last_revival": 2.0, "revivals": 1}, "is after its epochs_seen"),
     ({"epochs_seen": 2.0, "last_revival": 1.0, "revivals": -1}, "revivals must be a whole number"),
@@ -168,3 +170,105 @@ def test_a_malformed_training_clock_in_a_model_file_is_refused(tmp_path, clock, 
     np.savez_compressed(forged, **arrays, metadata=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8))
     with pytest.raises(engine.ModelFileError, match=problem):
         engine.load_model(forged)
+
+
+# ------------------------------------------------------------------ copies tied
+def _copies_model(lam: np.ndarray) -> engine.LDA:
+    model = engine.LDA(n_topics=lam.shape[0], n_words=lam.shape[1], seed=0, eta=0.01)
+    model.lambda_ = lam
+    return model
+
+
+def _gamma(shares: np.ndarray, length: float = 40.0, alpha: float = 0.2) -> np.ndarray:
+    """The minibatch's gamma for documents whose words fall on the topics in proportions ``shares``."""
+    return alpha + length * shares
+
+
+def test_tie_rows_gives_the_mean_and_keeps_the_pending_decay_and_the_mass():
+    rng = np.random.default_rng(2)
+    lam = 0.1 + rng.gamma(1.0, 1.0, size=(4, 9))
+    store = LazyTopics(lam, 0.1)
+    store.blend(rng.gamma(1.0, 1.0, size=(4, 3)), np.array([0, 4, 7]), scale=3.0, rho=0.4)
+    before = store.dense().copy()
+    store.tie_rows(np.array([1, 3]))
+    expected = before.copy()
+    expected[[1, 3]] = before[[1, 3]].mean(axis=0)
+    np.testing.assert_allclose(store.dense(), expected, rtol=1e-12)
+    np.testing.assert_allclose(store.excess_totals(), (expected - 0.1).sum(axis=1), rtol=1e-12)
+    assert store.excess_totals()[[1, 3]].sum() == pytest.approx((before[[1, 3]] - 0.1).sum(), rel=1e-12)
+
+
+def test_two_halves_of_one_topics_words_used_evenly_by_documents_are_tied():
+    rng = np.random.default_rng(3)
+    V = 40
+    base = rng.dirichlet(np.ones(V)) * 2000
+    wobble = rng.uniform(0.8, 1.2, V)  # halves that drift apart word by word: JS well under 0.1
+    other = np.roll(base, 20)
+    lam = 0.01 + np.vstack([base * wobble / 2, other, base / wobble / 2])
+    model = _copies_model(lam)
+    # 30 documents on topics 0 and 2 in about equal parts, 30 on topic 1
+    even = np.zeros((60, 3))
+    even[:30, 0] = rng.uniform(0.4, 0.6, 30)
+    even[:30, 2] = 1 - even[:30, 0]
+    even[30:, 1] = 1.0
+    groups = model._tie_copies(_gamma(even))
+    assert [g.tolist() for g in groups] == [[0, 2]]
+    after = model.lambda_
+    np.testing.assert_array_equal(after[0], after[2])
+    np.testing.assert_allclose(after[0] + after[2], lam[0] + lam[2], rtol=1e-12)
+    np.testing.assert_array_equal(after[1], lam[1])
+
+
+def test_topics_that_documents_tell_apart_or_that_differ_are_not_tied():
+    rng = np.random.default_rng(4)
+    V = 40
+    base = rng.dirichlet(np.ones(V)) * 2000
+    wobble = rng.uniform(0.8, 1.2, V)
+    close = 0.01 + np.vstack([base * wobble / 2, base / wobble / 2])
+    # the same two close topics, each document using mostly one of them: a useful split
+    apart = np.zeros((40, 2))
+    apart[:20, 0], apart[:20, 1] = 0.9, 0.1
+    apart[20:, 0], apart[20:, 1] = 0.1, 0.9
+    assert _copies_model(close)._tie_copies(_gamma(apart)) == []
+    # two different topics that every document uses half and half: far apart, so kept
+    far = 0.01 + np.vstack([base, np.roll(base, 20)])
+    half = np.full((40, 2), 0.5)
+    model = _copies_model(far)
+    assert model._tie_copies(_gamma(half)) == []
+    np.testing.assert_array_equal(model.lambda_, far)
+    # too few documents use the close pair to judge it: the others are about a third topic
+    few = np.zeros((40, 3))
+    few[:5, :2] = 0.5
+    few[5:, 2] = 1.0
+    assert _copies_model(np.vstack([close, far[1]]))._tie_copies(_gamma(few)) == []
+    few[:12, :2] = 0.5  # enough of them
+    few[:12, 2] = 0.0
+    assert [g.tolist() for g in _copies_model(np.vstack([close, far[1]]))._tie_copies(_gamma(few))] == [[0, 1]]
+
+
+def test_tied_topics_stay_identical_under_further_steps():
+    X, _ = planted_counts(n_docs=200, n_topics=4, seed=6)
+    model = engine.LDA(n_topics=6, n_words=X.shape[1], seed=0, revive_topics=False)
+    trainer = engine.SVI(model, X, batch_size=40, seed=0)
+    trainer.run(n_steps=3)
+    model._require_topics().tie_rows(np.array([1, 4]))
+    trainer.run(n_steps=10)
+    np.testing.assert_allclose(model.lambda_[1], model.lambda_[4], rtol=1e-12)
+
+
+def test_surplus_topics_on_planted_data_end_as_tied_copies_and_predict_as_the_true_topics():
+    """K = 12 for 4 planted topics: the split copies are tied, so at most 4 distinct topics and every one live."""
+    X, truth = planted_counts(n_docs=600, n_topics=4, seed=7, doc_length=60, alpha=0.1)
+    train, observed, heldout = engine.heldout_split(X, n_test=100, seed=0)
+    scores = {}
+    for name, tie in (("tied", True), ("untied", False)):
+        model = engine.LDA(n_topics=12, n_words=X.shape[1], seed=0)
+        if not tie:
+            model._tie_copies = lambda doc_topic: []
+        engine.SVI(model, train, batch_size=100, seed=0).run(n_docs=15 * train.shape[0])
+        scores[name] = engine.predictive_log_likelihood(model, observed, heldout)
+        if tie:
+            distinct = np.unique(model.lambda_.round(8), axis=0)
+            shares = model.word_shares()
+    assert len(distinct) <= 6 and shares.min() >= 0.25 / 12
+    assert scores["tied"] > scores["untied"]

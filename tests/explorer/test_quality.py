@@ -178,3 +178,16 @@ def test_the_hdp_few_documents_note_starts_below_the_line():
     note = quality.hdp_few_documents_note(quality.HDP_FEW_DOCUMENTS - 1)
     assert note.startswith("With 499 training documents, the HDP may leave most words in many near-identical topics")
     assert "the Topics page offers to merge them" in note
+
+
+def test_a_topic_tied_to_another_is_flagged_as_the_same_topic():
+    measured = quality.TopicQuality(weights=np.array([0.4, 0.2, 0.2, 0.2]), live=np.ones(4, bool),
+                                    coherence=np.array([0.3, 0.3, 0.2, 0.3]), hdp=False,
+                                    duplicate_of=np.array([0, 1, 2, 1]))
+    assert quality.flags(measured, 1) == []  # the first of its group
+    assert quality.flags(measured, 3) == [
+        "The same topic as topic 1: the documents hold fewer distinct topics than you asked for — try fewer topics."]
+    model = engine.LDA(n_topics=4, n_words=3)
+    model.lambda_ = np.array([[1.0, 2.0, 3.0], [4.0, 1.0, 1.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0 + 1e-6]])
+    assert model.duplicate_of().tolist() == [0, 1, 0, 3]
+    assert quality.topic_quality(model, None, hdp=False).duplicate_of.tolist() == [0, 1, 0, 3]
