@@ -295,3 +295,22 @@ def test_merging_refuses_a_run_without_copies_and_measures_nothing_without_docum
     assert result.kept == "Topic 4"  # the largest copy keeps them all; no vocabulary, no words in its label
     assert result.message().endswith("The original run is unchanged.")
     assert result.record.collection is None and result.record.status == "merged"
+
+
+def test_a_topic_tied_to_another_is_flagged_on_its_card(app_path):
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    collection = at.session_state[Keys.collection]
+    record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
+    model = record.model()
+    lam = model.lambda_.copy()
+    lam[3] = lam[1]  # what revival's tie leaves: two identical topics
+    model.lambda_ = lam
+    at.switch_page("views/topics.py")
+    at.run()
+    assert not at.exception, at.exception
+    same = ("The same topic as topic 1: the documents hold fewer distinct topics than you asked for — "
+            "try fewer topics.")
+    assert [w.value for w in _card(at, 3).warning if w.value.startswith("The same")] == [same]
+    for k in (0, 1, 2):
+        assert not [w.value for w in _card(at, k).warning if w.value.startswith("The same")]
