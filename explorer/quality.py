@@ -26,6 +26,7 @@ __all__ = [
     "TopicQuality",
     "coherence_reference",
     "coherence_text",
+    "duplicate_note",
     "flags",
     "general_among_largest",
     "general_note",
@@ -94,6 +95,11 @@ class TopicQuality:
         return int(self.live.sum())
 
     @property
+    def n_distinct(self) -> int:
+        """Topics counted once per group of identical (tied) ones."""
+        return self.n_topics if self.duplicate_of is None else int(np.unique(self.duplicate_of).size)
+
+    @property
     def mean_coherence(self) -> float | None:
         return None if self.coherence is None else float(np.mean(self.coherence))
 
@@ -124,8 +130,21 @@ def coherence_text(value: float | None) -> str:
 
 
 def live_text(quality: TopicQuality | None) -> str:
-    """Live topics out of all, e.g. "9 / 10"."""
-    return "–" if quality is None else f"{quality.n_live} / {quality.n_topics}"
+    """Live topics out of all, e.g. "9 / 10", and how many are distinct when some are tied: "20 / 20 (8 distinct)"."""
+    if quality is None:
+        return "–"
+    text = f"{quality.n_live} / {quality.n_topics}"
+    return text if quality.n_distinct == quality.n_topics else f"{text} ({quality.n_distinct} distinct)"
+
+
+def duplicate_note(quality: TopicQuality | None) -> str | None:
+    """A plain-word note when some topics are the same as others (LDA's tied copies), else None."""
+    if quality is None or quality.n_distinct == quality.n_topics:
+        return None
+    copies = quality.n_topics - quality.n_distinct
+    return (f"{copies} of the {quality.n_topics} topics {'is' if copies == 1 else 'are'} the same as another topic: "
+            f"the documents seem to hold about {quality.n_distinct} distinct topics, so a run with that many shows "
+            "each of them once. The repeated topics are marked below.")
 
 
 def flags(quality: TopicQuality, topic: int) -> list[str]:

@@ -138,6 +138,9 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
     if note:
         st.info(note, icon=icons.INFO)
         merge_button(record, measured)
+    repeated = quality.duplicate_note(measured)
+    if repeated:
+        st.info(repeated, icon=icons.INFO)
     intertopic.intertopic_map(cached.intertopic_points(record, model, labels), labels, frames, n_words)
     shown = int(state.get(Keys.n_shown(record.run_id), 20))
     columns = st.columns(2)

@@ -191,3 +191,10 @@ def test_a_topic_tied_to_another_is_flagged_as_the_same_topic():
     model.lambda_ = np.array([[1.0, 2.0, 3.0], [4.0, 1.0, 1.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0 + 1e-6]])
     assert model.duplicate_of().tolist() == [0, 1, 0, 3]
     assert quality.topic_quality(model, None, hdp=False).duplicate_of.tolist() == [0, 1, 0, 3]
+    assert quality.live_text(measured) == "4 / 4 (3 distinct)"
+    assert quality.duplicate_note(measured) == (
+        "1 of the 4 topics is the same as another topic: the documents seem to hold about 3 distinct topics, so a "
+        "run with that many shows each of them once. The repeated topics are marked below.")
+    distinct = dataclasses.replace(measured, duplicate_of=np.arange(4))
+    assert quality.live_text(distinct) == "4 / 4" and quality.duplicate_note(distinct) is None
+    assert quality.duplicate_note(None) is None

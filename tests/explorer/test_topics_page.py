@@ -314,3 +314,6 @@ def test_a_topic_tied_to_another_is_flagged_on_its_card(app_path):
     assert [w.value for w in _card(at, 3).warning if w.value.startswith("The same")] == [same]
     for k in (0, 1, 2):
         assert not [w.value for w in _card(at, k).warning if w.value.startswith("The same")]
+    assert [i.value for i in at.info if "the same as another topic" in i.value] == [
+        "1 of the 4 topics is the same as another topic: the documents seem to hold about 3 distinct topics, so a "
+        "run with that many shows each of them once. The repeated topics are marked below."]
