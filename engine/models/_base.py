@@ -273,11 +273,14 @@ class TopicModel(TopicEstimator):
 
         LDA's revival ties the topics that are copies of one topic (``revive_topics``):
         with more topics than the documents hold, the surplus ends as such groups of
-        identical topics.  Rows equal to a relative 1e-9 count as the same.
+        identical topics.  Rows equal to a relative 1e-9 count as the same.  Topics holding
+        no words (lambda = eta, as :meth:`merge_topics` leaves the merged ones) are nobody's
+        copies.
         """
         lam = self._require_fitted().astype(np.float64)
         totals = lam.sum(axis=1)
-        group = np.full(lam.shape[0], -1)
+        excess = lam.sum(axis=1) - self.eta * lam.shape[1]
+        group = np.where(excess <= 1e-9 * max(float(excess.max()), 1.0), np.arange(lam.shape[0]), -1)
         order = np.argsort(totals, kind="stable")
         for position, k in enumerate(order):  # equal rows have equal totals: compare within a run of those
             if group[k] >= 0:

@@ -198,3 +198,6 @@ def test_a_topic_tied_to_another_is_flagged_as_the_same_topic():
     distinct = dataclasses.replace(measured, duplicate_of=np.arange(4))
     assert quality.live_text(distinct) == "4 / 4" and quality.duplicate_note(distinct) is None
     assert quality.duplicate_note(None) is None
+    # topics emptied by a merge hold no words: nobody's copies, though their rows are equal
+    merged = model.merge_topics([0, 1, 3])
+    assert merged.duplicate_of().tolist() == [0, 1, 2, 3]
