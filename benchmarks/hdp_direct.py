@@ -32,14 +32,8 @@ from scipy.special import psi
 
 import engine
 from engine.inference.schedule import step_size
-from engine.kernels.reference.hdp import stick_weights
+from engine.models.hdp import _sticks_from_counts
 from engine.models.lda import LDALocalJob, restrict_columns
-
-
-def sticks_from_counts(counts: np.ndarray, omega: float) -> np.ndarray:
-    """a_k = 1 + N_k, b_k = omega + sum_{l>k} N_l for k < K (the last stick takes the rest)."""
-    rest = np.cumsum(counts[::-1])[::-1]
-    return np.column_stack([1.0 + counts[:-1], omega + rest[1:]])
 
 
 def train_direct(model: engine.HDP, train, seed: int, epochs: int, config: dict) -> None:
@@ -51,7 +45,7 @@ def train_direct(model: engine.HDP, train, seed: int, epochs: int, config: dict)
     topics = model._require_topics()
     K = model.n_topics
     counts = np.full(K, D * np.log1p(200.0) / K)  # about log(1 + n) tables a document, spread evenly
-    model.sticks_ = sticks_from_counts(counts, model.omega)
+    model.sticks_ = _sticks_from_counts(counts, model.omega)
     rng = np.random.default_rng([seed, 91])
     t = 0
     for _ in range(epochs):
@@ -59,7 +53,7 @@ def train_direct(model: engine.HDP, train, seed: int, epochs: int, config: dict)
         for start in range(0, D, S):
             batch = train[np.sort(order[start:start + S])]
             rho = step_size(t + 1, kappa, tau)  # the t-th update, t = 1, 2, ... as engine.SVI counts
-            prior = model.alpha * stick_weights(model.sticks_.astype(np.float64))
+            prior = model.alpha * model.topic_weights()
             restricted, columns = restrict_columns(batch)
             job = LDALocalJob(topics, columns, columns, prior, config.get("tol", 1e-3), model.local_max_iter,
                               True, model.kernel, None)
@@ -72,7 +66,7 @@ def train_direct(model: engine.HDP, train, seed: int, epochs: int, config: dict)
             ranked = np.argsort(-counts, kind="stable")
             topics.permute_rows(ranked)
             counts = counts[ranked]
-            model.sticks_ = sticks_from_counts(counts, model.omega)
+            model.sticks_ = _sticks_from_counts(counts, model.omega)
             t += 1
 
 

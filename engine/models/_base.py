@@ -279,7 +279,7 @@ class TopicModel(TopicEstimator):
         """
         lam = self._require_fitted().astype(np.float64)
         totals = lam.sum(axis=1)
-        excess = lam.sum(axis=1) - self.eta * lam.shape[1]
+        excess = totals - self.eta * lam.shape[1]
         group = np.where(excess <= 1e-9 * max(float(excess.max()), 1.0), np.arange(lam.shape[0]), -1)
         order = np.argsort(totals, kind="stable")
         for position, k in enumerate(order):  # equal rows have equal totals: compare within a run of those

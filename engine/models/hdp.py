@@ -640,7 +640,7 @@ class HDP(TopicModel):
         """
         topics = self._require_topics()
         restricted, columns = restrict_columns(counts)
-        prior = self.alpha * stick_weights(self._sticks.astype(np.float64))
+        prior = self.alpha * self.topic_weights()
         tol = min(self.current_local_tol, _FOLD_IN_TOL)
         job = LDALocalJob(topics, columns, columns, prior, tol, self.local_max_iter,
                           self.local_update != "mean_field", self.kernel, None)

@@ -129,6 +129,13 @@ class LazyTopics:
         """Current sum_v (lambda_kv - eta), shape (n_topics,): each topic's expected word count."""
         return self._totals.copy()
 
+    def _apply_pending_decay(self) -> None:
+        """Bring every column up to date (one pass over the store; nothing to do when no decay is pending)."""
+        if self._pending:
+            self._excess *= self._decay(slice(None))[:, None]
+            self._stamp[:] = self._log_decay
+            self._pending = False
+
     def split_row(self, donor: int, target: int, share: np.ndarray) -> None:
         """Split topic ``donor`` in two: lambda[donor] = eta + x share, lambda[target] = eta + x (1 - share).
 
@@ -138,10 +145,7 @@ class LazyTopics:
         column is applied first (one pass over the store, skipped when nothing is
         pending, as after an earlier split).
         """
-        if self._pending:
-            self._excess *= self._decay(slice(None))[:, None]
-            self._stamp[:] = self._log_decay
-            self._pending = False
+        self._apply_pending_decay()
         whole = self._excess[:, donor].copy()
         kept = whole * share.astype(self.dtype, copy=False)
         self._excess[:, donor] = kept
@@ -155,10 +159,7 @@ class LazyTopics:
 
         The pending decay is applied first, as in :meth:`split_row`.
         """
-        if self._pending:
-            self._excess *= self._decay(slice(None))[:, None]
-            self._stamp[:] = self._log_decay
-            self._pending = False
+        self._apply_pending_decay()
         rows = np.asarray(rows, dtype=np.intp)
         self._excess[:, rows] = self._excess[:, rows].mean(axis=1, keepdims=True)
         self._totals[rows] = self._excess[:, rows[0]].sum()
