@@ -98,6 +98,9 @@ def test_a_loaded_model_file_is_kept_after_a_reload_and_only_in_its_workspace(se
             # its documents are not in this workspace: browse only
             assert page.get_by_role("button", name="Resume training").is_disabled()
             page.get_by_role("button", name="Open to browse").click()
+            # navigate only once the click's rerun has added the run (a page switch would cut that rerun short)
+            expect(page.get_by_role("combobox", name="Run shown on every page")).to_have_value(
+                re.compile(r"mymodel.*\(checkpoint\)"), timeout=30_000)
             page.get_by_role("link", name="Topics").click()
             page.get_by_text("Planets").first.wait_for(timeout=30_000)
             other = browser.new_context().new_page()  # another person, on the same server
