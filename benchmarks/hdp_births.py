@@ -16,10 +16,10 @@ U[0.45, 0.55], its corpus stick count halved between the two.  How the slot is f
 ``undo_after`` epochs after its birth, a (donor, child) pair whose word distributions are
 still within ``undo_js`` nats of each other is merged back: the split found no structure
 (run 19); with ``undo_incoherent``, so is a pair whose top-10 words have a lower mean NPMI
-than those of the two merged.  ``skip_general`` keeps topics within
-``engine.GENERAL_DIVERGENCE`` of the overall word use from being split; with ``gate``,
-births wait until such topics hold less than ``gate`` of the words (at most
-``birth_rounds`` rounds, none after epoch ``birth_epochs``).
+than those of the two merged.  ``min_weight`` splits only topics of at least that corpus
+weight.  ``skip_general`` keeps topics within ``engine.GENERAL_DIVERGENCE`` of the overall
+word use from being split; with ``gate``, births wait until such topics hold less than
+``gate`` of the words (at most ``birth_rounds`` rounds, none after epoch ``birth_epochs``).
 
 The topics are not reordered during training (``reorder_topics=False``, within +-0.005 of
 the default, run 23), so a pair keeps its two indices.  Everything else is
@@ -41,6 +41,7 @@ import quality
 from _quality_config import HDP_DOC_TRUNCATION, HDP_TRUNCATION
 
 import engine
+from engine.kernels.reference.hdp import stick_weights
 from engine.models.hdp import _stick_counts, _sticks_from_counts
 
 
@@ -68,8 +69,12 @@ def _set_globals(model, excess: np.ndarray, counts: np.ndarray) -> None:
     model.sticks_ = _sticks_from_counts(counts, model.omega)
 
 
-def births(model, rng, n_births: int, mode: str, skip_general: bool) -> list[tuple[int, int]]:
-    """Split the largest topics into freed slots; the (donor, child) pairs made."""
+def births(model, rng, n_births: int, mode: str, skip_general: bool, min_weight: float = 0.0) -> list[tuple[int, int]]:
+    """Split the largest topics into freed slots; the (donor, child) pairs made.
+
+    With ``min_weight``, only a topic whose corpus weight is at least ``min_weight`` is split
+    (none left: the round ends early).
+    """
     general = set(model.general_topics(engine.GENERAL_DIVERGENCE).tolist()) if skip_general else set()
     excess, counts = _globals(model)
     pairs = []
@@ -92,6 +97,10 @@ def births(model, rng, n_births: int, mode: str, skip_general: bool) -> list[tup
         excess[slot], counts[slot] = 0.0, 0.0
         totals = excess.sum(axis=1)
         totals[list(general)] = -1.0
+        if min_weight > 0:
+            totals[stick_weights(_sticks_from_counts(counts, model.omega)) < min_weight] = -1.0
+        if totals.max() < 0:
+            break
         donor = int(np.argmax(totals))
         share = rng.uniform(0.45, 0.55, excess.shape[1])
         excess[slot], excess[donor] = excess[donor] * (1.0 - share), excess[donor] * share
@@ -150,7 +159,7 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
         if config.get("births") and epoch <= config.get("birth_epochs", 3) and epoch < epochs \
                 and len(born) + rounds_done < config.get("birth_rounds", epochs) and _tail_faded(model, config):
             born[epoch] = births(model, rng, config["births"], config.get("mode", "merge"),
-                                 config.get("skip_general", False))
+                                 config.get("skip_general", False), config.get("min_weight", 0.0))
         due = epoch - config.get("undo_after", epochs)
         if due in born:
             reference = collection.prepared("coherence") if config.get("undo_incoherent") else None
@@ -164,4 +173,4 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
 
 if __name__ == "__main__":
     _probe.main(__doc__.splitlines()[0], train, "{births, birth_epochs, birth_rounds, mode, undo_after, undo_js, "
-                "undo_incoherent, skip_general, gate}")
+                "undo_incoherent, skip_general, min_weight, gate}")
