@@ -166,9 +166,14 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
             undone += undo(model, born.pop(due), config.get("undo_js", 0.01), reference)
             rounds_done += 1
     seconds = time.perf_counter() - started
-    record = quality.score(quality.engine_evaluator(model), "hdp", collection)
-    return {"ll": record["heldout_loglik"], "npmi": record["npmi"], "in_use": record["topics_in_use"],
-            "general": record["general_topics"], "undone": undone, "seconds": seconds}
+    evaluator = quality.engine_evaluator(model)
+    record = quality.score(evaluator, "hdp", collection)
+    largest = np.argsort(-np.asarray(evaluator.topic_weights()))[:20]  # the same number of topics for every run
+    top = np.asarray(evaluator.top_words(quality.N_TOP))[largest]
+    npmi20 = float(collection.prepared("coherence").score(top, measure="npmi").mean())
+    return {"ll": record["heldout_loglik"], "npmi": record["npmi"], "npmi_top20": npmi20,
+            "in_use": record["topics_in_use"], "general": record["general_topics"], "undone": undone,
+            "seconds": seconds}
 
 
 if __name__ == "__main__":
