@@ -38,6 +38,7 @@ import time
 import _probe
 import numpy as np
 import quality
+import scipy.sparse as sp
 from _quality_config import HDP_DOC_TRUNCATION, HDP_TRUNCATION
 
 import engine
@@ -69,15 +70,76 @@ def _set_globals(model, excess: np.ndarray, counts: np.ndarray) -> None:
     model.sticks_ = _sticks_from_counts(counts, model.omega)
 
 
-def births(model, rng, n_births: int, mode: str, skip_general: bool, min_weight: float = 0.0) -> list[tuple[int, int]]:
+class DocumentSplit:
+    """Shares for splitting a topic by its documents rather than by its words at random (``"split": "documents"``).
+
+    From a sample of training documents folded in once per round (``model.transform``), the
+    documents using the donor k (theta_dk >= ``min_theta``) are represented by their words'
+    responsibilities to k, c_dw = n_dw theta_dk E[beta_kw] / sum_j theta_dj E[beta_jw];
+    spherical 2-means (cosine, ``iterations`` rounds, started from two of them drawn in
+    proportion to their mass) parts them into A and B, and word w goes to the child in the
+    share B_w / (A_w + B_w), smoothed towards one half by ``smoothing`` of the mean count.
+    The stick count is parted as the two groups' mass.  Fewer than ``min_docs`` documents:
+    None, and the caller splits at random.
+    """
+
+    def __init__(self, model, train, rng, n_docs: int = 2000, min_theta: float = 0.1, min_docs: int = 10,
+                 iterations: int = 10, smoothing: float = 0.1):
+        rows = np.sort(rng.permutation(train.shape[0])[:n_docs])
+        self.counts = train[rows].tocsr().astype(np.float64)
+        self.theta = np.asarray(model.transform(self.counts), dtype=np.float64)
+        lam = model.lambda_.astype(np.float64)
+        self.beta = lam / lam.sum(axis=1, keepdims=True)
+        self.rng, self.min_theta, self.min_docs = rng, min_theta, min_docs
+        self.iterations, self.smoothing = iterations, smoothing
+
+    def _responsibilities(self, k: int, docs: np.ndarray):
+        sub = self.counts[docs].tocoo()
+        theta = self.theta[docs]
+        values = np.empty(sub.nnz)
+        for start in range(0, sub.nnz, 20000):
+            part = slice(start, start + 20000)
+            r, c = sub.row[part], sub.col[part]
+            mixture = np.einsum("ij,ji->i", theta[r], self.beta[:, c])
+            values[part] = sub.data[part] * theta[r, k] * self.beta[k, c] / np.maximum(mixture, 1e-300)
+        return sp.csr_matrix((values, (sub.row, sub.col)), shape=sub.shape)
+
+    def shares(self, k: int) -> tuple[np.ndarray, float] | None:
+        docs = np.flatnonzero(self.theta[:, k] >= self.min_theta)
+        if docs.size < self.min_docs:
+            return None
+        weighted = self._responsibilities(k, docs)
+        mass = np.asarray(weighted.sum(axis=1)).ravel()
+        norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+        unit = sp.diags(1.0 / np.maximum(norms, 1e-300)) @ weighted
+        first, second = self.rng.choice(docs.size, size=2, replace=False, p=mass / mass.sum())
+        centres = np.vstack([unit[first].toarray(), unit[second].toarray()])
+        group = np.zeros(docs.size, dtype=bool)
+        for _ in range(self.iterations):
+            group = np.asarray(unit @ centres[1]).ravel() > np.asarray(unit @ centres[0]).ravel()
+            if group.all() or not group.any():
+                return None
+            centres = np.vstack([np.asarray(weighted[~group].sum(axis=0)).ravel(),
+                                 np.asarray(weighted[group].sum(axis=0)).ravel()])
+            centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+        a = np.asarray(weighted[~group].sum(axis=0)).ravel()
+        b = np.asarray(weighted[group].sum(axis=0)).ravel()
+        prior = self.smoothing * float((a + b).mean())
+        return (b + prior) / (a + b + 2.0 * prior), float(b.sum() / (a.sum() + b.sum()))
+
+
+def births(model, rng, n_births: int, mode: str, skip_general: bool, min_weight: float = 0.0,
+           splitter: DocumentSplit | None = None) -> list[tuple[int, int]]:
     """Split the largest topics into freed slots; the (donor, child) pairs made.
 
     With ``min_weight``, only a topic whose corpus weight is at least ``min_weight`` is split
-    (none left: the round ends early).
+    (none left: the round ends early).  With a ``splitter``, each topic is split at most once
+    a round, by its documents where the splitter can.
     """
     general = set(model.general_topics(engine.GENERAL_DIVERGENCE).tolist()) if skip_general else set()
     excess, counts = _globals(model)
     pairs = []
+    touched: set[int] = set()
     for _ in range(n_births):
         order = np.argsort(excess.sum(axis=1))
         slot = int(order[0])
@@ -99,12 +161,20 @@ def births(model, rng, n_births: int, mode: str, skip_general: bool, min_weight:
         totals[list(general)] = -1.0
         if min_weight > 0:
             totals[stick_weights(_sticks_from_counts(counts, model.omega)) < min_weight] = -1.0
+        if splitter is not None:
+            totals[list(touched)] = -1.0
         if totals.max() < 0:
             break
         donor = int(np.argmax(totals))
-        share = rng.uniform(0.45, 0.55, excess.shape[1])
+        found = splitter.shares(donor) if splitter is not None else None
+        if found is None:
+            share, child_mass = rng.uniform(0.45, 0.55, excess.shape[1]), 0.5
+        else:
+            child, child_mass = found
+            share = 1.0 - child
         excess[slot], excess[donor] = excess[donor] * (1.0 - share), excess[donor] * share
-        counts[slot] = counts[donor] = counts[donor] / 2.0
+        counts[slot], counts[donor] = counts[donor] * child_mass, counts[donor] * (1.0 - child_mass)
+        touched.update((donor, slot))
         pairs.append((donor, slot))
     _set_globals(model, excess, counts)
     return pairs
@@ -158,8 +228,9 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
         trainer.run(n_docs=epoch * D - trainer.docs_seen)
         if config.get("births") and epoch <= config.get("birth_epochs", 3) and epoch < epochs \
                 and len(born) + rounds_done < config.get("birth_rounds", epochs) and _tail_faded(model, config):
+            splitter = DocumentSplit(model, collection.train, rng) if config.get("split") == "documents" else None
             born[epoch] = births(model, rng, config["births"], config.get("mode", "merge"),
-                                 config.get("skip_general", False), config.get("min_weight", 0.0))
+                                 config.get("skip_general", False), config.get("min_weight", 0.0), splitter)
         due = epoch - config.get("undo_after", epochs)
         if due in born:
             reference = collection.prepared("coherence") if config.get("undo_incoherent") else None
@@ -178,4 +249,4 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
 
 if __name__ == "__main__":
     _probe.main(__doc__.splitlines()[0], train, "{births, birth_epochs, birth_rounds, mode, undo_after, undo_js, "
-                "undo_incoherent, skip_general, min_weight, gate}")
+                "undo_incoherent, skip_general, min_weight, split, gate}")
