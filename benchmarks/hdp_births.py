@@ -187,21 +187,41 @@ def _less_coherent_apart(excess: np.ndarray, donor: int, child: int, reference) 
     return float(npmi[:2].mean()) < float(npmi[2])
 
 
-def undo(model, pairs: list[tuple[int, int]], undo_js: float, reference=None) -> int:
-    """Merge each pair still within ``undo_js`` of each other back into its donor; how many were.
+def _merged_predicts_as_well(model, excess, counts, donor: int, child: int, validation) -> bool:
+    """Whether merging the pair back scores the validation documents' held-out words at least as well."""
+    observed, heldout = validation
+    apart = engine.predictive_log_likelihood(quality.engine_evaluator(model), observed, heldout)
+    merged_excess, merged_counts = excess.copy(), counts.copy()
+    merged_excess[donor] += merged_excess[child]
+    merged_counts[donor] += merged_counts[child]
+    merged_excess[child], merged_counts[child] = 0.0, 0.0
+    merged = model.copy()
+    _set_globals(merged, merged_excess, merged_counts)
+    return engine.predictive_log_likelihood(quality.engine_evaluator(merged), observed, heldout) >= apart
 
-    With a coherence ``reference``, also each pair less coherent apart than merged.
+
+def undo(model, pairs: list[tuple[int, int]], undo_js: float, reference=None,
+         validation=None) -> list[tuple[int, int]]:
+    """Merge each pair still within ``undo_js`` of each other back into its donor; the pairs merged.
+
+    With a coherence ``reference``, also each pair less coherent apart than merged; with
+    ``validation`` (observed, held-out word counts of documents not trained on), also each
+    pair whose merge predicts their held-out words at least as well.
     """
     excess, counts = _globals(model)
-    undone = 0
+    undone = []
     for donor, child in pairs:
         if excess[donor].sum() > 0 and excess[child].sum() > 0 and (
                 _divergences(excess, donor, np.array([child]))[0] < undo_js or (
-                reference is not None and _less_coherent_apart(excess, donor, child, reference))):
+                reference is not None and _less_coherent_apart(excess, donor, child, reference)) or (
+                validation is not None and _merged_predicts_as_well(model, excess, counts, donor, child,
+                                                                    validation))):
             excess[donor] += excess[child]
             counts[donor] += counts[child]
             excess[child], counts[child] = 0.0, 0.0
-            undone += 1
+            undone.append((donor, child))
+            if validation is not None:  # the next pair is judged against the model as it now is
+                _set_globals(model, excess, counts)
     if undone:
         _set_globals(model, excess, counts)
     return undone
@@ -216,11 +236,15 @@ def _tail_faded(model, config: dict) -> bool:
 
 
 def train(collection, seed: int, epochs: int, config: dict) -> dict:
-    D, V = collection.train.shape
+    train_docs, validation = collection.train, None
+    if config.get("validation"):  # documents set aside from training to judge the undo
+        split = engine.heldout_split(train_docs, config["validation"], seed=[seed, 5])
+        train_docs, validation = split.train, (split.observed, split.heldout)
+    D, V = train_docs.shape
     started = time.perf_counter()
     model = engine.HDP(n_topics=HDP_TRUNCATION, doc_truncation=HDP_DOC_TRUNCATION, n_words=V, seed=seed,
                        reorder_topics=False)
-    trainer = engine.SVI(model, corpus=collection.train, seed=seed)
+    trainer = engine.SVI(model, corpus=train_docs, seed=seed)
     rng = np.random.default_rng([seed, 77])
     born: dict[int, list[tuple[int, int]]] = {}
     undone = rounds_done = 0
@@ -228,13 +252,18 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
         trainer.run(n_docs=epoch * D - trainer.docs_seen)
         if config.get("births") and epoch <= config.get("birth_epochs", 3) and epoch < epochs \
                 and len(born) + rounds_done < config.get("birth_rounds", epochs) and _tail_faded(model, config):
-            splitter = DocumentSplit(model, collection.train, rng) if config.get("split") == "documents" else None
+            splitter = DocumentSplit(model, train_docs, rng) if config.get("split") == "documents" else None
             born[epoch] = births(model, rng, config["births"], config.get("mode", "merge"),
                                  config.get("skip_general", False), config.get("min_weight", 0.0), splitter)
         due = epoch - config.get("undo_after", epochs)
         if due in born:
             reference = collection.prepared("coherence") if config.get("undo_incoherent") else None
-            undone += undo(model, born.pop(due), config.get("undo_js", 0.01), reference)
+            merged = undo(model, born.pop(due), config.get("undo_js", 0.01), reference, validation)
+            undone += len(merged)
+            into = dict((child, donor) for donor, child in merged)
+            for epoch_born, pairs in born.items():  # a later pair of an emptied child is now the donor's
+                renamed = [(into.get(a, a), into.get(b, b)) for a, b in pairs]
+                born[epoch_born] = [(a, b) for a, b in renamed if a != b]
             rounds_done += 1
     seconds = time.perf_counter() - started
     evaluator = quality.engine_evaluator(model)
@@ -249,4 +278,4 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
 
 if __name__ == "__main__":
     _probe.main(__doc__.splitlines()[0], train, "{births, birth_epochs, birth_rounds, mode, undo_after, undo_js, "
-                "undo_incoherent, skip_general, min_weight, split, gate}")
+                "undo_incoherent, skip_general, min_weight, split, validation, gate}")
