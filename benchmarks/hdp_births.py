@@ -1,4 +1,4 @@
-"""Probe (issue 13, run 24): HDP births between epochs, undone when the halves stay copies.
+"""Probe (issue 13, runs 24 and 28): HDP births between epochs, undone when the halves stay copies.
 
 After each of the first ``birth_epochs`` epochs, ``births`` times: a slot is freed, and the
 largest topic (by expected word count) is split into it, word by word in shares drawn from
