@@ -252,7 +252,8 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
         trainer.run(n_docs=epoch * D - trainer.docs_seen)
         if config.get("births") and epoch <= config.get("birth_epochs", 3) and epoch < epochs \
                 and len(born) + rounds_done < config.get("birth_rounds", epochs) and _tail_faded(model, config):
-            splitter = DocumentSplit(model, train_docs, rng) if config.get("split") == "documents" else None
+            splitter = (DocumentSplit(model, train_docs, rng, n_docs=config.get("split_docs", 2000))
+                        if config.get("split") == "documents" else None)
             born[epoch] = births(model, rng, config["births"], config.get("mode", "merge"),
                                  config.get("skip_general", False), config.get("min_weight", 0.0), splitter)
         due = epoch - config.get("undo_after", epochs)
@@ -278,4 +279,4 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
 
 if __name__ == "__main__":
     _probe.main(__doc__.splitlines()[0], train, "{births, birth_epochs, birth_rounds, mode, undo_after, undo_js, "
-                "undo_incoherent, skip_general, min_weight, split, validation, gate}")
+                "undo_incoherent, skip_general, min_weight, split, split_docs, validation, gate}")
