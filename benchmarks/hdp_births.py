@@ -187,17 +187,21 @@ def _less_coherent_apart(excess: np.ndarray, donor: int, child: int, reference) 
     return float(npmi[:2].mean()) < float(npmi[2])
 
 
-def _merged_predicts_as_well(model, excess, counts, donor: int, child: int, validation) -> bool:
-    """Whether merging the pair back scores the validation documents' held-out words at least as well."""
-    observed, heldout = validation
-    apart = engine.predictive_log_likelihood(quality.engine_evaluator(model), observed, heldout)
+def _validation_score(model, validation) -> float:
+    """Held-out LL per word of the validation documents (observed, held-out word counts) under ``model``."""
+    return engine.predictive_log_likelihood(quality.engine_evaluator(model), *validation)
+
+
+def _merged_predicts_as_well(model, excess, counts, donor: int, child: int, validation, apart: float) -> bool:
+    """Whether merging the pair back scores the validation documents' held-out words at least ``apart`` (the
+    model's own score) does."""
     merged_excess, merged_counts = excess.copy(), counts.copy()
     merged_excess[donor] += merged_excess[child]
     merged_counts[donor] += merged_counts[child]
     merged_excess[child], merged_counts[child] = 0.0, 0.0
     merged = model.copy()
     _set_globals(merged, merged_excess, merged_counts)
-    return engine.predictive_log_likelihood(quality.engine_evaluator(merged), observed, heldout) >= apart
+    return _validation_score(merged, validation) >= apart
 
 
 def undo(model, pairs: list[tuple[int, int]], undo_js: float, reference=None,
@@ -210,18 +214,20 @@ def undo(model, pairs: list[tuple[int, int]], undo_js: float, reference=None,
     """
     excess, counts = _globals(model)
     undone = []
+    apart = _validation_score(model, validation) if validation is not None else None  # until a pair is merged
     for donor, child in pairs:
         if excess[donor].sum() > 0 and excess[child].sum() > 0 and (
                 _divergences(excess, donor, np.array([child]))[0] < undo_js or (
                 reference is not None and _less_coherent_apart(excess, donor, child, reference)) or (
                 validation is not None and _merged_predicts_as_well(model, excess, counts, donor, child,
-                                                                    validation))):
+                                                                    validation, apart))):
             excess[donor] += excess[child]
             counts[donor] += counts[child]
             excess[child], counts[child] = 0.0, 0.0
             undone.append((donor, child))
             if validation is not None:  # the next pair is judged against the model as it now is
                 _set_globals(model, excess, counts)
+                apart = _validation_score(model, validation)
     if undone:
         _set_globals(model, excess, counts)
     return undone

@@ -34,7 +34,6 @@ from _quality_config import HDP_DOC_TRUNCATION, HDP_TRUNCATION
 from scipy.special import gammaln, polygamma, psi
 
 import engine
-from engine.models.lda import LDALocalJob, restrict_columns
 
 EB_DOCS = 2000
 EB_ROUNDS = 8
@@ -42,11 +41,9 @@ EB_ROUNDS = 8
 
 def _fit(model: engine.HDP, counts, a: float) -> np.ndarray:
     """gamma_d of the documents under Dirichlet(a E[sigma(V)]), the fold-in's own local fit."""
-    restricted, columns = restrict_columns(counts)
-    prior = a * model.topic_weights()
-    job = LDALocalJob(model._require_topics(), columns, columns, prior, 1e-3, model.local_max_iter,
-                      model.local_update != "mean_field", model.kernel, None)
-    return np.asarray(job.run(restricted).doc_topic, dtype=np.float64)
+    fitted = model.copy()
+    fitted.alpha = a
+    return fitted._dirichlet_gamma(counts)
 
 
 def _bound_in_a(w: np.ndarray, elog_sum: np.ndarray, D: int, a: float) -> float:

@@ -638,14 +638,18 @@ class HDP(TopicModel):
         ``local_update="mean_field"``, the mean-field) LDA update, but to a tolerance of at
         most 1e-3, and the document sticks are never fitted.
         """
+        gamma = self._dirichlet_gamma(counts)
+        return (gamma / gamma.sum(axis=1, keepdims=True)).astype(self.dtype)
+
+    def _dirichlet_gamma(self, counts: sp.csr_matrix) -> np.ndarray:
+        """gamma_d of :meth:`_dirichlet_proportions` (float64, shape (n_docs, n_topics)), not normalised."""
         topics = self._require_topics()
         restricted, columns = restrict_columns(counts)
         prior = self.alpha * self.topic_weights()
         tol = min(self.current_local_tol, _FOLD_IN_TOL)
         job = LDALocalJob(topics, columns, columns, prior, tol, self.local_max_iter,
                           self.local_update != "mean_field", self.kernel, None)
-        gamma = np.asarray(job.run(restricted).doc_topic, dtype=np.float64)
-        return (gamma / gamma.sum(axis=1, keepdims=True)).astype(self.dtype)
+        return np.asarray(job.run(restricted).doc_topic, dtype=np.float64)
 
     def _merge_globals(self, keep: int, rest: np.ndarray) -> None:
         # N_keep += sum of the others' N_k, which become 0: a_k = 1 + N_k, b_k = omega + sum_{l>k} N_l again
