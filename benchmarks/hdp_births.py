@@ -22,7 +22,9 @@ word use from being split; with ``gate``, births wait until such topics hold les
 ``gate`` of the words (at most ``birth_rounds`` rounds, none after epoch ``birth_epochs``).
 
 The topics are not reordered during training (``reorder_topics=False``, within +-0.005 of
-the default, run 23), so a pair keeps its two indices.  Everything else is
+the default, run 23), so a pair keeps its two indices, and the engine's own births are off
+(``births=0``); ``"model"`` (HDP arguments) overrides both, so ``{"model": {"reorder_topics":
+true, "births": 10}}`` is the engine's default HDP (run 29).  Everything else is
 ``engine.HDP(n_topics=150, doc_truncation=20)`` trained by ``engine.SVI`` at its defaults,
 scored by ``quality.py``'s evaluator.  One JSON line per run to ``--out``::
 
@@ -249,7 +251,7 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
     D, V = train_docs.shape
     started = time.perf_counter()
     model = engine.HDP(n_topics=HDP_TRUNCATION, doc_truncation=HDP_DOC_TRUNCATION, n_words=V, seed=seed,
-                       reorder_topics=False)
+                       **{"reorder_topics": False, "births": 0, **config.get("model", {})})
     trainer = engine.SVI(model, corpus=train_docs, seed=seed)
     rng = np.random.default_rng([seed, 77])
     born: dict[int, list[tuple[int, int]]] = {}
@@ -285,4 +287,4 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
 
 if __name__ == "__main__":
     _probe.main(__doc__.splitlines()[0], train, "{births, birth_epochs, birth_rounds, mode, undo_after, undo_js, "
-                "undo_incoherent, skip_general, min_weight, split, split_docs, validation, gate}")
+                "undo_incoherent, skip_general, min_weight, split, split_docs, validation, gate, model}")

@@ -2,8 +2,9 @@
 
 A model plugs in through four methods: ``initialize(n_docs, n_words=..., documents=...)``,
 ``local_step(X, rng, warm_start) -> stats``, ``global_step(stats, scale, rho)``
-and ``batch_update(stats)``.  The loop, the minibatch sampling and the step-size
-schedule live here and only here.
+and ``batch_update(stats)``; SVI also calls ``prepare_step(draw_documents)`` before each
+step when the model has it (the HDP's topic births read a sample of training documents).
+The loop, the minibatch sampling and the step-size schedule live here and only here.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ __all__ = ["SVI", "BatchVI", "StepReport"]
 
 _SAMPLINGS = ("epoch", "replacement")
 # stream labels keep the random streams of a run independent of each other
-_STREAM_PERMUTATION, _STREAM_REPLACEMENT, _STREAM_LOCAL, _STREAM_ADAPTIVE = 1, 2, 3, 4
+_STREAM_PERMUTATION, _STREAM_REPLACEMENT, _STREAM_LOCAL, _STREAM_ADAPTIVE, _STREAM_SAMPLE = 1, 2, 3, 4, 6
 
 
 @dataclass(frozen=True)
@@ -317,6 +318,10 @@ class SVI:
     def step(self, doc_ids=None) -> StepReport:
         """One SVI update on the next minibatch, or on the documents ``doc_ids``."""
         started = time.perf_counter()
+        prepare = getattr(self.model, "prepare_step", None)
+        if prepare is not None:
+            with _blas_limit(self.blas_threads):
+                prepare(self._draw_documents)
         if doc_ids is None:
             batch = self._next_batch(self.batch_size)
         else:
@@ -346,6 +351,15 @@ class SVI:
             local_iterations=float(np.mean(stats.n_iter)),
             seconds=time.perf_counter() - started,
         )
+
+    def _draw_documents(self, n: int):
+        """The counts of ``n`` training documents (all if fewer) drawn without replacement, in corpus order.
+
+        From their own random stream at the next update's t, so a resumed run draws the same.
+        """
+        rng = np.random.default_rng([self.seed, _STREAM_SAMPLE, self.t + 1])
+        rows = np.sort(rng.choice(self.n_docs, size=min(n, self.n_docs), replace=False))
+        return self.counts[rows]
 
     def run(self, n_docs: int | None = None, n_steps: int | None = None, callback=None) -> StepReport | None:
         """Step until ``n_docs`` more documents or ``n_steps`` more updates are done.

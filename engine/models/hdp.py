@@ -19,7 +19,19 @@ from engine.kernels.reference.hdp import (
 )
 from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
+from engine.models._hdp_births import (
+    BIRTH_ROUNDS,
+    BIRTH_SAMPLE,
+    UNDO_AFTER,
+    DocumentSplit,
+    birth_round,
+    read_clock,
+    rename_merged,
+    undo_pairs,
+)
 from engine.models._priors import stick_concentration
+from engine.models._sticks import stick_counts as _stick_counts
+from engine.models._sticks import sticks_from_counts as _sticks_from_counts
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation, stick_expectation
 from engine.models.lazy_topics import LazyTopics, TopicColumns
 from engine.models.lda import LDALocalJob, combine_topic_word, restrict_columns, used_columns
@@ -42,13 +54,15 @@ PRESETS = ("default", "paper")
 # what each preset fills in for the settings left unset
 _PRESET_SETTINGS = {
     "default": {"local_update": "zero_order", "stick_init": "uniform", "local_tol": 1e-1, "dtype": "float32",
-                "fold_in": "dirichlet"},
+                "fold_in": "dirichlet", "births": 10},
     "paper": {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64",
-              "fold_in": "sticks"},
+              "fold_in": "sticks", "births": 0},
 }
 # the "dirichlet" fold-in stops at min(local_tol, this): LDA's default tolerance, as its mean change
 # of gamma_d over K topics is smaller than the sticks' (at 1e-1 it stops after an iteration or two)
 _FOLD_IN_TOL = 1e-3
+_STREAM_BIRTHS = 7  # random stream of the births' 2-means (LDA's revival uses 5, engine.inference.svi 1 to 4 and 6)
+_EPOCH_SLACK = 1e-9  # epochs summed from S/D per step may fall just short of a whole number
 _TRANSFORM_ELEMENTS = 1 << 22  # zeta entries (docs x T x K) held at once by transform
 
 
@@ -177,17 +191,6 @@ class HDPLocalJob:
         )
 
 
-def _stick_counts(sticks: np.ndarray, omega: float) -> np.ndarray:
-    """N_k such that a_k = 1 + N_k and b_k = omega + sum_{l>k} N_l (the form every update keeps)."""
-    return np.concatenate((sticks[:, 0] - 1.0, sticks[-1:, 1] - omega))
-
-
-def _sticks_from_counts(counts: np.ndarray, omega: float) -> np.ndarray:
-    """(a_k, b_k) = (1 + N_k, omega + sum_{l>k} N_l) for k < K."""
-    later = np.cumsum(counts[::-1])[::-1]
-    return np.stack((1.0 + counts[:-1], omega + later[1:]), axis=1)
-
-
 def _sum_elog_rest(sticks: np.ndarray, axis=None) -> np.ndarray:
     """sum over sticks of E[log(1 - v)] = psi(b) - psi(a + b) under q(v) = Beta(a, b), in float64."""
     sticks = sticks.astype(np.float64)
@@ -281,9 +284,11 @@ class HDP(TopicModel):
         "compiled": numba, over all cores; "numpy": the reference it is tested against;
         "auto": "compiled" if numba imports.
     preset : {"default", "paper"}
-        Fills in ``local_update``, ``stick_init``, ``local_tol`` and ``dtype`` when unset: "paper"
-        is the algorithm box (mean field, prior sticks, 1e-2, float64); "default" is zero order,
-        uniform sticks, 1e-1 and float32, what measured best on a panel of collections.
+        Fills in ``local_update``, ``stick_init``, ``local_tol``, ``dtype``, ``fold_in`` and
+        ``births`` when unset: "paper" is the algorithm box (mean field, prior sticks, 1e-2,
+        float64, the training local step, no births); "default" is zero order, uniform sticks,
+        1e-1, float32, the Dirichlet fold-in and 10 births a round, what measured best on a
+        panel of collections.
         Explicit arguments win.
     n_epochs : int
         Passes over the documents that :meth:`fit` makes (SVI with the engine's default schedule).
@@ -309,6 +314,16 @@ class HDP(TopicModel):
         (the paper preset): the training local step, T document sticks whose atoms point at
         topics, which leaves the topics a short document's observed words do not use little
         of the prior (benchmarks/RESULTS.md, run 25).
+    births : int, optional
+        Topics split per birth round (0: none; at most n_topics // 2).  Unset: from ``preset``
+        (10 by default, or n_topics // 2 if fewer; 0 for "paper").  After each of the first three epochs of
+        :class:`engine.SVI`, the largest topics (weight >= 0.01, not copies of the overall
+        word use) are each split in two by the documents that use them, found by 2-means
+        over 2,000 training documents folded in; a pair still within 0.02 nats of each
+        other four epochs later is merged back (:meth:`prepare_step`,
+        :mod:`engine.models._hdp_births`).  The HDP's truncation then does not cap the
+        themes at those the first epoch separated (benchmarks/RESULTS.md, runs 28 and 29).
+        ``partial_fit`` and batch VI make no births: they need the training documents.
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
 
@@ -352,6 +367,7 @@ class HDP(TopicModel):
     learn_alpha = Param()
     learn_omega = Param()
     fold_in = Param()
+    births = Param()
 
     def __init__(
         self,
@@ -379,6 +395,7 @@ class HDP(TopicModel):
         learn_alpha: bool = False,
         learn_omega: bool = False,
         fold_in: str | None = None,
+        births: int | None = None,
         *,
         gamma: float | None = None,
     ):
@@ -409,6 +426,7 @@ class HDP(TopicModel):
         self.learn_alpha = learn_alpha
         self.learn_omega = learn_omega
         self.fold_in = fold_in
+        self.births = births
         self._reset_state()
 
     def _resolve_arguments(self) -> dict:
@@ -421,7 +439,10 @@ class HDP(TopicModel):
         local_update = filled["local_update"] if given["local_update"] is None else given["local_update"]
         dtype = filled["dtype"] if given["dtype"] is None else given["dtype"]
         fold_in = filled["fold_in"] if given["fold_in"] is None else given["fold_in"]
+        births = given["births"]
         n_topics = check_int("n_topics", given["n_topics"], 2)
+        if births is None:  # the preset's number, at most half the topics
+            births = min(filled["births"], n_topics // 2)
         reorder_topics = given["reorder_topics"]
         if not isinstance(reorder_topics, (bool, np.bool_)):
             raise ValueError(f"reorder_topics must be True or False, got {reorder_topics!r}")
@@ -450,12 +471,16 @@ class HDP(TopicModel):
             "learn_alpha": check_choice("learn_alpha", given["learn_alpha"], (True, False)),
             "learn_omega": check_choice("learn_omega", given["learn_omega"], (True, False)),
             "fold_in": check_choice("fold_in", fold_in, FOLD_INS),
+            "births": check_int("births", births, 0, n_topics // 2),
         }
 
     def _reset_state(self) -> None:
         super()._reset_state()  # self._learned: "alpha", "omega" while training with learn_alpha / learn_omega
         self._sticks: np.ndarray | None = None
         self._at_random_start = False  # the topics are initialize()'s random draw, not yet updated
+        self._epochs_seen = 0.0  # epochs of documents SVI's global steps have blended in
+        self._birth_rounds = 0  # birth rounds made (one after each of the first BIRTH_ROUNDS epochs)
+        self._pairs: list[tuple[int, int, int]] = []  # (round, donor, new topic) of births not yet judged
 
     # ----------------------------------------------------------------- state
     def set_params(self, **params) -> HDP:
@@ -582,6 +607,8 @@ class HDP(TopicModel):
             if np.any(order != np.arange(order.size)):  # permuting costs O(K x V): only when needed
                 topics.permute_rows(order)
                 sticks = _sticks_from_counts(counts[order], self.omega).astype(self.dtype, copy=False)
+                position = np.argsort(order)  # topic k is now at position[k]
+                self._pairs = [(when, int(position[a]), int(position[b])) for when, a, b in self._pairs]
         if self.learn_alpha and stats.doc_stick_rest.size and self.doc_truncation > 1:
             found = stick_concentration(stats.doc_stick_rest.size * (self.doc_truncation - 1),
                                         float(np.sum(stats.doc_stick_rest)), self.alpha)
@@ -605,6 +632,71 @@ class HDP(TopicModel):
     def global_step(self, stats: HDPStats, scale: float, rho: float) -> None:
         """Blend the intermediate globals in with step size rho; then reorder if asked."""
         self._update(stats, scale, rho, reorder=self.reorder_topics)
+        self._epochs_seen += 1.0 / scale  # the minibatch is 1/scale of the corpus
+
+    def prepare_step(self, draw_documents) -> None:
+        """Topic births and their undoing, when due before the next SVI step (:class:`engine.SVI` calls this).
+
+        With ``births`` > 0, after each of the first three epochs of training documents
+        the ``births`` largest topics are each split in two by the documents that use them
+        (:func:`engine.models._hdp_births.birth_round`), judged on ``draw_documents(2000)``:
+        the counts of 2,000 training documents (all of them if fewer), folded in once per
+        round; four epochs later, a pair whose word distributions are still within 0.02
+        nats of each other is merged back (:func:`engine.models._hdp_births.undo_pairs`).
+        A birth made after the last step would never be refined, so nothing happens here
+        until another step is about to run.  ``partial_fit`` and batch VI never call this.
+        """
+        if not self.births or self._topics is None:
+            return
+        due = [pair for pair in self._pairs if self._epochs_seen >= pair[0] + UNDO_AFTER - _EPOCH_SLACK]
+        if due:
+            self._restructure(lambda excess, sticks: undo_pairs(excess, sticks, [pair[1:] for pair in due]),
+                              undone=due)
+        if self._birth_rounds < BIRTH_ROUNDS and self._epochs_seen >= self._birth_rounds + 1 - _EPOCH_SLACK:
+            self._birth_rounds += 1
+            counts = as_counts(draw_documents(BIRTH_SAMPLE), self.n_words, name="documents")
+            general = self.general_topics()
+            lambda_ = self._require_fitted().astype(np.float64)
+            rng = np.random.default_rng([self.seed, _STREAM_BIRTHS, self._birth_rounds])
+            split = DocumentSplit(counts, self._proportions(counts), lambda_ / lambda_.sum(axis=1, keepdims=True), rng)
+            pending = np.array([topic for pair in self._pairs for topic in pair[1:]], dtype=np.intp)
+            born = self._restructure(lambda excess, sticks: birth_round(excess, sticks, self.omega, self.births,
+                                                                       general, split, pending))
+            freed = {child for _, child in born}  # a pending pair whose topic was emptied for a birth is gone
+            self._pairs = [pair for pair in self._pairs if not freed.intersection(pair[1:])]
+            self._pairs.extend((self._birth_rounds, donor, child) for donor, child in born)
+
+    def _restructure(self, change, undone: list | None = None) -> list[tuple[int, int]]:
+        """Apply ``change(excess, sticks) -> pairs`` to float64 copies of lambda - eta and N_k; kept if pairs are named.
+
+        ``undone``: the pending pairs being judged, dropped from the pending list, whose
+        merged-back topics are renamed in the pairs that stay.
+        """
+        excess = np.maximum(self._require_fitted().astype(np.float64) - self.eta, 0.0)
+        sticks = _stick_counts(self._sticks.astype(np.float64), self.omega)
+        pairs = change(excess, sticks)
+        if undone is not None:
+            self._pairs = rename_merged([pair for pair in self._pairs if pair not in undone], pairs)
+        if pairs:
+            self.lambda_ = excess + self.eta
+            self._sticks = _sticks_from_counts(sticks, self.omega).astype(self.dtype)
+        return pairs
+
+    def training_clock(self) -> dict:
+        """The births' clock: epochs of documents blended in, birth rounds made, pairs not yet judged."""
+        return {"epochs_seen": self._epochs_seen, "birth_rounds": self._birth_rounds,
+                "pairs": [list(pair) for pair in self._pairs]}
+
+    def restore_training_clock(self, clock: dict) -> None:
+        """Continue the births' clock of :meth:`training_clock`; ValueError if it is malformed.
+
+        A model file written before births existed has no clock: its topics are never split
+        when its training continues.
+        """
+        if not isinstance(clock, dict) or not clock:
+            self._epochs_seen, self._birth_rounds, self._pairs = 0.0, BIRTH_ROUNDS, []
+            return
+        self._epochs_seen, self._birth_rounds, self._pairs = read_clock(clock, self.n_topics)
 
     def batch_update(self, stats: HDPStats) -> None:
         """Coordinate-ascent optimum: lambda = eta + sum zeta phi w, a = 1 + N, b = omega + sum_{l>k} N_l."""

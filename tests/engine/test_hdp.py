@@ -38,7 +38,7 @@ def _small_corpus(seed=0, n_docs=30, n_words=25):
 # the algorithm box's updates and start of the sticks (Hoffman et al. 2013) with the local tolerance
 # and precision the HDP had by default before issue 13, for tests that pin that behaviour
 _PAPER = {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64",
-          "fold_in": "sticks"}
+          "fold_in": "sticks", "births": 0}
 
 
 def _fitted_model(n_topics=6, n_atoms=4, n_words=25, seed=0, **options):
@@ -357,12 +357,15 @@ def test_recovers_eight_planted_topics(local_update):
     topics include one that merges two true topics; a lighter heavy one holds
     one of them on its own).  With the zero-order update the same topics are
     found, but the corpus weights of the unused topics fall more slowly, so
-    the mass check is the mean-field run's.
+    the mass check is the mean-field run's.  Births split topics after epochs 1 to 3 and
+    merge back chance splits of a true topic four epochs later, so the run lasts until
+    every pair is judged (8 epochs; with births=0, 5 epochs pass the same checks).
     """
     X, true_topics = _lda_corpus()
     model = HDP(50, 15, X.shape[1], seed=0, stick_init="uniform", local_update=local_update)
     trainer = SVI(model, X, batch_size=50, kappa=0.7, tau=1.0, seed=0)
-    trainer.run(n_docs=5 * X.shape[0])
+    trainer.run(n_docs=8 * X.shape[0])
+    assert model.training_clock()["pairs"] == []
     weights = model.topic_weights()
     heavy = np.flatnonzero(weights >= 0.03)
     assert 8 <= len(heavy) <= 13, weights[heavy]
@@ -377,16 +380,26 @@ def test_recovers_eight_planted_topics(local_update):
     assert cosine[rows, cols].min() > 0.9, cosine[rows, cols]  # ... and the matches are 8 different topics
 
 
-def test_default_settings_recover_planted_blocks(planted_corpus):
-    """The defaults on the shared planted corpus (5 topics on disjoint 10-word blocks): the 5 heaviest are them."""
+@pytest.mark.parametrize("births", [None, 0])
+def test_default_settings_recover_planted_blocks(planted_corpus, births):
+    """The defaults on the shared planted corpus (5 topics on disjoint 10-word blocks): the 5 heaviest are them.
+
+    Without births the other topics are pruned.  With them (the default), a chance split of
+    a block on a corpus this small (200 short documents) can drift further apart than the
+    undo's 0.02 nats and stay as a lighter second copy of the block (seed 0: one holding
+    0.09), so only the heaviest five are asked to be the blocks.
+    """
     X = planted_corpus.counts
-    model = HDP(20, 8, planted_corpus.n_words, seed=0)
+    model = HDP(20, 8, planted_corpus.n_words, seed=0, births=births)
     SVI(model, X, batch_size=50, kappa=0.7, tau=1.0, seed=0).run(n_docs=10 * X.shape[0])
     order = model.topic_order()
     weights = model.topic_weights()
     blocks = {frozenset(w // 10 for w in words) for words in np.array(model.top_words(5))[order[:5]]}
     assert blocks == {frozenset([b]) for b in range(5)}  # each heavy topic is one whole block
-    assert weights[order[4]] > 2 * weights[order[5]]
+    if births == 0:
+        assert weights[order[4]] > 2 * weights[order[5]]
+    else:
+        assert weights[order[:5]].sum() > 0.75 and weights[order[5]] < 0.5 * weights[order[0]]
 
 
 def test_paper_settings_recover_planted_blocks(planted_corpus):

@@ -1,0 +1,207 @@
+"""Topic births of the HDP: split a topic along the documents that use it; merge back halves that stay copies.
+
+A birth move in the spirit of memoized online VI (Hughes & Sudderth, NIPS 2013): between
+epochs the largest topics are each split in two, not word by word at random, but by the
+documents that use them, so the halves are two themes a document chooses between; a
+pair whose word distributions are still nearly the same some epochs later found no
+structure and is merged back.  :meth:`engine.HDP.prepare_step` runs the schedule;
+everything here works on float64 copies of the globals:
+
+- ``excess`` (K, V): the topics' expected word counts lambda - eta;
+- ``sticks`` (K,): the corpus stick counts N_k of a_k = 1 + N_k, b_k = omega + sum_{l>k} N_l.
+
+Measurements behind every constant: benchmarks/RESULTS.md, runs 28 and 29.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.kernels.reference.hdp import stick_weights
+from engine.models._sticks import sticks_from_counts
+from engine.models.intertopic import jensen_shannon
+
+BIRTH_ROUNDS = 3  # one round after each of the first three epochs
+BIRTH_SAMPLE = 2000  # training documents folded in per round (a minibatch of 256 measured too few)
+BIRTH_MIN_WEIGHT = 0.01  # only topics of at least this corpus weight are split
+UNDO_AFTER = 4  # epochs after its birth a pair is judged
+UNDO_DIVERGENCE = 0.02  # nats (Jensen-Shannon): closer halves are merged back
+_MIN_THETA = 0.1  # a document "uses" the topic when it gives it this share
+_MIN_DOCS = 10  # fewer such documents: the topic is not split
+_ITERATIONS = 10  # rounds of spherical 2-means
+_SMOOTHING = 0.1  # each word's share leans towards 1/2 by this fraction of the mean count
+_CHUNK = 20_000  # stored entries whose responsibilities are computed at once
+
+
+class DocumentSplit:
+    """Splits of topics by the sample ``counts`` (CSR, n_docs x V) of training documents.
+
+    ``theta`` (n_docs, K) holds the documents' topic proportions and ``topics`` (K, V)
+    the topics' expected word distributions E[beta], both from the model as it is when
+    the round starts.
+    """
+
+    def __init__(self, counts: sp.csr_matrix, theta: np.ndarray, topics: np.ndarray, rng: np.random.Generator):
+        self.counts = sp.csr_matrix(counts, dtype=np.float64)
+        self.theta = np.asarray(theta, dtype=np.float64)
+        self.topics = np.asarray(topics, dtype=np.float64)
+        self.rng = rng
+
+    def responsibilities(self, topic: int, docs: np.ndarray) -> sp.csr_matrix:
+        """c_dw = n_dw theta_dk beta_kw / sum_j theta_dj beta_jw of ``topic`` k in the documents ``docs``."""
+        sub = self.counts[docs].tocoo()
+        theta = self.theta[docs]
+        values = np.empty(sub.nnz)
+        for start in range(0, sub.nnz, _CHUNK):
+            part = slice(start, start + _CHUNK)
+            rows, cols = sub.row[part], sub.col[part]
+            mixture = np.einsum("ij,ji->i", theta[rows], self.topics[:, cols])
+            values[part] = sub.data[part] * theta[rows, topic] * self.topics[topic, cols] / np.maximum(mixture, 1e-300)
+        return sp.csr_matrix((values, (sub.row, sub.col)), shape=sub.shape)
+
+    def shares(self, topic: int) -> tuple[np.ndarray, float] | None:
+        """(each word's share that goes to the new topic, the new topic's share of the documents' mass), or None.
+
+        The documents using ``topic`` (theta_dk >= 0.1), each represented by its words'
+        responsibilities to it, are parted into A and B by spherical 2-means (cosine
+        similarity to the two centres, started from two documents drawn in proportion to
+        their mass): word w goes to the new topic in the share (B_w + s) / (A_w + B_w + 2s),
+        s being 0.1 of the mean word count.  None when fewer than 10 documents use the
+        topic or the documents do not part in two.
+        """
+        docs = np.flatnonzero(self.theta[:, topic] >= _MIN_THETA)
+        if docs.size < _MIN_DOCS:
+            return None
+        weighted = self.responsibilities(topic, docs)
+        mass = np.asarray(weighted.sum(axis=1)).ravel()
+        norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+        if np.count_nonzero(mass > 0) < 2:
+            return None
+        unit = sp.diags(1.0 / np.maximum(norms, 1e-300)) @ weighted
+        first, second = self.rng.choice(docs.size, size=2, replace=False, p=mass / mass.sum())
+        centres = np.vstack([unit[first].toarray(), unit[second].toarray()])
+        group = np.zeros(docs.size, dtype=bool)
+        for _ in range(_ITERATIONS):
+            group = np.asarray(unit @ centres[1]).ravel() > np.asarray(unit @ centres[0]).ravel()
+            if group.all() or not group.any():
+                return None
+            centres = np.vstack([np.asarray(weighted[~group].sum(axis=0)).ravel(),
+                                 np.asarray(weighted[group].sum(axis=0)).ravel()])
+            centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+        kept = np.asarray(weighted[~group].sum(axis=0)).ravel()
+        moved = np.asarray(weighted[group].sum(axis=0)).ravel()
+        prior = _SMOOTHING * float((kept + moved).mean())
+        return (moved + prior) / (kept + moved + 2.0 * prior), float(moved.sum() / (kept.sum() + moved.sum()))
+
+
+def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: int, general: np.ndarray,
+                split: DocumentSplit, pending: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """Split up to ``n_births`` of the largest topics into freed slots, in place; the (donor, new topic) pairs.
+
+    In turn, the topic holding the most expected words is split, skipping the ``general``
+    topics (copies of the overall word use), topics of corpus weight under 0.01, topics
+    already split or made this round, and topics ``split`` cannot part.  Its slot is the
+    topic holding the fewest words (on a truncation of 150, an unused one), whose words
+    and stick count are first spread over all other topics in proportion to their words,
+    so nothing is dropped; topics of the ``pending`` pairs (of earlier rounds, not yet
+    judged) are freed only when no other topic is left.  The donor keeps each word's
+    counts but the new topic's share; its stick count is parted as the two groups of
+    documents' mass.
+    """
+    reserved = np.zeros(excess.shape[0], dtype=bool)
+    if pending is not None:
+        reserved[np.asarray(pending, dtype=np.intp)] = True
+    touched = np.zeros(excess.shape[0], dtype=bool)  # split or made this round: neither donor nor slot again
+    general_ = np.zeros(excess.shape[0], dtype=bool)
+    general_[np.asarray(general, dtype=np.intp)] = True
+    pairs: list[tuple[int, int]] = []
+    while len(pairs) < n_births:
+        totals = excess.sum(axis=1)
+        open_ = ~touched & ~general_ & (stick_weights(sticks_from_counts(sticks, omega)) >= BIRTH_MIN_WEIGHT)
+        if not open_.any():
+            break
+        donor = int(np.flatnonzero(open_)[np.argmax(totals[open_])])
+        touched[donor] = True
+        found = split.shares(donor)
+        if found is None:
+            continue
+        candidates = np.flatnonzero(~touched & ~reserved)
+        if candidates.size == 0:
+            candidates = np.flatnonzero(~touched)
+        if candidates.size == 0:
+            break
+        slot = int(candidates[np.argmin(totals[candidates])])
+        _spread(excess, sticks, slot)
+        moved, share = found
+        whole = excess[donor].copy()
+        excess[slot], excess[donor] = whole * moved, whole * (1.0 - moved)
+        sticks[slot], sticks[donor] = sticks[donor] * share, sticks[donor] * (1.0 - share)
+        touched[slot] = True
+        pairs.append((donor, slot))
+    return pairs
+
+
+def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int) -> None:
+    """Empty topic ``slot`` into all the others, in proportion to their expected words."""
+    rest = np.delete(np.arange(excess.shape[0]), slot)
+    words = excess[rest].sum(axis=1)
+    weights = words / max(float(words.sum()), 1e-300)
+    excess[rest] += weights[:, None] * excess[slot][None, :]
+    sticks[rest] += weights * sticks[slot]
+    excess[slot], sticks[slot] = 0.0, 0.0
+
+
+def undo_pairs(excess: np.ndarray, sticks: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Merge each pair whose word distributions are within 0.02 nats back into its donor, in place; those merged.
+
+    The donor takes the new topic's expected words and stick count, and the new topic is
+    emptied.  A pair of which one topic holds no words (emptied by an earlier merge) is
+    left alone.
+    """
+    merged = []
+    for donor, child in pairs:
+        a, b = excess[donor].sum(), excess[child].sum()
+        if a <= 0 or b <= 0:
+            continue
+        rows = np.stack((excess[donor] / a, excess[child] / b))
+        if jensen_shannon(rows)[0, 1] < UNDO_DIVERGENCE:
+            excess[donor] += excess[child]
+            sticks[donor] += sticks[child]
+            excess[child], sticks[child] = 0.0, 0.0
+            merged.append((donor, child))
+    return merged
+
+
+def rename_merged(pending: list[tuple[int, int, int]], merged: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """The pending (round, donor, child) pairs with each merged-back topic renamed to the topic it went into.
+
+    A pair that becomes one topic twice is dropped.
+    """
+    into = {child: donor for donor, child in merged}
+    renamed = [(when, into.get(a, a), into.get(b, b)) for when, a, b in pending]
+    return [(when, a, b) for when, a, b in renamed if a != b]
+
+
+def read_clock(clock: dict, n_topics: int) -> tuple[float, int, list[tuple[int, int, int]]]:
+    """(epochs seen, birth rounds, pending pairs) of an HDP training clock read from a file; ValueError if malformed."""
+    if set(clock) != {"epochs_seen", "birth_rounds", "pairs"}:
+        raise ValueError(f"an HDP training clock holds epochs_seen, birth_rounds and pairs, got {sorted(clock)}")
+    epochs, rounds, pairs = clock["epochs_seen"], clock["birth_rounds"], clock["pairs"]
+    if isinstance(epochs, bool) or not isinstance(epochs, (int, float)) or not 0 <= epochs < float("inf"):
+        raise ValueError(f"the training clock's epochs_seen must be a finite number >= 0, got {epochs!r}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 <= rounds <= BIRTH_ROUNDS:
+        raise ValueError(f"the training clock's birth_rounds must be a whole number in [0, {BIRTH_ROUNDS}], "
+                         f"got {rounds!r}")
+    if not isinstance(pairs, list) or len(pairs) > BIRTH_ROUNDS * n_topics:
+        raise ValueError("the training clock's pairs must be a list of [round, topic, topic]")
+    checked = []
+    for pair in pairs:
+        if (not isinstance(pair, list) or len(pair) != 3
+                or any(isinstance(x, bool) or not isinstance(x, int) for x in pair)
+                or not 1 <= pair[0] <= rounds or not all(0 <= x < n_topics for x in pair[1:])
+                or pair[1] == pair[2]):
+            raise ValueError(f"the training clock's pairs must be [round in 1..{rounds}, topic, other topic] "
+                             f"with topics in [0, {n_topics}), got {pair!r}")
+        checked.append((pair[0], pair[1], pair[2]))
+    return float(epochs), rounds, checked

@@ -1,0 +1,234 @@
+"""The HDP's topic births (births): splits by documents, their undoing, the schedule and its clock."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import engine
+from engine.models._hdp_births import (
+    BIRTH_ROUNDS,
+    DocumentSplit,
+    birth_round,
+    rename_merged,
+    undo_pairs,
+)
+from engine.models._sticks import stick_counts
+from tests.engine._reference import planted_counts
+
+WORDS = 10  # words per planted theme
+
+
+def _theme_documents(themes: list[int], n_docs: int, seed: int) -> sp.csr_matrix:
+    """Documents each about one of ``themes`` (blocks of WORDS words), 50 words each, V = 4 * WORDS."""
+    rng = np.random.default_rng(seed)
+    rows = np.zeros((n_docs * len(themes), 4 * WORDS))
+    for i, theme in enumerate(np.repeat(themes, n_docs)):
+        rows[i, theme * WORDS:(theme + 1) * WORDS] = rng.multinomial(50, np.full(WORDS, 1.0 / WORDS))
+    return sp.csr_matrix(rows)
+
+
+def _model_holding_two_themes_in_one_topic(**options) -> engine.HDP:
+    """Topic 0 covers themes 0 and 1, topic 1 theme 2, topic 2 theme 3; topics 3 to 5 are empty."""
+    eta = 0.01
+    lam = np.full((6, 4 * WORDS), eta)
+    lam[0, :2 * WORDS] += 100.0
+    lam[1, 2 * WORDS:3 * WORDS] += 60.0
+    lam[2, 3 * WORDS:] += 40.0
+    model = engine.HDP(n_topics=6, doc_truncation=3, n_words=4 * WORDS, eta=eta, seed=0, dtype="float64", **options)
+    model.lambda_ = lam
+    model.restore_training_clock({"epochs_seen": 1.0, "birth_rounds": 0, "pairs": []})
+    return model
+
+
+def _theme_mass(row: np.ndarray) -> np.ndarray:
+    """The share of a topic's expected words on each of the four themes."""
+    return row.reshape(4, WORDS).sum(axis=1) / row.sum()
+
+
+def test_a_topic_holding_two_themes_is_split_along_them_and_chance_splits_are_merged_back():
+    documents = _theme_documents([0, 1, 2, 3], 60, seed=1)
+    model = _model_holding_two_themes_in_one_topic()
+    model.prepare_step(lambda n: documents)
+    clock = model.training_clock()
+    assert clock["birth_rounds"] == 1
+    excess = model.lambda_ - model.eta
+    split = [pair for pair in clock["pairs"] if pair[1] == 0]
+    assert len(split) == 1
+    donor, child = excess[0], excess[split[0][2]]
+    # each half holds one of the two themes the topic covered, almost all of it
+    halves = np.stack([_theme_mass(donor), _theme_mass(child)])
+    assert sorted(halves[:, :2].argmax(axis=1).tolist()) == [0, 1]
+    assert halves[:, :2].max(axis=1).min() > 0.85
+    np.testing.assert_allclose(excess.sum(), 300.0 * WORDS, rtol=1e-9)  # no word is lost
+    # four epochs on, the chance halves of the single-theme topics are merged back; the themes are not
+    model.restore_training_clock({**clock, "epochs_seen": 5.0, "birth_rounds": BIRTH_ROUNDS})
+    model.prepare_step(lambda n: pytest.fail("no birth round is due after the third"))
+    pairs_left = model.training_clock()["pairs"]
+    assert pairs_left == []
+    after = model.lambda_ - model.eta
+    np.testing.assert_allclose(after[[0, split[0][2]]], excess[[0, split[0][2]]])
+    assert sum(_theme_mass(row)[2] > 0.5 for row in after if row.sum() > 1.0) == 1  # theme 2 in one topic again
+    np.testing.assert_allclose(after.sum(), 300.0 * WORDS, rtol=1e-9)
+
+
+def test_document_split_parts_documents_of_two_themes_exactly():
+    documents = _theme_documents([0, 1], 40, seed=2)
+    theta = np.column_stack([np.ones(80), np.zeros(80)])
+    topics = np.full((2, 4 * WORDS), 1.0 / (4 * WORDS))
+    found = DocumentSplit(documents, theta, topics, np.random.default_rng(0)).shares(0)
+    assert found is not None
+    moved, share = found
+    counts = np.asarray(documents.sum(axis=0)).ravel()
+    moved_theme = int(moved[:WORDS].mean() < 0.5)  # the theme the new topic took
+    kept = 1 - moved_theme
+    block = slice(moved_theme * WORDS, (moved_theme + 1) * WORDS)
+    smoothing = 0.1 * counts.mean()  # (B_w + s) / (A_w + B_w + 2 s) with s = 0.1 x the mean count
+    np.testing.assert_allclose(moved[block], (counts[block] + smoothing) / (counts[block] + 2 * smoothing))
+    np.testing.assert_allclose(moved[kept * WORDS:(kept + 1) * WORDS],
+                               smoothing / (counts[kept * WORDS:(kept + 1) * WORDS] + 2 * smoothing))
+    assert share == pytest.approx(counts[block].sum() / counts.sum())
+
+
+def test_document_split_declines_topics_few_documents_use():
+    documents = _theme_documents([0, 1], 4, seed=3)  # 8 documents, fewer than 10
+    theta = np.column_stack([np.ones(8), np.zeros(8)])
+    topics = np.full((2, 4 * WORDS), 1.0 / (4 * WORDS))
+    assert DocumentSplit(documents, theta, topics, np.random.default_rng(0)).shares(0) is None
+
+
+class _FixedSplit:
+    """Every topic split with the same word shares and mass share (or declined for the topics in ``declined``)."""
+
+    def __init__(self, moved: np.ndarray, share: float, declined=()):
+        self.moved, self.share, self.declined, self.asked = moved, share, set(declined), []
+
+    def shares(self, topic: int):
+        self.asked.append(topic)
+        return None if topic in self.declined else (self.moved, self.share)
+
+
+def test_birth_round_conserves_words_and_sticks_and_skips_what_it_must():
+    rng = np.random.default_rng(4)
+    K, V = 8, 30
+    excess = rng.uniform(0.9, 1.1, size=(K, V)) * np.array([50, 40, 30, 20, 10, 0.5, 0.2, 0.1])[:, None]
+    sticks = np.array([50.0, 40.0, 30.0, 20.0, 0.01, 0.5, 0.2, 0.1])
+    before_excess, before_sticks = excess.copy(), sticks.copy()
+    moved = rng.uniform(0.2, 0.8, V)
+    split = _FixedSplit(moved, 0.3, declined={2})
+    pairs = birth_round(excess, sticks, 1.0, 3, general=np.array([1]), split=split)
+    # 1 is general, 2 declines, 4's weight is under 0.01: 0 and 3 are split, into the two emptiest topics
+    assert split.asked == [0, 2, 3]
+    assert pairs == [(0, 7), (3, 6)]
+    np.testing.assert_allclose(excess.sum(), before_excess.sum(), rtol=1e-12)
+    np.testing.assert_allclose(sticks.sum(), before_sticks.sum(), rtol=1e-12)
+    for donor, child in pairs:  # up to the emptiest topic spread into them when the next pair was made
+        np.testing.assert_allclose(excess[child] / (excess[donor] + excess[child]), moved, rtol=1e-2)
+        assert sticks[child] / (sticks[donor] + sticks[child]) == pytest.approx(0.3, rel=1e-2)
+    assert np.all(excess >= 0) and np.all(sticks >= 0)
+
+
+def test_undo_merges_only_pairs_that_stay_copies():
+    rng = np.random.default_rng(5)
+    base = rng.dirichlet(np.ones(20))
+    excess = np.stack([100 * base, 80 * base * rng.uniform(0.98, 1.02, 20), 60 * rng.dirichlet(np.ones(20)),
+                       np.zeros(20)])
+    sticks = np.array([5.0, 4.0, 3.0, 0.0])
+    total = excess.sum()
+    merged = undo_pairs(excess, sticks, [(0, 1), (0, 2), (2, 3)])
+    assert merged == [(0, 1)]  # (0, 2) are distinct; 3 holds no words
+    assert excess[1].sum() == 0 and sticks.tolist() == [9.0, 0.0, 3.0, 0.0]
+    np.testing.assert_allclose(excess.sum(), total)
+
+
+def test_pending_pairs_are_renamed_after_a_merge():
+    pending = [(2, 5, 7), (2, 7, 9), (3, 9, 5)]
+    assert rename_merged(pending, [(1, 5)]) == [(2, 1, 7), (2, 7, 9), (3, 9, 1)]
+    assert rename_merged([(2, 4, 6)], [(4, 6)]) == []  # became one topic
+
+
+def test_reordering_the_topics_carries_the_pending_pairs():
+    X, _ = planted_counts(n_docs=20, n_topics=2, seed=6)
+    model = engine.HDP(n_topics=4, doc_truncation=2, n_words=X.shape[1], seed=0)
+    model.lambda_ = np.ones((4, X.shape[1]))
+    counts = np.array([1.0, 5.0, 3.0, 0.0])
+    model.sticks_ = np.stack((1.0 + counts[:-1], model.omega + np.cumsum(counts[::-1])[::-1][1:]), axis=1)
+    model.restore_training_clock({"epochs_seen": 1.5, "birth_rounds": 1, "pairs": [[1, 0, 1], [1, 2, 3]]})
+    rows = model.lambda_.copy()
+    rows[:, 0] = 1.0 + np.arange(4)  # tags to follow each topic
+    model.lambda_ = rows
+    model.global_step(model.local_step(X), scale=1.0, rho=0.0)  # nothing blended in: a pure reorder by N_k
+    tags = (np.rint(model.lambda_[:, 0]).astype(int) - 1).tolist()
+    assert tags == [1, 2, 0, 3]
+    for _, donor, child in model.training_clock()["pairs"]:
+        assert (tags[donor], tags[child]) in {(0, 1), (2, 3)}
+
+
+def test_training_with_births_stays_consistent_and_matches_a_checkpointed_run(tmp_path):
+    X, _ = planted_counts(n_docs=200, n_topics=6, seed=7)
+    options = {"n_topics": 20, "doc_truncation": 5, "n_words": X.shape[1], "seed": 1, "dtype": "float64"}
+    straight = engine.HDP(**options)
+    engine.SVI(straight, X, batch_size=40, seed=2).run(n_docs=8 * X.shape[0])
+    clock = straight.training_clock()
+    assert clock["birth_rounds"] == BIRTH_ROUNDS and clock["pairs"] == []  # every pair judged by epoch 7
+    assert np.all(np.isfinite(straight.lambda_)) and straight.lambda_.min() > 0
+    assert straight.topic_weights().sum() == pytest.approx(1.0)
+
+    first = engine.HDP(**options)
+    trainer = engine.SVI(first, X, batch_size=40, seed=2)
+    trainer.run(n_docs=int(2.5 * X.shape[0]))  # two birth rounds made, their pairs pending
+    assert first.training_clock()["birth_rounds"] == 2 and first.training_clock()["pairs"]
+    engine.save_model(tmp_path / "checkpoint.npz", first, trainer=trainer)
+    loaded = engine.load_model(tmp_path / "checkpoint.npz")
+    assert loaded.model.training_clock() == first.training_clock()
+    resumed = engine.SVI(loaded.model, X, batch_size=40)
+    resumed.load_state_dict(loaded.trainer_state)
+    resumed.run(n_docs=8 * X.shape[0] - trainer.docs_seen)
+    assert loaded.model.training_clock() == pytest.approx(clock)
+    np.testing.assert_allclose(loaded.model.lambda_, straight.lambda_, rtol=1e-8)
+
+
+def test_no_births_under_the_paper_preset_nor_for_a_model_saved_before_births():
+    X, _ = planted_counts(n_docs=60, n_topics=3, seed=8)
+    paper = engine.HDP(n_topics=10, doc_truncation=3, n_words=X.shape[1], preset="paper")
+    assert paper.births == 0
+    engine.SVI(paper, X, batch_size=20).run(n_docs=5 * X.shape[0])
+    assert paper.training_clock()["birth_rounds"] == 0
+    old = engine.HDP(n_topics=10, doc_truncation=3, n_words=X.shape[1])
+    engine.SVI(old, X, batch_size=20).run(n_steps=1)
+    old.restore_training_clock({})  # what a file written before the clock existed restores
+    before = old.lambda_.copy()
+    old.prepare_step(lambda n: pytest.fail("a model of unknown age is never split"))
+    np.testing.assert_array_equal(old.lambda_, before)
+
+
+def test_births_leave_stick_counts_and_words_of_the_model_whole():
+    documents = _theme_documents([0, 1, 2, 3], 30, seed=9)
+    model = _model_holding_two_themes_in_one_topic()
+    words, atoms = (model.lambda_ - model.eta).sum(), stick_counts(model.sticks_.astype(float), model.omega).sum()
+    model.prepare_step(lambda n: documents)
+    assert (model.lambda_ - model.eta).sum() == pytest.approx(words)
+    assert stick_counts(model.sticks_.astype(float), model.omega).sum() == pytest.approx(atoms)
+
+
+@pytest.mark.parametrize(("clock", "match"), [
+    ({"epochs_seen": 1.0}, "holds epochs_seen, birth_rounds and pairs"),
+    ({"epochs_seen": -1.0, "birth_rounds": 0, "pairs": []}, "epochs_seen must be"),
+    ({"epochs_seen": 1.0, "birth_rounds": 4, "pairs": []}, "birth_rounds must be"),
+    ({"epochs_seen": 1.0, "birth_rounds": True, "pairs": []}, "birth_rounds must be"),
+    ({"epochs_seen": 1.0, "birth_rounds": 1, "pairs": [[2, 0, 1]]}, "pairs must be"),
+    ({"epochs_seen": 1.0, "birth_rounds": 1, "pairs": [[1, 0, 10]]}, "pairs must be"),
+    ({"epochs_seen": 1.0, "birth_rounds": 1, "pairs": [[1, 3, 3]]}, "pairs must be"),
+    ({"epochs_seen": 1.0, "birth_rounds": 1, "pairs": "[[1, 0, 1]]"}, "pairs must be"),
+])
+def test_a_malformed_clock_is_refused(clock, match):
+    with pytest.raises(ValueError, match=match):
+        engine.HDP(n_topics=10, doc_truncation=3, n_words=5).restore_training_clock(clock)
+
+
+def test_births_is_validated():
+    with pytest.raises(ValueError, match="births"):
+        engine.HDP(n_topics=10, doc_truncation=3, births=6).settings()
+    with pytest.raises(ValueError, match="births"):
+        engine.HDP(n_topics=10, doc_truncation=3, births=-1).settings()
