@@ -24,9 +24,12 @@ word use from being split; with ``gate``, births wait until such topics hold les
 The topics are not reordered during training (``reorder_topics=False``, within +-0.005 of
 the default, run 23), so a pair keeps its two indices, and the engine's own births are off
 (``births=0``); ``"model"`` (HDP arguments) overrides both, so ``{"model": {"reorder_topics":
-true, "births": 10}}`` is the engine's default HDP (run 29).  Everything else is
+true, "births": 10}}`` is the engine's default HDP (run 29), and ``"constants"`` sets the
+engine births' module constants (``{"BIRTH_ROUNDS": 5}``) for that run.  Everything else is
 ``engine.HDP(n_topics=150, doc_truncation=20)`` trained by ``engine.SVI`` at its defaults,
-scored by ``quality.py``'s evaluator.  One JSON line per run to ``--out``::
+scored by ``quality.py``'s evaluator; ``copies`` counts the topics in use whose 10 top words
+share 7 or more with those of a topic in use of lower index (by weight when the topics are
+reordered).  One JSON line per run to ``--out``::
 
     cd benchmarks
     NUMBA_NUM_THREADS=1 python hdp_births.py --out /tmp/births.jsonl --configs \\
@@ -44,6 +47,8 @@ import scipy.sparse as sp
 from _quality_config import HDP_DOC_TRUNCATION, HDP_TRUNCATION
 
 import engine
+import engine.models._hdp_births as births_module
+import engine.models.hdp as hdp_module
 from engine.kernels.reference.hdp import stick_weights
 from engine.models.hdp import _stick_counts, _sticks_from_counts
 
@@ -244,6 +249,21 @@ def _tail_faded(model, config: dict) -> bool:
 
 
 def train(collection, seed: int, epochs: int, config: dict) -> dict:
+    """One run; ``"constants"`` sets constants of ``engine.models._hdp_births`` for this run only."""
+    saved = {}
+    for name, value in config.get("constants", {}).items():
+        for module in (births_module, hdp_module):
+            if hasattr(module, name):
+                saved[(module, name)] = getattr(module, name)
+                setattr(module, name, value)
+    try:
+        return _train(collection, seed, epochs, config)
+    finally:
+        for (module, name), value in saved.items():
+            setattr(module, name, value)
+
+
+def _train(collection, seed: int, epochs: int, config: dict) -> dict:
     train_docs, validation = collection.train, None
     if config.get("validation"):  # documents set aside from training to judge the undo
         split = engine.heldout_split(train_docs, config["validation"], seed=[seed, 5])
@@ -280,11 +300,14 @@ def train(collection, seed: int, epochs: int, config: dict) -> dict:
     largest = np.argsort(-np.asarray(evaluator.topic_weights()))[:20]  # the same number of topics for every run
     top = np.asarray(evaluator.top_words(quality.N_TOP))[largest]
     npmi20 = float(collection.prepared("coherence").score(top, measure="npmi").mean())
+    in_use = np.flatnonzero(np.asarray(evaluator.topic_weights()) >= 0.01)
+    words = [set(row) for row in np.asarray(evaluator.top_words(quality.N_TOP))[in_use].tolist()]
+    copies = sum(any(len(words[i] & words[j]) >= 7 for j in range(i)) for i in range(len(words)))
     return {"ll": record["heldout_loglik"], "npmi": record["npmi"], "npmi_top20": npmi20,
             "in_use": record["topics_in_use"], "general": record["general_topics"], "undone": undone,
-            "seconds": seconds}
+            "copies": copies, "seconds": seconds}
 
 
 if __name__ == "__main__":
     _probe.main(__doc__.splitlines()[0], train, "{births, birth_epochs, birth_rounds, mode, undo_after, undo_js, "
-                "undo_incoherent, skip_general, min_weight, split, split_docs, validation, gate, model}")
+                "undo_incoherent, skip_general, min_weight, split, split_docs, validation, gate, model, constants}")

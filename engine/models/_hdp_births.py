@@ -44,21 +44,24 @@ class DocumentSplit:
 
     def __init__(self, counts: sp.csr_matrix, theta: np.ndarray, topics: np.ndarray, rng: np.random.Generator):
         self.counts = sp.csr_matrix(counts, dtype=np.float64)
+        self.counts.sort_indices()
         self.theta = np.asarray(theta, dtype=np.float64)
         self.topics = np.asarray(topics, dtype=np.float64)
         self.rng = rng
+        # per stored entry: its document and n_dw / sum_j theta_dj beta_jw, shared by every topic's split
+        self._rows = np.repeat(np.arange(self.counts.shape[0]), np.diff(self.counts.indptr))
+        self._scaled = np.empty(self.counts.nnz)
+        for start in range(0, self.counts.nnz, _CHUNK):
+            part = slice(start, start + _CHUNK)
+            rows, cols = self._rows[part], self.counts.indices[part]
+            mixture = np.einsum("ij,ji->i", self.theta[rows], self.topics[:, cols])
+            self._scaled[part] = self.counts.data[part] / np.maximum(mixture, 1e-300)
 
     def responsibilities(self, topic: int, docs: np.ndarray) -> sp.csr_matrix:
         """c_dw = n_dw theta_dk beta_kw / sum_j theta_dj beta_jw of ``topic`` k in the documents ``docs``."""
-        sub = self.counts[docs].tocoo()
-        theta = self.theta[docs]
-        values = np.empty(sub.nnz)
-        for start in range(0, sub.nnz, _CHUNK):
-            part = slice(start, start + _CHUNK)
-            rows, cols = sub.row[part], sub.col[part]
-            mixture = np.einsum("ij,ji->i", theta[rows], self.topics[:, cols])
-            values[part] = sub.data[part] * theta[rows, topic] * self.topics[topic, cols] / np.maximum(mixture, 1e-300)
-        return sp.csr_matrix((values, (sub.row, sub.col)), shape=sub.shape)
+        values = self._scaled * self.theta[self._rows, topic] * self.topics[topic, self.counts.indices]
+        every = sp.csr_matrix((values, self.counts.indices, self.counts.indptr), shape=self.counts.shape)
+        return every[docs]
 
     def shares(self, topic: int) -> tuple[np.ndarray, float] | None:
         """(each word's share that goes to the new topic, the new topic's share of the documents' mass), or None.

@@ -316,14 +316,14 @@ class HDP(TopicModel):
         of the prior (benchmarks/RESULTS.md, run 25).
     births : int, optional
         Topics split per birth round (0: none; at most n_topics // 2).  Unset: from ``preset``
-        (10 by default, or n_topics // 2 if fewer; 0 for "paper").  After each of the first three epochs of
-        :class:`engine.SVI`, the largest topics (weight >= 0.01, not copies of the overall
-        word use) are each split in two by the documents that use them, found by 2-means
-        over 2,000 training documents folded in; a pair still within 0.02 nats of each
-        other four epochs later is merged back (:meth:`prepare_step`,
-        :mod:`engine.models._hdp_births`).  The HDP's truncation then does not cap the
-        themes at those the first epoch separated (benchmarks/RESULTS.md, runs 28 and 29).
-        ``partial_fit`` and batch VI make no births: they need the training documents.
+        (10 by default, or n_topics // 2 if fewer; 0 for "paper").  After each of the first
+        three epochs of :class:`engine.SVI`, the largest topics (weight >= 0.01, not copies of
+        the overall word use) are each split in two by the documents that use them, found by
+        2-means over 2,000 training documents folded in; a pair still within 0.02 nats of
+        each other four epochs later is merged back (:meth:`prepare_step`,
+        :mod:`engine.models._hdp_births`).  Without them the topics stay as broad as the
+        first epoch left them (benchmarks/RESULTS.md, runs 28 and 29).  ``partial_fit`` and
+        batch VI make no births: they need the training documents.
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
 

@@ -29,6 +29,9 @@ with settings_column:
                           help="The HDP uses as many of these topics as the documents need (150 is generous).")
         right.number_input("Topics per document at most (T)", 1, 100, step=1, key=Keys.doc_truncation,
                            help="How many topics one document can mix (15 is plenty).")
+        st.caption("After each of its first three passes the HDP splits its largest topics in two along the "
+                   "documents that use them, and four passes later merges back any pair that stayed alike, so the "
+                   "curve may step there. Run at least 8 passes to let every split be judged.")
         few = quality.hdp_few_documents_note(training.n_training_documents(collection))
         if few:
             st.caption(few)
