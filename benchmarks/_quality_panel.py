@@ -1,4 +1,5 @@
-"""The quality benchmark's panel: the shared corpora, the KJV Bible built at run time, a synthetic corpus."""
+"""The quality benchmark's panel (the shared corpora, the KJV Bible built at run time, a synthetic corpus) and the
+check collection fortunes (quotations, built at run time), on which no default was tuned."""
 
 from __future__ import annotations
 
@@ -104,16 +105,54 @@ def bible_chapters() -> tuple[list[str], str]:
 
 def bible_collection(cache: Path) -> tuple[Collection | None, str]:
     """Built once and cached: chapters, vectorised like the shared corpora, split by engine.heldout_split."""
-    folder = cache / "bible"
+    return cached_collection(
+        cache, "bible", bible_chapters,
+        "`sudo apt-get install bible-kjv-text` installs the King James Bible (public domain, Debian's "
+        "bible-kjv-text) and the `bible` program that reads it",
+        "King James Bible (public domain), Debian bible-kjv-text, printed by `{program} -f gen1:1-rev22:21`; "
+        "one document per chapter ({n_docs})",
+        "King James Bible by chapter (Debian bible-kjv-text)",
+    )
+
+
+FORTUNES = Path("/usr/share/games/fortunes")
+_NOT_PROSE = ("art", "ascii-art")  # pictures drawn in characters, not text
+
+
+def fortunes_texts() -> tuple[list[str], str]:
+    """Every quotation of Debian's fortunes packages, one text each (the files' entries end at a line "%")."""
+    files = sorted(p for p in FORTUNES.glob("*") if p.is_file() and not p.suffix and p.name not in _NOT_PROSE)
+    if not files:
+        raise FileNotFoundError(f"no fortune files in {FORTUNES}")
+    texts = []
+    for path in files:
+        entries = re.split(r"^%$", path.read_text(encoding="latin-1"), flags=re.MULTILINE)
+        texts.extend(entry.strip() for entry in entries if entry.strip())
+    return texts, f"{len(files)} files of {FORTUNES}"
+
+
+def fortunes_collection(cache: Path) -> tuple[Collection | None, str]:
+    """A check collection the defaults were never tuned on: short quotations of every kind (fortune-mod)."""
+    return cached_collection(
+        cache, "fortunes", fortunes_texts,
+        "`sudo apt-get install fortunes` installs the quotations (Debian's fortunes and fortunes-min; BSD and "
+        "various free licences, see /usr/share/doc/fortunes/copyright)",
+        "Quotations of Debian's fortunes and fortunes-min packages ({program}, without art and ascii-art); "
+        "one document per quotation ({n_docs})",
+        "fortune-mod quotations (Debian fortunes, fortunes-min)",
+    )
+
+
+def cached_collection(cache: Path, name: str, read_texts, install: str, provenance: str,
+                      source: str) -> tuple[Collection | None, str]:
+    """The texts of ``read_texts() -> (texts, where)``, vectorised like the shared corpora and split by
+    engine.heldout_split, built once into ``cache / name`` (complete or absent) and loaded from there."""
+    folder = cache / name
     if not (folder / "test_ho.npz").is_file():
         try:
-            texts, program = bible_chapters()
+            texts, program = read_texts()
         except (FileNotFoundError, OSError) as error:
-            return None, (
-                f"skipping bible: {error}. The King James Bible (public domain) comes from Debian's "
-                "bible-kjv-text package, read by the `bible` program of bible-kjv: "
-                "`sudo apt-get install bible-kjv-text` installs both"
-            )
+            return None, f"skipping {name}: {error}. {install}"
         from sklearn.feature_extraction.text import CountVectorizer
 
         # as the shared corpora's PROVENANCE.md: English stop words, words of 2+ letters, min_df 5, max_df 0.5
@@ -124,24 +163,22 @@ def bible_collection(cache: Path) -> tuple[Collection | None, str]:
         split = engine.heldout_split(
             counts, n_test=round(TEST_FRACTION * counts.shape[0]), seed=SPLIT_SEED, heldout_fraction=HELDOUT_FRACTION
         )
-        staging = cache / "bible.partial"
+        staging = cache / f"{name}.partial"
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
-        for name, matrix in zip(("train", "test_obs", "test_ho"), split, strict=True):
-            sp.save_npz(staging / f"{name}.npz", matrix)
+        for part, matrix in zip(("train", "test_obs", "test_ho"), split, strict=True):
+            sp.save_npz(staging / f"{part}.npz", matrix)
         (staging / "vocab.txt").write_text("\n".join(vectorizer.get_feature_names_out()) + "\n", encoding="utf-8")
         (staging / "PROVENANCE.md").write_text(
-            f"King James Bible (public domain), Debian bible-kjv-text, printed by `{program} -f gen1:1-rev22:21`; "
-            f"one document per chapter ({counts.shape[0]}); CountVectorizer(stop_words='english', words of 2+ "
-            "letters, min_df=5, max_df=0.5, accents stripped); engine.heldout_split(n_test=10 %, seed=0, "
-            "heldout_fraction=0.2). Built by benchmarks/quality.py.\n",
+            provenance.format(program=program, n_docs=counts.shape[0])
+            + "; CountVectorizer(stop_words='english', words of 2+ letters, min_df=5, max_df=0.5, accents "
+            "stripped); engine.heldout_split(n_test=10 %, seed=0, heldout_fraction=0.2). Built by "
+            "benchmarks/quality.py.\n",
             encoding="utf-8",
         )
         shutil.rmtree(folder, ignore_errors=True)
         staging.rename(folder)  # the cache is complete or absent
-    return load_split(
-        folder, "bible", "King James Bible by chapter (Debian bible-kjv-text), cached in " + str(folder)
-    ), ""
+    return load_split(folder, name, f"{source}, cached in {folder}"), ""
 
 
 def synthetic_collection() -> Collection:
@@ -158,6 +195,8 @@ def load_collection(name: str, args) -> tuple[Collection | None, str]:
         return shared_collection(name, args.shared)
     if name == "bible":
         return bible_collection(args.cache)
+    if name == "fortunes":
+        return fortunes_collection(args.cache)
     return synthetic_collection(), ""
 
 

@@ -66,6 +66,7 @@ from _peers import (  # noqa: E402
 )
 from _quality_config import (  # noqa: E402
     CACHE,
+    CHECK_COLLECTIONS,
     COVERING_MASS,
     DEFAULT_OUT,
     EVAL_TOL,
@@ -596,7 +597,8 @@ def parse_run_args(argv):
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument(
-        "--corpora", nargs="+", default=list(PANEL), choices=PANEL, metavar="NAME", help=f"any of {' '.join(PANEL)}"
+        "--corpora", nargs="+", default=list(PANEL), choices=PANEL + CHECK_COLLECTIONS, metavar="NAME",
+        help=f"any of {' '.join(PANEL)} (the panel, the default) or the check collections {' '.join(CHECK_COLLECTIONS)}"
     )
     p.add_argument(
         "--systems",
