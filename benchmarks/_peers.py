@@ -93,8 +93,10 @@ def peer_available(name: str) -> str | None:
 class _EngineSystem:
     """An engine model trained by SVI, one update per prepared minibatch.
 
-    ``fit_prepared`` makes the two calls of ``engine.SVI.step`` on a minibatch
-    already sliced from the training matrix: the model's ``local_step`` (random
+    ``fit_prepared`` makes the calls of ``engine.SVI.step`` on a minibatch already sliced
+    from the training matrix: the model's ``prepare_step`` if it has one (the HDP's births,
+    which read a sample of the training documents inside the timed step, as in SVI,
+    drawn from SVI's stream), then its ``local_step`` (random
     local starts, if any, from ``default_rng([seed, t])``, not SVI's stream, so a
     ``gamma_init="random"`` run draws other starts than ``SVI.step``), the same check for
     non-finite statistics, and its ``global_step`` with rho_t = (tau + t) ** -kappa
@@ -118,6 +120,9 @@ class _EngineSystem:
         return self.train[rows]
 
     def fit_prepared(self, batch: sp.csr_matrix) -> None:
+        prepare = getattr(self.model, "prepare_step", None)  # the HDP's births, as SVI.step runs them
+        if prepare is not None:
+            prepare(self._draw_documents)
         self.t += 1
         rho = engine.step_size(self.t, self.kappa, self.tau)
         stats = self.model.local_step(batch, rng=np.random.default_rng([self.seed, self.t]))
@@ -128,6 +133,11 @@ class _EngineSystem:
 
     def partial_fit(self, rows: np.ndarray) -> None:
         self.fit_prepared(self.prepare(rows))
+
+    def _draw_documents(self, n: int) -> sp.csr_matrix:
+        """``engine.SVI``'s sample of ``n`` training documents for the HDP's births (its stream 6 at the next t)."""
+        rng = np.random.default_rng([self.seed, 6, self.t + 1])
+        return self.train[np.sort(rng.choice(self.n_docs, size=min(n, self.n_docs), replace=False))]
 
 
 def _algorithm_box() -> dict:
@@ -241,6 +251,11 @@ class SklearnLDA:
     def partial_fit(self, rows: np.ndarray) -> None:
         self.fit_prepared(self.prepare(rows))
 
+    def _draw_documents(self, n: int) -> sp.csr_matrix:
+        """``engine.SVI``'s sample of ``n`` training documents for the HDP's births (its stream 6 at the next t)."""
+        rng = np.random.default_rng([self.seed, 6, self.t + 1])
+        return self.train[np.sort(rng.choice(self.n_docs, size=min(n, self.n_docs), replace=False))]
+
     def topic_word(self) -> np.ndarray:
         return np.asarray(self.model.components_, dtype=np.float64)
 
@@ -298,6 +313,11 @@ class GensimLDA:
 
     def partial_fit(self, rows: np.ndarray) -> None:
         self.fit_prepared(self.prepare(rows))
+
+    def _draw_documents(self, n: int) -> sp.csr_matrix:
+        """``engine.SVI``'s sample of ``n`` training documents for the HDP's births (its stream 6 at the next t)."""
+        rng = np.random.default_rng([self.seed, 6, self.t + 1])
+        return self.train[np.sort(rng.choice(self.n_docs, size=min(n, self.n_docs), replace=False))]
 
     def fit_prepared(self, chunk: list[list[tuple[int, int]]]) -> None:
         s = self.settings
@@ -377,7 +397,7 @@ def hdp_from_globals(settings: HDPSettings, topics: np.ndarray, sticks: np.ndarr
 
 
 class EngineHDP(_EngineSystem):
-    """This project's ``engine.HDP`` (its defaults) by ``engine.SVI``, one ``step(doc_ids=...)`` per minibatch."""
+    """This project's ``engine.HDP`` (its defaults), one SVI step per prepared minibatch (see ``_EngineSystem``)."""
 
     def __init__(self, train: sp.csr_matrix, settings: HDPSettings, threads: int | None = 1,
                  dtype: str | None = None):
@@ -474,6 +494,11 @@ class GensimHDP:
 
     def partial_fit(self, rows: np.ndarray) -> None:
         self.fit_prepared(self.prepare(rows))
+
+    def _draw_documents(self, n: int) -> sp.csr_matrix:
+        """``engine.SVI``'s sample of ``n`` training documents for the HDP's births (its stream 6 at the next t)."""
+        rng = np.random.default_rng([self.seed, 6, self.t + 1])
+        return self.train[np.sort(rng.choice(self.n_docs, size=min(n, self.n_docs), replace=False))]
 
     def fit_prepared(self, chunk: list[list[tuple[int, int]]]) -> None:
         self.model.update_chunk(chunk)

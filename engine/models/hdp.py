@@ -658,7 +658,9 @@ class HDP(TopicModel):
             general = self.general_topics()
             lambda_ = self._require_fitted().astype(np.float64)
             rng = np.random.default_rng([self.seed, _STREAM_BIRTHS, self._birth_rounds])
-            split = DocumentSplit(counts, self._proportions(counts), lambda_ / lambda_.sum(axis=1, keepdims=True), rng)
+            gamma = self._dirichlet_gamma(counts, tol=self.current_local_tol)  # as loose as training's fits
+            theta = gamma / gamma.sum(axis=1, keepdims=True)
+            split = DocumentSplit(counts, theta, lambda_ / lambda_.sum(axis=1, keepdims=True), rng)
             pending = np.array([topic for pair in self._pairs for topic in pair[1:]], dtype=np.intp)
             born = self._restructure(lambda excess, sticks: birth_round(excess, sticks, self.omega, self.births,
                                                                        general, split, pending))
@@ -733,12 +735,15 @@ class HDP(TopicModel):
         gamma = self._dirichlet_gamma(counts)
         return (gamma / gamma.sum(axis=1, keepdims=True)).astype(self.dtype)
 
-    def _dirichlet_gamma(self, counts: sp.csr_matrix) -> np.ndarray:
-        """gamma_d of :meth:`_dirichlet_proportions` (float64, shape (n_docs, n_topics)), not normalised."""
+    def _dirichlet_gamma(self, counts: sp.csr_matrix, tol: float | None = None) -> np.ndarray:
+        """gamma_d of :meth:`_dirichlet_proportions` (float64, shape (n_docs, n_topics)), not normalised.
+
+        ``tol`` replaces the fold-in's tolerance (the births' sample is fitted to the training one).
+        """
         topics = self._require_topics()
         restricted, columns = restrict_columns(counts)
         prior = self.alpha * self.topic_weights()
-        tol = min(self.current_local_tol, _FOLD_IN_TOL)
+        tol = min(self.current_local_tol, _FOLD_IN_TOL) if tol is None else tol
         job = LDALocalJob(topics, columns, columns, prior, tol, self.local_max_iter,
                           self.local_update != "mean_field", self.kernel, None)
         return np.asarray(job.run(restricted).doc_topic, dtype=np.float64)
