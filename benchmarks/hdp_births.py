@@ -24,7 +24,7 @@ word use from being split; with ``gate``, births wait until such topics hold les
 The topics are not reordered during training (``reorder_topics=False``, within +-0.005 of
 the default, run 23), so a pair keeps its two indices, and the engine's own births are off
 (``births=0``); ``"model"`` (HDP arguments) overrides both, so ``{"model": {"reorder_topics":
-true, "births": 10}}`` is the engine's default HDP (run 29), and ``"constants"`` sets the
+true, "births": null}}`` is the engine's default HDP (run 29), and ``"constants"`` sets the
 engine births' module constants (``{"BIRTH_ROUNDS": 5}``) for that run.  Everything else is
 ``engine.HDP(n_topics=150, doc_truncation=20)`` trained by ``engine.SVI`` at its defaults,
 scored by ``quality.py``'s evaluator; ``copies`` counts the topics in use whose 10 top words

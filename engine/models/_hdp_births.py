@@ -25,6 +25,7 @@ from engine.models.intertopic import jensen_shannon
 BIRTH_ROUNDS = 3  # one round after each of the first three epochs
 BIRTH_SAMPLE = 2000  # training documents folded in per round (a minibatch of 256 measured too few)
 BIRTH_MIN_WEIGHT = 0.01  # only topics of at least this corpus weight are split
+SAMPLE_TOL = 1e-2  # the sample's fold-in stops at min(this, the model's local_tol): 0.1 lost 0.02 on SOTU
 UNDO_AFTER = 4  # epochs after its birth a pair is judged
 UNDO_DIVERGENCE = 0.02  # nats (Jensen-Shannon): closer halves are merged back
 _MIN_THETA = 0.1  # a document "uses" the topic when it gives it this share

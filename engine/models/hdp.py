@@ -17,6 +17,7 @@ from engine.kernels.reference.hdp import (
     stick_weights,
     topic_word_stats,
 )
+from engine.models import _hdp_births
 from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._hdp_births import (
@@ -658,7 +659,7 @@ class HDP(TopicModel):
             general = self.general_topics()
             lambda_ = self._require_fitted().astype(np.float64)
             rng = np.random.default_rng([self.seed, _STREAM_BIRTHS, self._birth_rounds])
-            gamma = self._dirichlet_gamma(counts, tol=self.current_local_tol)  # as loose as training's fits
+            gamma = self._dirichlet_gamma(counts, tol=min(self.current_local_tol, _hdp_births.SAMPLE_TOL))
             theta = gamma / gamma.sum(axis=1, keepdims=True)
             split = DocumentSplit(counts, theta, lambda_ / lambda_.sum(axis=1, keepdims=True), rng)
             pending = np.array([topic for pair in self._pairs for topic in pair[1:]], dtype=np.intp)
