@@ -44,8 +44,8 @@ class DocumentSplit:
     """
 
     def __init__(self, counts: sp.csr_matrix, theta: np.ndarray, topics: np.ndarray, rng: np.random.Generator):
-        self.counts = sp.csr_matrix(counts, dtype=np.float64)
-        self.counts.sort_indices()
+        self.counts = sp.csr_matrix(counts, dtype=np.float64, copy=True)
+        self.counts.sort_indices()  # in place, on the copy
         self.theta = np.asarray(theta, dtype=np.float64)
         self.topics = np.asarray(topics, dtype=np.float64)
         self.rng = rng

@@ -17,12 +17,12 @@ from engine.kernels.reference.hdp import (
     stick_weights,
     topic_word_stats,
 )
-from engine.models import _hdp_births
 from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._hdp_births import (
     BIRTH_ROUNDS,
     BIRTH_SAMPLE,
+    SAMPLE_TOL,
     UNDO_AFTER,
     DocumentSplit,
     birth_round,
@@ -659,7 +659,7 @@ class HDP(TopicModel):
             general = self.general_topics()
             lambda_ = self._require_fitted().astype(np.float64)
             rng = np.random.default_rng([self.seed, _STREAM_BIRTHS, self._birth_rounds])
-            gamma = self._dirichlet_gamma(counts, tol=min(self.current_local_tol, _hdp_births.SAMPLE_TOL))
+            gamma = self._dirichlet_gamma(counts, tol=min(self.current_local_tol, SAMPLE_TOL))
             theta = gamma / gamma.sum(axis=1, keepdims=True)
             split = DocumentSplit(counts, theta, lambda_ / lambda_.sum(axis=1, keepdims=True), rng)
             pending = np.array([topic for pair in self._pairs for topic in pair[1:]], dtype=np.intp)
@@ -739,7 +739,7 @@ class HDP(TopicModel):
     def _dirichlet_gamma(self, counts: sp.csr_matrix, tol: float | None = None) -> np.ndarray:
         """gamma_d of :meth:`_dirichlet_proportions` (float64, shape (n_docs, n_topics)), not normalised.
 
-        ``tol`` replaces the fold-in's tolerance (the births' sample is fitted to the training one).
+        ``tol`` replaces the fold-in's tolerance (the births fit their sample to 1e-2).
         """
         topics = self._require_topics()
         restricted, columns = restrict_columns(counts)
