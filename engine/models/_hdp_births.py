@@ -28,6 +28,7 @@ BIRTH_MIN_WEIGHT = 0.01  # only topics of at least this corpus weight are split
 SAMPLE_TOL = 1e-2  # the sample's fold-in stops at min(this, the model's local_tol): 0.1 lost 0.02 on SOTU
 UNDO_AFTER = 4  # epochs after its birth a pair is judged
 UNDO_DIVERGENCE = 0.02  # nats (Jensen-Shannon): closer halves are merged back
+UNDO_SHARED_TOP = 7  # ... and so are halves whose 10 top words share at least this many
 _MIN_THETA = 0.1  # a document "uses" the topic when it gives it this share
 _MIN_DOCS = 10  # fewer such documents: the topic is not split
 _ITERATIONS = 10  # rounds of spherical 2-means
@@ -109,12 +110,12 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
     In turn, the topic holding the most expected words is split, skipping the ``general``
     topics (copies of the overall word use), topics of corpus weight under 0.01, topics
     already split or made this round, and topics ``split`` cannot part.  Its slot is the
-    topic holding the fewest words (on a truncation of 150, an unused one), whose words
-    and stick count are first spread over all other topics in proportion to their words,
-    so nothing is dropped; topics of the ``pending`` pairs (of earlier rounds, not yet
-    judged) are freed only when no other topic is left.  The donor keeps each word's
-    counts but the new topic's share; its stick count is parted as the two groups of
-    documents' mass.
+    topic holding the fewest words (on a truncation of 150, an unused one) among those not
+    made or split this round and not in a ``pending`` pair (of an earlier round, not yet
+    judged); with none left the round ends.  The slot's words and stick count are first
+    spread over all other topics in proportion to their words, so nothing is dropped.  The
+    donor keeps each word's counts but the new topic's share; its stick count is parted as
+    the two groups of documents' mass.
     """
     reserved = np.zeros(excess.shape[0], dtype=bool)
     if pending is not None:
@@ -134,8 +135,6 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
         if found is None:
             continue
         candidates = np.flatnonzero(~touched & ~reserved)
-        if candidates.size == 0:
-            candidates = np.flatnonzero(~touched)
         if candidates.size == 0:
             break
         slot = int(candidates[np.argmin(totals[candidates])])
@@ -160,7 +159,10 @@ def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int) -> None:
 
 
 def undo_pairs(excess: np.ndarray, sticks: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Merge each pair whose word distributions are within 0.02 nats back into its donor, in place; those merged.
+    """Merge each pair that stayed alike back into its donor, in place; those merged.
+
+    Alike: word distributions within 0.02 nats (Jensen-Shannon), or 10 top words sharing 7
+    or more (what a reader sees as one topic twice).
 
     The donor takes the new topic's expected words and stick count, and the new topic is
     emptied.  A pair of which one topic holds no words (emptied by an earlier merge) is
@@ -172,7 +174,8 @@ def undo_pairs(excess: np.ndarray, sticks: np.ndarray, pairs: list[tuple[int, in
         if a <= 0 or b <= 0:
             continue
         rows = np.stack((excess[donor] / a, excess[child] / b))
-        if jensen_shannon(rows)[0, 1] < UNDO_DIVERGENCE:
+        top = np.argsort(-rows, axis=1, kind="stable")[:, :10]
+        if jensen_shannon(rows)[0, 1] < UNDO_DIVERGENCE or np.intersect1d(top[0], top[1]).size >= UNDO_SHARED_TOP:
             excess[donor] += excess[child]
             sticks[donor] += sticks[child]
             excess[child], sticks[child] = 0.0, 0.0

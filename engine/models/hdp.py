@@ -321,10 +321,10 @@ class HDP(TopicModel):
         three epochs of :class:`engine.SVI`, the largest topics (weight >= 0.01, not copies of
         the overall word use) are each split in two by the documents that use them, found by
         2-means over 2,000 training documents folded in; a pair still within 0.02 nats of
-        each other four epochs later is merged back (:meth:`prepare_step`,
-        :mod:`engine.models._hdp_births`).  Without them the topics stay as broad as the
-        first epoch left them (benchmarks/RESULTS.md, runs 28 and 29).  ``partial_fit`` and
-        batch VI make no births: they need the training documents.
+        each other four epochs later, or showing 7 of the same 10 top words, is merged back
+        (:meth:`prepare_step`, :mod:`engine.models._hdp_births`).  Without them the topics
+        stay as broad as the first epoch left them (benchmarks/RESULTS.md, runs 28 and 29).
+        ``partial_fit`` and batch VI make no births: they need the training documents.
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
 
@@ -643,7 +643,8 @@ class HDP(TopicModel):
         (:func:`engine.models._hdp_births.birth_round`), judged on ``draw_documents(2000)``:
         the counts of 2,000 training documents (all of them if fewer), folded in once per
         round; four epochs later, a pair whose word distributions are still within 0.02
-        nats of each other is merged back (:func:`engine.models._hdp_births.undo_pairs`).
+        nats of each other, or whose 10 top words share 7, is merged back
+        (:func:`engine.models._hdp_births.undo_pairs`).
         A birth made after the last step would never be refined, so nothing happens here
         until another step is about to run.  ``partial_fit`` and batch VI never call this.
         """
@@ -665,8 +666,6 @@ class HDP(TopicModel):
             pending = np.array([topic for pair in self._pairs for topic in pair[1:]], dtype=np.intp)
             born = self._restructure(lambda excess, sticks: birth_round(excess, sticks, self.omega, self.births,
                                                                        general, split, pending))
-            freed = {child for _, child in born}  # a pending pair whose topic was emptied for a birth is gone
-            self._pairs = [pair for pair in self._pairs if not freed.intersection(pair[1:])]
             self._pairs.extend((self._birth_rounds, donor, child) for donor, child in born)
 
     def _restructure(self, change, undone: list | None = None) -> list[tuple[int, int]]:

@@ -232,3 +232,28 @@ def test_births_is_validated():
         engine.HDP(n_topics=10, doc_truncation=3, births=6).settings()
     with pytest.raises(ValueError, match="births"):
         engine.HDP(n_topics=10, doc_truncation=3, births=-1).settings()
+
+
+def test_undo_merges_halves_that_show_the_same_top_words_even_when_further_apart():
+    # the same ten leading words in different proportions (JS well above 0.02), a long tail apart
+    head = np.zeros(40)
+    head[:10] = np.linspace(10.0, 5.0, 10)
+    donor, child = head.copy(), head[::1].copy()
+    donor[:10] *= np.linspace(1.0, 2.0, 10)
+    child[10:25] = 0.4
+    excess, sticks = np.stack([donor, child]), np.array([3.0, 2.0])
+    rows = excess / excess.sum(axis=1, keepdims=True)
+    assert engine.jensen_shannon(rows)[0, 1] > 0.02
+    assert undo_pairs(excess, sticks, [(0, 1)]) == [(0, 1)]
+    assert excess[1].sum() == 0 and sticks.tolist() == [5.0, 0.0]
+
+
+def test_a_round_never_frees_a_topic_of_a_pending_pair():
+    excess = np.array([[50.0, 40.0, 1.0], [30.0, 30.0, 1.0], [0.5, 0.2, 0.1], [0.1, 0.1, 0.0], [2.0, 1.0, 1.0]])
+    sticks = np.array([50.0, 30.0, 1.0, 0.5, 2.0])
+    split = _FixedSplit(np.full(3, 0.5), 0.5)
+    none = np.array([], dtype=int)
+    # the emptiest topics, 3 then 2, wait in pairs: topic 4 is the slot; then none is left
+    assert birth_round(excess.copy(), sticks.copy(), 1.0, 1, none, split, pending=np.array([2, 3])) == [(0, 4)]
+    assert birth_round(excess.copy(), sticks.copy(), 1.0, 3, none, split, pending=np.array([2, 3, 4])) == [(0, 1)]
+    assert birth_round(excess.copy(), sticks.copy(), 1.0, 1, none, split) == [(0, 3)]
