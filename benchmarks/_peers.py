@@ -251,11 +251,6 @@ class SklearnLDA:
     def partial_fit(self, rows: np.ndarray) -> None:
         self.fit_prepared(self.prepare(rows))
 
-    def _draw_documents(self, n: int) -> sp.csr_matrix:
-        """``engine.SVI``'s sample of ``n`` training documents for the HDP's births (its stream 6 at the next t)."""
-        rng = np.random.default_rng([self.seed, 6, self.t + 1])
-        return self.train[np.sort(rng.choice(self.n_docs, size=min(n, self.n_docs), replace=False))]
-
     def topic_word(self) -> np.ndarray:
         return np.asarray(self.model.components_, dtype=np.float64)
 
@@ -313,11 +308,6 @@ class GensimLDA:
 
     def partial_fit(self, rows: np.ndarray) -> None:
         self.fit_prepared(self.prepare(rows))
-
-    def _draw_documents(self, n: int) -> sp.csr_matrix:
-        """``engine.SVI``'s sample of ``n`` training documents for the HDP's births (its stream 6 at the next t)."""
-        rng = np.random.default_rng([self.seed, 6, self.t + 1])
-        return self.train[np.sort(rng.choice(self.n_docs, size=min(n, self.n_docs), replace=False))]
 
     def fit_prepared(self, chunk: list[list[tuple[int, int]]]) -> None:
         s = self.settings
@@ -494,11 +484,6 @@ class GensimHDP:
 
     def partial_fit(self, rows: np.ndarray) -> None:
         self.fit_prepared(self.prepare(rows))
-
-    def _draw_documents(self, n: int) -> sp.csr_matrix:
-        """``engine.SVI``'s sample of ``n`` training documents for the HDP's births (its stream 6 at the next t)."""
-        rng = np.random.default_rng([self.seed, 6, self.t + 1])
-        return self.train[np.sort(rng.choice(self.n_docs, size=min(n, self.n_docs), replace=False))]
 
     def fit_prepared(self, chunk: list[list[tuple[int, int]]]) -> None:
         self.model.update_chunk(chunk)
