@@ -51,9 +51,12 @@ def changes_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
     for record in records:
         _, changes = record.curve()
         for c in changes:
-            symbol = SETTING_SYMBOLS.get(c.name, c.name)
-            rows.append((record.name, c.step, c.docs_seen, c.seconds,
-                         f"{symbol} {_value(c.name, c.old)} → {_value(c.name, c.new)}"))
+            if c.name == "births":  # the HDP split topics: round -> how many
+                text = f"{formatting.plural(int(c.new), 'topic')} split in two (births, round {int(c.old)})"
+            else:
+                symbol = SETTING_SYMBOLS.get(c.name, c.name)
+                text = f"{symbol} {_value(c.name, c.old)} → {_value(c.name, c.new)}"
+            rows.append((record.name, c.step, c.docs_seen, c.seconds, text))
     return pd.DataFrame(rows, columns=["run", "step", "docs_seen", "seconds", "change"])
 
 

@@ -594,9 +594,11 @@ class TrainingRun:
             self._step()
 
     def _step(self) -> None:
+        rounds = self._birth_rounds()
         with self._model_lock:
             report = self.trainer.step()
         self._seconds += report.seconds
+        self._note_births(rounds)
         self._last_rho = float(report.rho)
         if self._observed is not None and self.trainer.docs_seen >= self._next_eval:
             self._evaluate()
@@ -604,6 +606,23 @@ class TrainingRun:
                 and time.monotonic() - self._last_checkpoint >= self.checkpoint_every_seconds):
             self._checkpoint()
         self._snapshot = self._publish("running")
+
+    def _birth_rounds(self) -> int | None:
+        """The HDP's topic-birth rounds so far (None for a model without births)."""
+        rounds = self.model.training_clock().get("birth_rounds")
+        return rounds if isinstance(rounds, int) else None
+
+    def _note_births(self, before: int | None) -> None:
+        """Mark the step in which the HDP split topics as a change: "births", round number -> topics split (> 0)."""
+        after = self._birth_rounds()
+        if before is None or after is None or after <= before:
+            return
+        born = sum(1 for pair in self.model.training_clock()["pairs"] if pair[0] == after)
+        if not born:  # a round that found nothing to split leaves no mark
+            return
+        self._changes.append(SettingChange(int(self.trainer.t), int(self.trainer.docs_seen), self._seconds,
+                                           "births", after, born))
+        self._changes_view = tuple(self._changes)
 
     def _choose_kernel(self, wait: bool = False) -> None:
         """compile_in_background: the NumPy reference until the model's compiled kernels are ready, then its own."""

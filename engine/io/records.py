@@ -30,6 +30,9 @@ class EvalPoint:
 class SettingChange:
     """A change applied after ``step`` updates: ``kappa``, ``tau`` or ``batch_size`` (numbers), or ``kernel``.
 
+    ``births`` marks the step in which the HDP split topics (:meth:`engine.HDP.prepare_step`):
+    ``old`` is the birth round (1 to 3), ``new`` the number of topics it split.
+
     A ``kernel`` change (names such as "numpy" -> "compiled") is recorded when a run that
     trained with the NumPy reference while the compiled kernels were being built switches
     to them.

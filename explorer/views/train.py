@@ -30,8 +30,8 @@ with settings_column:
         right.number_input("Topics per document at most (T)", 1, 100, step=1, key=Keys.doc_truncation,
                            help="How many topics one document can mix (15 is plenty).")
         st.caption("After each of its first three passes the HDP splits its largest topics in two along the "
-                   "documents that use them, and four passes later merges back any pair that stayed alike, so the "
-                   "curve may step there. Run at least 8 passes to let every split be judged.")
+                   "documents that use them, and four passes later merges back any pair that stayed alike; the "
+                   "curve marks each split and may step there. Run at least 8 passes to let every split be judged.")
         few = quality.hdp_few_documents_note(training.n_training_documents(collection))
         if few:
             st.caption(few)

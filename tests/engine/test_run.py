@@ -403,3 +403,32 @@ def test_progress_goes_to_the_engine_logger(runs, planted_corpus, caplog):
     messages = [r.getMessage() for r in caplog.records if r.name.startswith("engine")]
     assert sum("held-out log likelihood" in m for m in messages) == 3, messages
     assert any("finished" in m and "80 documents" in m for m in messages), messages
+
+
+def test_an_hdp_run_marks_its_topic_births_and_keeps_them_in_its_file(planted_corpus, tmp_path):
+    from engine.models.hdp import HDP
+
+    train, observed, heldout = _test_split(planted_corpus.counts)
+    model = HDP(n_topics=20, doc_truncation=5, n_words=planted_corpus.n_words, seed=0)
+    run = TrainingRun(SVI(model, train, batch_size=30, seed=0), observed, heldout, target_docs=5 * train.shape[0])
+    run.start()
+    try:
+        snap = _wait_for(lambda s: s.status == "finished", run)
+    finally:
+        run.stop(timeout=TIMEOUT)
+    births = [c for c in snap.changes if c.name == "births"]
+    # one mark per round that split topics, in the step that follows epoch 1, 2 or 3
+    rounds = [c.old for c in births]
+    assert births and rounds == sorted(set(rounds)) and set(rounds) <= {1, 2, 3}
+    assert all(c.old < c.docs_seen / train.shape[0] <= c.old + 0.2 for c in births)
+    assert all(0 < c.new <= model.births for c in births)
+    assert model.training_clock()["birth_rounds"] == 3
+    run.save(tmp_path / "hdp.npz")
+    assert [c for c in load_model(tmp_path / "hdp.npz").changes if c.name == "births"] == births
+
+
+def test_an_lda_run_marks_no_births(runs, planted_corpus):
+    run = runs(planted_corpus, target_docs=3 * 180)
+    run.start()
+    snap = _wait_for(lambda s: s.status == "finished", run)
+    assert not [c for c in snap.changes if c.name == "births"]

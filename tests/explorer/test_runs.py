@@ -95,6 +95,18 @@ def test_schedule_change_is_recorded(collection):
     assert set(frame["change"]) == {"κ 0.9 → 0.5", "S 32 → 64"}
 
 
+def test_an_hdp_run_shows_its_topic_births_on_the_curve(collection):
+    record = runs.create_run(collection, _settings(model="HDP", n_topics=20, doc_truncation=5, target_docs=4_000),
+                             "h", checkpoint=False)
+    record.run.start()
+    wait_until(lambda: record.status == "finished")
+    frame = tables.changes_frame([record])
+    texts = list(frame["change"])  # e.g. "6 topics split in two (births, round 1)"
+    rounds = [t.split("round ")[-1] for t in texts]
+    assert texts and rounds == sorted(set(rounds)) and set(rounds) <= {"1)", "2)", "3)"}
+    assert all(" split in two (births, round " in t and t.split(" topic")[0].isdigit() for t in texts)
+
+
 def test_runs_use_the_reference_until_their_kernels_are_ready(collection, monkeypatch):
     fake = install_fake_warm_up(monkeypatch, FakeWarmUp("compiling"))
     record = runs.create_run(collection, _settings(target_docs=10**7), "a", checkpoint=False)
