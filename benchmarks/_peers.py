@@ -135,9 +135,10 @@ class _EngineSystem:
         self.fit_prepared(self.prepare(rows))
 
     def _draw_documents(self, n: int) -> sp.csr_matrix:
-        """``engine.SVI``'s sample of ``n`` training documents for the HDP's births (its stream 6 at the next t)."""
-        rng = np.random.default_rng([self.seed, 6, self.t + 1])
-        return self.train[np.sort(rng.choice(self.n_docs, size=min(n, self.n_docs), replace=False))]
+        """``engine.SVI``'s sample of ``n`` training documents for the HDP's births, before the next update."""
+        from engine.inference.svi import sample_documents  # here: only engines with births have it
+
+        return sample_documents(self.train, n, self.seed, self.t + 1)
 
 
 def _algorithm_box() -> dict:

@@ -140,6 +140,17 @@ def minibatch_update(model, counts, t: int, n_docs: int, rho: float | Callable, 
     return stats
 
 
+def sample_documents(counts, n: int, seed: int, t: int):
+    """The rows of ``n`` of the documents ``counts`` (all if fewer), drawn without replacement, in corpus order.
+
+    What :meth:`SVI.step` hands a model's ``prepare_step`` before update ``t``: drawn from
+    their own random stream of ``(seed, t)``, so a resumed run draws the same.
+    """
+    n_docs = counts.shape[0]
+    rng = np.random.default_rng([seed, _STREAM_SAMPLE, t])
+    return counts[np.sort(rng.choice(n_docs, size=min(n, n_docs), replace=False))]
+
+
 def natural_gradient(model, stats, scale: float) -> np.ndarray:
     """lambda_hat - lambda of the topics, dense float64 of shape (n_topics, n_words).
 
@@ -353,13 +364,8 @@ class SVI:
         )
 
     def _draw_documents(self, n: int):
-        """The counts of ``n`` training documents (all if fewer) drawn without replacement, in corpus order.
-
-        From their own random stream at the next update's t, so a resumed run draws the same.
-        """
-        rng = np.random.default_rng([self.seed, _STREAM_SAMPLE, self.t + 1])
-        rows = np.sort(rng.choice(self.n_docs, size=min(n, self.n_docs), replace=False))
-        return self.counts[rows]
+        """:func:`sample_documents` of this run's training documents before the next update."""
+        return sample_documents(self.counts, n, self.seed, self.t + 1)
 
     def run(self, n_docs: int | None = None, n_steps: int | None = None, callback=None) -> StepReport | None:
         """Step until ``n_docs`` more documents or ``n_steps`` more updates are done.
