@@ -13,6 +13,7 @@ from scipy.special import gammaln, psi, xlogy
 from engine.kernels import KERNELS, hdp_local_step
 from engine.kernels.reference.hdp import (
     atom_counts,
+    atom_use,
     expected_doc_topics,
     stick_weights,
     topic_word_stats,
@@ -49,15 +50,16 @@ _GAMMA_RENAMED = ("HDP's gamma is now called omega, as in the paper (the corpus-
                   "use HDP(omega=...) and model.omega; gamma will be removed in a later version")
 _LOCAL_INITS = ("lda", "paper")
 _STICK_INITS = ("prior", "uniform")
+_STICK_ATOMS = ("used", "all")
 _LOCAL_UPDATES = ("zero_order", "zero_order_all", "mean_field")
 FOLD_INS = ("dirichlet", "sticks")  # how transform fits a document's topic proportions
 PRESETS = ("default", "paper")
 # what each preset fills in for the settings left unset
 _PRESET_SETTINGS = {
     "default": {"local_update": "zero_order", "stick_init": "uniform", "local_tol": 1e-1, "dtype": "float32",
-                "fold_in": "dirichlet", "births": 20},
+                "fold_in": "dirichlet", "births": 20, "stick_atoms": "used"},
     "paper": {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64",
-              "fold_in": "sticks", "births": 0},
+              "fold_in": "sticks", "births": 0, "stick_atoms": "all"},
 }
 # the "dirichlet" fold-in stops at min(local_tol, this): LDA's default tolerance, as its mean change
 # of gamma_d over K topics is smaller than the sticks' (at 1e-1 it stops after an iteration or two)
@@ -152,7 +154,7 @@ class HDPLocalJob:
         E[log sigma_k(V)] (or log E[.]) of the corpus sticks.
     topic_prior : ndarray of shape (K,)
         alpha E[sigma(V)], the LDA start's prior.
-    alpha, doc_truncation, tol, max_iter, warmup_iter, local_init
+    alpha, doc_truncation, tol, max_iter, warmup_iter, local_init, stick_atoms
         The model's settings (``tol`` is :attr:`HDP.current_local_tol`).
     """
 
@@ -170,6 +172,7 @@ class HDPLocalJob:
     max_iter: int
     warmup_iter: int
     local_init: str
+    stick_atoms: str = "all"
 
     def run(self, counts, word_atom_init: np.ndarray | None = None) -> HDPStats:
         """Fit the documents ``counts`` (n_docs, n_columns), their columns re-indexed to ``columns``."""
@@ -182,7 +185,7 @@ class HDPLocalJob:
         return HDPStats(
             doc_topic=expected_doc_topics(fit.doc_sticks, fit.atom_topic),
             topic_word=topic_word,
-            topic_mass=fit.atom_topic.sum(axis=(0, 1)),
+            topic_mass=_topic_mass(counts, fit, self.stick_atoms),
             columns=self.columns,
             n_iter=fit.n_iter,
             atom_topic=fit.atom_topic,
@@ -190,6 +193,18 @@ class HDPLocalJob:
             doc_sticks=fit.doc_sticks,
             doc_stick_rest=_sum_elog_rest(fit.doc_sticks, axis=1),
         )
+
+
+def _topic_mass(counts, fit, stick_atoms: str) -> np.ndarray:
+    """The corpus sticks' statistic for each topic: sum over documents and atoms of zeta_di^k.
+
+    "all" counts every atom (the algorithm box); "used" weighs atom i of document d by
+    the probability that it holds at least one word (:func:`atom_use`).
+    """
+    if stick_atoms == "all":
+        return fit.atom_topic.sum(axis=(0, 1))
+    use = atom_use(sp.csr_matrix(counts), fit.word_atom)
+    return use.reshape(-1) @ fit.atom_topic.reshape(-1, fit.atom_topic.shape[2])
 
 
 def _sum_elog_rest(sticks: np.ndarray, axis=None) -> np.ndarray:
@@ -285,11 +300,11 @@ class HDP(TopicModel):
         "compiled": numba, over all cores; "numpy": the reference it is tested against;
         "auto": "compiled" if numba imports.
     preset : {"default", "paper"}
-        Fills in ``local_update``, ``stick_init``, ``local_tol``, ``dtype``, ``fold_in`` and
-        ``births`` when unset: "paper" is the algorithm box (mean field, prior sticks, 1e-2,
-        float64, the training local step, no births); "default" is zero order, uniform sticks,
-        1e-1, float32, the Dirichlet fold-in and 20 births a round, what measured best on a
-        panel of collections.
+        Fills in ``local_update``, ``stick_init``, ``local_tol``, ``dtype``, ``fold_in``,
+        ``births`` and ``stick_atoms`` when unset: "paper" is the algorithm box (mean field,
+        prior sticks, 1e-2, float64, the training local step, no births, all atoms); "default"
+        is zero order, uniform sticks, 1e-1, float32, the Dirichlet fold-in, 20 births a round
+        and used atoms, what measured best on a panel of collections.
         Explicit arguments win.
     n_epochs : int
         Passes over the documents that :meth:`fit` makes (SVI with the engine's default schedule).
@@ -325,6 +340,17 @@ class HDP(TopicModel):
         (:meth:`prepare_step`, :mod:`engine.models._hdp_births`).  Without them the topics
         stay as broad as the first epoch left them (benchmarks/RESULTS.md, runs 28 and 29).
         ``partial_fit`` and batch VI make no births: they need the training documents.
+    stick_atoms : {"used", "all"}, optional
+        Which document atoms the corpus sticks learn from (unset: from ``preset``).  "all"
+        (the algorithm box): every atom's pointer, N_k = D/S sum_d sum_i zeta_di^k.  An atom
+        that holds none of a document's words still points somewhere: at the topics in
+        proportion to the current corpus weights, so it only echoes them; with short documents
+        most atoms are such echoes (93 % of the count on 11-word quotations) and the weights
+        stay near where they started.  In the infinite model those atoms carry no information
+        about the corpus sticks.  "used" (default): atom i of document d counts with the
+        probability that it holds at least one of the document's words, 1 - prod_n (1 -
+        phi_dn^i) (:func:`engine.kernels.reference.hdp.atom_use`), so the corpus weights
+        follow the topics' use (benchmarks/RESULTS.md, run 30).
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
 
@@ -369,6 +395,7 @@ class HDP(TopicModel):
     learn_omega = Param()
     fold_in = Param()
     births = Param()
+    stick_atoms = Param()
 
     def __init__(
         self,
@@ -397,6 +424,7 @@ class HDP(TopicModel):
         learn_omega: bool = False,
         fold_in: str | None = None,
         births: int | None = None,
+        stick_atoms: str | None = None,
         *,
         gamma: float | None = None,
     ):
@@ -428,6 +456,7 @@ class HDP(TopicModel):
         self.learn_omega = learn_omega
         self.fold_in = fold_in
         self.births = births
+        self.stick_atoms = stick_atoms
         self._reset_state()
 
     def _resolve_arguments(self) -> dict:
@@ -440,6 +469,7 @@ class HDP(TopicModel):
         local_update = filled["local_update"] if given["local_update"] is None else given["local_update"]
         dtype = filled["dtype"] if given["dtype"] is None else given["dtype"]
         fold_in = filled["fold_in"] if given["fold_in"] is None else given["fold_in"]
+        stick_atoms = filled["stick_atoms"] if given["stick_atoms"] is None else given["stick_atoms"]
         births = given["births"]
         n_topics = check_int("n_topics", given["n_topics"], 2)
         if births is None:  # the preset's number, at most half the topics
@@ -473,6 +503,7 @@ class HDP(TopicModel):
             "learn_omega": check_choice("learn_omega", given["learn_omega"], (True, False)),
             "fold_in": check_choice("fold_in", fold_in, FOLD_INS),
             "births": check_int("births", births, 0, n_topics // 2),
+            "stick_atoms": check_choice("stick_atoms", stick_atoms, _STICK_ATOMS),
         }
 
     def _reset_state(self) -> None:
@@ -570,7 +601,8 @@ class HDP(TopicModel):
             elog_sticks = stick_expectation(self._sticks)
         return HDPLocalJob(topics, positions, columns, self.kernel, beta_mean, local_mean, elog_sticks,
                            self.alpha * stick_weights(self._sticks), self.alpha, self.doc_truncation,
-                           self.current_local_tol, self.local_max_iter, self.warmup_iter, self.local_init)
+                           self.current_local_tol, self.local_max_iter, self.warmup_iter, self.local_init,
+                           self.stick_atoms)
 
     def local_jobs(self, X, bounds, rng: np.random.Generator | None = None) -> list[HDPLocalJob]:
         """:meth:`local_step` of the minibatch ``X`` cut into jobs, one per document range bounds[i]:bounds[i + 1].

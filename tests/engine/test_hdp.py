@@ -11,7 +11,7 @@ from scipy.special import digamma
 from engine.errors import VocabularyMismatchError
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.svi import SVI, BatchVI
-from engine.kernels.reference.hdp import doc_stick_params, stick_weights
+from engine.kernels.reference.hdp import atom_counts, doc_stick_params, stick_weights
 from engine.kernels.reference.lda import fit_documents as fit_lda_documents
 from engine.models.expectations import stick_expectation
 from engine.models.hdp import HDP
@@ -38,7 +38,7 @@ def _small_corpus(seed=0, n_docs=30, n_words=25):
 # the algorithm box's updates and start of the sticks (Hoffman et al. 2013) with the local tolerance
 # and precision the HDP had by default before issue 13, for tests that pin that behaviour
 _PAPER = {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64",
-          "fold_in": "sticks", "births": 0}
+          "fold_in": "sticks", "births": 0, "stick_atoms": "all"}
 
 
 def _fitted_model(n_topics=6, n_atoms=4, n_words=25, seed=0, **options):
@@ -169,7 +169,7 @@ def test_vectorised_local_step_equals_per_document_reference(init, warmup, n_ato
 @pytest.mark.parametrize("update", ["mean_field", "zero_order", "zero_order_all"])
 def test_local_step_reaches_a_fixed_point_of_the_updates(update):
     X = _small_corpus(seed=1)
-    model = _fitted_model(local_tol=1e-12, local_max_iter=2000, local_update=update)
+    model = _fitted_model(local_tol=1e-12, local_max_iter=2000, local_update=update, stick_atoms="used")
     stats = model.local_step(X)
     assert stats.n_iter.max() < 2000
     columns = stats.columns
@@ -183,6 +183,7 @@ def test_local_step_reaches_a_fixed_point_of_the_updates(update):
     else:
         elog_sticks = stick_expectation(model.sticks_)
         stick_term = stick_expectation
+    topic_mass = np.zeros(model.n_topics)
     for d in range(X.shape[0]):
         sl = slice(X.indptr[d], X.indptr[d + 1])
         c = X.data[sl].astype(float)
@@ -191,10 +192,30 @@ def test_local_step_reaches_a_fixed_point_of_the_updates(update):
         np.testing.assert_allclose(gamma, doc_stick_params(c @ phi, model.alpha), rtol=1e-7)
         np.testing.assert_allclose(zeta, _softmax(elog_sticks + (phi * c[:, None]).T @ E), atol=1e-7)
         np.testing.assert_allclose(phi, _softmax(stick_term(gamma) + E @ zeta.T), atol=1e-7)
+        # P(atom i holds a word): one minus the chance that each of the document's tokens is elsewhere
+        unused = np.ones(model.doc_truncation)
+        for row, count in zip(phi, X.data[sl], strict=True):
+            for _ in range(int(count)):
+                unused *= 1.0 - row
+        topic_mass += (1.0 - unused) @ zeta
     # the statistics are the sums the global step needs
-    np.testing.assert_allclose(stats.topic_mass, stats.atom_topic.sum(axis=(0, 1)))
+    np.testing.assert_allclose(stats.topic_mass, topic_mass, rtol=1e-6)
     np.testing.assert_allclose(stats.topic_word.sum(), X.sum(), rtol=1e-10)
     np.testing.assert_allclose(stats.doc_topic.sum(axis=1), 1.0, rtol=1e-10)
+
+
+def test_all_atoms_count_every_pointer_and_used_atoms_skip_the_empty_ones():
+    X = _small_corpus(seed=1)
+    every = _fitted_model(stick_atoms="all").local_step(X)
+    np.testing.assert_allclose(every.topic_mass, every.atom_topic.sum(axis=(0, 1)))
+    assert every.topic_mass.sum() == pytest.approx(X.shape[0] * 4)  # T = 4 atoms a document
+    used = _fitted_model(stick_atoms="used").local_step(X)  # the same local fit: only the statistic differs
+    np.testing.assert_array_equal(used.atom_topic, every.atom_topic)
+    words = atom_counts(X, used.word_atom)  # an atom holds at least one word with probability <= its expected words
+    assert np.all(used.topic_mass <= every.topic_mass + 1e-12)
+    assert used.topic_mass.sum() <= np.minimum(words, 1.0).sum() + 1e-9
+    likeliest = np.maximum.reduceat(used.word_atom, X.indptr[:-1], axis=0)  # and >= its likeliest word's phi
+    assert used.topic_mass.sum() >= likeliest.sum() - 1e-9
 
 
 def test_warmup_changes_nothing_but_iterations_with_the_paper_start():
@@ -415,6 +436,39 @@ def test_paper_settings_recover_planted_blocks(planted_corpus):
     assert weights[order[6:]].max() < 0.01  # 14 of the 20 topics are pruned
 
 
+def _one_theme_documents(shares=(0.4, 0.3, 0.2, 0.1), n_docs=1500, block=10, length=8, seed=0):
+    """Short documents (8 tokens) that each draw from one of len(shares) disjoint 10-word blocks."""
+    rng = np.random.default_rng(seed)
+    theme = rng.choice(len(shares), size=n_docs, p=shares)
+    rows = np.repeat(np.arange(n_docs), length)
+    words = theme[rows] * block + rng.integers(0, block, size=rows.size)
+    return sp.csr_matrix((np.ones(rows.size), (rows, words)), shape=(n_docs, block * len(shares)))
+
+
+def test_corpus_weights_of_short_documents_follow_their_themes_only_with_used_atoms():
+    """8-word documents use one or two of their 10 atoms: counting every atom's pointer keeps the corpus
+    weights near their uniform start, counting the used ones lets them follow the documents.
+
+    Each topic is given to the block holding most of its words; the weights summed by block are
+    compared with the share of documents of each block (total variation, mean over 3 seeds; measured
+    0.34 with all atoms, 0.18 with used ones).
+    """
+    X = _one_theme_documents()
+    shares = np.array([0.4, 0.3, 0.2, 0.1])
+    distance = {}
+    for stick_atoms in ("all", "used"):
+        found = []
+        for seed in range(3):
+            model = HDP(20, 10, X.shape[1], seed=seed, births=0, stick_atoms=stick_atoms)
+            SVI(model, X, seed=seed).run(n_docs=10 * X.shape[0])
+            weights = np.asarray(model.topic_weights(), dtype=np.float64)
+            block = (model.lambda_ - model.eta).reshape(20, 4, 10).sum(axis=2).argmax(axis=1)
+            by_block = np.bincount(block, weights=weights, minlength=4)
+            found.append(0.5 * np.abs(by_block / by_block.sum() - shares).sum())
+        distance[stick_atoms] = np.mean(found)
+    assert distance["used"] < 0.22 < 0.28 < distance["all"], distance
+
+
 def test_same_seed_same_result_and_different_seeds_differ():
     X = _small_corpus(seed=4, n_docs=60)
 
@@ -449,6 +503,7 @@ def test_same_seed_same_result_and_different_seeds_differ():
         ({"topic_init": "uniform"}, "topic_init"),
         ({"dtype": "int32"}, "dtype"),
         ({"fold_in": "lda"}, r"fold_in must be one of \('dirichlet', 'sticks'\), got 'lda'"),
+        ({"stick_atoms": "some"}, r"stick_atoms must be one of \('used', 'all'\), got 'some'"),
     ],
 )
 def test_validation_names_the_parameter(kwargs, match):
@@ -568,10 +623,10 @@ def test_word_shares_count_words_not_atoms():
 def test_presets_fill_only_what_is_unset():
     default = HDP(10, 3, 20)
     paper = HDP(10, 3, 20, preset="paper")
-    assert (default.local_update, default.stick_init, default.local_tol, default.dtype, default.fold_in) == (
-        "zero_order", "uniform", 0.1, "float32", "dirichlet")
-    assert (paper.local_update, paper.stick_init, paper.local_tol, paper.dtype, paper.fold_in) == (
-        "mean_field", "prior", 0.01, "float64", "sticks")
+    assert (default.local_update, default.stick_init, default.local_tol, default.dtype, default.fold_in,
+            default.stick_atoms) == ("zero_order", "uniform", 0.1, "float32", "dirichlet", "used")
+    assert (paper.local_update, paper.stick_init, paper.local_tol, paper.dtype, paper.fold_in,
+            paper.stick_atoms) == ("mean_field", "prior", 0.01, "float64", "sticks", "all")
     assert default.get_params()["dtype"] is None  # filled in, not stored: a clone follows the preset
     mixed = HDP(10, 3, 20, preset="paper", local_tol=0.5)
     assert (mixed.local_update, mixed.local_tol) == ("mean_field", 0.5)

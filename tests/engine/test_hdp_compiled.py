@@ -156,13 +156,17 @@ def test_left_out_topics_are_exercised_and_a_looser_threshold_is_caught(monkeypa
 
 
 # float32 (the default): the two kernels' float32 rounding, carried through 10 steps, parts them by
-# up to 3e-4 relative (measured); float64 by less than 1e-6
-@pytest.mark.parametrize(("dtype", "rtol"), [("float64", 1e-6), ("float32", 2e-3)])
+# up to 4e-4 relative (measured); float64 by less than 1e-6.  With used atoms, float32 rounding can
+# swap two topics of near-equal weight when they are reordered (3e-3 to 8e-2 apart, measured), so
+# that case is compared without reordering (2e-4)
+@pytest.mark.parametrize(("dtype", "rtol", "stick_atoms", "reorder"),
+                         [("float64", 1e-6, "used", True), ("float64", 1e-6, "all", True),
+                          ("float32", 2e-3, "all", True), ("float32", 2e-3, "used", False)])
 @pytest.mark.parametrize("local_update", ["mean_field", "zero_order", "zero_order_all"])
-def test_several_svi_steps_give_the_same_lambda_and_sticks(local_update, dtype, rtol):
+def test_several_svi_steps_give_the_same_lambda_and_sticks(local_update, dtype, rtol, stick_atoms, reorder):
     X = _corpus(n_docs=200, seed=4)
-    models = [HDP(20, 6, X.shape[1], seed=3, kernel=kernel, local_update=local_update, dtype=dtype)
-              for kernel in ("numpy", "compiled")]
+    models = [HDP(20, 6, X.shape[1], seed=3, kernel=kernel, local_update=local_update, dtype=dtype,
+                  stick_atoms=stick_atoms, reorder_topics=reorder) for kernel in ("numpy", "compiled")]
     for model in models:
         SVI(model, X, batch_size=40, kappa=0.7, tau=4.0, seed=1).run(n_steps=10)
     assert models[1].lambda_.dtype == np.dtype(dtype)

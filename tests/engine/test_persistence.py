@@ -317,6 +317,22 @@ def test_an_hdp_file_saved_with_gamma_loads_as_omega(tmp_path, planted_corpus):
     np.testing.assert_array_equal(loaded.sticks_, model.sticks_)
 
 
+def test_an_hdp_file_from_before_stick_atoms_keeps_counting_all_atoms(tmp_path, planted_corpus):
+    """Files written before the used-atoms default continue with the corpus-stick update they were trained with."""
+    hdp = pytest.importorskip("engine.models.hdp")
+    model = hdp.HDP(n_topics=6, doc_truncation=3, n_words=planted_corpus.n_words, seed=1)
+    SVI(model, planted_corpus.counts, batch_size=20).run(n_steps=1)
+    path = save_model(tmp_path / "hdp.npz", model)
+    assert load_model(path).model.stick_atoms == "used"
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(metadata_text(arrays.pop("metadata")))
+    del meta["params"]["stick_atoms"]
+    old = tmp_path / "old.npz"
+    np.savez(old, allow_pickle=False, **arrays, metadata=np.array(json.dumps(meta)))
+    assert load_model(old).model.stick_atoms == "all"
+
+
 # ------------------------------------------------------------ format version 2
 OLD_FORMAT_FILE = Path(__file__).parent / "data" / "model_format1.npz"  # written by the format-1 save_model
 

@@ -170,6 +170,24 @@ def atom_counts(counts: sp.csr_matrix, word_atom: np.ndarray) -> np.ndarray:
     return out
 
 
+def atom_use(counts: sp.csr_matrix, word_atom: np.ndarray) -> np.ndarray:
+    """P(atom i holds at least one of document d's words) = 1 - prod_n (1 - phi_dn^i), shape (n_docs, T).
+
+    Tokens choose their atoms independently under q(z), so the product runs over tokens:
+    a word type of count c_dw contributes (1 - phi_dw^i)^c_dw.
+    """
+    dtype = np.result_type(word_atom.dtype, np.float32)
+    # phi = 1 gives log 0: floored at 1 - 16 eps (1 - 2e-6 in float32), P(used) = 1 to the dtype's precision
+    probability = np.minimum(word_atom, 1.0 - 16 * np.finfo(dtype).eps, dtype=dtype)
+    weighted = counts.data.astype(dtype)[:, None] * np.log1p(-probability)
+    starts = counts.indptr[:-1]
+    out = np.zeros((counts.shape[0], word_atom.shape[1]), dtype=dtype)
+    nonempty = np.diff(counts.indptr) > 0
+    if weighted.shape[0]:
+        out[nonempty] = np.add.reduceat(weighted, starts[nonempty], axis=0)
+    return 0.0 - np.expm1(out)  # 0.0 - : +0 for documents without words
+
+
 def topic_word_stats(counts: sp.csr_matrix, word_atom: np.ndarray, atom_topic: np.ndarray) -> np.ndarray:
     """sum_d sum_i zeta_di^k sum_n phi_dn^i w_dn, shape (K, n_columns of counts).
 
