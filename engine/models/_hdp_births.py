@@ -63,10 +63,17 @@ class DocumentSplit:
             self._scaled[part] = self.counts.data[part] / np.maximum(mixture, 1e-300)
 
     def responsibilities(self, topic: int, docs: np.ndarray) -> sp.csr_matrix:
-        """c_dw = n_dw theta_dk beta_kw / sum_j theta_dj beta_jw of ``topic`` k in the documents ``docs``."""
-        values = self._scaled * self.theta[self._rows, topic] * self.topics[topic, self.counts.indices]
-        every = sp.csr_matrix((values, self.counts.indices, self.counts.indptr), shape=self.counts.shape)
-        return every[docs]
+        """c_dw = n_dw theta_dk beta_kw / sum_j theta_dj beta_jw of ``topic`` k in the documents ``docs`` (ascending).
+
+        Computed on those documents' stored entries only, in their order.
+        """
+        starts, lengths = self.counts.indptr[docs], np.diff(self.counts.indptr)[docs]
+        indptr = np.zeros(docs.size + 1, dtype=self.counts.indptr.dtype)
+        np.cumsum(lengths, out=indptr[1:])
+        entries = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])  # their positions in counts
+        words = self.counts.indices[entries]
+        values = self._scaled[entries] * self.theta[self._rows[entries], topic] * self.topics[topic, words]
+        return sp.csr_matrix((values, words, indptr), shape=(docs.size, self.counts.shape[1]))
 
     def shares(self, topic: int) -> tuple[np.ndarray, float] | None:
         """(each word's share that goes to the new topic, the new topic's share of the documents' mass), or None.
@@ -89,16 +96,16 @@ class DocumentSplit:
         unit = sp.diags(1.0 / np.maximum(norms, 1e-300)) @ weighted
         first, second = self.rng.choice(docs.size, size=2, replace=False, p=mass / mass.sum())
         centres = np.vstack([unit[first].toarray(), unit[second].toarray()])
+        by_word = weighted.T.tocsr()  # (V, docs): a group's word sums are one product with its 0/1 indicator
         group = np.zeros(docs.size, dtype=bool)
         for _ in range(_ITERATIONS):
             group = np.asarray(unit @ centres[1]).ravel() > np.asarray(unit @ centres[0]).ravel()
             if group.all() or not group.any():
                 return None
-            centres = np.vstack([np.asarray(weighted[~group].sum(axis=0)).ravel(),
-                                 np.asarray(weighted[group].sum(axis=0)).ravel()])
+            centres = np.vstack([by_word @ (~group).astype(np.float64), by_word @ group.astype(np.float64)])
             centres /= np.linalg.norm(centres, axis=1, keepdims=True)
-        kept = np.asarray(weighted[~group].sum(axis=0)).ravel()
-        moved = np.asarray(weighted[group].sum(axis=0)).ravel()
+        kept = by_word @ (~group).astype(np.float64)
+        moved = by_word @ group.astype(np.float64)
         prior = _SMOOTHING * float((kept + moved).mean())
         return (moved + prior) / (kept + moved + 2.0 * prior), float(moved.sum() / (kept.sum() + moved.sum()))
 
@@ -150,11 +157,12 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
 
 def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int) -> None:
     """Empty topic ``slot`` into all the others, in proportion to their expected words."""
-    rest = np.delete(np.arange(excess.shape[0]), slot)
-    words = excess[rest].sum(axis=1)
-    weights = words / max(float(words.sum()), 1e-300)
-    excess[rest] += weights[:, None] * excess[slot][None, :]
-    sticks[rest] += weights * sticks[slot]
+    words = excess.sum(axis=1)
+    weights = words / max(float(np.delete(words, slot).sum()), 1e-300)
+    weights[slot] = 0.0  # its own row takes nothing and is emptied below
+    emptied = excess[slot].copy()
+    excess += weights[:, None] * emptied[None, :]
+    sticks += weights * sticks[slot]
     excess[slot], sticks[slot] = 0.0, 0.0
 
 
