@@ -139,7 +139,6 @@ __all__ = [
     "top_documents",
     "top_relevant_words",
     "topic_order",
-    "topics_covering",
     "unique_labels",
     "zip_files",
 ]
@@ -150,6 +149,3 @@ def topic_order(model):
     return model.topic_order()
 
 
-def topics_covering(model, mass: float = 0.95) -> int:
-    """Fewest topics explaining ``mass`` of the words (``model.topics_covering(mass, by="words")``)."""
-    return model.topics_covering(mass, by="words")

@@ -28,7 +28,7 @@ __all__ = [
     "coherence_text",
     "duplicate_note",
     "flags",
-    "general_among_largest",
+    "general_among_live",
     "general_note",
     "hdp_few_documents_note",
     "live_text",
@@ -39,7 +39,7 @@ __all__ = [
 N_TOP = 10  # coherence is scored on each topic's 10 most probable words, the usual choice (Röder et al. 2015)
 # LDA: a topic explaining less than a quarter of an even share (1/K) of the words is "hardly used"
 UNUSED_SHARE = 0.25
-# HDP: its topics in use are those with a corpus weight of at least 1 %; the rest are spare truncation slots
+# HDP: its topics in use are those explaining at least 1 % of the words; the rest are spare truncation slots
 HDP_IN_USE = 0.01
 # NPMI 0 is what words that appear in documents independently of each other score: below it, a topic's
 # top words share documents less often than chance, so they do not describe one subject together.
@@ -61,7 +61,9 @@ COHERENCE_HELP = (f"Coherence (NPMI) measures how much more often the topic's {N
                   "in the same training documents than unrelated words would, from −1 (never together) through "
                   "0 (as often as by chance) to 1 (always together).")
 LIVE_HELP = ("Topics that explain a real share of the words: for LDA at least a quarter of an even share (1/K), "
-             "for the HDP a corpus weight of at least 1%.")
+             "for the HDP at least 1% of the words.")
+IN_USE_HELP = ("Topics that explain at least 1% of the words: how many topics the HDP finds in the documents. "
+               "The others are spare slots of its truncation.")
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,11 @@ class TopicQuality:
     @property
     def n_live(self) -> int:
         return int(self.live.sum())
+
+    @property
+    def spare_share(self) -> float:
+        """Share of the words the topics that are not live explain together."""
+        return float(self.weights[~self.live].sum())
 
     @property
     def n_distinct(self) -> int:
@@ -166,12 +173,11 @@ def flags(quality: TopicQuality, topic: int) -> list[str]:
     return found
 
 
-def general_among_largest(quality: TopicQuality | None, n: int) -> int:
-    """How many of the ``n`` topics with the largest shares of the words repeat the overall word use."""
-    if quality is None or n <= 0:
+def general_among_live(quality: TopicQuality | None) -> int:
+    """How many of the live topics (the HDP's topics in use) repeat the overall word use."""
+    if quality is None:
         return 0
-    largest = np.argsort(-quality.weights, kind="stable")[:n]
-    return int(quality.general[largest].sum())
+    return int((quality.general & quality.live).sum())
 
 
 def hdp_few_documents_note(n_train: int) -> str | None:

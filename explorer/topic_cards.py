@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cached, charts, formatting, icons, intertopic, model_extra, quality, safe_text, state, tables, ui
-from explorer.engine_api import topic_order, topics_covering
+from explorer.engine_api import topic_order
 from explorer.merging import merge_button
 from explorer.runs import RunRecord
 from explorer.state import Keys
@@ -101,6 +101,26 @@ def topic_panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
     panel()
 
 
+def _hdp_weights(model, measured: quality.TopicQuality | None, labels: dict, order, weights) -> None:
+    """The HDP's topics in use (those explaining at least 1 % of the words) and its corpus weights, as bars."""
+    left, right = st.columns([1, 3])
+    if measured is not None:
+        left.metric("Topics in use", f"{measured.n_live} of {model.n_topics}", help=quality.IN_USE_HELP)
+        if measured.n_live < model.n_topics:
+            left.caption(f"The other {formatting.count(model.n_topics - measured.n_live)} hold "
+                         f"{formatting.percent(measured.spare_share)} of the words.")
+        general = quality.general_among_live(measured)
+        if general:
+            verb = "repeats" if general == 1 else "repeat"
+            left.caption(f"{general} of the topics in use {verb} the collection's overall word use.")
+    right.markdown("**Corpus weight of each topic** (the HDP's stick-breaking weights)")
+    in_use = measured.live if measured is not None else np.zeros(model.n_topics, dtype=bool)
+    sticks = pd.DataFrame({"rank": range(1, len(order) + 1), "label": [labels[k] for k in order],
+                           "weight": [float(weights[k]) for k in order],
+                           "in_use": [bool(in_use[k]) for k in order]})
+    right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key=Keys.sticks_chart)
+
+
 def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
     model = record.model()
     if model is None:
@@ -119,19 +139,7 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
         st.caption(f"Training… the cards follow the model (step {formatting.count(record.model_step)}).")
     measured = cached.run_quality(record)
     if record.settings.model == "HDP":
-        in_use = topics_covering(model, 0.95)
-        left, right = st.columns([1, 3])
-        left.metric("Topics in use", f"{in_use} of {model.n_topics}",
-                    help="The fewest topics that together explain 95% of the words.")
-        general = quality.general_among_largest(measured, in_use)
-        if general:
-            verb = "repeats" if general == 1 else "repeat"
-            left.caption(f"{general} of them {verb} the collection's overall word use.")
-        right.markdown("**Corpus weight of each topic** (the HDP's stick-breaking weights)")
-        sticks = pd.DataFrame({"rank": range(1, len(order) + 1), "label": [labels[k] for k in order],
-                               "weight": [float(weights[k]) for k in order],
-                               "in_use": [i < in_use for i in range(len(order))]})
-        right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key=Keys.sticks_chart)
+        _hdp_weights(model, measured, labels, order, weights)
     else:
         _alpha(model, labels, order)
     note = quality.general_note(measured)

@@ -12,7 +12,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from explorer import porting
+from explorer import formatting, porting
 from explorer.state import Keys
 from tests.engine._fake_warm_up import FakeWarmUp
 from tests.engine._fake_warm_up import install as install_fake_warm_up
@@ -262,7 +262,13 @@ def test_hdp_run_shows_stick_weights(app_path):
     assert record.settings.model == "HDP"
     _until(at, lambda: record.status == "finished")
     _page(at, "topics")
-    assert any(m.label == "Topics in use" for m in at.metric)
+    shares = record.model().word_shares()
+    in_use = int((shares >= 0.01).sum())  # the topics explaining at least 1 % of the words, as in the run list
+    [metric] = [m for m in at.metric if m.label == "Topics in use"]
+    assert metric.value == f"{in_use} of 20"
+    if in_use < 20:
+        spare = formatting.percent(float(shares[shares < 0.01].sum()))
+        assert f"The other {20 - in_use} hold {spare} of the words." in [c.value for c in at.caption]
 
 
 def test_export_reimport_and_resume_checkpoint(app_path):

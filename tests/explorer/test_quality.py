@@ -160,9 +160,12 @@ def test_general_topics_are_flagged_and_noted_past_a_quarter_of_the_words():
     unknown = dataclasses.replace(measured, divergence=None)  # e.g. built without the engine's read-out
     assert quality.general_note(unknown) is None and not unknown.general.any()
     assert quality.general_note(None) is None
-    # the Topics page's "of them" under the HDP's topics in use: among the largest shares only
-    assert [quality.general_among_largest(measured, n) for n in (0, 1, 2, 3, 4)] == [0, 0, 1, 1, 2]
-    assert quality.general_among_largest(None, 3) == 0
+    # the Topics page's line under the HDP's topics in use counts the live general topics only
+    assert quality.general_among_live(measured) == 2
+    spare = dataclasses.replace(measured, live=np.array([True, True, True, False]))
+    assert quality.general_among_live(spare) == 1 and spare.spare_share == pytest.approx(0.1)
+    assert measured.spare_share == 0.0
+    assert quality.general_among_live(None) == 0
     # the page offers to merge an HDP's general topics when its note shows and there are at least two
     assert quality.mergeable(measured) == 2
     assert quality.mergeable(dataclasses.replace(measured, hdp=False)) == 0  # LDA: it costs held-out likelihood

@@ -151,9 +151,12 @@ def test_an_hdp_with_copies_of_the_overall_word_use_is_told_so(app_path):
         assert (GENERAL in [w.value for w in _card(at, k).warning]) == (k >= 3)
     assert 0.15 < model.word_shares()[3:].sum() < 0.25  # under a quarter of the words: flagged, no note
     assert not [i for i in at.info if "overall word use" in i.value]
-    in_use = model.topics_covering(0.95, by="words")
-    assert 3 < in_use <= 20  # the three themes and some of the copies explain 95 % of the words
-    assert f"{in_use - 3} of them repeat the collection's overall word use." in [c.value for c in at.caption]
+    live = model.word_shares() >= 0.01  # topics in use: at least 1 % of the words
+    assert live.all()  # each copy holds 1.2 %
+    [metric] = [m for m in at.metric if m.label == "Topics in use"]
+    assert metric.value == "20 of 20"
+    assert "17 of the topics in use repeat the collection's overall word use." in [c.value for c in at.caption]
+    assert not [c.value for c in at.caption if c.value.startswith("The other")]  # no spare topics to speak of
 
     # past a quarter of the words the page says what it means and what to try
     at, model = _topics_page_of_an_hdp_with_copies(app_path, scale=0.05)
@@ -201,7 +204,7 @@ def test_merging_the_copies_makes_a_new_run_with_one_general_topic(app_path):
     assert note.startswith("1 topic, holding ")
     assert not at.button  # nothing left to merge
     assert GENERAL in [w.value for w in _card(at, kept).warning]
-    assert "1 of them repeats the collection's overall word use." in [c.value for c in at.caption]
+    assert "1 of the topics in use repeats the collection's overall word use." in [c.value for c in at.caption]
     # the emptied topics say where their words went (unless the user named them); the map shows the kept one
     emptied = next(k for k in range(3, 20) if k not in (kept, 7))
     assert merged.label(emptied) == f"Topic {emptied} (merged into topic {kept})"
