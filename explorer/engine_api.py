@@ -147,5 +147,3 @@ __all__ = [
 def topic_order(model):
     """``model.topic_order()``: topic indices, heaviest corpus weight first (LDA and HDP)."""
     return model.topic_order()
-
-

@@ -159,15 +159,18 @@ def expected_doc_topics(doc_sticks: np.ndarray, atom_topic: np.ndarray) -> np.nd
     return np.matmul(weights[:, None, :], atom_topic)[:, 0, :]
 
 
+def _document_sums(counts: sp.csr_matrix, per_entry: np.ndarray) -> np.ndarray:
+    """Rows of ``per_entry`` (one per stored entry of the CSR ``counts``) summed by document, 0 for empty ones."""
+    out = np.zeros((counts.shape[0], per_entry.shape[1]), dtype=per_entry.dtype)
+    nonempty = np.diff(counts.indptr) > 0
+    if per_entry.shape[0]:
+        out[nonempty] = np.add.reduceat(per_entry, counts.indptr[:-1][nonempty], axis=0)
+    return out
+
+
 def atom_counts(counts: sp.csr_matrix, word_atom: np.ndarray) -> np.ndarray:
     """n_di = sum_n phi_dn^i (token-weighted), shape (n_docs, T)."""
-    weighted = counts.data[:, None] * word_atom
-    starts = counts.indptr[:-1]
-    out = np.zeros((counts.shape[0], word_atom.shape[1]), dtype=word_atom.dtype)
-    nonempty = np.diff(counts.indptr) > 0
-    if weighted.shape[0]:
-        out[nonempty] = np.add.reduceat(weighted, starts[nonempty], axis=0)
-    return out
+    return _document_sums(counts, counts.data[:, None] * word_atom)
 
 
 def atom_use(counts: sp.csr_matrix, word_atom: np.ndarray) -> np.ndarray:
@@ -179,13 +182,8 @@ def atom_use(counts: sp.csr_matrix, word_atom: np.ndarray) -> np.ndarray:
     dtype = np.result_type(word_atom.dtype, np.float32)
     # phi = 1 gives log 0: floored at 1 - 16 eps (1 - 2e-6 in float32), P(used) = 1 to the dtype's precision
     probability = np.minimum(word_atom, 1.0 - 16 * np.finfo(dtype).eps, dtype=dtype)
-    weighted = counts.data.astype(dtype)[:, None] * np.log1p(-probability)
-    starts = counts.indptr[:-1]
-    out = np.zeros((counts.shape[0], word_atom.shape[1]), dtype=dtype)
-    nonempty = np.diff(counts.indptr) > 0
-    if weighted.shape[0]:
-        out[nonempty] = np.add.reduceat(weighted, starts[nonempty], axis=0)
-    return 0.0 - np.expm1(out)  # 0.0 - : +0 for documents without words
+    log_unused = _document_sums(counts, counts.data.astype(dtype)[:, None] * np.log1p(-probability))
+    return 0.0 - np.expm1(log_unused)  # 0.0 - : +0 for documents without words
 
 
 def topic_word_stats(counts: sp.csr_matrix, word_atom: np.ndarray, atom_topic: np.ndarray) -> np.ndarray:
