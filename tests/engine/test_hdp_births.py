@@ -16,6 +16,7 @@ from engine.models._hdp_births import (
 )
 from engine.models._sticks import stick_counts
 from tests.engine._reference import planted_counts
+from tests.engine._resume import resume_from_checkpoint
 
 WORDS = 10  # words per planted theme
 
@@ -179,14 +180,9 @@ def test_training_with_births_stays_consistent_and_matches_a_checkpointed_run(tm
     trainer = engine.SVI(first, X, batch_size=40, seed=2)
     trainer.run(n_docs=int(2.5 * X.shape[0]))  # two birth rounds made, their pairs pending
     assert first.training_clock()["birth_rounds"] == 2 and first.training_clock()["pairs"]
-    engine.save_model(tmp_path / "checkpoint.npz", first, trainer=trainer)
-    loaded = engine.load_model(tmp_path / "checkpoint.npz")
-    assert loaded.model.training_clock() == first.training_clock()
-    resumed = engine.SVI(loaded.model, X, batch_size=40)
-    resumed.load_state_dict(loaded.trainer_state)
-    resumed.run(n_docs=8 * X.shape[0] - trainer.docs_seen)
-    assert loaded.model.training_clock() == pytest.approx(clock)
-    np.testing.assert_allclose(loaded.model.lambda_, straight.lambda_, rtol=1e-8)
+    resumed = resume_from_checkpoint(first, trainer, X, tmp_path / "checkpoint.npz", 8 * X.shape[0], batch_size=40)
+    assert resumed.training_clock() == pytest.approx(clock)
+    np.testing.assert_allclose(resumed.lambda_, straight.lambda_, rtol=1e-8)
 
 
 def test_no_births_under_the_paper_preset_nor_for_a_model_saved_before_births():

@@ -10,6 +10,7 @@ import pytest
 import engine
 from engine.models.lazy_topics import LazyTopics
 from tests.engine._reference import planted_counts
+from tests.engine._resume import resume_from_checkpoint
 
 
 def _model_with_topics(lam: np.ndarray, **options) -> engine.LDA:
@@ -136,15 +137,10 @@ def test_a_checkpointed_run_revives_exactly_as_an_uninterrupted_one(tmp_path):
     trainer = engine.SVI(first, X, batch_size=40, seed=2)
     trainer.run(n_docs=int(1.6 * X.shape[0]))  # between the two revivals
     assert first.training_clock()["revivals"] == 1
-    engine.save_model(tmp_path / "checkpoint.npz", first, trainer=trainer)
-    loaded = engine.load_model(tmp_path / "checkpoint.npz")
-    assert loaded.model.training_clock() == first.training_clock()
-    resumed = engine.SVI(loaded.model, X, batch_size=40)
-    resumed.load_state_dict(loaded.trainer_state)
-    resumed.run(n_docs=6 * X.shape[0] - trainer.docs_seen)
-    assert loaded.model.training_clock() == pytest.approx(straight.training_clock())
+    resumed = resume_from_checkpoint(first, trainer, X, tmp_path / "checkpoint.npz", 6 * X.shape[0], batch_size=40)
+    assert resumed.training_clock() == pytest.approx(straight.training_clock())
     # the checkpoint holds lambda with the pending decay applied: equal to rounding
-    np.testing.assert_allclose(loaded.model.lambda_, straight.lambda_, rtol=1e-10)
+    np.testing.assert_allclose(resumed.lambda_, straight.lambda_, rtol=1e-10)
 
 
 @pytest.mark.parametrize(("clock", "problem"), [
