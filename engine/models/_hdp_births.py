@@ -34,6 +34,7 @@ _MIN_DOCS = 10  # fewer such documents: the topic is not split
 _ITERATIONS = 10  # rounds of spherical 2-means
 _SMOOTHING = 0.1  # each word's share leans towards 1/2 by this fraction of the mean count
 _CHUNK = 4096  # stored entries whose mixtures are computed at once (their rows stay in cache)
+_SPREAD_CELLS = 1 << 16  # cells of excess that take their share of an emptied slot at once (in cache)
 
 
 class DocumentSplit:
@@ -145,7 +146,7 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
         if candidates.size == 0:
             break
         slot = int(candidates[np.argmin(totals[candidates])])
-        _spread(excess, sticks, slot)
+        _spread(excess, sticks, slot, totals)
         moved, share = found
         whole = excess[donor].copy()
         excess[slot], excess[donor] = whole * moved, whole * (1.0 - moved)
@@ -155,13 +156,21 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
     return pairs
 
 
-def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int) -> None:
-    """Empty topic ``slot`` into all the others, in proportion to their expected words."""
-    words = excess.sum(axis=1)
+def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int, words: np.ndarray) -> None:
+    """Empty topic ``slot`` into all the others, in proportion to their expected words ``words`` (excess's row sums).
+
+    The rows take their shares a block at a time, so no second (K, V) array is made.
+    """
     weights = words / max(float(np.delete(words, slot).sum()), 1e-300)
     weights[slot] = 0.0  # its own row takes nothing and is emptied below
     emptied = excess[slot].copy()
-    excess += weights[:, None] * emptied[None, :]
+    block = max(1, _SPREAD_CELLS // max(1, excess.shape[1]))
+    share = np.empty((min(block, excess.shape[0]), excess.shape[1]))
+    for start in range(0, excess.shape[0], block):
+        rows = slice(start, start + block)
+        part = share[:excess[rows].shape[0]]
+        np.multiply(weights[rows, None], emptied[None, :], out=part)
+        excess[rows] += part
     sticks += weights * sticks[slot]
     excess[slot], sticks[slot] = 0.0, 0.0
 
@@ -182,13 +191,25 @@ def undo_pairs(excess: np.ndarray, sticks: np.ndarray, pairs: list[tuple[int, in
         if a <= 0 or b <= 0:
             continue
         rows = np.stack((excess[donor] / a, excess[child] / b))
-        top = np.argsort(-rows, axis=1, kind="stable")[:, :10]
-        if jensen_shannon(rows)[0, 1] < UNDO_DIVERGENCE or np.intersect1d(top[0], top[1]).size >= UNDO_SHARED_TOP:
+        if (jensen_shannon(rows)[0, 1] < UNDO_DIVERGENCE
+                or np.intersect1d(_top_words(rows[0]), _top_words(rows[1])).size >= UNDO_SHARED_TOP):
             excess[donor] += excess[child]
             sticks[donor] += sticks[child]
             excess[child], sticks[child] = 0.0, 0.0
             merged.append((donor, child))
     return merged
+
+
+def _top_words(row: np.ndarray, n: int = 10) -> np.ndarray:
+    """The ``n`` largest entries' indices, ties to the lower index: ``np.argsort(-row, kind="stable")[:n]``.
+
+    Only the entries at least the n-th largest value are sorted.
+    """
+    if row.size <= n:
+        return np.argsort(-row, kind="stable")
+    threshold = np.partition(row, row.size - n)[row.size - n]
+    candidates = np.flatnonzero(row >= threshold)
+    return candidates[np.argsort(-row[candidates], kind="stable")[:n]]
 
 
 def rename_merged(pending: list[tuple[int, int, int]], merged: list[tuple[int, int]]) -> list[tuple[int, int, int]]:

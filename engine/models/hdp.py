@@ -697,16 +697,20 @@ class HDP(TopicModel):
             split = DocumentSplit(counts, theta, lambda_ / lambda_.sum(axis=1, keepdims=True), rng)
             pending = np.array([topic for pair in self._pairs for topic in pair[1:]], dtype=np.intp)
             born = self._restructure(lambda excess, sticks: birth_round(excess, sticks, self.omega, self.births,
-                                                                       general, split, pending))
+                                                                       general, split, pending), lambda_=lambda_)
             self._pairs.extend((self._birth_rounds, donor, child) for donor, child in born)
 
-    def _restructure(self, change, undone: list | None = None) -> list[tuple[int, int]]:
+    def _restructure(self, change, undone: list | None = None, lambda_: np.ndarray | None = None
+                     ) -> list[tuple[int, int]]:
         """Apply ``change(excess, sticks) -> pairs`` to float64 copies of lambda - eta and N_k; kept if pairs are named.
 
         ``undone``: the pending pairs being judged, dropped from the pending list, whose
-        merged-back topics are renamed in the pairs that stay.
+        merged-back topics are renamed in the pairs that stay.  ``lambda_``: lambda in
+        float64 if the caller has it already.
         """
-        excess = np.maximum(self._require_fitted().astype(np.float64) - self.eta, 0.0)
+        if lambda_ is None:
+            lambda_ = self._require_fitted().astype(np.float64)
+        excess = np.maximum(lambda_ - self.eta, 0.0)
         sticks = _stick_counts(self._sticks.astype(np.float64), self.omega)
         pairs = change(excess, sticks)
         if undone is not None:

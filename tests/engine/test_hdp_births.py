@@ -10,6 +10,8 @@ import engine
 from engine.models._hdp_births import (
     BIRTH_ROUNDS,
     DocumentSplit,
+    _spread,
+    _top_words,
     birth_round,
     rename_merged,
     undo_pairs,
@@ -128,6 +130,31 @@ def test_birth_round_conserves_words_and_sticks_and_skips_what_it_must():
         np.testing.assert_allclose(excess[child] / (excess[donor] + excess[child]), moved, rtol=1e-2)
         assert sticks[child] / (sticks[donor] + sticks[child]) == pytest.approx(0.3, rel=1e-2)
     assert np.all(excess >= 0) and np.all(sticks >= 0)
+
+
+def test_spread_in_blocks_is_the_whole_array_update(monkeypatch):
+    """Blocks of rows (3 rows each here) give the very numbers of the one-array update, and lose no word."""
+    monkeypatch.setattr("engine.models._hdp_births._SPREAD_CELLS", 3 * 25)
+    rng = np.random.default_rng(8)
+    excess, sticks = rng.gamma(0.5, 10.0, size=(10, 25)), rng.uniform(0.0, 5.0, 10)
+    words = excess.sum(axis=1)
+    weights = words / np.delete(words, 4).sum()
+    weights[4] = 0.0
+    expected = excess + weights[:, None] * excess[4][None, :]
+    expected[4] = 0.0
+    total, stick_total = excess.sum(), sticks.sum()
+    _spread(excess, sticks, 4, words)
+    np.testing.assert_array_equal(excess, expected)
+    assert excess.sum() == pytest.approx(total, rel=1e-12) and sticks.sum() == pytest.approx(stick_total, rel=1e-12)
+    assert sticks[4] == 0.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_top_words_is_the_stable_argsort_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    row = rng.integers(0, 6, size=40).astype(float)  # many ties, also at the tenth place
+    np.testing.assert_array_equal(_top_words(row), np.argsort(-row, kind="stable")[:10])
+    np.testing.assert_array_equal(_top_words(row[:7]), np.argsort(-row[:7], kind="stable"))
 
 
 def test_undo_merges_only_pairs_that_stay_copies():
