@@ -1,8 +1,10 @@
 """The quality benchmark's panel (the shared corpora, the KJV Bible built at run time, a synthetic corpus) and the
-check collection fortunes (quotations, built at run time), on which no default was tuned."""
+check collections fortunes (quotations) and manpages (the Linux manual pages), built at run time, on which no
+default was tuned."""
 
 from __future__ import annotations
 
+import gzip
 import re
 import shutil
 import subprocess
@@ -143,6 +145,61 @@ def fortunes_collection(cache: Path) -> tuple[Collection | None, str]:
     )
 
 
+MANPAGE_PACKAGES = ("manpages", "manpages-dev")  # the Linux man-pages project: sections 2-5 and 7
+_ROFF_COMMENT = re.compile(r"^['.]\\\"")
+_ROFF_ESCAPE = re.compile(r"\\(?:[fF*n](?:\[[^\]]*\]|\(..|.)|\(..|\[[^\]]*\]|[sS][-+]?\d|.)")
+
+
+def roff_text(source: str) -> str:
+    """The words of a man page's roff source: comments dropped, each request's name dropped (its arguments
+    kept), escapes such as \\fB and \\(em replaced by spaces.  Good enough for a bag of words, not for reading."""
+    lines = []
+    for line in source.splitlines():
+        if _ROFF_COMMENT.match(line):
+            continue
+        if line[:1] in ".'":
+            line = line[1:].strip().partition(" ")[2].replace('"', " ")
+        lines.append(_ROFF_ESCAPE.sub(" ", line))
+    return "\n".join(lines)
+
+
+def manpage_texts() -> tuple[list[str], str]:
+    """Every page of Debian's manpages and manpages-dev, one text each; pages that only include another
+    (a single ``.so`` request) are left out."""
+    paths = []
+    for package in MANPAGE_PACKAGES:
+        try:
+            done = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True, timeout=60)
+        except FileNotFoundError:
+            raise FileNotFoundError("dpkg is not available to list the man pages") from None
+        if done.returncode != 0:
+            raise FileNotFoundError(f"the Debian package {package} is not installed")
+        paths += [Path(line) for line in done.stdout.splitlines() if re.search(r"/man/man\d/[^/]+\.gz$", line)]
+    texts = []
+    for path in sorted(set(paths)):
+        if path.is_symlink() or not path.is_file():
+            continue
+        source = gzip.decompress(path.read_bytes()).decode("utf-8", errors="replace")
+        if re.fullmatch(r"\s*\.so\s+\S+\s*", source):
+            continue
+        texts.append(roff_text(source))
+    if not texts:
+        raise FileNotFoundError(f"no man pages found in the packages {', '.join(MANPAGE_PACKAGES)}")
+    return texts, f"{len(texts)} pages of Debian's {' and '.join(MANPAGE_PACKAGES)}"
+
+
+def manpages_collection(cache: Path) -> tuple[Collection | None, str]:
+    """A check collection the defaults were never tuned on: technical reference pages, short to very long."""
+    return cached_collection(
+        cache, "manpages", manpage_texts,
+        "`sudo apt-get install manpages manpages-dev` installs the Linux man-pages project's pages (GPL, BSD "
+        "and other free licences, see /usr/share/doc/manpages/copyright)",
+        "The Linux man-pages project's pages in Debian's manpages and manpages-dev ({program}), roff requests "
+        "and escapes stripped; one document per page ({n_docs})",
+        "Linux man pages (Debian manpages, manpages-dev)",
+    )
+
+
 def cached_collection(cache: Path, name: str, read_texts, install: str, provenance: str,
                       source: str) -> tuple[Collection | None, str]:
     """The texts of ``read_texts() -> (texts, where)``, vectorised like the shared corpora and split by
@@ -197,6 +254,8 @@ def load_collection(name: str, args) -> tuple[Collection | None, str]:
         return bible_collection(args.cache)
     if name == "fortunes":
         return fortunes_collection(args.cache)
+    if name == "manpages":
+        return manpages_collection(args.cache)
     return synthetic_collection(), ""
 
 
