@@ -168,7 +168,7 @@ def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int, words: np.ndarray
     share = np.empty((min(block, excess.shape[0]), excess.shape[1]))
     for start in range(0, excess.shape[0], block):
         rows = slice(start, start + block)
-        part = share[:excess[rows].shape[0]]
+        part = share[:min(block, excess.shape[0] - start)]
         np.multiply(weights[rows, None], emptied[None, :], out=part)
         excess[rows] += part
     sticks += weights * sticks[slot]
