@@ -8,8 +8,10 @@ import gzip
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import compare_lda
 import numpy as np
@@ -105,18 +107,6 @@ def bible_chapters() -> tuple[list[str], str]:
     return [" ".join(verses) for verses in chapters.values()], program
 
 
-def bible_collection(cache: Path) -> tuple[Collection | None, str]:
-    """Built once and cached: chapters, vectorised like the shared corpora, split by engine.heldout_split."""
-    return cached_collection(
-        cache, "bible", bible_chapters,
-        "`sudo apt-get install bible-kjv-text` installs the King James Bible (public domain, Debian's "
-        "bible-kjv-text) and the `bible` program that reads it",
-        "King James Bible (public domain), Debian bible-kjv-text, printed by `{program} -f gen1:1-rev22:21`; "
-        "one document per chapter ({n_docs})",
-        "King James Bible by chapter (Debian bible-kjv-text)",
-    )
-
-
 FORTUNES = Path("/usr/share/games/fortunes")
 _NOT_PROSE = ("art", "ascii-art")  # pictures drawn in characters, not text
 
@@ -131,18 +121,6 @@ def fortunes_texts() -> tuple[list[str], str]:
         entries = re.split(r"^%$", path.read_text(encoding="latin-1"), flags=re.MULTILINE)
         texts.extend(entry.strip() for entry in entries if entry.strip())
     return texts, f"{len(files)} files of {FORTUNES}"
-
-
-def fortunes_collection(cache: Path) -> tuple[Collection | None, str]:
-    """A check collection the defaults were never tuned on: short quotations of every kind (fortune-mod)."""
-    return cached_collection(
-        cache, "fortunes", fortunes_texts,
-        "`sudo apt-get install fortunes` installs the quotations (Debian's fortunes and fortunes-min; BSD and "
-        "various free licences, see /usr/share/doc/fortunes/copyright)",
-        "Quotations of Debian's fortunes and fortunes-min packages ({program}, without art and ascii-art); "
-        "one document per quotation ({n_docs})",
-        "fortune-mod quotations (Debian fortunes, fortunes-min)",
-    )
 
 
 MANPAGE_PACKAGES = ("manpages", "manpages-dev")  # the Linux man-pages project: sections 2-5 and 7
@@ -188,16 +166,44 @@ def manpage_texts() -> tuple[list[str], str]:
     return texts, f"{len(texts)} pages of Debian's {' and '.join(MANPAGE_PACKAGES)}"
 
 
-def manpages_collection(cache: Path) -> tuple[Collection | None, str]:
-    """A check collection the defaults were never tuned on: technical reference pages, short to very long."""
-    return cached_collection(
-        cache, "manpages", manpage_texts,
+class BuiltCollection(NamedTuple):
+    """A collection built at run time from texts on this machine: what ``cached_collection`` needs besides its name."""
+
+    read_texts: Callable[[], tuple[list[str], str]]
+    install: str  # how to get the texts, said when they are missing
+    provenance: str  # PROVENANCE.md's first sentence ({program}, {n_docs} filled in)
+    source: str  # the collection's short description in reports
+
+
+BUILT = {
+    # built once and cached: chapters, vectorised like the shared corpora, split by engine.heldout_split
+    "bible": BuiltCollection(
+        bible_chapters,
+        "`sudo apt-get install bible-kjv-text` installs the King James Bible (public domain, Debian's "
+        "bible-kjv-text) and the `bible` program that reads it",
+        "King James Bible (public domain), Debian bible-kjv-text, printed by `{program} -f gen1:1-rev22:21`; "
+        "one document per chapter ({n_docs})",
+        "King James Bible by chapter (Debian bible-kjv-text)",
+    ),
+    # check collections the defaults were never tuned on: short quotations of every kind (fortune-mod) ...
+    "fortunes": BuiltCollection(
+        fortunes_texts,
+        "`sudo apt-get install fortunes` installs the quotations (Debian's fortunes and fortunes-min; BSD and "
+        "various free licences, see /usr/share/doc/fortunes/copyright)",
+        "Quotations of Debian's fortunes and fortunes-min packages ({program}, without art and ascii-art); "
+        "one document per quotation ({n_docs})",
+        "fortune-mod quotations (Debian fortunes, fortunes-min)",
+    ),
+    # ... and technical reference pages, short to very long
+    "manpages": BuiltCollection(
+        manpage_texts,
         "`sudo apt-get install manpages manpages-dev` installs the Linux man-pages project's pages (GPL, BSD "
         "and other free licences, see /usr/share/doc/manpages/copyright)",
         "The Linux man-pages project's pages in Debian's manpages and manpages-dev ({program}), roff requests "
         "and escapes stripped; one document per page ({n_docs})",
         "Linux man pages (Debian manpages, manpages-dev)",
-    )
+    ),
+}
 
 
 def cached_collection(cache: Path, name: str, read_texts, install: str, provenance: str,
@@ -250,12 +256,8 @@ def synthetic_collection() -> Collection:
 def load_collection(name: str, args) -> tuple[Collection | None, str]:
     if name in SHARED_CORPORA:
         return shared_collection(name, args.shared)
-    if name == "bible":
-        return bible_collection(args.cache)
-    if name == "fortunes":
-        return fortunes_collection(args.cache)
-    if name == "manpages":
-        return manpages_collection(args.cache)
+    if name in BUILT:
+        return cached_collection(args.cache, name, *BUILT[name])
     return synthetic_collection(), ""
 
 
