@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from engine.data.vectorizer import TextCounts, Vectorizer
 from engine.errors import NotFittedError, VocabularyMismatchError
 from engine.models._estimator import TopicEstimator
-from engine.models.inspection import GENERAL_DIVERGENCE
+from engine.models.inspection import GENERAL_DIVERGENCE, top_indices
 from engine.models.lazy_topics import LazyTopics
 from engine.validation import as_counts, check_int, check_topic_indices
 
@@ -211,7 +211,7 @@ class TopicModel(TopicEstimator):
     def top_words(self, n: int = 10, vocabulary=None) -> list[list]:
         """The n most probable words of each topic, as indices or as words of ``vocabulary``."""
         n = min(check_int("n", n, 1), self.n_words)
-        top = np.argsort(-self.expected_topics(), axis=1, kind="stable")[:, :n]
+        top = top_indices(self.expected_topics(), n)
         if vocabulary is None:
             return top.tolist()
         return [[vocabulary[i] for i in row] for row in top]

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from engine.kernels.reference.hdp import stick_weights
 from engine.models._sticks import sticks_from_counts
+from engine.models.inspection import top_indices
 from engine.models.intertopic import jensen_shannon
 
 BIRTH_ROUNDS = 3  # one round after each of the first three epochs
@@ -192,24 +193,12 @@ def undo_pairs(excess: np.ndarray, sticks: np.ndarray, pairs: list[tuple[int, in
             continue
         rows = np.stack((excess[donor] / a, excess[child] / b))
         if (jensen_shannon(rows)[0, 1] < UNDO_DIVERGENCE
-                or np.intersect1d(_top_words(rows[0]), _top_words(rows[1])).size >= UNDO_SHARED_TOP):
+                or np.intersect1d(*top_indices(rows, 10)).size >= UNDO_SHARED_TOP):
             excess[donor] += excess[child]
             sticks[donor] += sticks[child]
             excess[child], sticks[child] = 0.0, 0.0
             merged.append((donor, child))
     return merged
-
-
-def _top_words(row: np.ndarray, n: int = 10) -> np.ndarray:
-    """The ``n`` largest entries' indices, ties to the lower index: ``np.argsort(-row, kind="stable")[:n]``.
-
-    Only the entries at least the n-th largest value are sorted.
-    """
-    if row.size <= n:
-        return np.argsort(-row, kind="stable")
-    threshold = np.partition(row, row.size - n)[row.size - n]
-    candidates = np.flatnonzero(row >= threshold)
-    return candidates[np.argsort(-row[candidates], kind="stable")[:n]]
 
 
 def rename_merged(pending: list[tuple[int, int, int]], merged: list[tuple[int, int]]) -> list[tuple[int, int, int]]:

@@ -22,6 +22,7 @@ __all__ = [
     "text_segments",
     "top_corpus_words",
     "top_documents",
+    "top_indices",
     "top_relevant_words",
     "word_marginal",
 ]
@@ -30,6 +31,25 @@ _TOKEN = re.compile(TOKEN_PATTERN)
 # Below this Jensen-Shannon divergence (nats) from the overall word use, a topic only repeats the collection's
 # commonest words: the copies an HDP fitted to a small collection makes (benchmarks/RESULTS.md, run 21)
 GENERAL_DIVERGENCE = 0.03
+
+
+def top_indices(rows: np.ndarray, n: int) -> np.ndarray:
+    """Each row's ``n`` largest entries' indices, largest first, ties to the lower index.
+
+    Exactly ``np.argsort(-rows, axis=-1, kind="stable")[..., :n]`` (a 1-d ``rows`` is one row),
+    but only the entries at least as large as a row's n-th largest are sorted.
+    """
+    rows = np.asarray(rows)
+    width = rows.shape[-1]
+    if n >= width:
+        return np.argsort(-rows, axis=-1, kind="stable")
+    thresholds = np.partition(rows, width - n, axis=-1)[..., width - n]
+    out = np.empty((*rows.shape[:-1], n), dtype=np.intp)
+    for index in np.ndindex(rows.shape[:-1]):
+        row = rows[index]
+        candidates = np.flatnonzero(row >= thresholds[index])
+        out[index] = candidates[np.argsort(-row[candidates], kind="stable")[:n]]
+    return out
 
 
 def word_marginal(topics: np.ndarray, topic_weights: np.ndarray) -> np.ndarray:

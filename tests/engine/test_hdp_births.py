@@ -11,7 +11,6 @@ from engine.models._hdp_births import (
     BIRTH_ROUNDS,
     DocumentSplit,
     _spread,
-    _top_words,
     birth_round,
     rename_merged,
     undo_pairs,
@@ -147,14 +146,6 @@ def test_spread_in_blocks_is_the_whole_array_update(monkeypatch):
     np.testing.assert_array_equal(excess, expected)
     assert excess.sum() == pytest.approx(total, rel=1e-12) and sticks.sum() == pytest.approx(stick_total, rel=1e-12)
     assert sticks[4] == 0.0
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_top_words_is_the_stable_argsort_with_ties(seed):
-    rng = np.random.default_rng(seed)
-    row = rng.integers(0, 6, size=40).astype(float)  # many ties, also at the tenth place
-    np.testing.assert_array_equal(_top_words(row), np.argsort(-row, kind="stable")[:10])
-    np.testing.assert_array_equal(_top_words(row[:7]), np.argsort(-row[:7], kind="stable"))
 
 
 def test_undo_merges_only_pairs_that_stay_copies():

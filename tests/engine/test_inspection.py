@@ -13,6 +13,7 @@ from engine.models.inspection import (
     text_segments,
     top_corpus_words,
     top_documents,
+    top_indices,
     top_relevant_words,
     word_marginal,
 )
@@ -22,6 +23,16 @@ def _model():
     model = engine.LDA(n_topics=2, n_words=4)
     model.lambda_ = np.array([[8.0, 1.0, 1.0, 0.5], [1.0, 1.0, 6.0, 0.5]])
     return model
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_top_indices_is_the_stable_argsort_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, 6, size=(5, 40)).astype(np.float32)  # many ties, also at the tenth place
+    np.testing.assert_array_equal(top_indices(rows, 10), np.argsort(-rows, axis=1, kind="stable")[:, :10])
+    np.testing.assert_array_equal(top_indices(rows[0], 10), np.argsort(-rows[0], kind="stable")[:10])
+    np.testing.assert_array_equal(top_indices(rows[:, :7], 10), np.argsort(-rows[:, :7], axis=1, kind="stable"))
+    assert top_indices(rows, 10).shape == (5, 10)
 
 
 def test_relevance_endpoints_are_probability_and_lift():
