@@ -22,7 +22,6 @@ __all__ = [
     "text_segments",
     "top_corpus_words",
     "top_documents",
-    "top_indices",
     "top_relevant_words",
     "word_marginal",
 ]
