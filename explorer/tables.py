@@ -53,6 +53,9 @@ def changes_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
         for c in changes:
             if c.name == "births":  # the HDP split topics: round -> how many
                 text = f"{formatting.plural(int(c.new), 'topic')} split in two (births, round {int(c.old)})"
+            elif c.name == "merges":  # the run ended: pending split pairs judged -> merged back
+                text = (f"{formatting.plural(int(c.new), 'split pair')} of {formatting.count(int(c.old))} "
+                        "merged back at the end (the halves stayed alike)")
             else:
                 symbol = SETTING_SYMBOLS.get(c.name, c.name)
                 text = f"{symbol} {_value(c.name, c.old)} → {_value(c.name, c.new)}"

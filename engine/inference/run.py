@@ -234,6 +234,13 @@ class TrainingRun:
     history, changes, seconds :
         The record of an earlier run to continue (used by :meth:`resume_from`).
 
+    Notes
+    -----
+    When the run finishes or is stopped, an HDP judges the birth pairs still pending
+    (:meth:`engine.HDP.judge_births`), so a short run shows no topic twice; the pairs
+    merged back are recorded as a :class:`SettingChange` named "merges" and the merged
+    model is scored again (a second point at the last step).
+
     Examples
     --------
     >>> run = TrainingRun(engine.SVI(model, train), observed, heldout, target_docs=10_000)
@@ -536,7 +543,9 @@ class TrainingRun:
                 self._evaluate()
             self._snapshot = self._publish("paused" if not self._go.is_set() else "running", force_display=True)
             status, reason = self._loop()
-            if self._observed is not None and not (self._history and self._history[-1].step == self.trainer.t):
+            merged = self._judge_births()
+            if self._observed is not None and (merged or not (self._history
+                                                              and self._history[-1].step == self.trainer.t)):
                 self._evaluate()
             if self.checkpoint_path is not None:
                 self._checkpoint()
@@ -623,6 +632,24 @@ class TrainingRun:
         self._changes.append(SettingChange(int(self.trainer.t), int(self.trainer.docs_seen), self._seconds,
                                            "births", after, born))
         self._changes_view = tuple(self._changes)
+
+    def _judge_births(self) -> bool:
+        """At the end of the run the HDP judges its pending birth pairs (:meth:`engine.HDP.judge_births`).
+
+        Pairs merged back are marked as a "merges" change: pairs judged -> pairs merged.
+        Returns whether any were (the model changed).
+        """
+        judge = getattr(self.model, "judge_births", None)
+        if judge is None:
+            return False
+        with self._model_lock:
+            pending = len(self.model.training_clock().get("pairs", []))
+            merged = judge()
+        if merged:
+            self._changes.append(SettingChange(int(self.trainer.t), int(self.trainer.docs_seen), self._seconds,
+                                               "merges", pending, len(merged)))
+            self._changes_view = tuple(self._changes)
+        return bool(merged)
 
     def _choose_kernel(self, wait: bool = False) -> None:
         """compile_in_background: the NumPy reference until the model's compiled kernels are ready, then its own."""

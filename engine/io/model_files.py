@@ -49,8 +49,9 @@ _ADAPTIVE_G_BAR = "adaptive_g_bar"  # the adaptive trainer state's g_bar, taken 
 _MAX_METADATA_BYTES = 64 * 1024 * 1024
 MAX_LABEL_CHARS = 200  # a topic label, wherever it is stored: the engine's labels and the explorer's
 _MAX_HEADER_BYTES = 65536  # .npy headers are a few hundred bytes
-# what a SettingChange may record, besides the kernel ("births": an HDP birth round -> the topics it split)
-_NUMERIC_SETTINGS = ("kappa", "tau", "batch_size", "births")
+# what a SettingChange may record, besides the kernel ("births": an HDP birth round -> the topics it split;
+# "merges": the birth pairs an HDP judged at the end of a run -> those it merged back)
+_NUMERIC_SETTINGS = ("kappa", "tau", "batch_size", "births", "merges")
 
 
 # --------------------------------------------------------------- model registry

@@ -31,7 +31,9 @@ class SettingChange:
     """A change applied after ``step`` updates: ``kappa``, ``tau`` or ``batch_size`` (numbers), or ``kernel``.
 
     ``births`` marks the step in which the HDP split topics (:meth:`engine.HDP.prepare_step`):
-    ``old`` is the birth round (1 to 3), ``new`` the number of topics it split.
+    ``old`` is the birth round (1 to 3), ``new`` the number of topics it split.  ``merges``
+    marks the end of a run in which the HDP judged its pending birth pairs
+    (:meth:`engine.HDP.judge_births`): ``old`` pairs judged, ``new`` pairs merged back.
 
     A ``kernel`` change (names such as "numpy" -> "compiled") is recorded when a run that
     trained with the NumPy reference while the compiled kernels were being built switches

@@ -684,8 +684,7 @@ class HDP(TopicModel):
             return
         due = [pair for pair in self._pairs if self._epochs_seen >= pair[0] + UNDO_AFTER - _EPOCH_SLACK]
         if due:
-            self._restructure(lambda excess, sticks: undo_pairs(excess, sticks, [pair[1:] for pair in due]),
-                              undone=due)
+            self._judge(due)
         if self._birth_rounds < BIRTH_ROUNDS and self._epochs_seen >= self._birth_rounds + 1 - _EPOCH_SLACK:
             self._birth_rounds += 1
             counts = as_counts(draw_documents(BIRTH_SAMPLE), self.n_words, name="documents")
@@ -699,6 +698,30 @@ class HDP(TopicModel):
             born = self._restructure(lambda excess, sticks: birth_round(excess, sticks, self.omega, self.births,
                                                                        general, split, pending), lambda_=lambda_)
             self._pairs.extend((self._birth_rounds, donor, child) for donor, child in born)
+
+    def judge_births(self) -> list[tuple[int, int]]:
+        """Judge every pending birth pair now, as :meth:`prepare_step` does four epochs after its birth.
+
+        A run that stops before those four epochs have passed (fewer than 8 epochs, or
+        stopped early) would otherwise keep halves that stayed alike: two cards of one
+        topic.  Each pending pair whose word distributions are within 0.02 nats, or whose
+        10 top words share 7, is merged back into its donor; no pair stays pending.
+        :class:`engine.TrainingRun` calls this when a run finishes or is stopped;
+        ``engine.SVI`` never does, so a loop of ``SVI.run`` calls trains as one long run.
+
+        Returns
+        -------
+        list of (int, int)
+            The (donor, new topic) pairs merged back, the new topic now holding no words.
+        """
+        if not self._pairs or self._topics is None:
+            return []
+        return self._judge(list(self._pairs))
+
+    def _judge(self, due: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+        """Merge back the (round, donor, child) pairs ``due`` that stayed alike; all leave the pending list."""
+        return self._restructure(lambda excess, sticks: undo_pairs(excess, sticks, [pair[1:] for pair in due]),
+                                 undone=due)
 
     def _restructure(self, change, undone: list | None = None, lambda_: np.ndarray | None = None
                      ) -> list[tuple[int, int]]:

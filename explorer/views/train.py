@@ -31,7 +31,7 @@ with settings_column:
                            help="How many topics one document can mix (15 is plenty).")
         st.caption("After each of its first three passes the HDP splits its largest topics in two along the "
                    "documents that use them, and four passes later merges back any pair that stayed alike; the "
-                   "curve marks each split and may step there. Run at least 8 passes to let every split be judged.")
+                   "curve marks each split and may step there. Pairs still waiting when the run ends are judged then.")
         few = quality.hdp_few_documents_note(training.n_training_documents(collection))
         if few:
             st.caption(few)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -73,6 +75,25 @@ def test_a_topic_holding_two_themes_is_split_along_them_and_chance_splits_are_me
     np.testing.assert_allclose(after[[0, split[0][2]]], excess[[0, split[0][2]]])
     assert sum(_theme_mass(row)[2] > 0.5 for row in after if row.sum() > 1.0) == 1  # theme 2 in one topic again
     np.testing.assert_allclose(after.sum(), 300.0 * WORDS, rtol=1e-9)
+
+
+def test_judging_the_births_now_makes_the_merges_due_four_epochs_later():
+    documents = _theme_documents([0, 1, 2, 3], 60, seed=1)
+    now = _model_holding_two_themes_in_one_topic()
+    now.prepare_step(lambda n: documents)
+    clock = now.training_clock()
+    later = copy.deepcopy(now)
+    merged = now.judge_births()
+    assert merged and len(merged) < len(clock["pairs"])  # the chance halves, not the split themes
+    assert now.training_clock() == {**clock, "pairs": []}
+    later.restore_training_clock({**clock, "epochs_seen": 5.0, "birth_rounds": BIRTH_ROUNDS})
+    later.prepare_step(lambda n: pytest.fail("no birth round is due after the third"))
+    np.testing.assert_array_equal(now.lambda_, later.lambda_)
+    np.testing.assert_array_equal(now.sticks_, later.sticks_)
+    before = now.lambda_.copy()
+    assert now.judge_births() == []  # nothing pending: nothing changes
+    np.testing.assert_array_equal(now.lambda_, before)
+    assert engine.HDP(n_topics=4, doc_truncation=2, n_words=5).judge_births() == []  # not trained
 
 
 def test_document_split_parts_documents_of_two_themes_exactly():

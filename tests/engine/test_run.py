@@ -427,8 +427,35 @@ def test_an_hdp_run_marks_its_topic_births_and_keeps_them_in_its_file(planted_co
     assert [c for c in load_model(tmp_path / "hdp.npz").changes if c.name == "births"] == births
 
 
+def test_an_hdp_run_judges_its_pending_births_when_it_ends_and_scores_the_merged_model(planted_corpus, tmp_path):
+    from engine.inference.evaluation import predictive_log_likelihood
+    from engine.models.hdp import HDP
+
+    train, observed, heldout = _test_split(planted_corpus.counts)
+    model = HDP(n_topics=20, doc_truncation=5, n_words=planted_corpus.n_words, seed=0)
+    # 5 epochs: the pairs born after epochs 2 and 3 are not due until epochs 6 and 7
+    run = TrainingRun(SVI(model, train, batch_size=30, seed=0), observed, heldout, target_docs=5 * train.shape[0])
+    run.start()
+    try:
+        snap = _wait_for(lambda s: s.status == "finished", run)
+    finally:
+        run.stop(timeout=TIMEOUT)
+    born = sum(c.new for c in snap.changes if c.name == "births")
+    merges = [c for c in snap.changes if c.name == "merges"]
+    assert model.training_clock()["pairs"] == []  # nothing left pending
+    # planted topics: most halves are chance splits of one topic, merged back at the end
+    assert len(merges) == 1 and 0 < merges[0].new <= merges[0].old <= born
+    assert (merges[0].step, merges[0].docs_seen) == (snap.history[-1].step, snap.history[-1].docs_seen)
+    # the curve's last point scores the merged model, the one before it the model as training left it
+    assert snap.history[-2].step == snap.history[-1].step
+    assert snap.history[-1].heldout_loglik == pytest.approx(predictive_log_likelihood(model, observed, heldout))
+    assert snap.history[-1].heldout_loglik != snap.history[-2].heldout_loglik
+    run.save(tmp_path / "hdp.npz")
+    assert [c for c in load_model(tmp_path / "hdp.npz").changes if c.name == "merges"] == merges
+
+
 def test_an_lda_run_marks_no_births(runs, planted_corpus):
     run = runs(planted_corpus, target_docs=3 * 180)
     run.start()
     snap = _wait_for(lambda s: s.status == "finished", run)
-    assert not [c for c in snap.changes if c.name == "births"]
+    assert not [c for c in snap.changes if c.name in ("births", "merges")]

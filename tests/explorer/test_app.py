@@ -209,7 +209,7 @@ def test_train_offers_the_adaptive_step_size_beside_the_default_schedule(app_pat
     assert any("The HDP trains with the paper's schedule" in c.value for c in at.caption)
     assert any(s.key == Keys.kappa for s in at.slider)
     # the HDP's topic births are explained where its settings are
-    assert any("splits its largest topics in two" in c.value and "8 passes" in c.value for c in at.caption)
+    assert any("splits its largest topics in two" in c.value and "judged then" in c.value for c in at.caption)
     at.segmented_control(key=Keys.model).set_value("LDA").run()
     assert not any("splits its largest topics" in c.value for c in at.caption)
 

@@ -101,10 +101,32 @@ def test_an_hdp_run_shows_its_topic_births_on_the_curve(collection):
     record.run.start()
     wait_until(lambda: record.status == "finished")
     frame = tables.changes_frame([record])
-    texts = list(frame["change"])  # e.g. "6 topics split in two (births, round 1)"
+    texts = [t for t in frame["change"] if "(births" in t]  # e.g. "6 topics split in two (births, round 1)"
     rounds = [t.split("round ")[-1] for t in texts]
     assert texts and rounds == sorted(set(rounds)) and set(rounds) <= {"1)", "2)", "3)"}
     assert all(" split in two (births, round " in t and t.split(" topic")[0].isdigit() for t in texts)
+    # the rest: at most one line for the split pairs judged when the run ended
+    merges = [c for c in record.curve()[1] if c.name == "merges"]
+    assert list(frame["change"][~frame["change"].isin(texts)]) == [
+        f"{c.new} split pair{'s' if c.new != 1 else ''} of {c.old} merged back at the end (the halves stayed alike)"
+        for c in merges]
+
+
+def test_the_pairs_merged_back_at_the_end_of_a_run_read_as_a_sentence():
+    from engine.io.records import SettingChange
+
+    class Ended:
+        name = "h"
+
+        def curve(self):
+            return (), (SettingChange(18, 540, 0.1, "births", 1, 7), SettingChange(30, 900, 0.2, "merges", 13, 11),
+                        SettingChange(31, 930, 0.3, "merges", 4, 1))
+
+    assert list(tables.changes_frame([Ended()])["change"]) == [
+        "7 topics split in two (births, round 1)",
+        "11 split pairs of 13 merged back at the end (the halves stayed alike)",
+        "1 split pair of 4 merged back at the end (the halves stayed alike)",
+    ]
 
 
 def test_runs_use_the_reference_until_their_kernels_are_ready(collection, monkeypatch):
