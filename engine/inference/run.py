@@ -238,8 +238,8 @@ class TrainingRun:
     -----
     When the run finishes or is stopped, an HDP judges the birth pairs still pending
     (:meth:`engine.HDP.judge_births`), so a short run keeps no split pair that stayed
-    alike; the pairs merged back are recorded as a :class:`SettingChange` named "merges" and the merged
-    model is scored again (a second point at the last step).
+    alike; the pairs merged back are recorded as a :class:`SettingChange` named "merges"
+    and the merged model is scored again (a second point at the last step).
 
     Examples
     --------
