@@ -327,7 +327,8 @@ def test_compile_in_background_switches_between_steps_and_records_it(runs, plant
     """The reference while the kernels compile, the model's own kernel after: the same run as one switched by hand."""
     fake = install_fake_warm_up(monkeypatch, FakeWarmUp("compiling"))
     path = tmp_path / "checkpoint.npz"
-    run = runs(planted_corpus, eval_every_docs=60, target_docs=400, compile_in_background=True,
+    # no target: the run goes on until stopped, so no timing can end it before the kernels are ready
+    run = runs(planted_corpus, eval_every_docs=60, compile_in_background=True,
                checkpoint_path=path, checkpoint_every_seconds=0.01)
     assert run.snapshot().kernel == "compiled" and fake.requested == []  # nothing asked before start()
     run.start()
@@ -340,12 +341,13 @@ def test_compile_in_background_switches_between_steps_and_records_it(runs, plant
     assert load_model(path).model.kernel == "auto"
 
     fake.set("ready")
-    assert run.wait(TIMEOUT)
+    _wait_for(lambda s: s.changes, run)
+    assert run.stop(TIMEOUT)
     final = run.snapshot()
-    assert (final.status, final.kernel, final.kernel_wait, final.t) == ("finished", "compiled", None, 20)
+    assert (final.status, final.kernel, final.kernel_wait) == ("stopped", "compiled", None)
     (switch,) = final.changes
     assert (switch.name, switch.old, switch.new) == ("kernel", "numpy", "compiled")
-    assert 3 <= switch.step < 20 and switch.docs_seen == 20 * switch.step
+    assert 3 <= switch.step < final.t and switch.docs_seen == 20 * switch.step
     assert run.model.kernel == "auto" and load_model(path).changes == final.changes
 
     # the switch changed nothing but the kernel: the same steps by hand give the same topics
@@ -354,7 +356,7 @@ def test_compile_in_background_switches_between_steps_and_records_it(runs, plant
     svi = SVI(model, train, batch_size=20, kappa=0.9, tau=1.0)
     svi.run(n_steps=switch.step)
     model.kernel = "auto"
-    svi.run(n_steps=20 - switch.step)
+    svi.run(n_steps=final.t - switch.step)
     np.testing.assert_array_equal(model.lambda_, run.model.lambda_)
 
 
