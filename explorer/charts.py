@@ -90,7 +90,9 @@ def heldout_chart(curves: pd.DataFrame, changes: pd.DataFrame | None = None, x: 
         Columns ``run`` (legend text), ``docs_seen``, ``seconds``, ``heldout_loglik``.
     changes : DataFrame, optional
         Columns ``run``, ``docs_seen``, ``seconds``, ``change`` (e.g. "κ 0.9 → 0.5");
-        each becomes a dashed vertical rule with its text.
+        each becomes a dashed vertical rule with its text, right of the rule, or left of
+        it and a line lower for a change at the end of the curves (an HDP run's merges
+        when it ends).
     x : {"docs_seen", "seconds"}
         Horizontal axis: documents analysed, or training seconds on a square-root
         axis as in Hoffman et al. (2013).
@@ -123,8 +125,13 @@ def heldout_chart(curves: pd.DataFrame, changes: pd.DataFrame | None = None, x: 
             tooltip=[alt.Tooltip("run:N", title=color_title), alt.Tooltip("change:N", title="Setting changed")],
         )
         layers.append(rules.mark_rule(strokeDash=[4, 3]))
-        layers.append(rules.mark_text(align="left", baseline="top", dx=3, dy=2, angle=0, fontSize=11)
-                      .encode(text="change:N", y=alt.value(2)))
+        at_end = changes[x] >= curves[x].max() if not curves.empty else pd.Series(False, index=changes.index)
+        # a label at the right edge is drawn inside the plot, not past it, on a line of its own
+        for rows, align, dx, top in ((changes[~at_end], "left", 3, 2), (changes[at_end], "right", -3, 16)):
+            if not rows.empty:
+                layers.append(rules.properties(data=rows)
+                              .mark_text(align=align, baseline="top", dx=dx, angle=0, fontSize=11)
+                              .encode(text="change:N", y=alt.value(top)))
     return alt.layer(*layers).properties(height=340)
 
 

@@ -27,6 +27,18 @@ def test_heldout_chart_overlays_runs_and_marks_changes():
     assert spec["layer"][3]["encoding"]["text"]["field"] == "change"
 
 
+def test_a_change_at_the_end_of_the_curves_is_labelled_inside_the_plot():
+    changes = pd.DataFrame({"run": ["a", "a"], "docs_seen": [256, 512], "seconds": [0.2, 0.4],
+                            "change": ["6 topics split in two (births, round 1)",
+                                       "3 split pairs of 9 merged back at the end (the halves stayed alike)"]})
+    spec = charts.heldout_chart(_curves(), changes, x="docs_seen").to_dict()
+    assert len(spec["layer"]) == 5  # lines, points, rules, and one text layer on each side
+    texts = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    placed = {layer["mark"]["align"]: spec["datasets"][layer["data"]["name"]] for layer in texts}
+    assert [row["docs_seen"] for row in placed["left"]] == [256]
+    assert [row["docs_seen"] for row in placed["right"]] == [512]  # the last x: its label ends at the rule
+
+
 def test_heldout_chart_time_axis_is_square_root():
     spec = charts.heldout_chart(_curves(), None, x="seconds").to_dict()
     assert spec["layer"][0]["encoding"]["x"]["field"] == "seconds"
