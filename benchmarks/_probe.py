@@ -17,6 +17,13 @@ from _quality_config import CACHE, PANEL, SHARED
 from _quality_panel import Collection, load_collection
 
 
+def repeated_topics(top_words, shared: int = 7) -> int:
+    """How many rows of ``top_words`` (each topic's top words, in the caller's order) share at least
+    ``shared`` words with an earlier row: the topics a reader sees twice."""
+    words = [set(row) for row in top_words]
+    return sum(any(len(words[i] & words[j]) >= shared for j in range(i)) for i in range(len(words)))
+
+
 def main(description: str, train: Callable[[Collection, int, int, dict], dict], configs_help: str) -> None:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--corpora", nargs="+", default=list(PANEL))

@@ -301,8 +301,7 @@ def _train(collection, seed: int, epochs: int, config: dict) -> dict:
     top = np.asarray(evaluator.top_words(quality.N_TOP))[largest]
     npmi20 = float(collection.prepared("coherence").score(top, measure="npmi").mean())
     in_use = np.flatnonzero(np.asarray(evaluator.topic_weights()) >= 0.01)
-    words = [set(row) for row in np.asarray(evaluator.top_words(quality.N_TOP))[in_use].tolist()]
-    copies = sum(any(len(words[i] & words[j]) >= 7 for j in range(i)) for i in range(len(words)))
+    copies = _probe.repeated_topics(np.asarray(evaluator.top_words(quality.N_TOP))[in_use].tolist())
     return {"ll": record["heldout_loglik"], "npmi": record["npmi"], "npmi_top20": npmi20,
             "in_use": record["topics_in_use"], "general": record["general_topics"], "undone": undone,
             "copies": copies, "seconds": seconds}

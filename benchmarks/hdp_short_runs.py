@@ -31,8 +31,7 @@ def copies(evaluator) -> int:
     weights = np.asarray(evaluator.topic_weights())
     in_use = np.flatnonzero(weights >= 0.01)
     in_use = in_use[np.argsort(-weights[in_use], kind="stable")]
-    words = [set(row) for row in np.asarray(evaluator.top_words(quality.N_TOP))[in_use].tolist()]
-    return sum(any(len(words[i] & words[j]) >= 7 for j in range(i)) for i in range(len(words)))
+    return _probe.repeated_topics(np.asarray(evaluator.top_words(quality.N_TOP))[in_use].tolist())
 
 
 def train(collection, seed: int, epochs: int, config: dict) -> dict:

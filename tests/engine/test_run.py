@@ -407,17 +407,26 @@ def test_progress_goes_to_the_engine_logger(runs, planted_corpus, caplog):
     assert any("finished" in m and "80 documents" in m for m in messages), messages
 
 
-def test_an_hdp_run_marks_its_topic_births_and_keeps_them_in_its_file(planted_corpus, tmp_path):
+def _finished_hdp_run(corpus):
+    """A 5-epoch HDP run on ``corpus`` with births, waited for: (model, run, snapshot, train, observed, heldout).
+
+    Its pairs born after epochs 2 and 3 are not due until epochs 6 and 7.
+    """
     from engine.models.hdp import HDP
 
-    train, observed, heldout = _test_split(planted_corpus.counts)
-    model = HDP(n_topics=20, doc_truncation=5, n_words=planted_corpus.n_words, seed=0)
+    train, observed, heldout = _test_split(corpus.counts)
+    model = HDP(n_topics=20, doc_truncation=5, n_words=corpus.n_words, seed=0)
     run = TrainingRun(SVI(model, train, batch_size=30, seed=0), observed, heldout, target_docs=5 * train.shape[0])
     run.start()
     try:
         snap = _wait_for(lambda s: s.status == "finished", run)
     finally:
         run.stop(timeout=TIMEOUT)
+    return model, run, snap, train, observed, heldout
+
+
+def test_an_hdp_run_marks_its_topic_births_and_keeps_them_in_its_file(planted_corpus, tmp_path):
+    model, run, snap, train, _, _ = _finished_hdp_run(planted_corpus)
     births = [c for c in snap.changes if c.name == "births"]
     # one mark per round that split topics, in the step that follows epoch 1, 2 or 3
     rounds = [c.old for c in births]
@@ -431,17 +440,8 @@ def test_an_hdp_run_marks_its_topic_births_and_keeps_them_in_its_file(planted_co
 
 def test_an_hdp_run_judges_its_pending_births_when_it_ends_and_scores_the_merged_model(planted_corpus, tmp_path):
     from engine.inference.evaluation import predictive_log_likelihood
-    from engine.models.hdp import HDP
 
-    train, observed, heldout = _test_split(planted_corpus.counts)
-    model = HDP(n_topics=20, doc_truncation=5, n_words=planted_corpus.n_words, seed=0)
-    # 5 epochs: the pairs born after epochs 2 and 3 are not due until epochs 6 and 7
-    run = TrainingRun(SVI(model, train, batch_size=30, seed=0), observed, heldout, target_docs=5 * train.shape[0])
-    run.start()
-    try:
-        snap = _wait_for(lambda s: s.status == "finished", run)
-    finally:
-        run.stop(timeout=TIMEOUT)
+    model, run, snap, _, observed, heldout = _finished_hdp_run(planted_corpus)
     born = sum(c.new for c in snap.changes if c.name == "births")
     merges = [c for c in snap.changes if c.name == "merges"]
     assert model.training_clock()["pairs"] == []  # nothing left pending
