@@ -1,0 +1,81 @@
+"""The issue-13 probes still run against today's engine: each trains on a small synthetic sample.
+
+The probes in benchmarks/ reach into the engine (its births' constants, the HDP's globals, its
+fold-in), so a change of the engine can break one that no other test runs.  Each probe's
+``train(collection, seed, epochs, config)`` is called here on 200 documents of the panel's
+synthetic collection (built in memory) for two epochs, and its record is checked; so is every
+configuration of ``hdp_levers.py``, for one epoch at K = 30, T = 5.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.models import _hdp_births
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+_quality_panel = pytest.importorskip("_quality_panel")
+
+
+@pytest.fixture(scope="module")
+def sample():
+    """200 training documents of the synthetic panel collection (its held-out split kept)."""
+    return _quality_panel.synthetic_collection().subsample(200)
+
+
+def _plausible(ll: float, n_words: int) -> bool:
+    """A per-word held-out log likelihood: finite, below 0, and better than a uniform guess over twice V."""
+    return math.isfinite(ll) and -math.log(2 * n_words) < ll < 0.0
+
+
+def test_the_births_probe_runs_the_engines_default_hdp(sample):
+    hdp_births = pytest.importorskip("hdp_births")
+    record = hdp_births.train(sample, 0, 2, {"model": {"reorder_topics": True, "births": None},
+                                             "constants": {"BIRTH_ROUNDS": 2}})
+    assert _plausible(record["ll"], sample.train.shape[1])
+    assert 1 <= record["in_use"] <= 150
+    assert _hdp_births.BIRTH_ROUNDS == 3  # the constant was set for this run only
+
+
+def test_the_short_runs_probe_scores_before_and_after_the_end_of_run_judgment(sample):
+    hdp_short_runs = pytest.importorskip("hdp_short_runs")
+    record = hdp_short_runs.train(sample, 0, 2, {})
+    assert _plausible(record["ll_before"], sample.train.shape[1])
+    assert _plausible(record["ll"], sample.train.shape[1])
+    assert record["change"] == pytest.approx(record["ll"] - record["ll_before"])
+    assert 0 <= record["merged"] <= record["pending"]
+
+
+def test_the_direct_assignment_probe_trains_its_own_hdp(sample):
+    hdp_direct = pytest.importorskip("hdp_direct")
+    record = hdp_direct.train(sample, 0, 2, {})
+    assert _plausible(record["ll"], sample.train.shape[1])
+
+
+def test_the_fold_in_concentration_probe_scores_each_multiple(sample):
+    hdp_fold_alpha = pytest.importorskip("hdp_fold_alpha")
+    record = hdp_fold_alpha.train(sample, 0, 2, {"multiples": [1, 2]})
+    for key in ("ll_x1", "ll_x2", "ll_eb_bound", "ll_eb_polya"):
+        assert _plausible(record[key], sample.train.shape[1]), key
+    assert record["eb_bound_a"] > 0 and record["eb_polya_a"] > 0
+
+
+def test_the_alpha_shape_probe_trains_the_default_lda(sample):
+    lda_alpha_shape = pytest.importorskip("lda_alpha_shape")
+    record = lda_alpha_shape.train(sample, 0, 2, {"K": 10})
+    assert _plausible(record["ll"], sample.train.shape[1])
+    assert record["alpha_min"] == record["alpha_max"] == pytest.approx(0.2)  # 5/K clipped to [0.1, 0.2]
+    assert 0 <= record["live"] <= 10
+
+
+def test_every_hdp_lever_configuration_still_builds_and_trains(sample):
+    hdp_levers = pytest.importorskip("hdp_levers")
+    data = (sample.train, sample.observed, sample.heldout)
+    for config in [*sorted(hdp_levers.HDP_CONFIGS), "lda10", "lda10_a0.1"]:
+        record = hdp_levers.run_one("synthetic:200", config, 0, 1, 30, 5, data)
+        assert _plausible(record["loglik"], sample.train.shape[1]), config
+        assert 0 <= record["topics_in_use"] <= 30, config
