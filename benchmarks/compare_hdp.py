@@ -100,9 +100,12 @@ def systems_for_seed(args, train, bow, seed: int) -> list[tuple[str, str, int, o
         system = _with_kernel(EngineHDP(train, hdp, args.threads, args.dtype), args)
         if args.hdp_local_tol is not None:
             system.model.local_tol = args.hdp_local_tol
+        if args.hdp_births is not None:
+            system.model.births = args.hdp_births
         return system
 
-    made = [(ENGINE_HDP + suffix, "hdp", args.k, engine_hdp)]
+    births = "" if args.hdp_births is None else f" [births {args.hdp_births}]"
+    made = [(ENGINE_HDP + suffix + births, "hdp", args.k, engine_hdp)]
     if bow is not None:
         made.append((GENSIM_HDP, "hdp", args.k, lambda: GensimHDP(train, hdp, bow)))
     defaults = inspect.signature(engine.LDA).parameters
@@ -407,6 +410,10 @@ def parse_args(argv=None):
         help="the engine HDP's local_tol (default: engine.HDP's own default)",
     )
     p.add_argument(
+        "--hdp-births", type=int, default=None,
+        help="the engine HDP's births per round (default: engine.HDP's own default; 0: no topic births)",
+    )
+    p.add_argument(
         "--eval-tol", type=float, default=1e-3,
         help="local_tol of the held-out fits, the same for every HDP (default 1e-3, engine.HDP's default until "
         "2026-11-25; the held-out score moves by up to 0.003 nats/word between 1e-3 and 1e-2)",
@@ -429,6 +436,8 @@ def parse_args(argv=None):
     for name in ("alpha", "gamma", "eta", "hdp_local_tol", "eval_tol"):
         if getattr(args, name) is not None and getattr(args, name) <= 0:
             p.error(f"--{name} must be > 0, got {getattr(args, name)}")
+    if args.hdp_births is not None and not 0 <= args.hdp_births <= args.k // 2:
+        p.error(f"--hdp-births must be in [0, --k // 2 = {args.k // 2}], got {args.hdp_births}")
     return args
 
 
@@ -446,6 +455,8 @@ def main(argv=None) -> int:
     }
     if args.hdp_local_tol is not None:
         hdp_defaults["local_tol"] = args.hdp_local_tol
+    if args.hdp_births is not None:
+        hdp_defaults["births"] = args.hdp_births
     lda_defaults = {
         n: p.default
         for n, p in inspect.signature(engine.LDA).parameters.items()
