@@ -32,7 +32,7 @@ def _plausible(ll: float, n_words: int) -> bool:
     return math.isfinite(ll) and -math.log(2 * n_words) < ll < 0.0
 
 
-def test_the_births_probe_runs_the_engines_default_hdp(sample):
+def test_the_births_probe_trains_the_engines_hdp_and_restores_the_constants_it_set(sample):
     hdp_births = pytest.importorskip("hdp_births")
     record = hdp_births.train(sample, 0, 2, {"model": {"reorder_topics": True, "births": None},
                                              "constants": {"BIRTH_ROUNDS": 2}})
