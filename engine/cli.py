@@ -202,11 +202,15 @@ def _add_fit(commands: Any) -> None:
     model.add_argument("--dtype", choices=("float64", "float32"), default=None,
                        help="precision of the topics (model default if omitted)")
     model.add_argument("--doc-truncation", type=_positive_int, default=None,
-                       help=f"HDP only: document-level truncation T (default {DEFAULT_DOC_TRUNCATION})")
+                       help=f"HDP only: document-level truncation T (default {DEFAULT_DOC_TRUNCATION}, or --topics "
+                       "if fewer)")
     model.add_argument("--omega", type=_positive_float, default=None,
                        help="HDP only: corpus-level concentration omega (the corpus sticks' Beta(1, omega) prior)")
     model.add_argument("--gamma", dest="omega", type=_positive_float, default=None, help=argparse.SUPPRESS,
                        action=_DeprecatedGamma)
+    model.add_argument("--births", type=_non_negative_int, default=None,
+                       help="HDP only: topics split in two after each of the first three passes (default 20, or "
+                       "half of --topics if fewer; 0: none, faster, at some cost in held-out likelihood)")
 
     training = fit.add_argument_group("training")
     training.add_argument("--algorithm", choices=("svi", "batch"), default="svi",
@@ -353,7 +357,8 @@ def _build_model(args: argparse.Namespace, n_words: int) -> Any:
     options = {name: value for name, value in given.items() if value is not None}
     options.update(eta=args.eta, seed=args.seed)
     if args.model == "lda":
-        for flag, value in (("--doc-truncation", args.doc_truncation), ("--omega", args.omega)):
+        for flag, value in (("--doc-truncation", args.doc_truncation), ("--omega", args.omega),
+                            ("--births", args.births)):
             if value is not None:
                 raise _UsageError(f"{flag} applies to --model hdp only")
         from engine.models.lda import LDA
@@ -365,15 +370,24 @@ def _build_model(args: argparse.Namespace, n_words: int) -> Any:
             from engine.models.hdp import HDP
         except ImportError as exc:
             raise _UsageError(f"the HDP model is not available in this installation ({exc})") from None
-        extra = {name: value for name, value in (("doc_truncation", args.doc_truncation), ("omega", args.omega))
-                 if value is not None}
-        extra.setdefault("doc_truncation", DEFAULT_DOC_TRUNCATION)
+        extra = {name: value for name, value in (("doc_truncation", args.doc_truncation), ("omega", args.omega),
+                                                 ("births", args.births)) if value is not None}
         n_topics = DEFAULT_HDP_TOPICS if args.topics is None else args.topics
         model_class, options = HDP, {"n_topics": n_topics, "n_words": n_words, **extra, **options}
     try:
-        return model_class(**options)
+        model = model_class(**options)
     except TypeError as exc:
         raise _UsageError(f"an option does not apply to --model {args.model} ({exc})") from None
+    try:  # the models check their arguments when first used: here, before the corpus is split
+        model.settings()
+    except ValueError as exc:
+        message = str(exc)
+        for name, flag in _MODEL_FLAGS.items():  # "births must be ..." -> "--births must be ..."
+            if message.startswith(name + " "):
+                message = flag + message[len(name):]
+                break
+        raise _UsageError(message) from None
+    return model
 
 
 def _build_run(args: argparse.Namespace, train: Any, observed: Any, heldout: Any, vocabulary: Any,
@@ -450,7 +464,11 @@ def _follow(run: TrainingRun, quiet: bool) -> bool:
 
 
 _SVI_OPTIONS = ("kappa", "tau", "batch_size", "sampling", "step_size")
-_MODEL_OPTIONS = ("model", "topics", "alpha", "eta", "topic_init", "gamma_init", "dtype", "doc_truncation", "omega")
+_MODEL_OPTIONS = ("model", "topics", "alpha", "eta", "topic_init", "gamma_init", "dtype", "doc_truncation", "omega",
+                  "births")
+# the models' argument names, as the flags that set them
+_MODEL_FLAGS = {"n_topics": "--topics", "doc_truncation": "--doc-truncation", "births": "--births", "alpha": "--alpha",
+                "eta": "--eta", "omega": "--omega"}
 
 
 def _check_options(args: argparse.Namespace, parser_defaults: dict) -> None:

@@ -241,7 +241,8 @@ class HDP(TopicModel):
     ----------
     n_topics, doc_truncation : int
         Truncations: K corpus-level topics (>= 2), T atoms per document (in [1, K]);
-        by default ``engine.DEFAULT_HDP_TOPICS`` and ``engine.DEFAULT_DOC_TRUNCATION``.
+        by default ``engine.DEFAULT_HDP_TOPICS`` and ``engine.DEFAULT_DOC_TRUNCATION``, or K
+        if that is fewer (``doc_truncation`` unset).
     n_words : int, optional
         Vocabulary size V; unset, it is taken from the documents at the first
         ``fit``, ``partial_fit`` or :class:`engine.SVI`.
@@ -400,7 +401,7 @@ class HDP(TopicModel):
     def __init__(
         self,
         n_topics: int = DEFAULT_HDP_TOPICS,
-        doc_truncation: int = DEFAULT_DOC_TRUNCATION,
+        doc_truncation: int | None = None,
         n_words: int | None = None,
         alpha: float = 1.0,
         omega: float = 1.0,
@@ -474,12 +475,15 @@ class HDP(TopicModel):
         n_topics = check_int("n_topics", given["n_topics"], 2)
         if births is None:  # the preset's number, at most half the topics
             births = min(filled["births"], n_topics // 2)
+        doc_truncation = given["doc_truncation"]
+        if doc_truncation is None:  # at most the number of topics
+            doc_truncation = min(DEFAULT_DOC_TRUNCATION, n_topics)
         reorder_topics = given["reorder_topics"]
         if not isinstance(reorder_topics, (bool, np.bool_)):
             raise ValueError(f"reorder_topics must be True or False, got {reorder_topics!r}")
         return {
             "n_topics": n_topics,
-            "doc_truncation": check_int("doc_truncation", given["doc_truncation"], 1, n_topics),
+            "doc_truncation": check_int("doc_truncation", doc_truncation, 1, n_topics),
             "n_words": None if given["n_words"] is None else check_int("n_words", given["n_words"], 1),
             "alpha": check_positive("alpha", given["alpha"]),
             "omega": check_positive("omega", given["omega"]),

@@ -143,6 +143,27 @@ def test_engine_errors_exit_2_without_traceback(tmp_path, corpus_csv, capsys):
     assert "n_test" in capsys.readouterr().err
 
 
+def test_hdp_births_and_truncation_from_the_command_line(tmp_path, corpus_csv, capsys):
+    """--births sets the HDP's births a round (0: none); T defaults to at most --topics; misfits exit 2."""
+    path, _ = corpus_csv
+    out = tmp_path / "hdp.npz"
+    assert main(["fit", str(path), "--model", "hdp", "--topics", "12", "--births", "0", "--epochs", "4",
+                 "--out", str(out), "--no-progress"]) == 0
+    model = load_model(out).model
+    assert (model.n_topics, model.doc_truncation, model.births) == (12, 12, 0)
+    assert model.training_clock()["birth_rounds"] == 0  # four passes, and no round was made
+    capsys.readouterr()
+
+    assert main(["fit", str(path), "--model", "hdp", "--topics", "12", "--births", "7", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "--births must be in [0, 6], got 7" in err and "Traceback" not in err
+    assert main(["fit", str(path), "--model", "hdp", "--topics", "12", "--doc-truncation", "13",
+                 "--no-progress"]) == 2
+    assert "--doc-truncation must be in [1, 12], got 13" in capsys.readouterr().err
+    assert main(["fit", str(path), "--births", "3", "--no-progress"]) == 2
+    assert "--births applies to --model hdp only" in capsys.readouterr().err
+
+
 def test_fit_in_process_with_batch_vi_and_resume(tmp_path, corpus_csv, capsys, monkeypatch):
     path, _ = corpus_csv
     out = tmp_path / "batch.npz"

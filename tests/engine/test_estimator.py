@@ -52,7 +52,17 @@ def test_invalid_arguments_raise_when_used_not_when_stored(planted_corpus):
     with pytest.raises(ValueError, match="eta must be a finite number > 0"):
         engine.SVI(model.set_params(n_topics=3), planted_corpus.counts)
     with pytest.raises(ValueError, match=r"doc_truncation must be in \[1, 10\], got 20"):
-        engine.HDP(n_topics=10).fit(planted_corpus.counts)
+        engine.HDP(n_topics=10, doc_truncation=20).fit(planted_corpus.counts)
+
+
+def test_an_unset_document_truncation_is_at_most_the_number_of_topics(planted_corpus):
+    """T defaults to engine.DEFAULT_DOC_TRUNCATION, or to K when K is smaller (as births default to K // 2)."""
+    assert engine.HDP().doc_truncation == engine.DEFAULT_DOC_TRUNCATION == 20
+    small = engine.HDP(n_topics=10, seed=0, n_epochs=1)
+    assert (small.doc_truncation, small.births, small.get_params()["doc_truncation"]) == (10, 5, None)
+    small.fit(planted_corpus.counts)
+    assert small.transform(planted_corpus.counts[:3]).shape == (3, 10)
+    assert clone(small).set_params(n_topics=40).doc_truncation == 20
 
 
 def test_clone_copies_the_arguments_not_what_was_learned(planted_corpus):
