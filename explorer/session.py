@@ -218,7 +218,7 @@ def settings() -> RunSettings:
     n_topics = int(get(Keys.n_topics, base.n_topics) if model == "LDA" else get(Keys.hdp_topics, 150))
     alpha = get(Keys.alpha)
     return RunSettings(
-        model=model, n_topics=n_topics, doc_truncation=int(get(Keys.doc_truncation, 15)),
+        model=model, n_topics=n_topics, doc_truncation=int(get(Keys.doc_truncation, base.doc_truncation)),
         alpha=None if alpha in (None, 0) else float(alpha), eta=float(get(Keys.eta, base.eta)),
         omega=float(get(Keys.omega, base.omega)), kappa=float(get(Keys.kappa, base.kappa)),
         # the adaptive step size is the engine's for LDA only; the HDP always trains on the schedule

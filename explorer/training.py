@@ -106,6 +106,10 @@ def where_control() -> None:
 
 def start_new_run(collection: Collection, where) -> None:
     settings = session.settings()
+    if settings.model == "HDP" and settings.doc_truncation > settings.n_topics:  # the engine would refuse it
+        where.error(f"Topics per document at most (T) is {settings.doc_truncation}, more than Topics at most (K), "
+                    f"{settings.n_topics}: set T to {settings.n_topics} or less, or raise K.", icon=icons.WARNING)
+        return
     try:
         record = create_run(collection, settings, session.runs().next_name(settings))
         session.start_run(record)

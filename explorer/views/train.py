@@ -28,7 +28,7 @@ with settings_column:
         left.number_input("Topics at most (K)", 2, 1000, step=5, key=Keys.hdp_topics,
                           help="The HDP uses as many of these topics as the documents need (150 is generous).")
         right.number_input("Topics per document at most (T)", 1, 100, step=1, key=Keys.doc_truncation,
-                           help="How many topics one document can mix (15 is plenty).")
+                           help="How many topics one document can mix, at most K (the default, 20, is plenty).")
         st.caption("After each of its first three passes the HDP splits its largest topics in two along the "
                    "documents that use them, and four passes later merges back any pair that stayed alike; the "
                    "curve marks each split and may step there. Pairs still waiting when the run ends are judged then.")

@@ -271,6 +271,24 @@ def test_hdp_run_shows_stick_weights(app_path):
         assert f"The other {20 - in_use} hold {spare} of the words." in [c.value for c in at.caption]
 
 
+def test_an_hdp_with_more_topics_per_document_than_topics_is_refused_in_plain_words(app_path):
+    at = _app(app_path)
+    _page(at, "train")
+    at.segmented_control(key=Keys.model).set_value("HDP").run()
+    at.number_input(key=Keys.hdp_topics).set_value(10).run()
+    at.number_input(key=Keys.doc_truncation).set_value(20).run()
+    before = len(list(_runs(at)))
+    at.button(key=Keys.train_start).click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["Topics per document at most (T) is 20, more than Topics at most (K), 10: "
+                                           "set T to 10 or less, or raise K."]
+    assert len(list(_runs(at))) == before  # no run was made
+    at.number_input(key=Keys.doc_truncation).set_value(10).run()
+    record = _start(at, target_docs=500)
+    assert (record.settings.n_topics, record.settings.doc_truncation) == (10, 10)
+    _until(at, lambda: record.status == "finished")
+
+
 def test_export_reimport_and_resume_checkpoint(app_path):
     at = _app(app_path)
     record = _start(at, target_docs=2_000)
