@@ -252,12 +252,18 @@ def test_topics_and_documents_pages(app_path):
     assert any("No document contains" in w.value for w in at.warning)
 
 
-def test_hdp_run_shows_stick_weights(app_path):
+def _hdp_on_the_train_page(app_path: str, topics: int, per_document: int) -> AppTest:
+    """The app on its Train page with the HDP chosen: K = ``topics``, T = ``per_document``."""
     at = _app(app_path)
     _page(at, "train")
     at.segmented_control(key=Keys.model).set_value("HDP").run()
-    at.number_input(key=Keys.hdp_topics).set_value(20).run()
-    at.number_input(key=Keys.doc_truncation).set_value(5).run()
+    at.number_input(key=Keys.hdp_topics).set_value(topics).run()
+    at.number_input(key=Keys.doc_truncation).set_value(per_document).run()
+    return at
+
+
+def test_hdp_run_shows_stick_weights(app_path):
+    at = _hdp_on_the_train_page(app_path, topics=20, per_document=5)
     record = _start(at, target_docs=1_000)
     assert record.settings.model == "HDP"
     _until(at, lambda: record.status == "finished")
@@ -272,11 +278,7 @@ def test_hdp_run_shows_stick_weights(app_path):
 
 
 def test_an_hdp_with_more_topics_per_document_than_topics_is_refused_in_plain_words(app_path):
-    at = _app(app_path)
-    _page(at, "train")
-    at.segmented_control(key=Keys.model).set_value("HDP").run()
-    at.number_input(key=Keys.hdp_topics).set_value(10).run()
-    at.number_input(key=Keys.doc_truncation).set_value(20).run()
+    at = _hdp_on_the_train_page(app_path, topics=10, per_document=20)
     before = len(list(_runs(at)))
     at.button(key=Keys.train_start).click().run()
     assert not at.exception
