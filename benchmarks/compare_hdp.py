@@ -245,6 +245,19 @@ def _spread(values: list[float]) -> str:
     return f"{np.mean(values):+.4f}" + (f" [{min(values):+.4f}, {max(values):+.4f}]" if len(values) > 1 else "")
 
 
+def time_to_reach(records: list[dict], system: str, seed: int, loglik: float) -> tuple[int, float] | None:
+    """(epoch, cumulative seconds) of the first epoch at which ``system`` scores at least ``loglik`` in ``seed``.
+
+    None if no epoch does.  The records are scored once an epoch, so the time is
+    an upper bound on when that quality was first reached.
+    """
+    mine = sorted((r for r in records if r["system"] == system and r["seed"] == seed), key=lambda r: r["epoch"])
+    for r in mine:
+        if r["heldout_loglik"] >= loglik:
+            return r["epoch"], r["seconds"]
+    return None
+
+
 def summary(records: list[dict]) -> str:
     """Means over seeds: LL per epoch, speed, HDP topics in use, and the verdicts."""
     seeds = sorted({r["seed"] for r in records})
@@ -290,6 +303,25 @@ def summary(records: list[dict]) -> str:
     }
     rows = [[n, f"{speed[n]:.0f}", f"{speed[n] / speed[gensim]:.2f}x" if gensim else ""] for n in names]
     out += _table(["system", "docs/s", "/ gensim HDP"], rows)
+
+    if gensim:
+        out.append("\n## Seconds to gensim HDP's quality\n")
+        rows = []
+        for h in (h for h in hdps if h != gensim):
+            reached = [time_to_reach(records, h, s, at[gensim, epochs[-1], s]["heldout_loglik"]) for s in seeds]
+            per_seed = []
+            for s, hit in zip(seeds, reached, strict=True):
+                per_seed.append("not reached" if hit is None else
+                                f"epoch {hit[0]}, {at[gensim, epochs[-1], s]['seconds'] / hit[1]:.2f}x")
+            ratio = (f"{sum(at[gensim, epochs[-1], s]['seconds'] for s in seeds) / sum(hit[1] for hit in reached):.2f}x"
+                     if all(reached) else "")
+            rows.append([h, "; ".join(per_seed), ratio])
+        out += _table(["system", "first epoch at gensim's final LL; gensim's seconds / these (per seed)",
+                       "all seeds"], rows)
+        out.append(
+            f"\ngensim's final LL: its held-out LL after epoch {epochs[-1]} in the same seed.  Scored once an epoch, "
+            "so the engine's seconds are an upper bound and the ratio a lower bound."
+        )
 
     out.append("\n## HDP topics after each epoch (per seed: " + " / ".join(map(str, seeds)) + ")\n")
     rows = []

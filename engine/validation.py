@@ -34,6 +34,13 @@ def check_positive(name: str, value) -> float:
     return float(value)
 
 
+def check_fraction(name: str, value) -> float:
+    """Return ``value`` as float if it is a number in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
 def check_topic_indices(topics, n_topics: int, *, distinct: bool = False) -> np.ndarray:
     """``topics`` as a 1-d array of topic indices in [0, n_topics), in the order given.
 

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cached, charts, clusters, formatting, icons, quality, safe_text, session, state, tables, ui
-from explorer.engine_api import Workload
+from explorer.engine_api import HDP, Workload
 from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
@@ -80,9 +80,14 @@ def schedule_controls(collection: Collection) -> None:
         right.number_input("S (batch size)", 1, n_train, step=16, key=Keys.batch_size, on_change=_apply_to_current,
                            args=(Keys.batch_size,), help="Documents read per step: larger batches give steadier "
                            "but slower steps.")
-        schedule = tables.schedule_frame(state.get(Keys.kappa), state.get(Keys.tau),
-                                         state.get(Keys.batch_size), state.get(Keys.target_docs))
+        first_step_min = 0.0 if lda else HDP().first_step_min  # the default HDP's least first step
+        schedule = tables.schedule_frame(state.get(Keys.kappa), state.get(Keys.tau), state.get(Keys.batch_size),
+                                         state.get(Keys.target_docs), first_step_min=first_step_min)
         st.altair_chart(charts.step_size_chart(schedule), width="stretch", height=170, key=Keys.schedule_chart)
+        if tables.raises_first_step(state.get(Keys.kappa), state.get(Keys.tau), first_step_min):
+            st.caption(f"The HDP's first step, from its random topics, is {formatting.number(first_step_min)}, "
+                       "not the schedule's smaller ρ₁: a smaller one leaves the random topics in place, and they "
+                       "end as copies of the collection's overall word use.")
         st.caption("While a run trains, changing κ, τ or S changes it on the fly; the change is marked on its curve.")
 
 

@@ -173,7 +173,10 @@ class SVI:
     parameters as if the minibatch were the corpus repeated D/S times, and
     blends them in with step size rho_t = (t + tau) ** -kappa, or with the
     adaptive step size of Ranganath, Wang, Blei & Xing (ICML 2013) when
-    ``step_size="adaptive"``.
+    ``step_size="adaptive"``.  The model may raise the first step from its
+    random start (``model.step_size_for``): the HDP's default blends it in
+    at least at 0.5 (``HDP(first_step_min=...)``); each step's report gives
+    the rho used.
 
     Parameters
     ----------
@@ -278,7 +281,7 @@ class SVI:
         """
         if self.step_size == "adaptive":
             return 1.0 if self._last_rho is None else self._last_rho
-        return step_size(self.t + 1, self.kappa, self.tau)
+        return self.model.step_size_for(step_size(self.t + 1, self.kappa, self.tau))
 
     @property
     def adaptive_state(self) -> AdaptiveStepSize | None:
@@ -347,7 +350,7 @@ class SVI:
                                      self.blas_threads, local_step)
             rho, self._adaptive = rule.rho, rule.state
         else:
-            rho = step_size(t, self.kappa, self.tau)
+            rho = self.model.step_size_for(step_size(t, self.kappa, self.tau))
             stats = minibatch_update(self.model, self.counts[batch], t, self.n_docs, rho, self.seed,
                                      self.blas_threads, local_step)
         self._last_rho = rho

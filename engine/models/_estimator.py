@@ -63,6 +63,10 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     total_samples: int
     _topics: Any
 
+    def step_size_for(self, rho: float) -> float:
+        """The step size of the next SVI global step, given the schedule's ``rho`` (LDA: ``rho`` itself)."""
+        return rho
+
     # ------------------------------------------------------------ arguments
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -230,7 +234,8 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         if first:
             self.initialize(total, n_words=counts.shape[1], documents=counts)
         t = self.__dict__.get("n_batch_iter_", 0) + 1
-        minibatch_update(self, counts, t, total, step_size(t, DEFAULT_KAPPA, DEFAULT_TAU), self.seed)
+        minibatch_update(self, counts, t, total, self.step_size_for(step_size(t, DEFAULT_KAPPA, DEFAULT_TAU)),
+                         self.seed)
         self.n_batch_iter_ = t
         return self
 

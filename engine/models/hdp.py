@@ -37,7 +37,7 @@ from engine.models._sticks import sticks_from_counts as _sticks_from_counts
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation, stick_expectation
 from engine.models.lazy_topics import LazyTopics, TopicColumns
 from engine.models.lda import LDALocalJob, combine_topic_word, restrict_columns, used_columns
-from engine.validation import as_counts, check_choice, check_int, check_positive
+from engine.validation import as_counts, check_choice, check_fraction, check_int, check_positive
 
 __all__ = ["DEFAULT_DOC_TRUNCATION", "DEFAULT_HDP_TOPICS", "HDP", "HDPStats"]
 
@@ -57,9 +57,9 @@ PRESETS = ("default", "paper")
 # what each preset fills in for the settings left unset
 _PRESET_SETTINGS = {
     "default": {"local_update": "zero_order", "stick_init": "uniform", "local_tol": 1e-1, "dtype": "float32",
-                "fold_in": "dirichlet", "births": 20, "stick_atoms": "used"},
+                "fold_in": "dirichlet", "births": 20, "stick_atoms": "used", "first_step_min": 0.5},
     "paper": {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64",
-              "fold_in": "sticks", "births": 0, "stick_atoms": "all"},
+              "fold_in": "sticks", "births": 0, "stick_atoms": "all", "first_step_min": 0.0},
 }
 # the "dirichlet" fold-in stops at min(local_tol, this): LDA's default tolerance, as its mean change
 # of gamma_d over K topics is smaller than the sticks' (at 1e-1 it stops after an iteration or two)
@@ -302,10 +302,11 @@ class HDP(TopicModel):
         "auto": "compiled" if numba imports.
     preset : {"default", "paper"}
         Fills in ``local_update``, ``stick_init``, ``local_tol``, ``dtype``, ``fold_in``,
-        ``births`` and ``stick_atoms`` when unset: "paper" is the algorithm box (mean field,
-        prior sticks, 1e-2, float64, the training local step, no births, all atoms); "default"
-        is zero order, uniform sticks, 1e-1, float32, the Dirichlet fold-in, 20 births a round
-        and used atoms, what measured best on a panel of collections.
+        ``births``, ``stick_atoms`` and ``first_step_min`` when unset: "paper" is the algorithm
+        box (mean field, prior sticks, 1e-2, float64, the training local step, no births, all
+        atoms, the schedule's rho_1); "default" is zero order, uniform sticks, 1e-1, float32,
+        the Dirichlet fold-in, 20 births a round, used atoms and a first step of at least 0.5,
+        what measured best on a panel of collections.
         Explicit arguments win.
     n_epochs : int
         Passes over the documents that :meth:`fit` makes (SVI with the engine's default schedule).
@@ -352,6 +353,15 @@ class HDP(TopicModel):
         probability that it holds at least one of the document's words, 1 - prod_n (1 -
         phi_dn^i) (:func:`engine.kernels.reference.hdp.atom_use`), so the corpus weights
         follow the topics' use (benchmarks/RESULTS.md, run 30).
+    first_step_min : float, optional
+        Least step size of the first SVI global step from the random start, in [0, 1] (unset:
+        from ``preset``; 0.5 by default, 0 for "paper").  That step blends the first
+        minibatch's fit in at max(rho_1, ``first_step_min``): never less than the random
+        topics it was fitted against.  With a large tau the schedule's rho_1 is small
+        ((1 + 64)^-0.7 = 0.054), the near-uniform start outlasts the data, and the topics
+        settle as copies of the overall word use; with the engine's schedule (rho_1 = 0.54)
+        nothing changes (benchmarks/RESULTS.md, run 34).  Later steps, and models whose
+        topics were set or loaded, follow the schedule.
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
 
@@ -397,6 +407,7 @@ class HDP(TopicModel):
     fold_in = Param()
     births = Param()
     stick_atoms = Param()
+    first_step_min = Param()
 
     def __init__(
         self,
@@ -426,6 +437,7 @@ class HDP(TopicModel):
         fold_in: str | None = None,
         births: int | None = None,
         stick_atoms: str | None = None,
+        first_step_min: float | None = None,
         *,
         gamma: float | None = None,
     ):
@@ -458,6 +470,7 @@ class HDP(TopicModel):
         self.fold_in = fold_in
         self.births = births
         self.stick_atoms = stick_atoms
+        self.first_step_min = first_step_min
         self._reset_state()
 
     def _resolve_arguments(self) -> dict:
@@ -471,6 +484,7 @@ class HDP(TopicModel):
         dtype = filled["dtype"] if given["dtype"] is None else given["dtype"]
         fold_in = filled["fold_in"] if given["fold_in"] is None else given["fold_in"]
         stick_atoms = filled["stick_atoms"] if given["stick_atoms"] is None else given["stick_atoms"]
+        first_step_min = filled["first_step_min"] if given["first_step_min"] is None else given["first_step_min"]
         births = given["births"]
         n_topics = check_int("n_topics", given["n_topics"], 2)
         if births is None:  # the preset's number, at most half the topics
@@ -508,6 +522,7 @@ class HDP(TopicModel):
             "fold_in": check_choice("fold_in", fold_in, FOLD_INS),
             "births": check_int("births", births, 0, n_topics // 2),
             "stick_atoms": check_choice("stick_atoms", stick_atoms, _STICK_ATOMS),
+            "first_step_min": check_fraction("first_step_min", first_step_min),
         }
 
     def _reset_state(self) -> None:
@@ -571,6 +586,12 @@ class HDP(TopicModel):
         if self._at_random_start:
             return min(self.local_tol, self.initial_local_tol)
         return self.local_tol
+
+    def step_size_for(self, rho: float) -> float:
+        """The next SVI global step's step size: at least ``first_step_min`` from the random start, else ``rho``."""
+        if self._at_random_start:
+            return max(rho, self.first_step_min)
+        return rho
 
     # ---------------------------------------------------------- inference
     def local_step(self, X, rng: np.random.Generator | None = None, warm_start: HDPStats | None = None) -> HDPStats:

@@ -72,3 +72,32 @@ def test_the_hdp_benchmark_trains_without_births_when_asked(planted_corpus):
     for t in range(steps):
         default.fit_prepared(default.prepare(np.arange(t * 25, (t + 1) * 25) % train.shape[0]))
     assert default.model.training_clock()["birth_rounds"] == 2
+
+
+def test_the_hdp_benchmark_times_the_engine_to_gensims_final_quality():
+    """The summary's "seconds to gensim HDP's quality": the first epoch at gensim's last score, and the ratio."""
+    sys.path.insert(0, str(_PATH.parent))
+    import compare_hdp
+
+    def record(system, seed, epoch, loglik, seconds):
+        return {"system": system, "kind": "hdp", "k": 150, "seed": seed, "epoch": epoch, "docs_seen": 100 * epoch,
+                "heldout_loglik": loglik, "seconds": seconds, "docs_per_second": 100 * epoch / seconds,
+                "local_iterations": None, "topics_in_use": 5, "topics_covering": 9, "lda_view_loglik": loglik}
+
+    engine_hdp, slow, gensim = compare_hdp.ENGINE_HDP, compare_hdp.ENGINE_HDP + " [births 0]", compare_hdp.GENSIM_HDP
+    records = []
+    for seed in (0, 1):
+        records += [record(gensim, seed, 1, -8.0, 4.0), record(gensim, seed, 2, -7.9, 8.0)]
+        # the engine passes gensim's final -7.9 after its first epoch in seed 0, its second in seed 1
+        records += [record(engine_hdp, seed, 1, -7.8 if seed == 0 else -7.95, 1.0),
+                    record(engine_hdp, seed, 2, -7.7, 2.0)]
+        records += [record(slow, seed, 1, -8.5, 0.5), record(slow, seed, 2, -8.1, 1.0)]
+    assert compare_hdp.time_to_reach(records, engine_hdp, 0, -7.9) == (1, 1.0)
+    assert compare_hdp.time_to_reach(records, engine_hdp, 1, -7.9) == (2, 2.0)
+    assert compare_hdp.time_to_reach(records, slow, 0, -7.9) is None
+    text = compare_hdp.summary(records)
+    section = text.split("## Seconds to gensim HDP's quality")[1].split("\n## ")[0]
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in section.splitlines() if line.startswith("| engine")}
+    # seed 0: 8 s / 1 s; seed 1: 8 s / 2 s; together 16 s / 3 s
+    assert rows[engine_hdp] == f"| {engine_hdp} | epoch 1, 8.00x; epoch 2, 4.00x | 5.33x |"
+    assert rows[slow] == f"| {slow} | not reached; not reached |  |"

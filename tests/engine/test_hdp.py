@@ -329,6 +329,63 @@ def test_first_svi_step_is_fitted_to_the_initial_tolerance():
     assert not np.array_equal(split.lambda_, tight.lambda_)
 
 
+def test_the_first_svi_step_from_the_random_start_blends_at_least_first_step_min():
+    """rho_1 = max(schedule, 0.5) by default: at tau = 64 the first step is that of a schedule with rho_1 = 0.5."""
+    X = _small_corpus(seed=5, n_docs=60)
+    floored = HDP(6, 4, X.shape[1], seed=1, births=0)
+    assert (floored.get_params()["first_step_min"], floored.first_step_min) == (None, 0.5)
+    trainer = SVI(floored, X, batch_size=20, kappa=0.7, tau=64.0, seed=3)
+    # no floor, and a schedule whose rho_1 = (1 + 1)^-1 = 0.5 exactly
+    halved = HDP(6, 4, X.shape[1], seed=1, births=0, first_step_min=0.0)
+    reference = SVI(halved, X, batch_size=20, kappa=1.0, tau=1.0, seed=3)
+    assert trainer.rho == 0.5  # the step size the next update will use
+    assert trainer.step().rho == reference.step().rho == 0.5
+    np.testing.assert_array_equal(floored.lambda_, halved.lambda_)
+    np.testing.assert_array_equal(floored.sticks_, halved.sticks_)
+    assert trainer.rho == trainer.step().rho == pytest.approx((2 + 64.0) ** -0.7)  # the schedule from step 2 on
+    assert floored.step_size_for(0.01) == 0.01
+
+    # the engine's schedule starts above the floor (rho_1 = 2^-0.9 = 0.54): the floor changes nothing
+    runs = []
+    for first_step_min in (None, 0.0):
+        model = HDP(6, 4, X.shape[1], seed=1, births=0, first_step_min=first_step_min)
+        svi = SVI(model, X, batch_size=20, seed=3)
+        runs.append(([svi.step().rho for _ in range(3)], model.lambda_))
+    assert runs[0][0] == runs[1][0] and runs[0][0][0] == pytest.approx(2.0 ** -0.9)
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+    # topics set by hand are not the random start; the paper preset keeps the schedule's rho_1
+    given = HDP(6, 4, X.shape[1], seed=1)
+    given.initialize(X.shape[0])
+    assert given.step_size_for(0.01) == 0.5
+    given.lambda_ = given.lambda_
+    assert given.step_size_for(0.01) == 0.01
+    paper = HDP(6, 4, X.shape[1], seed=1, preset="paper")
+    assert paper.first_step_min == 0.0
+    assert SVI(paper, X, batch_size=20, kappa=0.7, tau=64.0, seed=3).step().rho == pytest.approx(65.0 ** -0.7)
+
+
+@pytest.mark.parametrize("value", [1.5, -0.1, True, "0.5", float("nan")])
+def test_first_step_min_must_be_a_fraction(value):
+    with pytest.raises(ValueError, match=r"first_step_min must be a number in \[0, 1\], got"):
+        HDP(6, 4, 10, first_step_min=value).settings()
+
+
+def test_partial_fit_floors_its_first_step_too(monkeypatch):
+    """partial_fit's first update from the random start blends at least first_step_min, as SVI's does."""
+    import engine.models._estimator as estimator
+    from engine.inference.svi import minibatch_update
+
+    monkeypatch.setattr(estimator, "DEFAULT_TAU", 64.0)  # a schedule whose rho_1 is below the floor
+    X = _small_corpus(seed=6, n_docs=40)
+    model = HDP(6, 4, X.shape[1], seed=2, births=0, total_samples=400)
+    model.partial_fit(X)
+    reference = HDP(6, 4, X.shape[1], seed=2, births=0, first_step_min=0.0)
+    reference.initialize(400, n_words=X.shape[1], documents=X)
+    minibatch_update(reference, X, 1, 400, 0.5, reference.seed)
+    np.testing.assert_array_equal(model.lambda_, reference.lambda_)
+
+
 def test_batch_elbo_never_decreases():
     X, _ = _lda_corpus(n_docs=120, n_topics=4, block=8, doc_length=30)
     model = HDP(12, 5, X.shape[1], seed=3, **(_PAPER | {"local_tol": 1e-4}))  # coordinate ascent: the paper's updates

@@ -318,19 +318,19 @@ def test_an_hdp_file_saved_with_gamma_loads_as_omega(tmp_path, planted_corpus):
 
 
 def test_an_hdp_file_from_before_stick_atoms_keeps_counting_all_atoms(tmp_path, planted_corpus):
-    """Files written before the used-atoms default continue with the corpus-stick update they were trained with."""
+    """Files from before the used-atoms default (and the first step's floor) keep the settings they trained with."""
     hdp = pytest.importorskip("engine.models.hdp")
     model = hdp.HDP(n_topics=6, doc_truncation=3, n_words=planted_corpus.n_words, seed=1)
     SVI(model, planted_corpus.counts, batch_size=20).run(n_steps=1)
     path = save_model(tmp_path / "hdp.npz", model)
-    assert load_model(path).model.stick_atoms == "used"
+    assert (load_model(path).model.stick_atoms, load_model(path).model.first_step_min) == ("used", 0.5)
     with np.load(path, allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
     meta = json.loads(metadata_text(arrays.pop("metadata")))
-    del meta["params"]["stick_atoms"]
+    del meta["params"]["stick_atoms"], meta["params"]["first_step_min"]
     old = tmp_path / "old.npz"
     np.savez(old, allow_pickle=False, **arrays, metadata=np.array(json.dumps(meta)))
-    assert load_model(old).model.stick_atoms == "all"
+    assert (load_model(old).model.stick_atoms, load_model(old).model.first_step_min) == ("all", 0.0)
 
 
 # ------------------------------------------------------------ format version 2

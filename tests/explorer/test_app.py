@@ -291,6 +291,23 @@ def test_an_hdp_with_more_topics_per_document_than_topics_is_refused_in_plain_wo
     _until(at, lambda: record.status == "finished")
 
 
+def test_the_train_page_says_when_the_hdps_first_step_is_raised(app_path):
+    """With tau = 64 the HDP's first step is 0.5, not (1 + 64)^-0.7: the caption says so, and the run uses it."""
+    at = _hdp_on_the_train_page(app_path, topics=20, per_document=5)
+    raised = "The HDP's first step, from its random topics, is 0.5, not the schedule's smaller ρ₁"
+    assert not [c for c in at.caption if c.value.startswith(raised)]  # the engine's schedule: rho_1 = 0.54
+    at.number_input(key=Keys.tau).set_value(64.0).run()
+    assert not at.exception
+    assert [c for c in at.caption if c.value.startswith(raised)]
+    record = _start(at, target_docs=300)
+    _until(at, lambda: record.status == "finished")
+    assert record.settings.tau == 64.0
+    first = [point for point in record.curve()[0] if point.step == 1]
+    assert [point.rho for point in first] in ([], [0.5])  # where the first step was evaluated, its rho is 0.5
+    at.segmented_control(key=Keys.model).set_value("LDA").run()  # LDA's first step follows the schedule
+    assert not [c for c in at.caption if c.value.startswith(raised)]
+
+
 def test_export_reimport_and_resume_checkpoint(app_path):
     at = _app(app_path)
     record = _start(at, target_docs=2_000)
