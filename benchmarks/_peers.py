@@ -16,8 +16,10 @@ documents) and exposes the same things:
 - ``name``: how the system appears in the tables.
 
 The step size of every system is rho_t = (tau + t) ** -kappa with t = 1, 2, ...
-(the engine's ``step_size``), and every global step treats the minibatch as the
-corpus repeated D / S times.  scikit-learn does both natively.  gensim counts its
+(the engine's ``step_size``), except the engine HDP's first step from its random
+start, which its default raises to at least 0.5 (``first_step_min``, as in
+``engine.SVI``), and every global step treats the minibatch as the corpus repeated
+D / S times.  scikit-learn does both natively.  gensim counts its
 updates from 0 and scales its statistics to the number of documents it has seen
 so far rather than to D; the gensim adapter pins both (see :class:`GensimLDA`).
 
@@ -100,7 +102,8 @@ class _EngineSystem:
     local starts, if any, from ``default_rng([seed, t])``, not SVI's stream, so a
     ``gamma_init="random"`` run draws other starts than ``SVI.step``), the same check for
     non-finite statistics, and its ``global_step`` with rho_t = (tau + t) ** -kappa
-    (``engine.step_size``) and scale D / S.  ``SVI.step(doc_ids=rows)`` slices the
+    (``engine.step_size``, through the model's ``step_size_for`` as in SVI: the HDP's first
+    step from its random start is at least ``first_step_min``) and scale D / S.  ``SVI.step(doc_ids=rows)`` slices the
     rows itself, inside the step; here that slicing is done by ``prepare``, before
     the clock starts, as it is for the peers.  BLAS threads are left to the
     benchmark's ``threadpool_limits``.
@@ -124,7 +127,7 @@ class _EngineSystem:
         if prepare is not None:
             prepare(self._draw_documents)
         self.t += 1
-        rho = engine.step_size(self.t, self.kappa, self.tau)
+        rho = self.model.step_size_for(engine.step_size(self.t, self.kappa, self.tau))  # the HDP's first step
         stats = self.model.local_step(batch, rng=np.random.default_rng([self.seed, self.t]))
         if not np.isfinite(stats.topic_word.sum()):  # what SVI.step checks before the update
             raise engine.DivergedError(f"{self.name}: non-finite statistics at step {self.t}")

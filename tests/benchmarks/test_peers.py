@@ -101,3 +101,20 @@ def test_the_hdp_benchmark_times_the_engine_to_gensims_final_quality():
     # seed 0: 8 s / 1 s; seed 1: 8 s / 2 s; together 16 s / 3 s
     assert rows[engine_hdp] == f"| {engine_hdp} | epoch 1, 8.00x; epoch 2, 4.00x | 5.33x |"
     assert rows[slow] == f"| {slow} | not reached; not reached |  |"
+
+
+def test_the_hdp_benchmark_raises_the_first_step_as_svi_does(planted_corpus):
+    """compare_hdp.py's engine HDP makes SVI.step's steps: its first step at tau = 64 is first_step_min's 0.5."""
+    train = planted_corpus.counts
+    hdp = peers.HDPSettings(20, 5, 25, 0.7, 64.0, 1.0, 1.0, 0.01, 0)
+    system = peers.EngineHDP(train, hdp, threads=1, dtype=None)
+    system.model.births = 0
+    model = engine.HDP(n_topics=20, doc_truncation=5, n_words=train.shape[1], alpha=1.0, omega=1.0, eta=0.01,
+                       seed=0, births=0)
+    trainer = engine.SVI(model, train, batch_size=25, kappa=0.7, tau=64.0, seed=0)
+    rows = np.arange(25)
+    assert trainer.step(doc_ids=rows).rho == 0.5
+    system.fit_prepared(system.prepare(rows))
+    # the same first step (only the local starts' random streams differ, and the default "lda" start draws none)
+    np.testing.assert_allclose(np.asarray(system.model.lambda_, dtype=np.float64),
+                               np.asarray(model.lambda_, dtype=np.float64), rtol=1e-5)
