@@ -213,6 +213,13 @@ def test_tables_and_downloads(collection, explorer_env):
     assert loaded.loaded.model.n_topics == 4 and loaded.collection is not None
     schedule = tables.schedule_frame(0.9, 1.0, 256, 10_000)
     assert schedule["rho"].iloc[0] == pytest.approx(2 ** -0.9) and schedule["rho"].is_monotonic_decreasing
+    # an HDP's first step from its random start: at least first_step_min, the later steps as scheduled
+    raised = tables.schedule_frame(0.7, 64.0, 256, 10_000, first_step_min=0.5)
+    plain = tables.schedule_frame(0.7, 64.0, 256, 10_000)
+    assert (raised["rho"].iloc[0], plain["rho"].iloc[0]) == (0.5, pytest.approx(65 ** -0.7))
+    pd.testing.assert_frame_equal(raised.iloc[1:], plain.iloc[1:])
+    assert tables.raises_first_step(0.7, 64.0, 0.5) and not tables.raises_first_step(0.9, 1.0, 0.5)
+    assert tables.schedule_frame(0.9, 1.0, 256, 10_000, first_step_min=0.5).equals(schedule)
     table = tables.run_table([record], lambda r: r.status)
     assert table.loc[0, "Status"] == "finished"
 
