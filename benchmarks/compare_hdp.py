@@ -307,13 +307,12 @@ def summary(records: list[dict]) -> str:
     if gensim:
         out.append("\n## Seconds to gensim HDP's quality\n")
         rows = []
+        final = [at[gensim, epochs[-1], s] for s in seeds]  # gensim's last epoch, per seed
         for h in (h for h in hdps if h != gensim):
-            reached = [time_to_reach(records, h, s, at[gensim, epochs[-1], s]["heldout_loglik"]) for s in seeds]
-            per_seed = []
-            for s, hit in zip(seeds, reached, strict=True):
-                per_seed.append("not reached" if hit is None else
-                                f"epoch {hit[0]}, {at[gensim, epochs[-1], s]['seconds'] / hit[1]:.2f}x")
-            ratio = (f"{sum(at[gensim, epochs[-1], s]['seconds'] for s in seeds) / sum(hit[1] for hit in reached):.2f}x"
+            reached = [time_to_reach(records, h, s, g["heldout_loglik"]) for s, g in zip(seeds, final, strict=True)]
+            per_seed = ["not reached" if hit is None else f"epoch {hit[0]}, {g['seconds'] / hit[1]:.2f}x"
+                        for g, hit in zip(final, reached, strict=True)]
+            ratio = (f"{sum(g['seconds'] for g in final) / sum(hit[1] for hit in reached):.2f}x"
                      if all(reached) else "")
             rows.append([h, "; ".join(per_seed), ratio])
         out += _table(["system", "first epoch at gensim's final LL; gensim's seconds / these (per seed)",

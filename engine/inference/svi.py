@@ -117,6 +117,15 @@ def _check_finite(stats) -> None:
         )
 
 
+def scheduled_rho(model, t: int, kappa: float, tau: float) -> float:
+    """Step size of update ``t`` on the schedule: (t + tau) ** -kappa, as ``model.step_size_for`` takes it.
+
+    The one place the schedule meets the model, for :meth:`SVI.step`, :attr:`SVI.rho` and the
+    models' ``partial_fit``: an HDP raises its first step from the random start (``first_step_min``).
+    """
+    return model.step_size_for(step_size(t, kappa, tau))
+
+
 def minibatch_update(model, counts, t: int, n_docs: int, rho: float | Callable, seed: int,
                      blas_threads: int | None = 1, local_step=None):
     """The t-th SVI update of ``model`` on the minibatch ``counts`` (CSR rows), in place; returns the statistics.
@@ -281,7 +290,7 @@ class SVI:
         """
         if self.step_size == "adaptive":
             return 1.0 if self._last_rho is None else self._last_rho
-        return self.model.step_size_for(step_size(self.t + 1, self.kappa, self.tau))
+        return scheduled_rho(self.model, self.t + 1, self.kappa, self.tau)
 
     @property
     def adaptive_state(self) -> AdaptiveStepSize | None:
@@ -350,7 +359,7 @@ class SVI:
                                      self.blas_threads, local_step)
             rho, self._adaptive = rule.rho, rule.state
         else:
-            rho = self.model.step_size_for(step_size(t, self.kappa, self.tau))
+            rho = scheduled_rho(self.model, t, self.kappa, self.tau)
             stats = minibatch_update(self.model, self.counts[batch], t, self.n_docs, rho, self.seed,
                                      self.blas_threads, local_step)
         self._last_rho = rho

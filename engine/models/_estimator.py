@@ -22,8 +22,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from engine.errors import NotFittedError
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import split_words
-from engine.inference.schedule import DEFAULT_KAPPA, DEFAULT_TAU, step_size
-from engine.inference.svi import SVI, minibatch_update
+from engine.inference.schedule import DEFAULT_KAPPA, DEFAULT_TAU
+from engine.inference.svi import SVI, minibatch_update, scheduled_rho
 from engine.models._inputs import as_documents, check_same_words
 
 
@@ -234,8 +234,7 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         if first:
             self.initialize(total, n_words=counts.shape[1], documents=counts)
         t = self.__dict__.get("n_batch_iter_", 0) + 1
-        minibatch_update(self, counts, t, total, self.step_size_for(step_size(t, DEFAULT_KAPPA, DEFAULT_TAU)),
-                         self.seed)
+        minibatch_update(self, counts, t, total, scheduled_rho(self, t, DEFAULT_KAPPA, DEFAULT_TAU), self.seed)
         self.n_batch_iter_ = t
         return self
 
