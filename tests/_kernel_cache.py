@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from engine.inference.warmup import _MARK, end_compile_worker  # _MARK: "<mark> compiled <workload>" or "... failed ..."
+from engine.kernels.cache import REPORT_MARK, end_compile_worker  # "<mark> compiled <workload>" or "... failed ..."
 
 # in the order the background process compiles them: the HDP's first, which the Dask tests need
 # early (in worker processes of their own too); the main process compiles LDA:zero_order:float64,
@@ -46,7 +46,7 @@ class _Background:
         assert self.process is not None and self.process.stdout is not None
         for line in self.process.stdout:
             words = line.split()
-            if len(words) >= 3 and words[0] == _MARK:
+            if len(words) >= 3 and words[0] == REPORT_MARK:
                 with self.changed:
                     self.reported.add(words[2])
                     self.changed.notify_all()

@@ -1,6 +1,7 @@
 """Compile kernels into numba's cache in a process of its own: ``python -m engine.inference._compile_worker``.
 
-Started by :class:`engine.inference.warmup.KernelWarmUp` with the workloads as arguments
+Started by :class:`engine.inference.warmup.KernelWarmUp` and by
+:func:`engine.kernels.cache.compile_in_worker` with the workloads as arguments
 (``LDA:zero_order:float64`` ...), in order.  After each it prints one line,
 ``engine-warm-up: compiled <workload>`` or ``engine-warm-up: failed <workload> <error>``,
 so the starting process can load that workload from the cache while the next one
@@ -16,7 +17,8 @@ import os
 import sys
 import threading
 
-from engine.inference.warmup import _MARK, Workload, _step
+from engine.inference.warmup import Workload, _step
+from engine.kernels.cache import REPORT_MARK, compiling_here
 
 
 def _end_with_stdin() -> None:
@@ -31,12 +33,13 @@ def main(arguments: list[str]) -> int:
             os.nice(10)  # the user-facing process (its UI, its training) comes first
     for argument in arguments:
         try:
-            _step(Workload.parse(argument))
+            with compiling_here():  # this process is where kernels are compiled, not handed on
+                _step(Workload.parse(argument))
         except Exception as exc:  # reported to the starting process, which decides what to do
             message = f"{type(exc).__name__}: {exc}".replace("\n", " ")
-            print(f"{_MARK} failed {argument} {message}", flush=True)
+            print(f"{REPORT_MARK} failed {argument} {message}", flush=True)
         else:
-            print(f"{_MARK} compiled {argument}", flush=True)
+            print(f"{REPORT_MARK} compiled {argument}", flush=True)
     return 0
 
 

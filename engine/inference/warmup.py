@@ -22,8 +22,6 @@ the NumPy reference until its model's workload is ready, then switches.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterable
@@ -33,6 +31,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.kernels import compiled_available
+from engine.kernels.cache import (
+    CompileNeededError,
+    compiling_here,
+    guard_available,
+    loading_only,
+    read_reports,
+    start_compile_worker,
+)
 
 # start_warm_up, Workload and KernelWarmUp are used from here (by engine.TrainingRun and the explorer)
 __all__ = ["warm_up_kernels"]
@@ -45,7 +51,6 @@ _DTYPES = ("float64", "float32")
 QUEUED, LOADING, COMPILING, READY, FAILED, UNAVAILABLE = (
     "queued", "loading", "compiling", "ready", "failed", "unavailable")
 _SETTLED = (READY, FAILED, UNAVAILABLE)
-_MARK = "engine-warm-up:"  # prefix of the compile worker's report lines
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,8 @@ def warm_up_kernels(dtypes: Iterable[str] | None = None) -> float:
     held-out score call (E[log beta], both local steps, the statistics, the lazy
     blend, the HDP's fold-in by LDA's local step) runs once on
     a three-document corpus, which loads its machine code from numba's cache
-    (or compiles it on the very first run after an install, in this thread).  Without numba this
+    (on the very first run after an install, once a separate process has compiled
+    it there: see :mod:`engine.kernels.cache`).  Without numba this
     does nothing that lasts: the models fall back to the NumPy path.  Safe to
     call from any thread and more than once; nothing global changes except
     numba's loaded code.
@@ -138,41 +144,8 @@ def _step(workload: Workload) -> None:
 
 
 def _compile_here(workload: Workload) -> bool:
-    _step(workload)
-    return True
-
-
-# ----------------------------------------------------------- loading from the cache only
-class _CompileNeededError(Exception):
-    """Raised inside numba when a kernel of a workload being loaded is not in the cache."""
-
-
-_loading = threading.local()  # .active: this thread loads from the cache and must not compile
-_guard_lock = threading.Lock()
-_guard_installed = False
-
-
-def _install_compile_guard() -> bool:
-    """Make numba's "numba:compile" event (sent before a kernel is compiled, never for a cache hit) stop
-    a thread that is only loading; False if this numba has no event API."""
-    global _guard_installed
-    try:
-        from numba.core import event
-    except ImportError:
-        return False
-    with _guard_lock:
-        if not _guard_installed:
-
-            class Guard(event.Listener):
-                def on_start(self, _event) -> None:
-                    if getattr(_loading, "active", False):
-                        raise _CompileNeededError
-
-                def on_end(self, _event) -> None:
-                    pass
-
-            event.register("numba:compile", Guard())
-            _guard_installed = True
+    with compiling_here():
+        _step(workload)
     return True
 
 
@@ -182,16 +155,14 @@ def load_cached(workload: Workload) -> bool:
     Kernels found before the first missing one stay loaded.  Without numba's
     event API this compiles what is missing, and returns True.
     """
-    if not _install_compile_guard():
-        _step(workload)
+    if not guard_available():
+        _compile_here(workload)
         return True
-    _loading.active = True
     try:
-        _step(workload)
-    except _CompileNeededError:
+        with loading_only():
+            _step(workload)
+    except CompileNeededError:
         return False
-    finally:
-        _loading.active = False
     return True
 
 
@@ -334,45 +305,20 @@ class KernelWarmUp:
 
     def _compile_elsewhere(self, missing: list[Workload]) -> None:
         """Let a separate Python process compile ``missing`` into numba's cache; load each here once it is there."""
-        try:
-            worker = subprocess.Popen(
-                [sys.executable, "-m", "engine.inference._compile_worker", *map(str, missing)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
-        except OSError:
+
+        def load(name: str) -> None:
+            # in the cache now, so loading it here is quick; if the cache could not be
+            # written after all, it is compiled here (by the caller) like a failed one
+            workload = Workload.parse(name)
+            if workload in missing and self._attempt(workload, load_cached):
+                self._ready(workload)
+
+        names = tuple(map(str, missing))
+        worker = start_compile_worker(names)
+        if worker is None:
             return  # compiled in this process instead
         self.compiler_processes += 1
-        try:
-            for line in worker.stdout:
-                if not line.startswith(_MARK):
-                    continue  # numba's or Python's own messages
-                word, _, name = line[len(_MARK):].strip().partition(" ")
-                try:
-                    workload = Workload.parse(name)
-                except ValueError:
-                    continue
-                # "compiled": in the cache now, so loading it here is quick; if the cache could not
-                # be written after all, it is compiled here (by the caller) like a failed one
-                if word == "compiled" and workload in missing and self._attempt(workload, load_cached):
-                    self._ready(workload)
-        finally:
-            end_compile_worker(worker, timeout=10)
-
-
-def end_compile_worker(worker: subprocess.Popen, timeout: float, close_output: bool = True) -> None:
-    """End a ``python -m engine.inference._compile_worker`` process and wait for it.
-
-    Closing its standard input ends it (it also ends so if the starting process dies); its
-    output is closed too unless ``close_output`` is False (a thread of the caller still
-    reads it to the end).  A worker still running after ``timeout`` seconds is killed.
-    """
-    worker.stdin.close()
-    if close_output:
-        worker.stdout.close()
-    try:
-        worker.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        worker.kill()
-        worker.wait()
+        read_reports(worker, names, on_compiled=load)
 
 
 _process_warm_up: KernelWarmUp | None = None

@@ -16,9 +16,10 @@ numba fast path in :mod:`engine.kernels.compiled`, tested against the reference;
 (the default) takes the compiled one when numba imports and the reference otherwise.
 :func:`effective_kernel` says which of the two a setting runs.
 
-The compiled kernels are compiled on their first call after an install (numba then
-caches them on disk); :mod:`engine.inference.warmup` loads them, or compiles them in
-the background, before a run needs them.
+The compiled kernels are compiled once after an install, into numba's on-disk cache, by
+a separate process, and every process runs them from there (:func:`cached_call`,
+:mod:`engine.kernels.cache`); :mod:`engine.inference.warmup` loads them, or has them
+compiled in the background, before a run needs them.
 """
 
 from __future__ import annotations
@@ -44,6 +45,19 @@ def effective_kernel(kernel: str) -> str:
     if kernel == "auto":
         return "compiled" if compiled_available() else "numpy"
     return kernel
+
+
+def cached_call(kernel: str, workload: str, call: Callable):
+    """``call()``, and when ``kernel`` runs the compiled kernels, on machine code from numba's cache.
+
+    ``workload`` (``model:local_update:dtype``) names what a separate process compiles
+    if the cache lacks it; see :mod:`engine.kernels.cache`, which says why.
+    """
+    if effective_kernel(kernel) != "compiled":
+        return call()
+    from engine.kernels.cache import cache_first
+
+    return cache_first((workload,), call)
 
 
 def choose_kernel(kernel: str, reference: Callable, load_compiled: Callable[[], Callable]) -> Callable:

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, psi, xlogy
 
-from engine.kernels import KERNELS, hdp_local_step
+from engine.kernels import KERNELS, cached_call, hdp_local_step
 from engine.kernels.reference.hdp import (
     atom_counts,
     atom_use,
@@ -177,11 +177,15 @@ class HDPLocalJob:
     def run(self, counts, word_atom_init: np.ndarray | None = None) -> HDPStats:
         """Fit the documents ``counts`` (n_docs, n_columns), their columns re-indexed to ``columns``."""
         # E[log beta_kv] (or log E[beta_kv]) on the columns
-        elog_beta, fit_local = hdp_local_step(self.kernel)(self.topics, self.positions, self.topic_mean)
-        fit, topic_word = fit_local(
-            counts, elog_beta, self.elog_sticks, self.alpha, self.doc_truncation, self.tol, self.max_iter,
-            self.warmup_iter, self.local_init, self.topic_prior, word_atom_init, self.local_mean,
-        )
+        def fit_documents():
+            elog_beta, fit_local = hdp_local_step(self.kernel)(self.topics, self.positions, self.topic_mean)
+            return fit_local(
+                counts, elog_beta, self.elog_sticks, self.alpha, self.doc_truncation, self.tol, self.max_iter,
+                self.warmup_iter, self.local_init, self.topic_prior, word_atom_init, self.local_mean,
+            )
+
+        workload = f"HDP:{'zero_order' if self.topic_mean else 'mean_field'}:{np.dtype(self.topics.dtype).name}"
+        fit, topic_word = cached_call(self.kernel, workload, fit_documents)
         return HDPStats(
             doc_topic=expected_doc_topics(fit.doc_sticks, fit.atom_topic),
             topic_word=topic_word,

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.kernels.cache import cache_first
 from engine.kernels.flags import PARALLEL_LOCK
 
 try:  # one parallel pass instead of five NumPy passes; the NumPy form is the fallback
@@ -111,9 +112,14 @@ class LazyTopics:
         # x_v <- (1 - rho) x_v exp(L - stamp_v) + rho scale s_v on the minibatch's words
         keep = ((1.0 - rho) * np.exp(self._log_decay - self._stamp[columns])).astype(self.dtype, copy=False)
         if _blend_rows is not None and word_topic.dtype == self.dtype and word_topic.flags.c_contiguous:
-            with PARALLEL_LOCK:
-                _blend_rows(self._excess, np.asarray(columns, dtype=np.int64), keep, self.dtype.type(rho * scale),
-                            word_topic)
+
+            def blend() -> None:
+                with PARALLEL_LOCK:
+                    _blend_rows(self._excess, np.asarray(columns, dtype=np.int64), keep,
+                                self.dtype.type(rho * scale), word_topic)
+
+            # the blend is part of every workload's step; LDA's zero-order one is the quickest to compile
+            cache_first((f"LDA:zero_order:{self.dtype.name}",), blend)
         else:
             new = self._excess[columns]
             new *= keep[:, None]

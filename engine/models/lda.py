@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from engine.kernels import KERNELS, lda_local_step
+from engine.kernels import KERNELS, cached_call, lda_local_step
 from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
@@ -159,8 +159,11 @@ class LDALocalJob:
         start = self.start
         if start is None:
             start = np.ones((counts.shape[0], self.topics.shape[0]), dtype=self.topics.dtype)
-        fit = lda_local_step(self.kernel)(self.topics, counts, self.positions, self.alpha, start, self.tol,
-                                          self.max_iter, self.zero_order, self.squarem)
+        local_step = lda_local_step(self.kernel)
+        workload = f"LDA:{'zero_order' if self.zero_order else 'mean_field'}:{np.dtype(self.topics.dtype).name}"
+        fit = cached_call(self.kernel, workload, lambda: local_step(
+            self.topics, counts, self.positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
+            self.squarem))
         return LDAStats(fit.doc_topic, fit.topic_word, self.columns, fit.n_iter)
 
 

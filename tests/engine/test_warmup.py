@@ -13,6 +13,7 @@ import pytest
 import engine
 from engine.inference import warmup
 from engine.inference.warmup import KernelWarmUp, Workload, _step, load_cached
+from engine.kernels import cache
 
 pytest.importorskip("numba")
 
@@ -221,7 +222,7 @@ def test_without_a_compile_process_the_kernels_are_compiled_here(monkeypatch):
         raise OSError("no processes here")
 
     monkeypatch.setattr(warmup, "load_cached", lambda workload: False)
-    monkeypatch.setattr(warmup.subprocess, "Popen", no_process)
+    monkeypatch.setattr(cache.subprocess, "Popen", no_process)
     warm_up = KernelWarmUp()
     warm_up.request([Workload("LDA")])
     assert warm_up.wait(timeout=120)

@@ -1,0 +1,185 @@
+"""Run only machine code from numba's on-disk cache, so every process computes the same numbers.
+
+numba's machine code for a kernel is not the same to the last bit in the process that
+compiles it and in the processes that later load it from the cache (measured: the HDP's
+and LDA's local steps differ by about 1e-13 in float64; numba's issue 10617 reports the
+two running at different speeds).  A seed would then give one result in the first run
+after an install and another in every later run.  So a process never runs code it
+compiled itself when it can help it: :func:`cache_first` makes a workload's first
+compiled call with compiling forbidden; if some kernel is not in the cache, a separate
+Python process (:data:`WORKER_MODULE`) compiles the workload into the cache, and the
+call is made again, now loading.  Only if that process could not deliver (the cache
+could not be written, no process could start) is the rest compiled here.
+
+"Compiling forbidden" is a listener on numba's ``numba:compile`` event, which numba
+sends before it compiles a kernel and never when it loads one from the cache; the
+listener stops a thread that is only loading with :class:`CompileNeededError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+WORKER_MODULE = "engine.inference._compile_worker"  # python -m WORKER_MODULE <workload> ...
+REPORT_MARK = "engine-warm-up:"  # the worker prints "<mark> compiled <workload>" or "<mark> failed <workload> ..."
+
+_Result = TypeVar("_Result")
+
+
+class CompileNeededError(Exception):
+    """Raised inside numba when a thread that may only load from the cache meets a kernel that is not there."""
+
+
+_mode = threading.local()  # .value: None (cache first), "loading" (never compile) or "compiling" (compile here)
+_guard_lock = threading.Lock()
+_guard_installed = False
+_ready: set[tuple[str, ...]] = set()  # workloads this process has loaded (or, failing that, compiled)
+_workload_locks: dict[tuple[str, ...], threading.Lock] = {}
+
+
+def _install_guard() -> bool:
+    """Register the listener on numba's "numba:compile" event; False if numba (or its event API) is missing."""
+    global _guard_installed
+    try:
+        from numba.core import event
+    except ImportError:
+        return False
+    with _guard_lock:
+        if not _guard_installed:
+
+            class Guard(event.Listener):
+                def on_start(self, _event) -> None:
+                    if getattr(_mode, "value", None) == "loading":
+                        raise CompileNeededError
+
+                def on_end(self, _event) -> None:
+                    pass
+
+            event.register("numba:compile", Guard())
+            _guard_installed = True
+    return True
+
+
+@contextlib.contextmanager
+def _in_mode(value: str) -> Iterator[None]:
+    before = getattr(_mode, "value", None)
+    _mode.value = value
+    try:
+        yield
+    finally:
+        _mode.value = before
+
+
+def loading_only() -> contextlib.AbstractContextManager[None]:
+    """In this thread, loading a kernel from the cache works and compiling one raises :class:`CompileNeededError`.
+
+    Needs the guard (see :func:`guard_available`); kernels loaded before the missing one stay loaded.
+    """
+    return _in_mode("loading")
+
+
+def compiling_here() -> contextlib.AbstractContextManager[None]:
+    """In this thread, kernels missing from the cache are compiled here (the compile worker's own mode)."""
+    return _in_mode("compiling")
+
+
+def guard_available() -> bool:
+    """True if compiling can be forbidden (numba imports and has its event API)."""
+    return _install_guard()
+
+
+def cache_first(workloads: tuple[str, ...], call: Callable[[], _Result]) -> _Result:
+    """``call()``, whose compiled kernels belong to ``workloads``, run on machine code loaded from numba's cache.
+
+    The first time in a process, ``call()`` runs with compiling forbidden; if a
+    kernel is missing, :func:`compile_in_worker` compiles ``workloads`` into the
+    cache and ``call()`` runs again (compiling here whatever is still missing).
+    ``call`` must therefore change nothing before its first compiled kernel runs
+    that a second call would not redo (the local steps change nothing at all).
+    Later calls, and calls inside :func:`loading_only` or :func:`compiling_here`,
+    are plain ``call()``.  Workloads are written ``model:local_update:dtype``.
+    """
+    if workloads in _ready or getattr(_mode, "value", None) is not None or not _install_guard():
+        return call()
+    with _guard_lock:
+        lock = _workload_locks.setdefault(workloads, threading.Lock())
+    with lock:  # one thread per workload compiles; the others wait and then load
+        if workloads in _ready:
+            return call()
+        try:
+            with loading_only():
+                result = call()
+        except CompileNeededError:
+            compile_in_worker(workloads)
+            with compiling_here():  # loads what the worker cached, compiles what it could not
+                result = call()
+        _ready.add(workloads)
+        return result
+
+
+def compile_in_worker(workloads: tuple[str, ...]) -> set[str] | None:
+    """Compile ``workloads`` into numba's cache in a separate Python process; the set of those it reports compiled.
+
+    None if no process could start.  The process inherits this one's environment
+    (so ``NUMBA_CACHE_DIR`` and ``NUMBA_NUM_THREADS``).
+    """
+    worker = start_compile_worker(workloads)
+    return None if worker is None else read_reports(worker, workloads)
+
+
+def start_compile_worker(workloads: tuple[str, ...]) -> subprocess.Popen | None:
+    """``python -m`` :data:`WORKER_MODULE` ``workloads...``, its output a pipe of lines; None if it could not start."""
+    try:
+        return subprocess.Popen([sys.executable, "-m", WORKER_MODULE, *workloads], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+    except OSError:
+        return None
+
+
+def read_reports(worker: subprocess.Popen, workloads: tuple[str, ...],
+                 on_compiled: Callable[[str], None] | None = None) -> set[str]:
+    """Read a compile worker's reports until it has reported every workload, then end it; those compiled.
+
+    ``on_compiled(workload)`` is called as each "compiled" report arrives, so the
+    caller can load one workload while the next compiles.
+    """
+    compiled: set[str] = set()
+    reported: set[str] = set()
+    try:
+        for line in worker.stdout:
+            if not line.startswith(REPORT_MARK):
+                continue  # numba's or Python's own messages
+            word, _, rest = line[len(REPORT_MARK):].strip().partition(" ")
+            name = rest.split(" ", 1)[0]
+            reported.add(name)
+            if word == "compiled":
+                compiled.add(name)
+                if on_compiled is not None:
+                    on_compiled(name)
+            if reported >= set(workloads):
+                break
+    finally:
+        end_compile_worker(worker, timeout=10)
+    return compiled
+
+
+def end_compile_worker(worker: subprocess.Popen, timeout: float, close_output: bool = True) -> None:
+    """End a ``python -m`` :data:`WORKER_MODULE` process and wait for it.
+
+    Closing its standard input ends it (it also ends so if the starting process dies); its
+    output is closed too unless ``close_output`` is False (a thread of the caller still
+    reads it to the end).  A worker still running after ``timeout`` seconds is killed.
+    """
+    worker.stdin.close()
+    if close_output:
+        worker.stdout.close()
+    try:
+        worker.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait()

@@ -1,0 +1,151 @@
+"""Every process runs the compiled kernels from numba's cache (engine/kernels/cache.py), so a seed gives one result.
+
+A process that compiles a kernel runs machine code that differs in the last bits from the
+code later processes load from the cache; the first process after an install must
+therefore have the kernels compiled elsewhere and load them too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import engine
+from engine.kernels import cache, cached_call
+
+pytest.importorskip("numba")
+
+_TRAIN = """
+import hashlib, json
+import numpy as np
+from numba.core import event
+from engine.kernels import cache
+
+# listeners hear an event in the order they were registered: the engine's guard first, so a
+# compile it stops before it starts never reaches the counter
+assert cache.guard_available()
+compiles = []
+
+class Count(event.Listener):
+    def on_start(self, _event):
+        compiles.append(1)
+
+    def on_end(self, _event):
+        pass
+
+event.register("numba:compile", Count())
+import engine
+
+corpus = engine.make_synthetic_corpus(n_docs=120, n_topics=4, seed=1).counts
+model = engine.LDA(n_topics=4, n_words=corpus.shape[1], seed=0)
+engine.SVI(model, corpus, batch_size=40, seed=0).run(n_steps=4)
+theta = model.transform(corpus[:10])
+digest = hashlib.sha256(np.ascontiguousarray(model.lambda_).tobytes() + theta.tobytes()).hexdigest()
+print(json.dumps({"compiled_here": len(compiles), "digest": digest}))
+"""
+
+
+def _train(env: dict[str, str]) -> dict:
+    done = subprocess.run([sys.executable, "-c", _TRAIN], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_first_process_after_an_install_runs_the_cached_code_too(tmp_path):
+    """With an empty cache the first process compiles nothing itself, and it computes what the next one does."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_NUM_THREADS": "1"}
+    first = _train(env)
+    assert list(tmp_path.rglob("*.nbc")), "the worker process compiled nothing into the cache"
+    second = _train(env)
+    assert first["compiled_here"] == 0 and second["compiled_here"] == 0, (first, second)
+    assert first["digest"] == second["digest"]
+
+
+# ------------------------------------------------------------ cache_first's hand-over
+@pytest.fixture
+def fresh(monkeypatch):
+    """A process state in which no workload is loaded yet, and a stand-in for the compile process."""
+    monkeypatch.setattr(cache, "_ready", set())
+    workers = []
+
+    def compile_in_worker(workloads):
+        workers.append(workloads)
+        return set(workloads)
+
+    monkeypatch.setattr(cache, "compile_in_worker", compile_in_worker)
+    return workers
+
+
+def test_a_missing_kernel_is_compiled_elsewhere_and_the_call_made_again(fresh):
+    calls = []
+
+    def call():  # as numba's guard does when the cache lacks a kernel: stop before anything ran
+        calls.append(cache._mode.value)
+        if len(calls) == 1:
+            raise cache.CompileNeededError
+        return "fitted"
+
+    assert cache.cache_first(("LDA:zero_order:float64",), call) == "fitted"
+    assert fresh == [("LDA:zero_order:float64",)]
+    assert calls == ["loading", "compiling"]  # the retry compiles here what the worker could not deliver
+    assert cache.cache_first(("LDA:zero_order:float64",), lambda: "again") == "again"  # loaded: a plain call
+    assert fresh == [("LDA:zero_order:float64",)] and getattr(cache._mode, "value", None) is None
+
+
+def test_a_workload_found_in_the_cache_needs_no_process(fresh):
+    assert cache.cache_first(("HDP:zero_order:float32",), lambda: 7) == 7
+    assert fresh == [] and ("HDP:zero_order:float32",) in cache._ready
+
+
+def test_a_failing_call_is_not_taken_for_a_loaded_workload(fresh):
+    def fail():
+        raise ValueError("bad documents")
+
+    with pytest.raises(ValueError, match="bad documents"):
+        cache.cache_first(("LDA:zero_order:float64",), fail)
+    assert cache._ready == set() and fresh == []
+
+
+def test_inside_loading_only_a_missing_kernel_stops_the_caller(fresh):
+    """load_cached (the explorer's warm-up) asks to load and must hear of a miss, not wait for a compile."""
+
+    def call():
+        raise cache.CompileNeededError
+
+    with cache.loading_only(), pytest.raises(cache.CompileNeededError):
+        cache.cache_first(("LDA:zero_order:float64",), call)
+    assert fresh == [] and cache._ready == set()
+    with cache.compiling_here():  # the compile worker's own mode: a plain call
+        assert cache.cache_first(("LDA:zero_order:float64",), lambda: 1) == 1
+    assert fresh == [] and cache._ready == set()
+
+
+def test_the_numpy_kernel_skips_the_cache(fresh):
+    def call():
+        raise cache.CompileNeededError  # would send a compiled call to the worker
+
+    with pytest.raises(cache.CompileNeededError):
+        cached_call("numpy", "LDA:zero_order:float64", call)
+    assert fresh == []
+
+
+def test_the_worker_reports_what_it_compiled():
+    """The real process (the kernels are in this machine's cache by now, so it only loads them)."""
+    engine.warm_up_kernels(("float64",))
+    assert cache.compile_in_worker(("LDA:zero_order:float64", "LDA:sideways:float64")) == {"LDA:zero_order:float64"}
+
+
+def test_models_trained_after_loading_match_the_reference_within_rounding(planted_corpus):
+    """The compiled path with the cache hand-over still computes the NumPy reference's numbers."""
+    X = planted_corpus.counts[:60]
+    fitted = []
+    for kernel in ("compiled", "numpy"):
+        model = engine.LDA(n_topics=4, n_words=planted_corpus.n_words, seed=0, kernel=kernel)
+        engine.SVI(model, X, batch_size=20, seed=0).run(n_steps=3)
+        fitted.append(model.lambda_)
+    np.testing.assert_allclose(fitted[0], fitted[1], rtol=1e-6)
