@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import collections
 import importlib.util
+import logging
 import math
 import os
 import signal
@@ -429,8 +430,28 @@ def _print_point(point: EvalPoint) -> None:
     )
 
 
+class _NoteAboveBar(logging.Handler):
+    """An engine note (the first run's kernel compile) as a line above the progress bar."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        tqdm.write(f"svi-topics: {record.getMessage()}", file=sys.stderr)
+
+
 def _follow(run: TrainingRun, quiet: bool) -> bool:
     """Show progress until the run ends; returns False if interrupted (Ctrl-C)."""
+    notes = logging.getLogger("engine.kernels.cache")  # says when the kernels must be compiled first
+    note, level = _NoteAboveBar(), notes.level
+    if not quiet:
+        notes.addHandler(note)
+        notes.setLevel(logging.INFO)
+    try:
+        return _show_progress(run, quiet)
+    finally:
+        notes.removeHandler(note)
+        notes.setLevel(level)
+
+
+def _show_progress(run: TrainingRun, quiet: bool) -> bool:
     snap = run.snapshot()
     printed = 0
     bar = tqdm(total=snap.target_docs, initial=snap.docs_seen, unit="doc", file=sys.stderr, disable=quiet,

@@ -19,6 +19,7 @@ listener stops a thread that is only loading with :class:`CompileNeededError`.
 from __future__ import annotations
 
 import contextlib
+import logging
 import subprocess
 import sys
 import threading
@@ -29,6 +30,7 @@ WORKER_MODULE = "engine.inference._compile_worker"  # python -m WORKER_MODULE <w
 REPORT_MARK = "engine-warm-up:"  # the worker prints "<mark> compiled <workload>" or "<mark> failed <workload> ..."
 
 _Result = TypeVar("_Result")
+_logger = logging.getLogger(__name__)  # a child of the "engine" logger
 
 
 class CompileNeededError(Exception):
@@ -115,6 +117,8 @@ def cache_first(workloads: tuple[str, ...], call: Callable[[], _Result]) -> _Res
             with loading_only():
                 result = call()
         except CompileNeededError:
+            _logger.info("compiling the engine's numba kernels for %s in a separate process, once after an "
+                         "install (or an edit of engine/kernels): up to a minute or two", ", ".join(workloads))
             compile_in_worker(workloads)
             with compiling_here():  # loads what the worker cached, compiles what it could not
                 result = call()

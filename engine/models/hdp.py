@@ -184,7 +184,7 @@ class HDPLocalJob:
                 self.warmup_iter, self.local_init, self.topic_prior, word_atom_init, self.local_mean,
             )
 
-        workload = f"HDP:{'zero_order' if self.topic_mean else 'mean_field'}:{np.dtype(self.topics.dtype).name}"
+        workload = f"HDP:{'zero_order' if self.topic_mean else 'mean_field'}:{self.topics.dtype}"
         fit, topic_word = cached_call(self.kernel, workload, fit_documents)
         return HDPStats(
             doc_topic=expected_doc_topics(fit.doc_sticks, fit.atom_topic),
@@ -832,8 +832,10 @@ class HDP(TopicModel):
         restricted, columns = restrict_columns(counts)
         prior = self.alpha * self.topic_weights()
         tol = min(self.current_local_tol, _FOLD_IN_TOL) if tol is None else tol
+        update = "mean_field" if self.local_update == "mean_field" else "zero_order"
+        workload = f"HDP:{update}:{np.dtype(self.dtype).name}"  # its warm-up step folds documents in
         job = LDALocalJob(topics, columns, columns, prior, tol, self.local_max_iter,
-                          self.local_update != "mean_field", self.kernel, None)
+                          self.local_update != "mean_field", self.kernel, None, workload=workload)
         return np.asarray(job.run(restricted).doc_topic, dtype=np.float64)
 
     def _merge_globals(self, keep: int, rest: np.ndarray) -> None:

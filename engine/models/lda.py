@@ -141,6 +141,10 @@ class LDALocalJob:
         ``local_acceleration == "squarem"``.
     start : ndarray of shape (n_docs, n_topics) or None
         The paper's gamma_d to start from; None: ones.
+    workload : str or None
+        What a separate process compiles if the compiled kernels are not in numba's cache
+        (:func:`engine.kernels.cached_call`); None: this LDA step's own.  The HDP's fold-in
+        names the HDP's, which includes it.
     """
 
     topics: LazyTopics | TopicColumns
@@ -153,6 +157,7 @@ class LDALocalJob:
     kernel: str
     start: np.ndarray | None
     squarem: bool = False
+    workload: str | None = None
 
     def run(self, counts: sp.csr_matrix) -> LDAStats:
         """Fit the documents ``counts`` (n_docs, n_columns), their columns re-indexed to ``columns``."""
@@ -160,7 +165,7 @@ class LDALocalJob:
         if start is None:
             start = np.ones((counts.shape[0], self.topics.shape[0]), dtype=self.topics.dtype)
         local_step = lda_local_step(self.kernel)
-        workload = f"LDA:{'zero_order' if self.zero_order else 'mean_field'}:{np.dtype(self.topics.dtype).name}"
+        workload = self.workload or f"LDA:{'zero_order' if self.zero_order else 'mean_field'}:{self.topics.dtype}"
         fit = cached_call(self.kernel, workload, lambda: local_step(
             self.topics, counts, self.positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
             self.squarem))

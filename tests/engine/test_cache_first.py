@@ -66,6 +66,25 @@ def test_the_first_process_after_an_install_runs_the_cached_code_too(tmp_path):
     assert first["digest"] == second["digest"]
 
 
+def test_the_command_line_says_once_that_it_compiles_first(tmp_path):
+    """A first-time user of the command line learns why the progress bar waits, and only the first time."""
+    texts = engine.make_synthetic_corpus(n_docs=120, n_topics=4, seed=1).texts()
+    table = tmp_path / "texts.csv"
+    table.write_text("text\n" + "\n".join(texts) + "\n", encoding="utf-8")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_NUM_THREADS": "1"}
+    notes = []
+    for run in range(2):
+        done = subprocess.run([sys.executable, "-m", "engine", "fit", str(table), "--topics", "3", "--epochs", "1",
+                               "--test-docs", "20", "--out", str(tmp_path / f"model{run}.npz")],
+                              capture_output=True, text=True, env=env, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        notes.append([line for line in done.stderr.splitlines() if "compiling the engine's numba kernels" in line])
+    assert len(notes[0]) == 1, notes
+    assert notes[0][0].startswith("svi-topics: compiling the engine's numba kernels for LDA:")
+    assert "once after an install" in notes[0][0]
+    assert notes[1] == []
+
+
 # ------------------------------------------------------------ cache_first's hand-over
 @pytest.fixture
 def fresh(monkeypatch):
