@@ -11,6 +11,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -114,6 +117,30 @@ def test_a_missing_kernel_is_compiled_elsewhere_and_the_call_made_again(fresh):
     assert calls == ["loading", "compiling"]  # the retry compiles here what the worker could not deliver
     assert cache.cache_first(("LDA:zero_order:float64",), lambda: "again") == "again"  # loaded: a plain call
     assert fresh == [("LDA:zero_order:float64",)] and getattr(cache._mode, "value", None) is None
+
+
+def test_two_threads_that_miss_at_once_start_one_process(monkeypatch):
+    """Two training runs of one server starting together: one compile process, both then load."""
+    monkeypatch.setattr(cache, "_ready", set())
+    in_cache, workers = threading.Event(), []
+
+    def compile_in_worker(workloads):
+        workers.append(workloads)
+        time.sleep(0.2)  # the other thread arrives meanwhile
+        in_cache.set()
+        return set(workloads)
+
+    def call():
+        if not in_cache.is_set():
+            raise cache.CompileNeededError
+        return getattr(cache._mode, "value", None)
+
+    monkeypatch.setattr(cache, "compile_in_worker", compile_in_worker)
+    with ThreadPoolExecutor(2) as pool:
+        modes = list(pool.map(lambda _: cache.cache_first(("HDP:zero_order:float32",), call), range(2)))
+    assert workers == [("HDP:zero_order:float32",)]
+    # the first thread's retry loads what the process compiled; the second waited, then made a plain call
+    assert sorted(map(str, modes)) == ["None", "compiling"]
 
 
 def test_a_workload_found_in_the_cache_needs_no_process(fresh):
