@@ -2,8 +2,9 @@
 
 numba's machine code for a kernel is not the same to the last bit in the process that
 compiles it and in the processes that later load it from the cache (measured: the HDP's
-and LDA's local steps differ by about 1e-13 in float64; numba's issue 10617 reports the
-two running at different speeds).  A seed would then give one result in the first run
+local step by about 1e-13 in float64, and a few SVI steps of either model end with another
+lambda, benchmarks/RESULTS.md run 35; numba's issue 10617 reports the two running at
+different speeds).  A seed would then give one result in the first run
 after an install and another in every later run.  So a process never runs code it
 compiled itself when it can help it: :func:`cache_first` makes a workload's first
 compiled call with compiling forbidden; if some kernel is not in the cache, a separate
