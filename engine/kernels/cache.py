@@ -45,8 +45,11 @@ _ready: set[tuple[str, ...]] = set()  # workloads this process has loaded (or, f
 _workload_locks: dict[tuple[str, ...], threading.Lock] = {}
 
 
-def _install_guard() -> bool:
-    """Register the listener on numba's "numba:compile" event; False if numba (or its event API) is missing."""
+def guard_available() -> bool:
+    """True if compiling can be forbidden: the listener on numba's "numba:compile" event is registered (once).
+
+    False if numba, or its event API, is missing.
+    """
     global _guard_installed
     try:
         from numba.core import event
@@ -91,11 +94,6 @@ def compiling_here() -> contextlib.AbstractContextManager[None]:
     return _in_mode("compiling")
 
 
-def guard_available() -> bool:
-    """True if compiling can be forbidden (numba imports and has its event API)."""
-    return _install_guard()
-
-
 def cache_first(workloads: tuple[str, ...], call: Callable[[], _Result]) -> _Result:
     """``call()``, whose compiled kernels belong to ``workloads``, run on machine code loaded from numba's cache.
 
@@ -107,7 +105,7 @@ def cache_first(workloads: tuple[str, ...], call: Callable[[], _Result]) -> _Res
     Later calls, and calls inside :func:`loading_only` or :func:`compiling_here`,
     are plain ``call()``.  Workloads are written ``model:local_update:dtype``.
     """
-    if workloads in _ready or getattr(_mode, "value", None) is not None or not _install_guard():
+    if workloads in _ready or getattr(_mode, "value", None) is not None or not guard_available():
         return call()
     with _guard_lock:
         lock = _workload_locks.setdefault(workloads, threading.Lock())

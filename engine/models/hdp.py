@@ -156,6 +156,9 @@ class HDPLocalJob:
         alpha E[sigma(V)], the LDA start's prior.
     alpha, doc_truncation, tol, max_iter, warmup_iter, local_init, stick_atoms
         The model's settings (``tol`` is :attr:`HDP.current_local_tol`).
+    workload : str
+        What a separate process compiles if the compiled kernels are not in numba's cache
+        (:func:`engine.kernels.cached_call`).
     """
 
     topics: LazyTopics | TopicColumns
@@ -172,6 +175,7 @@ class HDPLocalJob:
     max_iter: int
     warmup_iter: int
     local_init: str
+    workload: str
     stick_atoms: str = "all"
 
     def run(self, counts, word_atom_init: np.ndarray | None = None) -> HDPStats:
@@ -184,8 +188,7 @@ class HDPLocalJob:
                 self.warmup_iter, self.local_init, self.topic_prior, word_atom_init, self.local_mean,
             )
 
-        workload = f"HDP:{'zero_order' if self.topic_mean else 'mean_field'}:{self.topics.dtype}"
-        fit, topic_word = cached_call(self.kernel, workload, fit_documents)
+        fit, topic_word = cached_call(self.kernel, self.workload, fit_documents)
         return HDPStats(
             doc_topic=expected_doc_topics(fit.doc_sticks, fit.atom_topic),
             topic_word=topic_word,
@@ -631,7 +634,11 @@ class HDP(TopicModel):
         return HDPLocalJob(topics, positions, columns, self.kernel, beta_mean, local_mean, elog_sticks,
                            self.alpha * stick_weights(self._sticks), self.alpha, self.doc_truncation,
                            self.current_local_tol, self.local_max_iter, self.warmup_iter, self.local_init,
-                           self.stick_atoms)
+                           self._workload(), self.stick_atoms)
+
+    def _workload(self) -> str:
+        """The warm-up workload whose compiled kernels the local step and the fold-in run (it steps and folds in)."""
+        return f"HDP:{'mean_field' if self.local_update == 'mean_field' else 'zero_order'}:{np.dtype(self.dtype).name}"
 
     def local_jobs(self, X, bounds, rng: np.random.Generator | None = None) -> list[HDPLocalJob]:
         """:meth:`local_step` of the minibatch ``X`` cut into jobs, one per document range bounds[i]:bounds[i + 1].
@@ -832,10 +839,8 @@ class HDP(TopicModel):
         restricted, columns = restrict_columns(counts)
         prior = self.alpha * self.topic_weights()
         tol = min(self.current_local_tol, _FOLD_IN_TOL) if tol is None else tol
-        update = "mean_field" if self.local_update == "mean_field" else "zero_order"
-        workload = f"HDP:{update}:{np.dtype(self.dtype).name}"  # its warm-up step folds documents in
         job = LDALocalJob(topics, columns, columns, prior, tol, self.local_max_iter,
-                          self.local_update != "mean_field", self.kernel, None, workload=workload)
+                          self.local_update != "mean_field", self.kernel, None, workload=self._workload())
         return np.asarray(job.run(restricted).doc_topic, dtype=np.float64)
 
     def _merge_globals(self, keep: int, rest: np.ndarray) -> None:
