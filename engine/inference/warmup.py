@@ -47,6 +47,7 @@ _TINY_COUNTS = sp.csr_matrix(np.array([[2, 1, 0, 3, 0, 1], [0, 1, 4, 0, 2, 0], [
 _MODELS = ("LDA", "HDP")
 _LOCAL_UPDATES = ("zero_order", "mean_field")
 _DTYPES = ("float64", "float32")
+_ACCELERATIONS = ("none", "squarem")  # LDA's local_acceleration; its SQUAREM loop is a kernel of its own
 # what a Workload's status can be; a TrainingRun waits out the first two (loading from the cache is quick)
 QUEUED, LOADING, COMPILING, READY, FAILED, UNAVAILABLE = (
     "queued", "loading", "compiling", "ready", "failed", "unavailable")
@@ -55,21 +56,27 @@ _SETTLED = (READY, FAILED, UNAVAILABLE)
 
 @dataclass(frozen=True)
 class Workload:
-    """The compiled kernels one kind of SVI step calls: which model, its local update, its dtype.
+    """The compiled kernels one kind of SVI step calls: the model, its local update, dtype and (LDA) acceleration.
 
-    Two models with the same three values call the same compiled code, so one warm-up
-    step of a tiny model of the workload loads (or compiles) everything the real one needs.
+    Two models with the same values call the same compiled code, so one warm-up step of
+    a tiny model of the workload loads (or compiles) everything the real one needs
+    (tests/engine/test_workload_coverage.py checks it for each setting that picks other code).
     """
 
     model: str = "LDA"
     local_update: str = "zero_order"
     dtype: str = "float64"
+    local_acceleration: str = "none"
 
     def __post_init__(self) -> None:
         for name, value, allowed in (("model", self.model, _MODELS), ("local_update", self.local_update,
-                                     _LOCAL_UPDATES), ("dtype", self.dtype, _DTYPES)):
+                                     _LOCAL_UPDATES), ("dtype", self.dtype, _DTYPES),
+                                     ("local_acceleration", self.local_acceleration, _ACCELERATIONS)):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+        if self.local_acceleration != "none" and (self.model, self.local_update) != ("LDA", "zero_order"):
+            raise ValueError(f"local_acceleration={self.local_acceleration!r} exists for LDA's zero_order update "
+                             f"only, got {self.model}'s {self.local_update!r}")
 
     @classmethod
     def of(cls, model) -> Workload:
@@ -79,17 +86,20 @@ class Workload:
 
         if not isinstance(model, (LDA, HDP)):
             raise TypeError(f"compiled kernels exist for LDA and HDP models, got {type(model).__name__}")
-        return cls("HDP" if isinstance(model, HDP) else "LDA", str(model.local_update), np.dtype(model.dtype).name)
+        acceleration = "none" if isinstance(model, HDP) else str(model.local_acceleration)
+        return cls("HDP" if isinstance(model, HDP) else "LDA", str(model.local_update), np.dtype(model.dtype).name,
+                   acceleration)
 
     def __str__(self) -> str:
-        return f"{self.model}:{self.local_update}:{self.dtype}"
+        name = f"{self.model}:{self.local_update}:{self.dtype}"
+        return name if self.local_acceleration == "none" else f"{name}:{self.local_acceleration}"
 
     @classmethod
     def parse(cls, text: str) -> Workload:
-        """The workload ``str(workload)`` names, e.g. ``"LDA:zero_order:float64"``."""
+        """The workload ``str(workload)`` names: ``"LDA:zero_order:float64"``, ``"LDA:zero_order:float32:squarem"``."""
         parts = str(text).split(":")
-        if len(parts) != 3:
-            raise ValueError(f"a workload is written model:local_update:dtype, got {text!r}")
+        if len(parts) not in (3, 4):
+            raise ValueError(f"a workload is written model:local_update:dtype[:local_acceleration], got {text!r}")
         return cls(*parts)
 
     def tiny_model(self):
@@ -100,7 +110,8 @@ class Workload:
         n_words = _TINY_COUNTS.shape[1]
         if self.model == "HDP":
             return HDP(n_topics=4, doc_truncation=2, n_words=n_words, dtype=self.dtype, local_update=self.local_update)
-        return LDA(n_topics=3, n_words=n_words, dtype=self.dtype, local_update=self.local_update)
+        return LDA(n_topics=3, n_words=n_words, dtype=self.dtype, local_update=self.local_update,
+                   local_acceleration=self.local_acceleration)
 
 
 def _default_workloads(dtypes: Iterable[str] | None) -> list[Workload]:

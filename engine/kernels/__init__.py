@@ -50,8 +50,9 @@ def effective_kernel(kernel: str) -> str:
 def cached_call(kernel: str, workload: str, call: Callable):
     """``call()``, and when ``kernel`` runs the compiled kernels, on machine code from numba's cache.
 
-    ``workload`` (``model:local_update:dtype``) names what a separate process compiles
-    if the cache lacks it; see :mod:`engine.kernels.cache`, which says why.
+    ``workload`` (``model:local_update:dtype[:local_acceleration]``, as
+    :class:`engine.inference.warmup.Workload` writes it) names what a separate process
+    compiles if the cache lacks it; see :mod:`engine.kernels.cache`, which says why.
     """
     if effective_kernel(kernel) != "compiled":
         return call()

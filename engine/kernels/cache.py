@@ -103,7 +103,7 @@ def cache_first(workloads: tuple[str, ...], call: Callable[[], _Result]) -> _Res
     ``call`` must therefore change nothing before its first compiled kernel runs
     that a second call would not redo (the local steps change nothing at all).
     Later calls, and calls inside :func:`loading_only` or :func:`compiling_here`,
-    are plain ``call()``.  Workloads are written ``model:local_update:dtype``.
+    are plain ``call()``.  Workloads are written ``model:local_update:dtype[:local_acceleration]``.
     """
     if workloads in _ready or getattr(_mode, "value", None) is not None or not guard_available():
         return call()

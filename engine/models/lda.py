@@ -165,7 +165,8 @@ class LDALocalJob:
         if start is None:
             start = np.ones((counts.shape[0], self.topics.shape[0]), dtype=self.topics.dtype)
         local_step = lda_local_step(self.kernel)
-        workload = self.workload or f"LDA:{'zero_order' if self.zero_order else 'mean_field'}:{self.topics.dtype}"
+        workload = self.workload or (f"LDA:{'zero_order' if self.zero_order else 'mean_field'}:{self.topics.dtype}"
+                                     + (":squarem" if self.squarem else ""))  # as str(Workload.of(model))
         fit = cached_call(self.kernel, workload, lambda: local_step(
             self.topics, counts, self.positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
             self.squarem))

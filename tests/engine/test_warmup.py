@@ -121,6 +121,11 @@ def test_workload_of_a_model_names_what_its_steps_compile():
         Workload.parse("LDA")
     with pytest.raises(TypeError, match="compiled kernels exist for LDA and HDP models, got object"):
         Workload.of(object())
+    squarem = Workload.of(engine.LDA(n_topics=3, n_words=5, local_acceleration="squarem"))
+    assert squarem == Workload("LDA", "zero_order", "float64", "squarem")
+    assert str(squarem) == "LDA:zero_order:float64:squarem" and Workload.parse(str(squarem)) == squarem
+    with pytest.raises(ValueError, match="exists for LDA's zero_order update only, got HDP's 'zero_order'"):
+        Workload("HDP", "zero_order", "float32", "squarem")
 
 
 def test_the_default_warm_up_covers_the_default_models():
