@@ -17,7 +17,7 @@ __all__ = [
     "changes_frame",
     "curves_frame",
     "intertopic_frame",
-    "raises_first_step",
+    "raised_first_step",
     "run_table",
     "schedule_frame",
     "topic_words_frame",
@@ -104,21 +104,25 @@ def run_table(records: Sequence[RunRecord], status_text,
 
 
 def schedule_frame(kappa: float, tau: float, batch_size: int, target_docs: int, points: int = 150,
-                   first_step_min: float = 0.0) -> pd.DataFrame:
+                   first_step: Callable[[float], float] | None = None) -> pd.DataFrame:
     """rho_t = (t + tau)^-kappa over the updates a run of ``target_docs`` documents makes.
 
-    ``first_step_min``: the model's least first step (the HDP's ``first_step_min``), raising rho_1.
+    ``first_step``: the model's rule for its first step from the random start
+    (``model.first_step_size``: the HDP's is at least ``first_step_min``); unset: rho_1.
     """
     n_steps = max(1, int(np.ceil(target_docs / max(1, batch_size))))
     steps = np.unique(np.linspace(1, n_steps, min(points, n_steps)).round().astype(int))
     rho = step_size(steps, kappa, tau)
-    rho[0] = max(rho[0], first_step_min)  # steps[0] is 1
+    if first_step is not None:
+        rho[0] = first_step(float(rho[0]))  # steps[0] is 1
     return pd.DataFrame({"docs_seen": steps * batch_size, "rho": rho})
 
 
-def raises_first_step(kappa: float, tau: float, first_step_min: float) -> bool:
-    """Whether ``first_step_min`` raises the schedule's rho_1 = (1 + tau)^-kappa."""
-    return float(step_size(1, kappa, tau)) < first_step_min
+def raised_first_step(kappa: float, tau: float, first_step: Callable[[float], float]) -> float | None:
+    """The model's first step (``first_step``, as above) where it is larger than the schedule's rho_1; else None."""
+    rho_1 = float(step_size(1, kappa, tau))
+    taken = first_step(rho_1)
+    return taken if taken > rho_1 else None
 
 
 def topic_words_frame(model, vocabulary: Sequence[str], weight: float, n: int) -> list[pd.DataFrame]:

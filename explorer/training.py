@@ -80,12 +80,13 @@ def schedule_controls(collection: Collection) -> None:
         right.number_input("S (batch size)", 1, n_train, step=16, key=Keys.batch_size, on_change=_apply_to_current,
                            args=(Keys.batch_size,), help="Documents read per step: larger batches give steadier "
                            "but slower steps.")
-        first_step_min = 0.0 if lda else HDP().first_step_min  # the default HDP's least first step
+        first_step = None if lda else HDP().first_step_size  # the default HDP's first step from its random start
         schedule = tables.schedule_frame(state.get(Keys.kappa), state.get(Keys.tau), state.get(Keys.batch_size),
-                                         state.get(Keys.target_docs), first_step_min=first_step_min)
+                                         state.get(Keys.target_docs), first_step=first_step)
         st.altair_chart(charts.step_size_chart(schedule), width="stretch", height=170, key=Keys.schedule_chart)
-        if tables.raises_first_step(state.get(Keys.kappa), state.get(Keys.tau), first_step_min):
-            st.caption(f"The HDP's first step, from its random topics, is {formatting.number(first_step_min)}, "
+        raised = None if lda else tables.raised_first_step(state.get(Keys.kappa), state.get(Keys.tau), first_step)
+        if raised is not None:
+            st.caption(f"The HDP's first step, from its random topics, is {formatting.number(raised)}, "
                        "not the schedule's smaller ρ₁: a smaller one leaves the random topics in place, and they "
                        "end as copies of the collection's overall word use.")
         st.caption("While a run trains, changing κ, τ or S changes it on the fly; the change is marked on its curve.")

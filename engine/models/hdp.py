@@ -595,10 +595,14 @@ class HDP(TopicModel):
         return self.local_tol
 
     def step_size_for(self, rho: float) -> float:
-        """The next SVI global step's step size: at least ``first_step_min`` from the random start, else ``rho``."""
+        """The next SVI global step's step size: :meth:`first_step_size` from the random start, else ``rho``."""
         if self._at_random_start:
-            return max(rho, self.first_step_min)
+            return self.first_step_size(rho)
         return rho
+
+    def first_step_size(self, rho_1: float) -> float:
+        """The first SVI step's size from the random start: max(``rho_1``, ``first_step_min``) (RESULTS run 34)."""
+        return max(rho_1, self.first_step_min)
 
     # ---------------------------------------------------------- inference
     def local_step(self, X, rng: np.random.Generator | None = None, warm_start: HDPStats | None = None) -> HDPStats:

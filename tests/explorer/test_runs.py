@@ -214,14 +214,30 @@ def test_tables_and_downloads(collection, explorer_env):
     schedule = tables.schedule_frame(0.9, 1.0, 256, 10_000)
     assert schedule["rho"].iloc[0] == pytest.approx(2 ** -0.9) and schedule["rho"].is_monotonic_decreasing
     # an HDP's first step from its random start: at least first_step_min, the later steps as scheduled
-    raised = tables.schedule_frame(0.7, 64.0, 256, 10_000, first_step_min=0.5)
+    hdp_first = engine.HDP().first_step_size
+    raised = tables.schedule_frame(0.7, 64.0, 256, 10_000, first_step=hdp_first)
     plain = tables.schedule_frame(0.7, 64.0, 256, 10_000)
     assert (raised["rho"].iloc[0], plain["rho"].iloc[0]) == (0.5, pytest.approx(65 ** -0.7))
     pd.testing.assert_frame_equal(raised.iloc[1:], plain.iloc[1:])
-    assert tables.raises_first_step(0.7, 64.0, 0.5) and not tables.raises_first_step(0.9, 1.0, 0.5)
-    assert tables.schedule_frame(0.9, 1.0, 256, 10_000, first_step_min=0.5).equals(schedule)
+    assert tables.raised_first_step(0.7, 64.0, hdp_first) == 0.5
+    assert tables.raised_first_step(0.9, 1.0, hdp_first) is None
+    assert tables.raised_first_step(0.7, 64.0, engine.LDA().first_step_size) is None
+    assert tables.schedule_frame(0.9, 1.0, 256, 10_000, first_step=hdp_first).equals(schedule)
     table = tables.run_table([record], lambda r: r.status)
     assert table.loc[0, "Status"] == "finished"
+
+
+def test_the_schedules_plan_is_the_steps_a_run_takes():
+    """The Train page's chart draws, step by step, the sizes engine.SVI then uses (the HDP's raised first step too)."""
+    corpus = engine.make_synthetic_corpus(n_docs=60, n_topics=3, seed=0).counts
+    for model in (engine.HDP(n_topics=10, doc_truncation=3, n_words=corpus.shape[1], births=0),
+                  engine.LDA(n_topics=3, n_words=corpus.shape[1])):
+        trainer = engine.SVI(model, corpus, batch_size=20, kappa=0.7, tau=64.0, seed=0)
+        taken = [trainer.step().rho for _ in range(4)]
+        plan = tables.schedule_frame(0.7, 64.0, 20, 80, first_step=model.first_step_size)
+        assert plan["docs_seen"].tolist() == [20, 40, 60, 80]
+        np.testing.assert_allclose(plan["rho"], taken, rtol=1e-12)
+    assert taken[0] == pytest.approx(65 ** -0.7) and plan["rho"].iloc[0] < 0.5  # LDA keeps the schedule's rho_1
 
 
 def test_an_adaptive_run_shows_no_schedule_and_its_model_file_keeps_the_rule(collection, explorer_env):
