@@ -55,6 +55,7 @@ except ImportError:  # running from a checkout that is not pip-installed
 
 # the benchmark's own helpers, found through the sys.path entry above
 import _report  # noqa: E402
+import compare_lda  # noqa: E402
 from _peers import (  # noqa: E402
     GensimHDP,
     GensimLDA,
@@ -80,7 +81,7 @@ from _quality_config import (  # noqa: E402
     SHARED,
     SYSTEMS,
 )
-from _quality_panel import Collection, load_collection  # noqa: E402
+from _quality_panel import Collection, load_collection, load_split  # noqa: E402
 from _quality_summary import summary, system_name  # noqa: E402
 from _quality_summary import targets as targets  # noqa: E402  (re-exported: tests/benchmarks use quality.targets)
 
@@ -548,8 +549,11 @@ def run(args) -> int:
         print(progress_line(record), flush=True)
 
     with threadpool_limits(limits=args.threads):
-        for name in args.corpora:
-            collection, why = load_collection(name, args)
+        for name in [*args.corpora, *args.folders]:
+            if name in args.folders:
+                collection, why = load_split(args.folders[name], name, str(args.folders[name])), ""
+            else:
+                collection, why = load_collection(name, args)
             if collection is None:
                 print(why, file=sys.stderr, flush=True)
                 continue
@@ -597,8 +601,14 @@ def parse_run_args(argv):
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument(
-        "--corpora", nargs="+", default=list(PANEL), choices=PANEL + CHECK_COLLECTIONS, metavar="NAME",
-        help=f"any of {' '.join(PANEL)} (the panel, the default) or the check collections {' '.join(CHECK_COLLECTIONS)}"
+        "--corpora", nargs="+", default=None, choices=PANEL + CHECK_COLLECTIONS, metavar="NAME",
+        help=f"any of {' '.join(PANEL)} (the panel, the default unless --folder is given) or the check collections "
+        f"{' '.join(CHECK_COLLECTIONS)}"
+    )
+    p.add_argument(
+        "--folder", action="append", default=[], metavar="NAME=DIR",
+        help="also a collection in the shared corpora's format (train.npz, test_obs.npz, test_ho.npz in DIR, e.g. "
+        "from semisynthetic_split.py), named NAME in the results; may be repeated"
     )
     p.add_argument(
         "--systems",
@@ -650,6 +660,20 @@ def parse_run_args(argv):
     p.add_argument("--cache", type=Path, default=CACHE, help="where built collections are cached")
     args = p.parse_args(argv)
     args.argv = list(argv)
+    folders = {}
+    for given in args.folder:
+        name, _, folder = given.partition("=")
+        if not re.fullmatch(r"[\w.+-]+", name) or not folder:
+            p.error(f"--folder takes NAME=DIR, NAME letters, digits and . + - _ only, got {given!r}")
+        if name in PANEL + CHECK_COLLECTIONS or name in folders:
+            p.error(f"--folder name {name!r} is taken: choose another")
+        missing = [f for f in compare_lda.CORPUS_FILES if not (Path(folder) / f).is_file()]
+        if missing:
+            p.error(f"--folder {name}: {folder} has no {', '.join(missing)}")
+        folders[name] = Path(folder)
+    args.folders = folders
+    if args.corpora is None:
+        args.corpora = [] if folders else list(PANEL)
     if (args.engine_options or args.svi_options or args.merge_general) and not args.label:
         p.error("--engine-options / --svi-options / --merge-general make a variant: name it with --label")
     if args.label and not re.fullmatch(r"[\w.=,+-]+", args.label):

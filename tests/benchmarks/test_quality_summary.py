@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import engine
@@ -243,3 +244,23 @@ def test_score_records_the_hdp_through_both_fold_ins_and_lda_through_its_own():
     lda = engine.LDA(n_topics=4, n_words=40, seed=0)
     engine.SVI(lda, corpus=train, seed=0, batch_size=30).run(n_steps=8)
     assert "heldout_loglik_sticks" not in quality.score(quality.engine_evaluator(lda), "lda", collection)
+
+
+def test_a_folder_in_the_shared_format_is_scored_under_its_own_name(tmp_path):
+    """``--folder NAME=DIR`` adds a collection (e.g. from semisynthetic_split.py); without --corpora it runs alone."""
+    import scipy.sparse as sp
+
+    counts = engine.make_synthetic_corpus(n_docs=80, n_topics=3, seed=0).counts
+    split = engine.heldout_split(counts, n_test=16, seed=0)
+    folder = tmp_path / "small"
+    folder.mkdir()
+    for name, part in (("train", split.train), ("test_obs", split.observed), ("test_ho", split.heldout)):
+        sp.save_npz(folder / f"{name}.npz", sp.csr_matrix(part))
+    out = tmp_path / "results.jsonl"
+    assert quality.main(["--folder", f"small={folder}", "--systems", "engine-lda", "--k", "3", "--seeds", "0",
+                         "--epochs", "1", "--out", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["corpus"], r["k"]) for r in records] == [("small", 3)]
+    assert records[0]["collection"]["train_docs"] == 64 and np.isfinite(records[0]["heldout_loglik"])
+    with pytest.raises(SystemExit):
+        quality.parse_run_args(["--folder", f"ap={folder}"])  # a panel name is taken
