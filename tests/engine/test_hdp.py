@@ -362,6 +362,8 @@ def test_the_first_svi_step_from_the_random_start_blends_at_least_first_step_min
     assert given.step_size_for(0.01) == 0.01
     paper = HDP(6, 4, X.shape[1], seed=1, preset="paper")
     assert paper.first_step_min == 0.0
+    # first_step_size, the rule a plan of the schedule draws (the Train page's chart): what step 1 takes, any state
+    assert (given.first_step_size(0.01), given.first_step_size(0.8), paper.first_step_size(0.01)) == (0.5, 0.8, 0.01)
     assert SVI(paper, X, batch_size=20, kappa=0.7, tau=64.0, seed=3).step().rho == pytest.approx(65.0 ** -0.7)
 
 
