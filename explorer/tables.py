@@ -17,7 +17,7 @@ __all__ = [
     "changes_frame",
     "curves_frame",
     "intertopic_frame",
-    "raised_first_step",
+    "raised_steps",
     "run_table",
     "schedule_frame",
     "topic_words_frame",
@@ -104,25 +104,29 @@ def run_table(records: Sequence[RunRecord], status_text,
 
 
 def schedule_frame(kappa: float, tau: float, batch_size: int, target_docs: int, points: int = 150,
-                   first_step: Callable[[float], float] | None = None) -> pd.DataFrame:
+                   planned: Callable[[int, float], float] | None = None) -> pd.DataFrame:
     """rho_t = (t + tau)^-kappa over the updates a run of ``target_docs`` documents makes.
 
-    ``first_step``: the model's rule for its first step from the random start
-    (``model.first_step_size``: the HDP's is at least ``first_step_min``); unset: rho_1.
+    ``planned``: the model's rule for update t from its random start given the schedule's
+    rho_t (``model.planned_step_size``: at least 1/(t + 1) under the default step floor);
+    unset: the schedule itself.
     """
     n_steps = max(1, int(np.ceil(target_docs / max(1, batch_size))))
     steps = np.unique(np.linspace(1, n_steps, min(points, n_steps)).round().astype(int))
     rho = step_size(steps, kappa, tau)
-    if first_step is not None:
-        rho[0] = first_step(float(rho[0]))  # steps[0] is 1
+    if planned is not None:
+        rho = np.array([planned(int(t), float(r)) for t, r in zip(steps, rho, strict=True)])
     return pd.DataFrame({"docs_seen": steps * batch_size, "rho": rho})
 
 
-def raised_first_step(kappa: float, tau: float, first_step: Callable[[float], float]) -> float | None:
-    """The model's first step (``first_step``, as above) where it is larger than the schedule's rho_1; else None."""
-    rho_1 = float(step_size(1, kappa, tau))
-    taken = first_step(rho_1)
-    return taken if taken > rho_1 else None
+def raised_steps(kappa: float, tau: float, batch_size: int, target_docs: int,
+                 planned: Callable[[int, float], float]) -> int:
+    """How many of a run's first updates ``planned`` (as above) takes larger than the schedule's rho_t."""
+    n_steps = max(1, int(np.ceil(target_docs / max(1, batch_size))))
+    steps = np.arange(1, n_steps + 1)
+    rho = step_size(steps, kappa, tau)
+    raised = [planned(int(t), float(r)) > r for t, r in zip(steps, rho, strict=True)]
+    return int(np.argmin(raised)) if not all(raised) else n_steps
 
 
 def topic_words_frame(model, vocabulary: Sequence[str], weight: float, n: int) -> list[pd.DataFrame]:

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cached, charts, clusters, formatting, icons, quality, safe_text, session, state, tables, ui
-from explorer.engine_api import HDP, Workload
+from explorer.engine_api import HDP, LDA, Workload
 from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
@@ -80,15 +80,16 @@ def schedule_controls(collection: Collection) -> None:
         right.number_input("S (batch size)", 1, n_train, step=16, key=Keys.batch_size, on_change=_apply_to_current,
                            args=(Keys.batch_size,), help="Documents read per step: larger batches give steadier "
                            "but slower steps.")
-        first_step = None if lda else HDP().first_step_size  # the default HDP's first step from its random start
-        schedule = tables.schedule_frame(state.get(Keys.kappa), state.get(Keys.tau), state.get(Keys.batch_size),
-                                         state.get(Keys.target_docs), first_step=first_step)
+        planned = (LDA() if lda else HDP()).planned_step_size  # the default model's steps from its random start
+        plan = (state.get(Keys.kappa), state.get(Keys.tau), state.get(Keys.batch_size), state.get(Keys.target_docs))
+        schedule = tables.schedule_frame(*plan, planned=planned)
         st.altair_chart(charts.step_size_chart(schedule), width="stretch", height=170, key=Keys.schedule_chart)
-        raised = None if lda else tables.raised_first_step(state.get(Keys.kappa), state.get(Keys.tau), first_step)
-        if raised is not None:
-            st.caption(f"The HDP's first step, from its random topics, is {formatting.number(raised)}, "
-                       "not the schedule's smaller ρ₁: a smaller one leaves the random topics in place, and they "
-                       "end as copies of the collection's overall word use.")
+        raised = tables.raised_steps(*plan, planned=planned)
+        if raised:
+            steps = "The first step is" if raised == 1 else f"The first {raised:,} steps are"
+            st.caption(f"{steps} larger than the schedule's: step t is at least 1/(t + 1), so the random "
+                       "topics the run starts from never count more than one batch. Smaller steps leave them in "
+                       "place, and they end as copies of the collection's overall word use.")
         st.caption("While a run trains, changing κ, τ or S changes it on the fly; the change is marked on its curve.")
 
 

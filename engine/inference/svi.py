@@ -121,7 +121,8 @@ def scheduled_rho(model, t: int, kappa: float, tau: float) -> float:
     """Step size of update ``t`` on the schedule: (t + tau) ** -kappa, as ``model.step_size_for`` takes it.
 
     The one place the schedule meets the model, for :meth:`SVI.step`, :attr:`SVI.rho` and the
-    models' ``partial_fit``: an HDP raises its first step from the random start (``first_step_min``).
+    models' ``partial_fit``: the model raises update t from its random start to at least 1/(t + 1)
+    (``step_floor``; the HDP's first also to ``first_step_min``).
     """
     return model.step_size_for(step_size(t, kappa, tau))
 
@@ -182,10 +183,10 @@ class SVI:
     parameters as if the minibatch were the corpus repeated D/S times, and
     blends them in with step size rho_t = (t + tau) ** -kappa, or with the
     adaptive step size of Ranganath, Wang, Blei & Xing (ICML 2013) when
-    ``step_size="adaptive"``.  The model may raise the first step from its
-    random start (``model.step_size_for``): the HDP's default blends it in
-    at least at 0.5 (``HDP(first_step_min=...)``); each step's report gives
-    the rho used.
+    ``step_size="adaptive"``.  The model raises the steps of the schedule
+    from its random start to at least 1/(t + 1) at update t
+    (``model.step_size_for``, ``step_floor``; never binding when tau <= 1);
+    each step's report gives the rho used.
 
     Parameters
     ----------

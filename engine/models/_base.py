@@ -35,6 +35,9 @@ def _dtype_name(dtype) -> object:
         return dtype
 
 
+STEP_FLOORS = ("running", "none")  # step_floor: at least 1/(t + 1) at update t from the random start, or no floor
+
+
 class TopicModel(TopicEstimator):
     """Base of :class:`engine.LDA` and :class:`engine.HDP`.
 
@@ -68,11 +71,15 @@ class TopicModel(TopicEstimator):
         if not np.all(np.isfinite(value)) or value.min() <= 0:
             raise ValueError("lambda_ must be finite and > 0 everywhere")
         self._topics = LazyTopics(value, self.eta)
+        self._updates_from_start = None
         self._topics_assigned()
 
     def _reset_state(self) -> None:
         super()._reset_state()
         self._topics = None
+        # global updates since initialize()'s random topics; None: the topics are not from a random start
+        # (set by hand, loaded without a count), so no step floor applies
+        self._updates_from_start: int | None = None
 
     def _initialize_topics(self, n_docs: int, n_words: int | None, documents=None) -> None:
         """Random lambda for a corpus of ``n_docs`` documents of ``n_words`` words, as ``topic_init`` says.
@@ -93,9 +100,41 @@ class TopicModel(TopicEstimator):
                            documents=documents),
             self.eta,
         )
+        self._updates_from_start = 0
 
     def _topics_assigned(self) -> None:
         """Called after lambda_ is assigned (the HDP gives itself prior sticks if it has none)."""
+
+    def _counted_update(self) -> None:
+        """One more global update blended in (call at the end of each)."""
+        if self._updates_from_start is not None:
+            self._updates_from_start += 1
+
+    def _restore_updates(self, clock) -> dict:
+        """Take ``updates_from_start`` out of a training clock (absent, as in older files: None); the rest of it."""
+        if not isinstance(clock, dict):
+            return clock
+        clock = dict(clock)
+        updates = clock.pop("updates_from_start", None)
+        if updates is not None and (isinstance(updates, bool) or not isinstance(updates, int) or updates < 0):
+            raise ValueError(f"the training clock's updates_from_start must be a whole number >= 0 or null, "
+                             f"got {updates!r}")
+        self._updates_from_start = updates
+        return clock
+
+    def step_size_for(self, rho: float) -> float:
+        """The next SVI global step's size, given the schedule's ``rho``: at least 1/(t + 1) at update t from the
+        random start under ``step_floor="running"`` (RESULTS run 37), so the random topics never weigh more than
+        one minibatch; ``rho`` itself otherwise."""
+        n = self._updates_from_start
+        return rho if n is None else self.planned_step_size(n + 1, rho)
+
+    def planned_step_size(self, t: int, rho: float) -> float:
+        """The size update ``t`` (1, 2, ...) from the random start takes when the schedule gives ``rho``.
+
+        What :meth:`step_size_for` returns there; a plan of a run drawn before training (the explorer's chart).
+        """
+        return max(rho, 1.0 / (t + 1)) if self.step_floor == "running" else rho
 
     def _require_topics(self) -> LazyTopics:
         if self._topics is None:

@@ -63,18 +63,6 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     total_samples: int
     _topics: Any
 
-    def step_size_for(self, rho: float) -> float:
-        """The step size of the next SVI global step, given the schedule's ``rho`` (LDA: ``rho`` itself)."""
-        return rho
-
-    def first_step_size(self, rho_1: float) -> float:
-        """The step size of the first SVI step from the random start, given the schedule's ``rho_1`` (LDA: itself).
-
-        What :meth:`step_size_for` returns before the first step, for a plan of the
-        schedule drawn before training (the explorer's Train page).
-        """
-        return rho_1
-
     # ------------------------------------------------------------ arguments
     @classmethod
     def _get_param_names(cls) -> list[str]:

@@ -18,7 +18,7 @@ from engine.kernels.reference.hdp import (
     stick_weights,
     topic_word_stats,
 )
-from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
+from engine.models._base import DTYPES, STEP_FLOORS, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._hdp_births import (
     BIRTH_ROUNDS,
@@ -57,9 +57,10 @@ PRESETS = ("default", "paper")
 # what each preset fills in for the settings left unset
 _PRESET_SETTINGS = {
     "default": {"local_update": "zero_order", "stick_init": "uniform", "local_tol": 1e-1, "dtype": "float32",
-                "fold_in": "dirichlet", "births": 20, "stick_atoms": "used", "first_step_min": 0.5},
+                "fold_in": "dirichlet", "births": 20, "stick_atoms": "used", "first_step_min": 0.5,
+                "step_floor": "running"},
     "paper": {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64",
-              "fold_in": "sticks", "births": 0, "stick_atoms": "all", "first_step_min": 0.0},
+              "fold_in": "sticks", "births": 0, "stick_atoms": "all", "first_step_min": 0.0, "step_floor": "none"},
 }
 # the "dirichlet" fold-in stops at min(local_tol, this): LDA's default tolerance, as its mean change
 # of gamma_d over K topics is smaller than the sticks' (at 1e-1 it stops after an iteration or two)
@@ -309,11 +310,11 @@ class HDP(TopicModel):
         "auto": "compiled" if numba imports.
     preset : {"default", "paper"}
         Fills in ``local_update``, ``stick_init``, ``local_tol``, ``dtype``, ``fold_in``,
-        ``births``, ``stick_atoms`` and ``first_step_min`` when unset: "paper" is the algorithm
-        box (mean field, prior sticks, 1e-2, float64, the training local step, no births, all
-        atoms, the schedule's rho_1); "default" is zero order, uniform sticks, 1e-1, float32,
-        the Dirichlet fold-in, 20 births a round, used atoms and a first step of at least 0.5,
-        what measured best on a panel of collections.
+        ``births``, ``stick_atoms``, ``first_step_min`` and ``step_floor`` when unset: "paper"
+        is the algorithm box (mean field, prior sticks, 1e-2, float64, the training local step,
+        no births, all atoms, the schedule's steps); "default" is zero order, uniform sticks,
+        1e-1, float32, the Dirichlet fold-in, 20 births a round, used atoms, a first step of at
+        least 0.5 and the step floor, what measured best on a panel of collections.
         Explicit arguments win.
     n_epochs : int
         Passes over the documents that :meth:`fit` makes (SVI with the engine's default schedule).
@@ -369,6 +370,13 @@ class HDP(TopicModel):
         settle as copies of the overall word use; with the engine's schedule (rho_1 = 0.54)
         nothing changes (benchmarks/RESULTS.md, run 34).  Later steps, and models whose
         topics were set or loaded, follow the schedule.
+    step_floor : {"running", "none"}, optional
+        Whether update t from the random start takes at least 1/(t + 1) (unset: "running",
+        or "none" with ``preset="paper"``): rho_t = max(schedule, 1/(t + 1)), so the random
+        topics never weigh more than one minibatch.  The engine's schedule (tau <= 1) is
+        never below it, so it only raises the first steps of a schedule with a large tau,
+        where the random start would otherwise outlast the data (benchmarks/RESULTS.md,
+        run 37).  Models whose topics were set or loaded without the count follow the schedule.
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
 
@@ -415,6 +423,7 @@ class HDP(TopicModel):
     births = Param()
     stick_atoms = Param()
     first_step_min = Param()
+    step_floor = Param()
 
     def __init__(
         self,
@@ -445,6 +454,7 @@ class HDP(TopicModel):
         births: int | None = None,
         stick_atoms: str | None = None,
         first_step_min: float | None = None,
+        step_floor: str | None = None,
         *,
         gamma: float | None = None,
     ):
@@ -478,6 +488,7 @@ class HDP(TopicModel):
         self.births = births
         self.stick_atoms = stick_atoms
         self.first_step_min = first_step_min
+        self.step_floor = step_floor
         self._reset_state()
 
     def _resolve_arguments(self) -> dict:
@@ -530,6 +541,8 @@ class HDP(TopicModel):
             "births": check_int("births", births, 0, n_topics // 2),
             "stick_atoms": check_choice("stick_atoms", stick_atoms, _STICK_ATOMS),
             "first_step_min": check_fraction("first_step_min", first_step_min),
+            "step_floor": check_choice("step_floor", filled["step_floor"] if given["step_floor"] is None
+                                       else given["step_floor"], STEP_FLOORS),
         }
 
     def _reset_state(self) -> None:
@@ -594,15 +607,10 @@ class HDP(TopicModel):
             return min(self.local_tol, self.initial_local_tol)
         return self.local_tol
 
-    def step_size_for(self, rho: float) -> float:
-        """The next SVI global step's step size: :meth:`first_step_size` from the random start, else ``rho``."""
-        if self._at_random_start:
-            return self.first_step_size(rho)
-        return rho
-
-    def first_step_size(self, rho_1: float) -> float:
-        """The first SVI step's size from the random start: max(``rho_1``, ``first_step_min``) (RESULTS run 34)."""
-        return max(rho_1, self.first_step_min)
+    def planned_step_size(self, t: int, rho: float) -> float:
+        """As for LDA (``step_floor``), and update 1 at least ``first_step_min`` (RESULTS run 34)."""
+        rho = super().planned_step_size(t, rho)
+        return max(rho, self.first_step_min) if t == 1 else rho
 
     # ---------------------------------------------------------- inference
     def local_step(self, X, rng: np.random.Generator | None = None, warm_start: HDPStats | None = None) -> HDPStats:
@@ -695,6 +703,7 @@ class HDP(TopicModel):
             sticks[:, 1] += self.omega - old  # sticks is this step's new array
         self._sticks = sticks
         self._at_random_start = False
+        self._counted_update()
 
     @staticmethod
     def _blend_concentration(current: float, found: float, rho: float) -> float:
@@ -779,14 +788,17 @@ class HDP(TopicModel):
         if undone is not None:
             self._pairs = rename_merged([pair for pair in self._pairs if pair not in undone], pairs)
         if pairs:
+            updates = self._updates_from_start  # the setter forgets it: these topics are still the trained ones
             self.lambda_ = excess + self.eta
+            self._updates_from_start = updates
             self._sticks = _sticks_from_counts(sticks, self.omega).astype(self.dtype)
         return pairs
 
     def training_clock(self) -> dict:
-        """The births' clock: epochs of documents blended in, birth rounds made, pairs not yet judged."""
+        """The births' clock: epochs of documents blended in, birth rounds made, pairs not yet judged; and the
+        updates since the random start (the step floor's t)."""
         return {"epochs_seen": self._epochs_seen, "birth_rounds": self._birth_rounds,
-                "pairs": [list(pair) for pair in self._pairs]}
+                "pairs": [list(pair) for pair in self._pairs], "updates_from_start": self._updates_from_start}
 
     def restore_training_clock(self, clock: dict) -> None:
         """Continue the births' clock of :meth:`training_clock`; ValueError if it is malformed.
@@ -794,6 +806,7 @@ class HDP(TopicModel):
         A model file written before births existed has no clock: its topics are never split
         when its training continues.
         """
+        clock = self._restore_updates(clock)
         if not isinstance(clock, dict) or not clock:
             self._epochs_seen, self._birth_rounds, self._pairs = 0.0, BIRTH_ROUNDS, []
             return

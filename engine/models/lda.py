@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from engine.kernels import KERNELS, cached_call, lda_local_step
-from engine.models._base import DTYPES, TOPIC_INITS, TopicModel, _dtype_name
+from engine.models._base import DTYPES, STEP_FLOORS, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation
@@ -51,9 +51,9 @@ def _default_alpha(n_topics: int) -> float:
 # what each preset fills in for the settings left unset (alpha as a function of K)
 _PRESET_SETTINGS = {
     "default": {"alpha": _default_alpha, "local_update": "zero_order", "revive_topics": True,
-                "local_acceleration": "none", "local_max_iter": 30},
+                "local_acceleration": "none", "local_max_iter": 30, "step_floor": "running"},
     "paper": {"alpha": lambda n_topics: 1.0 / n_topics, "local_update": "mean_field", "revive_topics": False,
-              "local_acceleration": "none", "local_max_iter": 100},
+              "local_acceleration": "none", "local_max_iter": 100, "step_floor": "none"},
 }
 
 
@@ -302,15 +302,23 @@ class LDA(TopicModel):
         Fills in the settings left unset.  "paper" is the algorithm box of
         Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K, at
         most 100 local iterations.  "default" is what measured best on a panel
-        of collections (benchmarks/RESULTS.md, runs 13 and 18): the zero-order
-        local step, alpha = 5/K in [0.1, 0.2], revival of unused topics and at
-        most 30 local iterations.  Explicit arguments always win over the preset.
+        of collections (benchmarks/RESULTS.md, runs 13, 18 and 37): the zero-order
+        local step, alpha = 5/K in [0.1, 0.2], revival of unused topics, at
+        most 30 local iterations and the step floor.  Explicit arguments always win
+        over the preset.
     n_epochs : int
         Passes over the documents that :meth:`fit` makes (SVI with the engine's
         default schedule).
     total_samples : int
         The corpus size D that :meth:`partial_fit` scales each minibatch to (D/S),
         as scikit-learn's ``LatentDirichletAllocation.total_samples``.
+    step_floor : {"running", "none"}, optional
+        Whether update t from the random start takes at least 1/(t + 1) (unset: "running",
+        or "none" with ``preset="paper"``): rho_t = max(schedule, 1/(t + 1)), so the random
+        topics never weigh more than one minibatch.  The engine's schedule (tau <= 1) is
+        never below it, so it only raises the first steps of a schedule with a large tau,
+        where the random start would otherwise outlast the data (benchmarks/RESULTS.md,
+        run 37).  Models whose topics were set or loaded without the count follow the schedule.
 
     Attributes
     ----------
@@ -358,6 +366,7 @@ class LDA(TopicModel):
     preset = Param()
     n_epochs = Param()
     total_samples = Param()
+    step_floor = Param()
 
     def __init__(
         self,
@@ -380,6 +389,7 @@ class LDA(TopicModel):
         preset: str = "default",
         n_epochs: int = 10,
         total_samples: int = 1_000_000,
+        step_floor: str | None = None,
     ):
         self.n_topics = n_topics
         self.n_words = n_words
@@ -400,6 +410,7 @@ class LDA(TopicModel):
         self.preset = preset
         self.n_epochs = n_epochs
         self.total_samples = total_samples
+        self.step_floor = step_floor
         self._reset_state()
 
     # ----------------------------------------------------------------- state
@@ -443,6 +454,8 @@ class LDA(TopicModel):
             "preset": preset,
             "n_epochs": check_int("n_epochs", given["n_epochs"], 1),
             "total_samples": check_int("total_samples", given["total_samples"], 1),
+            "step_floor": check_choice("step_floor", filled["step_floor"] if given["step_floor"] is None
+                                       else given["step_floor"], STEP_FLOORS),
         }
 
     def _reset_state(self) -> None:
@@ -520,6 +533,7 @@ class LDA(TopicModel):
             self._learned["eta"] = self._eta_step(rho)
             topics.set_eta(self.eta)
         self._steps_seen += 1.0 / scale  # the minibatch is 1/scale of the corpus
+        self._counted_update()
         if revive and self._steps_seen >= self._last_revival + 1.0:
             self._last_revival = self._steps_seen
             if self._steps_seen >= self._last_split + _TIE_QUIET:
@@ -530,12 +544,13 @@ class LDA(TopicModel):
 
     def training_clock(self) -> dict:
         """The revival clock: epochs of documents blended in, the epoch count at the last revival and at the last
-        split, revivals so far."""
+        split, revivals so far; and the updates since the random start (the step floor's t)."""
         return {"epochs_seen": self._steps_seen, "last_revival": self._last_revival, "revivals": self._revivals,
-                "last_split": self._last_split}
+                "last_split": self._last_split, "updates_from_start": self._updates_from_start}
 
     def restore_training_clock(self, clock: dict) -> None:
         """Continue the revival clock of :meth:`training_clock`; ValueError if it is malformed."""
+        clock = self._restore_updates(clock)
         if not isinstance(clock, dict) or not clock:
             return  # files written before the clock was saved: it starts again, one epoch before a revival
         keys = {"epochs_seen", "last_revival", "revivals"}

@@ -80,19 +80,3 @@ def test_every_hdp_lever_configuration_still_builds_and_trains(sample):
         assert _plausible(record["loglik"], sample.train.shape[1]), config
         assert 0 <= record["topics_in_use"] <= 30, config
 
-
-def test_the_step_floor_probe_floors_every_step_at_one_over_t_plus_one(monkeypatch):
-    """step_floor.py (run 37): max(schedule, 1/(t + 1)); the paper preset and schedules above the floor unchanged."""
-    import engine
-    import engine.inference.svi as svi
-
-    monkeypatch.setattr(svi, "scheduled_rho", svi.scheduled_rho)  # main() replaces it; put it back afterwards
-    import step_floor
-
-    lda, paper = engine.LDA(n_topics=3, n_words=10), engine.LDA(n_topics=3, n_words=10, preset="paper")
-    assert step_floor.floored_rho(lda, 1, 0.9, 64.0) == 0.5
-    assert step_floor.floored_rho(lda, 9, 0.9, 64.0) == pytest.approx(0.1)
-    assert step_floor.floored_rho(lda, 200, 0.9, 64.0) == pytest.approx(264 ** -0.9)  # the schedule above the floor
-    assert step_floor.floored_rho(paper, 9, 0.9, 64.0) == pytest.approx(73 ** -0.9)
-    for t in range(1, 500):  # the engine's schedule is never below the floor
-        assert step_floor.floored_rho(lda, t, 0.9, 1.0) == svi.scheduled_rho(lda, t, 0.9, 1.0)

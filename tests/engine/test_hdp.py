@@ -332,11 +332,11 @@ def test_first_svi_step_is_fitted_to_the_initial_tolerance():
 def test_the_first_svi_step_from_the_random_start_blends_at_least_first_step_min():
     """rho_1 = max(schedule, 0.5) by default: at tau = 64 the first step is that of a schedule with rho_1 = 0.5."""
     X = _small_corpus(seed=5, n_docs=60)
-    floored = HDP(6, 4, X.shape[1], seed=1, births=0)
+    floored = HDP(6, 4, X.shape[1], seed=1, births=0, step_floor="none")  # first_step_min alone (the floor below)
     assert (floored.get_params()["first_step_min"], floored.first_step_min) == (None, 0.5)
     trainer = SVI(floored, X, batch_size=20, kappa=0.7, tau=64.0, seed=3)
     # no floor, and a schedule whose rho_1 = (1 + 1)^-1 = 0.5 exactly
-    halved = HDP(6, 4, X.shape[1], seed=1, births=0, first_step_min=0.0)
+    halved = HDP(6, 4, X.shape[1], seed=1, births=0, first_step_min=0.0, step_floor="none")
     reference = SVI(halved, X, batch_size=20, kappa=1.0, tau=1.0, seed=3)
     assert trainer.rho == 0.5  # the step size the next update will use
     assert trainer.step().rho == reference.step().rho == 0.5
@@ -362,8 +362,10 @@ def test_the_first_svi_step_from_the_random_start_blends_at_least_first_step_min
     assert given.step_size_for(0.01) == 0.01
     paper = HDP(6, 4, X.shape[1], seed=1, preset="paper")
     assert paper.first_step_min == 0.0
-    # first_step_size, the rule a plan of the schedule draws (the Train page's chart): what step 1 takes, any state
-    assert (given.first_step_size(0.01), given.first_step_size(0.8), paper.first_step_size(0.01)) == (0.5, 0.8, 0.01)
+    # planned_step_size, the rule a plan of the schedule draws (the Train page's chart): what update t takes
+    assert (given.planned_step_size(1, 0.01), given.planned_step_size(1, 0.8), paper.planned_step_size(1, 0.01)) == (
+        0.5, 0.8, 0.01)
+    assert HDP(6, 4, X.shape[1], step_floor="none", first_step_min=0.7).planned_step_size(1, 0.01) == 0.7
     assert SVI(paper, X, batch_size=20, kappa=0.7, tau=64.0, seed=3).step().rho == pytest.approx(65.0 ** -0.7)
 
 

@@ -213,31 +213,32 @@ def test_tables_and_downloads(collection, explorer_env):
     assert loaded.loaded.model.n_topics == 4 and loaded.collection is not None
     schedule = tables.schedule_frame(0.9, 1.0, 256, 10_000)
     assert schedule["rho"].iloc[0] == pytest.approx(2 ** -0.9) and schedule["rho"].is_monotonic_decreasing
-    # an HDP's first step from its random start: at least first_step_min, the later steps as scheduled
-    hdp_first = engine.HDP().first_step_size
-    raised = tables.schedule_frame(0.7, 64.0, 256, 10_000, first_step=hdp_first)
+    # the default models' steps from the random start: at least 1/(t + 1), then the schedule
+    hdp_plan, lda_plan = engine.HDP().planned_step_size, engine.LDA().planned_step_size
+    raised = tables.schedule_frame(0.7, 64.0, 256, 10_000, planned=hdp_plan)
     plain = tables.schedule_frame(0.7, 64.0, 256, 10_000)
     assert (raised["rho"].iloc[0], plain["rho"].iloc[0]) == (0.5, pytest.approx(65 ** -0.7))
-    pd.testing.assert_frame_equal(raised.iloc[1:], plain.iloc[1:])
-    assert tables.raised_first_step(0.7, 64.0, hdp_first) == 0.5
-    assert tables.raised_first_step(0.9, 1.0, hdp_first) is None
-    assert tables.raised_first_step(0.7, 64.0, engine.LDA().first_step_size) is None
-    assert tables.schedule_frame(0.9, 1.0, 256, 10_000, first_step=hdp_first).equals(schedule)
+    assert tables.raised_steps(0.7, 64.0, 256, 10_000, hdp_plan) == 21  # (t + 64)^-0.7 < 1/(t + 1) up to t = 21
+    assert tables.raised_steps(0.7, 64.0, 256, 10_000, lda_plan) == 21
+    assert tables.raised_steps(0.9, 1.0, 256, 10_000, hdp_plan) == 0
+    assert tables.raised_steps(1.0, 4.0, 256, 2_560, lda_plan) == 10  # kappa 1, tau > 1: the whole run
+    assert tables.raised_steps(0.7, 64.0, 256, 10_000, engine.LDA(preset="paper").planned_step_size) == 0
+    assert tables.schedule_frame(0.9, 1.0, 256, 10_000, planned=hdp_plan).equals(schedule)
     table = tables.run_table([record], lambda r: r.status)
     assert table.loc[0, "Status"] == "finished"
 
 
 def test_the_schedules_plan_is_the_steps_a_run_takes():
-    """The Train page's chart draws, step by step, the sizes engine.SVI then uses (the HDP's raised first step too)."""
+    """The Train page's chart draws, step by step, the sizes engine.SVI then uses (the step floor included)."""
     corpus = engine.make_synthetic_corpus(n_docs=60, n_topics=3, seed=0).counts
     for model in (engine.HDP(n_topics=10, doc_truncation=3, n_words=corpus.shape[1], births=0),
                   engine.LDA(n_topics=3, n_words=corpus.shape[1])):
         trainer = engine.SVI(model, corpus, batch_size=20, kappa=0.7, tau=64.0, seed=0)
         taken = [trainer.step().rho for _ in range(4)]
-        plan = tables.schedule_frame(0.7, 64.0, 20, 80, first_step=model.first_step_size)
+        plan = tables.schedule_frame(0.7, 64.0, 20, 80, planned=model.planned_step_size)
         assert plan["docs_seen"].tolist() == [20, 40, 60, 80]
         np.testing.assert_allclose(plan["rho"], taken, rtol=1e-12)
-    assert taken[0] == pytest.approx(65 ** -0.7) and plan["rho"].iloc[0] < 0.5  # LDA keeps the schedule's rho_1
+        assert taken == pytest.approx([1 / 2, 1 / 3, 1 / 4, 1 / 5])  # the floor, above (t + 64)^-0.7
 
 
 def test_an_adaptive_run_shows_no_schedule_and_its_model_file_keeps_the_rule(collection, explorer_env):
