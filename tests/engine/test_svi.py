@@ -25,8 +25,9 @@ def test_report_carries_t_rho_and_documents_seen(X):
     first = trainer.step()
     second = trainer.step()
     assert (first.t, second.t) == (1, 2)
-    assert first.rho == pytest.approx((1 + 3.0) ** -0.8)
-    assert second.rho == pytest.approx((2 + 3.0) ** -0.8)
+    # the schedule (t + 3)^-0.8, raised to 1/(t + 1) from the random start (step_floor)
+    assert first.rho == pytest.approx(max((1 + 3.0) ** -0.8, 1 / 2)) == 0.5
+    assert second.rho == pytest.approx(max((2 + 3.0) ** -0.8, 1 / 3)) == pytest.approx(1 / 3)
     assert second.docs_seen == 32 and second.batch_size == 16
     assert second.epoch == pytest.approx(32 / 120)
     assert second.local_iterations >= 1
@@ -100,9 +101,9 @@ def test_run_stops_at_documents_or_steps_and_callback_can_stop(X):
 def test_schedule_change_takes_effect_at_the_next_step(X):
     trainer = _trainer(X, kappa=0.9, tau=1.0)
     trainer.step()
-    trainer.set_schedule(kappa=0.6, tau=10.0, batch_size=30)
+    trainer.set_schedule(kappa=0.6, tau=2.0, batch_size=30)
     report = trainer.step()
-    assert report.rho == pytest.approx((2 + 10.0) ** -0.6)
+    assert report.rho == pytest.approx((2 + 2.0) ** -0.6)  # above the step floor's 1/3
     assert report.batch_size == 30
     with pytest.raises(ValueError, match="batch_size"):
         trainer.set_schedule(batch_size=1000)
