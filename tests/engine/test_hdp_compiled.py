@@ -159,9 +159,10 @@ def test_left_out_topics_are_exercised_and_a_looser_threshold_is_caught(monkeypa
 # up to 4e-4 relative (measured); float64 by less than 1e-6.  With used atoms, float32 rounding can
 # swap two topics of near-equal weight when they are reordered (3e-3 to 8e-2 apart, measured), so
 # that case is compared without reordering (2e-4).  The steps keep the schedule's rho_t, rho_1 =
-# 0.32 (first_step_min=0, step_floor="none"): raised to 0.5, this trajectory amplified float32 rounding past the tolerance in a
-# process that had compiled the kernels itself (its code and the cached code differ by 1e-13 in float64;
-# every process now loads them from the cache, engine/kernels/cache.py)
+# 0.32 (first_step_min=0, step_floor="none"): raised to 0.5, this trajectory amplified float32
+# rounding past the tolerance in a process that had compiled the kernels itself (its code and the
+# cached code differ by 1e-13 in float64; every process now loads them from the cache,
+# engine/kernels/cache.py)
 @pytest.mark.parametrize(("dtype", "rtol", "stick_atoms", "reorder"),
                          [("float64", 1e-6, "used", True), ("float64", 1e-6, "all", True),
                           ("float32", 2e-3, "all", True), ("float32", 2e-3, "used", False)])
