@@ -121,12 +121,24 @@ def schedule_frame(kappa: float, tau: float, batch_size: int, target_docs: int, 
 
 def raised_steps(kappa: float, tau: float, batch_size: int, target_docs: int,
                  planned: Callable[[int, float], float]) -> int:
-    """How many of a run's first updates ``planned`` (as above) takes larger than the schedule's rho_t."""
+    """How many of a run's first updates ``planned`` (as above) takes larger than the schedule's rho_t.
+
+    The raised updates are the first ones (the schedule falls more slowly than the floor
+    1/(t + 1) once tau >= 1), so a bisection finds the last in a few calls, however long the run.
+    """
     n_steps = max(1, int(np.ceil(target_docs / max(1, batch_size))))
-    steps = np.arange(1, n_steps + 1)
-    rho = step_size(steps, kappa, tau)
-    raised = [planned(int(t), float(r)) > r for t, r in zip(steps, rho, strict=True)]
-    return int(np.argmin(raised)) if not all(raised) else n_steps
+
+    def raised(t: int) -> bool:
+        rho = float(step_size(t, kappa, tau))
+        return planned(t, rho) > rho
+
+    if not raised(1):
+        return 0
+    low, high = 1, n_steps  # raised(low) holds; find the last t <= n_steps where it does
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if raised(middle) else (low, middle - 1)
+    return low
 
 
 def topic_words_frame(model, vocabulary: Sequence[str], weight: float, n: int) -> list[pd.DataFrame]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import io
+import itertools
 import subprocess
 import sys
 import time
@@ -222,6 +223,11 @@ def test_tables_and_downloads(collection, explorer_env):
     assert tables.raised_steps(0.7, 64.0, 256, 10_000, lda_plan) == 21
     assert tables.raised_steps(0.9, 1.0, 256, 10_000, hdp_plan) == 0
     assert tables.raised_steps(1.0, 4.0, 256, 2_560, lda_plan) == 10  # kappa 1, tau > 1: the whole run
+    assert tables.raised_steps(1.0, 4.0, 1, 10**9, lda_plan) == 10**9  # a bisection: quick for any run length
+    for kappa, tau in ((0.9, 64.0), (0.7, 256.0), (0.55, 5000.0)):  # against a plain count of the raised steps
+        rho = [(t + tau) ** -kappa for t in range(1, 3001)]
+        count = sum(1 for _ in itertools.takewhile(lambda tr: lda_plan(*tr) > tr[1], enumerate(rho, start=1)))
+        assert tables.raised_steps(kappa, tau, 1, 3000, lda_plan) == count
     assert tables.raised_steps(0.7, 64.0, 256, 10_000, engine.LDA(preset="paper").planned_step_size) == 0
     assert tables.schedule_frame(0.9, 1.0, 256, 10_000, planned=hdp_plan).equals(schedule)
     table = tables.run_table([record], lambda r: r.status)
