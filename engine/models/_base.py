@@ -63,6 +63,11 @@ class TopicModel(TopicEstimator):
 
     @lambda_.setter
     def lambda_(self, value) -> None:
+        self._replace_topics(value)
+        self._updates_from_start = None  # topics set by hand are not a random start: no step floor
+
+    def _replace_topics(self, value) -> None:
+        """lambda <- ``value``, checked; the update count stays (the HDP's birth rounds rewrite trained topics)."""
         value = np.array(value, dtype=self.dtype, copy=True)
         n_words = self.n_words  # unset: any vocabulary size
         if value.ndim != 2 or value.shape[0] != self.n_topics or (n_words is not None and value.shape[1] != n_words):
@@ -71,7 +76,6 @@ class TopicModel(TopicEstimator):
         if not np.all(np.isfinite(value)) or value.min() <= 0:
             raise ValueError("lambda_ must be finite and > 0 everywhere")
         self._topics = LazyTopics(value, self.eta)
-        self._updates_from_start = None
         self._topics_assigned()
 
     def _reset_state(self) -> None:
@@ -104,6 +108,11 @@ class TopicModel(TopicEstimator):
 
     def _topics_assigned(self) -> None:
         """Called after lambda_ is assigned (the HDP gives itself prior sticks if it has none)."""
+
+    @property
+    def _at_random_start(self) -> bool:
+        """The topics are initialize()'s random draw, not yet updated."""
+        return self._updates_from_start == 0
 
     def _counted_update(self) -> None:
         """One more global update blended in (call at the end of each)."""

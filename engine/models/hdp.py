@@ -548,7 +548,6 @@ class HDP(TopicModel):
     def _reset_state(self) -> None:
         super()._reset_state()  # self._learned: "alpha", "omega" while training with learn_alpha / learn_omega
         self._sticks: np.ndarray | None = None
-        self._at_random_start = False  # the topics are initialize()'s random draw, not yet updated
         self._epochs_seen = 0.0  # epochs of documents SVI's global steps have blended in
         self._birth_rounds = 0  # birth rounds made (one after each of the first BIRTH_ROUNDS epochs)
         self._pairs: list[tuple[int, int, int]] = []  # (round, donor, new topic) of births not yet judged
@@ -562,7 +561,6 @@ class HDP(TopicModel):
         return super().set_params(**params)
 
     def _topics_assigned(self) -> None:
-        self._at_random_start = False
         if self._sticks is None:
             self._sticks = self._prior_sticks()
 
@@ -598,7 +596,6 @@ class HDP(TopicModel):
             self._sticks = _sticks_from_counts(counts, self.omega).astype(self.dtype)
         else:
             self._sticks = self._prior_sticks()
-        self._at_random_start = True
 
     @property
     def current_local_tol(self) -> float:
@@ -702,7 +699,6 @@ class HDP(TopicModel):
             self._learned["omega"] = self._blend_concentration(old, found, rho)
             sticks[:, 1] += self.omega - old  # sticks is this step's new array
         self._sticks = sticks
-        self._at_random_start = False
         self._counted_update()
 
     @staticmethod
@@ -788,9 +784,7 @@ class HDP(TopicModel):
         if undone is not None:
             self._pairs = rename_merged([pair for pair in self._pairs if pair not in undone], pairs)
         if pairs:
-            updates = self._updates_from_start  # the setter forgets it: these topics are still the trained ones
-            self.lambda_ = excess + self.eta
-            self._updates_from_start = updates
+            self._replace_topics(excess + self.eta)  # still the trained topics: the update count stays
             self._sticks = _sticks_from_counts(sticks, self.omega).astype(self.dtype)
         return pairs
 
