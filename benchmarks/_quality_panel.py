@@ -74,7 +74,7 @@ def load_split(folder: Path, name: str, source: str) -> Collection:
 
 def shared_collection(name: str, shared: Path) -> tuple[Collection | None, str]:
     folder = shared / "corpora" / name
-    if not all((folder / f).is_file() for f in compare_lda.CORPUS_FILES):
+    if compare_lda.missing_corpus_files(folder):
         return None, (
             f"skipping {name}: {folder} has no train.npz / test_obs.npz / test_ho.npz (the shared corpora sit in "
             "../shared/corpora beside the project root; --shared DIR names another folder)"

@@ -57,6 +57,11 @@ DEFAULT_CORPUS = HERE.parent.parent / "shared" / "corpora" / "ap"
 CORPUS_FILES = ("train.npz", "test_obs.npz", "test_ho.npz")
 
 
+def missing_corpus_files(folder: Path) -> list[str]:
+    """Which of :data:`CORPUS_FILES` ``folder`` lacks (all of them if it is no folder)."""
+    return [name for name in CORPUS_FILES if not (folder / name).is_file()]
+
+
 def load_split(folder: Path) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matrix]:
     """train, observed and held-out halves of the test documents (scipy.sparse .npz files)."""
     if not folder.is_dir():
@@ -64,7 +69,7 @@ def load_split(folder: Path) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matri
             f"corpus folder {folder} not found: pass --corpus DIR, a folder holding {', '.join(CORPUS_FILES)} "
             "(scipy.sparse CSR counts); the default is ../shared/corpora/ap beside the project root"
         )
-    missing = [name for name in CORPUS_FILES if not (folder / name).is_file()]
+    missing = missing_corpus_files(folder)
     if missing:
         sys.exit(
             f"corpus folder {folder} lacks {', '.join(missing)}: --corpus must name a folder holding "

@@ -667,7 +667,7 @@ def parse_run_args(argv):
             p.error(f"--folder takes NAME=DIR, NAME letters, digits and . + - _ only, got {given!r}")
         if name in PANEL + CHECK_COLLECTIONS or name in folders:
             p.error(f"--folder name {name!r} is taken: choose another")
-        missing = [f for f in compare_lda.CORPUS_FILES if not (Path(folder) / f).is_file()]
+        missing = compare_lda.missing_corpus_files(Path(folder))
         if missing:
             p.error(f"--folder {name}: {folder} has no {', '.join(missing)}")
         folders[name] = Path(folder)

@@ -103,6 +103,11 @@ def run_table(records: Sequence[RunRecord], status_text,
     return pd.DataFrame(rows)
 
 
+def _n_updates(batch_size: int, target_docs: int) -> int:
+    """The SVI updates a run of ``target_docs`` documents makes, ``batch_size`` a step."""
+    return max(1, int(np.ceil(target_docs / max(1, batch_size))))
+
+
 def schedule_frame(kappa: float, tau: float, batch_size: int, target_docs: int, points: int = 150,
                    planned: Callable[[int, float], float] | None = None) -> pd.DataFrame:
     """rho_t = (t + tau)^-kappa over the updates a run of ``target_docs`` documents makes.
@@ -111,7 +116,7 @@ def schedule_frame(kappa: float, tau: float, batch_size: int, target_docs: int, 
     rho_t (``model.planned_step_size``: at least 1/(t + 1) under the default step floor);
     unset: the schedule itself.
     """
-    n_steps = max(1, int(np.ceil(target_docs / max(1, batch_size))))
+    n_steps = _n_updates(batch_size, target_docs)
     steps = np.unique(np.linspace(1, n_steps, min(points, n_steps)).round().astype(int))
     rho = step_size(steps, kappa, tau)
     if planned is not None:
@@ -126,7 +131,7 @@ def raised_steps(kappa: float, tau: float, batch_size: int, target_docs: int,
     The raised updates are the first ones (the schedule falls more slowly than the floor
     1/(t + 1) once tau >= 1), so a bisection finds the last in a few calls, however long the run.
     """
-    n_steps = max(1, int(np.ceil(target_docs / max(1, batch_size))))
+    n_steps = _n_updates(batch_size, target_docs)
 
     def raised(t: int) -> bool:
         rho = float(step_size(t, kappa, tau))
