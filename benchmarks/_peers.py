@@ -103,8 +103,8 @@ class _EngineSystem:
     local starts, if any, from ``default_rng([seed, t])``, not SVI's stream, so a
     ``gamma_init="random"`` run draws other starts than ``SVI.step``), the same check for
     non-finite statistics, and its ``global_step`` with rho_t = (tau + t) ** -kappa
-    (``engine.inference.svi.scheduled_rho``, as in SVI: the HDP's first step from its random
-    start is at least ``first_step_min``) and scale D / S.  ``SVI.step(doc_ids=rows)`` slices the
+    (``engine.inference.svi.scheduled_rho``, as in SVI: the model raises update t from its
+    random start to at least 1/(t + 1), ``step_floor``) and scale D / S.  ``SVI.step(doc_ids=rows)`` slices the
     rows itself, inside the step; here that slicing is done by ``prepare``, before
     the clock starts, as it is for the peers.  BLAS threads are left to the
     benchmark's ``threadpool_limits``.
@@ -128,7 +128,7 @@ class _EngineSystem:
         if prepare is not None:
             prepare(self._draw_documents)
         self.t += 1
-        rho = scheduled_rho(self.model, self.t, self.kappa, self.tau)  # SVI.step's: the HDP raises its first step
+        rho = scheduled_rho(self.model, self.t, self.kappa, self.tau)  # SVI.step's, the step floor included
         stats = self.model.local_step(batch, rng=np.random.default_rng([self.seed, self.t]))
         if not np.isfinite(stats.topic_word.sum()):  # what SVI.step checks before the update
             raise engine.DivergedError(f"{self.name}: non-finite statistics at step {self.t}")

@@ -79,4 +79,3 @@ def test_every_hdp_lever_configuration_still_builds_and_trains(sample):
         record = hdp_levers.run_one("synthetic:200", config, 0, 1, 30, 5, data)
         assert _plausible(record["loglik"], sample.train.shape[1]), config
         assert 0 <= record["topics_in_use"] <= 30, config
-
