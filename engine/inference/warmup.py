@@ -38,6 +38,7 @@ from engine.kernels.cache import (
     loading_only,
     read_reports,
     start_compile_worker,
+    workload_name,
 )
 
 # start_warm_up, Workload and KernelWarmUp are used from here (by engine.TrainingRun and the explorer)
@@ -91,8 +92,7 @@ class Workload:
                    acceleration)
 
     def __str__(self) -> str:
-        name = f"{self.model}:{self.local_update}:{self.dtype}"
-        return name if self.local_acceleration == "none" else f"{name}:{self.local_acceleration}"
+        return workload_name(self.model, self.local_update, self.dtype, self.local_acceleration)
 
     @classmethod
     def parse(cls, text: str) -> Workload:

@@ -27,6 +27,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
+import numpy as np
+
 WORKER_MODULE = "engine.inference._compile_worker"  # python -m WORKER_MODULE <workload> ...
 REPORT_MARK = "engine-warm-up:"  # the worker prints "<mark> compiled <workload>" or "<mark> failed <workload> ..."
 
@@ -92,6 +94,16 @@ def loading_only() -> contextlib.AbstractContextManager[None]:
 def compiling_here() -> contextlib.AbstractContextManager[None]:
     """In this thread, kernels missing from the cache are compiled here (the compile worker's own mode)."""
     return _in_mode("compiling")
+
+
+def workload_name(model: str, local_update: str, dtype, local_acceleration: str = "none") -> str:
+    """A workload's name, ``model:local_update:dtype[:local_acceleration]`` (``"LDA:zero_order:float32"``).
+
+    The one spelling of it: the compile worker, the warm-up (:class:`engine.inference.warmup.Workload`)
+    and the models' local steps must agree on it.
+    """
+    name = f"{model}:{local_update}:{np.dtype(dtype).name}"
+    return name if local_acceleration == "none" else f"{name}:{local_acceleration}"
 
 
 def cache_first(workloads: tuple[str, ...], call: Callable[[], _Result]) -> _Result:

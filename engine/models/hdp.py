@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln, psi, xlogy
 
 from engine.kernels import KERNELS, cached_call, hdp_local_step
+from engine.kernels.cache import workload_name
 from engine.kernels.reference.hdp import (
     atom_counts,
     atom_use,
@@ -647,7 +648,7 @@ class HDP(TopicModel):
 
     def _workload(self) -> str:
         """The warm-up workload whose compiled kernels the local step and the fold-in run (it steps and folds in)."""
-        return f"HDP:{'mean_field' if self.local_update == 'mean_field' else 'zero_order'}:{np.dtype(self.dtype).name}"
+        return workload_name("HDP", "mean_field" if self.local_update == "mean_field" else "zero_order", self.dtype)
 
     def local_jobs(self, X, bounds, rng: np.random.Generator | None = None) -> list[HDPLocalJob]:
         """:meth:`local_step` of the minibatch ``X`` cut into jobs, one per document range bounds[i]:bounds[i + 1].

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.kernels.cache import cache_first
+from engine.kernels.cache import cache_first, workload_name
 from engine.kernels.flags import PARALLEL_LOCK
 
 try:  # one parallel pass instead of five NumPy passes; the NumPy form is the fallback
@@ -119,7 +119,7 @@ class LazyTopics:
                                 self.dtype.type(rho * scale), word_topic)
 
             # the blend is part of every workload's step; LDA's zero-order one is the quickest to compile
-            cache_first((f"LDA:zero_order:{self.dtype.name}",), blend)
+            cache_first((workload_name("LDA", "zero_order", self.dtype),), blend)
         else:
             new = self._excess[columns]
             new *= keep[:, None]

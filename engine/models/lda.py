@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from engine.kernels import KERNELS, cached_call, lda_local_step
+from engine.kernels.cache import workload_name
 from engine.models._base import DTYPES, STEP_FLOORS, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
@@ -165,8 +166,8 @@ class LDALocalJob:
         if start is None:
             start = np.ones((counts.shape[0], self.topics.shape[0]), dtype=self.topics.dtype)
         local_step = lda_local_step(self.kernel)
-        workload = self.workload or (f"LDA:{'zero_order' if self.zero_order else 'mean_field'}:{self.topics.dtype}"
-                                     + (":squarem" if self.squarem else ""))  # as str(Workload.of(model))
+        workload = self.workload or workload_name("LDA", "zero_order" if self.zero_order else "mean_field",
+                                                  self.topics.dtype, "squarem" if self.squarem else "none")
         fit = cached_call(self.kernel, workload, lambda: local_step(
             self.topics, counts, self.positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
             self.squarem))
