@@ -369,8 +369,8 @@ class HDP(TopicModel):
         topics it was fitted against.  With a large tau the schedule's rho_1 is small
         ((1 + 64)^-0.7 = 0.054), the near-uniform start outlasts the data, and the topics
         settle as copies of the overall word use; with the engine's schedule (rho_1 = 0.54)
-        nothing changes (benchmarks/RESULTS.md, run 34).  Later steps, and models whose
-        topics were set or loaded, follow the schedule.
+        nothing changes (benchmarks/RESULTS.md, run 34).  Later steps follow the schedule as
+        ``step_floor`` raises it; models whose topics were set or loaded, the schedule itself.
     step_floor : {"running", "none"}, optional
         Whether update t from the random start takes at least 1/(t + 1) (unset: "running",
         or "none" with ``preset="paper"``): rho_t = max(schedule, 1/(t + 1)), so the random
