@@ -75,8 +75,8 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
     """The run settings of ``values`` (a dict from a file), every field checked.
 
     Missing fields take their defaults, unknown ones are ignored; with ``model`` (the
-    file's model) the model kind, ``n_topics`` and the HDP's ``doc_truncation`` default
-    to the model's and must match it.
+    file's model) the model kind, ``n_topics`` and the HDP's ``doc_truncation`` and
+    ``births`` (whether it splits topics) default to the model's and must match it.
     """
     if not isinstance(values, dict):
         raise _fail(field, "a table of settings", values)
@@ -91,6 +91,10 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
             checked[name] = value
         elif name == "alpha":
             checked[name] = None if value is None else _number(where, value, "float", 0.0, 1e6, False)
+        elif name == "births":
+            if not isinstance(value, bool):
+                raise _fail(where, "true or false", value)
+            checked[name] = value
         elif name == "scheduler":
             continue  # where runs train is this server's setting, never a file's (no address from a file)
         else:
@@ -100,6 +104,8 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
         checked.setdefault("n_topics", model.n_topics)
         if getattr(model, "doc_truncation", None) is not None:
             checked.setdefault("doc_truncation", model.doc_truncation)
+        if isinstance(getattr(model, "births", None), int):  # an HDP: whether it splits topics is the model's
+            checked.setdefault("births", model.births > 0)
     settings = RunSettings(**checked)
     if model is not None:
         kind = type(model).__name__
@@ -111,6 +117,10 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
         if kind == "HDP" and truncation is not None and settings.doc_truncation != truncation:
             raise _fail(f"{field}.doc_truncation", f"the file's document truncation, {truncation}",
                         settings.doc_truncation)
+        births = getattr(model, "births", None)
+        if kind == "HDP" and isinstance(births, int) and settings.births != (births > 0):
+            raise _fail(f"{field}.births", f"{'true' if births > 0 else 'false'}, as the file's model makes "
+                        f"{births} births a round", settings.births)
     return settings
 
 

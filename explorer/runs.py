@@ -70,6 +70,7 @@ class RunSettings:
     alpha: float | None = None  # None: the engine's default (LDA: 0.2 up to 25 topics, 0.1 from 50; HDP: 1)
     eta: float = 0.01
     omega: float = 1.0  # HDP corpus-level concentration
+    births: bool = True  # HDP: split its largest topics after each of the first three passes (False: births=0)
     # the engine's schedule (engine.inference.schedule): the app, the CLI and engine.SVI share it
     kappa: float = DEFAULT_KAPPA
     tau: float = DEFAULT_TAU
@@ -84,6 +85,8 @@ class RunSettings:
     def label(self) -> str:
         """Short text naming the settings, for legends and the run list."""
         model = f"LDA K={self.n_topics}" if self.model == "LDA" else f"HDP K={self.n_topics} T={self.doc_truncation}"
+        if self.model == "HDP" and not self.births:
+            model += " no splits"
         if self.algorithm == "batch":
             return f"batch VI · {model}"
         if self.step_size == "adaptive":
@@ -288,7 +291,7 @@ def _make_model(settings: RunSettings, n_words: int):
     if settings.model == "HDP":
         return HDP(n_topics=settings.n_topics, doc_truncation=settings.doc_truncation, n_words=n_words,
                    alpha=1.0 if settings.alpha is None else settings.alpha, omega=settings.omega,
-                   eta=settings.eta, seed=settings.seed)
+                   eta=settings.eta, seed=settings.seed, births=None if settings.births else 0)
     return LDA(n_topics=settings.n_topics, n_words=n_words, alpha=settings.alpha, eta=settings.eta,
                seed=settings.seed)
 
@@ -427,9 +430,10 @@ def keep_checkpoint(record: RunRecord) -> None:
 def load_record(loaded: LoadedModel, name: str, collection: Collection | None) -> RunRecord:
     """A browse-only record of a model read from a file."""
     info = loaded.extra.get("explorer", {}) if isinstance(loaded.extra.get("explorer"), dict) else {}
+    kind = type(loaded.model).__name__
     settings = RunSettings.from_dict(info.get("settings", {})) if info.get("settings") else RunSettings(
-        model=type(loaded.model).__name__ if type(loaded.model).__name__ in ("LDA", "HDP") else "LDA",
-        n_topics=loaded.model.n_topics)
+        model=kind if kind in ("LDA", "HDP") else "LDA", n_topics=loaded.model.n_topics,
+        **({"doc_truncation": loaded.model.doc_truncation, "births": loaded.model.births > 0} if kind == "HDP" else {}))
     labels = {int(k): str(v) for k, v in (info.get("labels") or {}).items() if str(k).isdigit()}
     labels.update(loaded.labels)  # the file's own labels (format 2) are the current ones
     record = RunRecord(uuid.uuid4().hex[:12], name, settings, collection, loaded=loaded, labels=labels,

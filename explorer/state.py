@@ -45,10 +45,9 @@ class Keys:
     model = "train.model"
     n_topics = "train.n_topics"
     hdp_topics = "train.hdp_topics"
-    doc_truncation = "train.doc_truncation"
+    doc_truncation, births = "train.doc_truncation", "train.births"  # the HDP's T; its topic splits on or off
     alpha = "train.alpha"
-    eta = "train.eta"
-    omega = "train.omega"
+    eta, omega = "train.eta", "train.omega"
     step_size = "train.step_size"  # "schedule" (kappa/tau) or "adaptive"
     kappa = "train.kappa"
     tau = "train.tau"
@@ -137,8 +136,9 @@ class Keys:
         return f"_notice.{page}"
 
 
-TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation, Keys.alpha, Keys.eta, Keys.omega,
-                 Keys.step_size, Keys.kappa, Keys.tau, Keys.batch_size, Keys.n_test, Keys.seed, Keys.target_docs)
+TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation, Keys.births, Keys.alpha, Keys.eta,
+                 Keys.omega, Keys.step_size, Keys.kappa, Keys.tau, Keys.batch_size, Keys.n_test, Keys.seed,
+                 Keys.target_docs)
 PREPROCESSING_KEYS = (Keys.stop_words, Keys.min_df, Keys.max_df, Keys.max_features)
 # widget values that survive a visit to another page
 PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.text_column, Keys.title_column, Keys.scheduler,

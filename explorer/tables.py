@@ -85,7 +85,7 @@ def run_table(records: Sequence[RunRecord], status_text,
         rows.append({
             "Run": record.name,
             "Status": status_text(record),
-            "Model": s.model if s.model == "LDA" else f"HDP (T={s.doc_truncation})",
+            "Model": s.model if s.model == "LDA" else f"HDP (T={s.doc_truncation}{'' if s.births else ', no splits'})",
             "K": s.n_topics,
             "κ": "—" if not scheduled else f"{(snap.kappa if snap and snap.kappa is not None else s.kappa):g}",
             "τ": "—" if not scheduled else f"{(snap.tau if snap and snap.tau is not None else s.tau):g}",

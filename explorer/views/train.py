@@ -29,9 +29,14 @@ with settings_column:
                           help="The HDP uses as many of these topics as the documents need (150 is generous).")
         right.number_input("Topics per document at most (T)", 1, 100, step=1, key=Keys.doc_truncation,
                            help="How many topics one document can mix, at most K (the default, 20, is plenty).")
-        st.caption("After each of its first three passes the HDP splits its largest topics in two along the "
-                   "documents that use them, and four passes later merges back any pair that stayed alike; the "
-                   "curve marks each split and may step there. Pairs still waiting when the run ends are judged then.")
+        if st.toggle("Split large topics", key=Keys.births,
+                     help="Births: splitting its largest topics now and then, the HDP keeps more topics in use and "
+                          "predicts held-out words better. Off, small collections train faster (four passes over "
+                          "2,000 news articles take about a quarter less time), with fewer topics in use."):
+            st.caption("After each of its first three passes the HDP splits its largest topics in two along the "
+                       "documents that use them, and four passes later merges back any pair that stayed alike; the "
+                       "curve marks each split and may step there. Pairs still waiting when the run ends are judged "
+                       "then.")
         few = quality.hdp_few_documents_note(training.n_training_documents(collection))
         if few:
             st.caption(few)

@@ -292,6 +292,25 @@ def test_an_hdp_with_more_topics_per_document_than_topics_is_refused_in_plain_wo
     _until(at, lambda: record.status == "finished")
 
 
+def test_the_hdp_topic_splits_can_be_switched_off(app_path):
+    at = _hdp_on_the_train_page(app_path, topics=20, per_document=5)
+    assert at.toggle(key=Keys.births).value  # on by default, as in the engine and the command line
+    at.toggle(key=Keys.births).set_value(False).run()
+    assert not at.exception
+    assert not any("splits its largest topics in two" in c.value for c in at.caption)  # what no longer happens
+    record = _start(at, target_docs=1_000)
+    assert record.settings.births is False and record.model().births == 0
+    assert "no splits" in record.settings.label()
+    _until(at, lambda: record.status == "finished")
+    assert record.model().training_clock()["birth_rounds"] == 0
+    at.toggle(key=Keys.births).set_value(True).run()
+    assert any("splits its largest topics in two" in c.value for c in at.caption)
+    assert _start(at, target_docs=1_000).model().births == 10  # the engine's: 20 a round, at most half of K
+    # LDA never splits: the switch is not shown, and an LDA run's settings keep the default
+    at.segmented_control(key=Keys.model).set_value("LDA").run()
+    assert not [t for t in at.toggle if t.key == Keys.births]
+
+
 def test_the_train_page_says_when_the_first_steps_are_raised(app_path):
     """With tau = 64 the first steps are 1/(t + 1), not (t + 64)^-kappa: the caption says so, and the run uses it."""
     at = _hdp_on_the_train_page(app_path, topics=20, per_document=5)

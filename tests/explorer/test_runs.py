@@ -96,6 +96,24 @@ def test_schedule_change_is_recorded(collection):
     assert set(frame["change"]) == {"κ 0.9 → 0.5", "S 32 → 64"}
 
 
+def test_an_hdp_run_without_splits_makes_no_births_and_says_so(collection):
+    split = runs.create_run(collection, _settings(model="HDP", n_topics=20, doc_truncation=5), "s", checkpoint=False)
+    plain = runs.create_run(collection, _settings(model="HDP", n_topics=20, doc_truncation=5, target_docs=4_000,
+                                                  births=False), "p", checkpoint=False)
+    # the switch chooses between the engine's own number of births and none
+    assert split.model().births == engine.HDP(n_topics=20, doc_truncation=5).births > 0
+    assert plain.model().births == 0
+    plain.run.start()
+    wait_until(lambda: plain.status == "finished")
+    assert not [t for t in tables.changes_frame([plain])["change"] if "(births" in t]
+    assert plain.model().training_clock()["pairs"] == []
+    table = tables.run_table([split, plain], lambda record: record.status)
+    assert list(table["Model"]) == ["HDP (T=5)", "HDP (T=5, no splits)"]
+    assert "no splits" in plain.settings.label() and "no splits" not in split.settings.label()
+    # LDA has no births: the setting is not part of its label
+    assert "no splits" not in _settings(births=False).label()
+
+
 def test_an_hdp_run_shows_its_topic_births_on_the_curve(collection):
     record = runs.create_run(collection, _settings(model="HDP", n_topics=20, doc_truncation=5, target_docs=4_000),
                              "h", checkpoint=False)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import engine
 from engine.data.corpus import Corpus
@@ -36,6 +38,8 @@ TAMPERED = [  # (what the file says, what the message must say)
     ({"settings": {**GOOD, "model": "HDP"}}, "settings.model must be the file's model, 'LDA', got 'HDP'"),
     ({"settings": {**GOOD, "n_topics": 50}}, "settings.n_topics must be the file's number of topics, 3, got 50"),
     ({"settings": {**GOOD, "algorithm": 1}}, "settings.algorithm must be 'svi' or 'batch', got 1"),
+    ({"settings": {**GOOD, "births": "yes"}}, "settings.births must be true or false, got 'yes'"),
+    ({"settings": {**GOOD, "births": 1}}, "settings.births must be true or false, got 1"),
     ({"settings": "fast"}, "settings must be a table of settings, got 'fast'"),
     ({"labels": {"0": 7}}, "labels[0] must be a text of at most 200 characters, got 7"),
     ({"labels": {"0": "x" * 201}}, "labels[0] must be a text of at most 200 characters"),
@@ -86,6 +90,33 @@ def test_a_well_formed_file_still_loads(tmp_path):
     record = porting.import_model("good.npz", _file(tmp_path, {"settings": GOOD, "labels": {"1": "ships"}}))
     assert record.settings.kappa == 0.9 and record.label(1) == "ships"
     assert porting.import_model("bare.npz", _file(tmp_path, None)).settings.n_topics == 3  # no explorer part
+
+
+def _hdp_file(path, births: int, explorer: dict | None) -> bytes:
+    counts = sp.csr_matrix(np.random.default_rng(0).poisson(1.0, size=(40, len(WORDS))) + 1.0)
+    model = engine.HDP(n_topics=4, doc_truncation=2, n_words=len(WORDS), seed=0, births=births)
+    trainer = engine.SVI(model, counts, batch_size=10, seed=0)
+    trainer.run(n_steps=2)
+    engine.save_model(path, model, WORDS, trainer=trainer, extra={} if explorer is None else {"explorer": explorer})
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("births", [0, 2])
+def test_whether_an_hdp_splits_topics_is_the_files_model(tmp_path, births):
+    hdp = {**GOOD, "model": "HDP", "n_topics": 4}
+    hdp.pop("births", None)
+    # left out (a file of an older app, or of the command line): the model's
+    bare = porting.import_model("hdp.npz", _hdp_file(tmp_path / "a.npz", births, {"settings": hdp}))
+    assert bare.settings.births is (births > 0)
+    assert ("no splits" in bare.settings.label()) is (births == 0)
+    plain = porting.import_model("plain.npz", _hdp_file(tmp_path / "b.npz", births, None)).settings  # no explorer part
+    assert (plain.births, plain.doc_truncation) == (births > 0, 2)  # the label says the model's T, not the default's
+    # saying the other: refused, with the field and the model's value named
+    wrong = _hdp_file(tmp_path / "c.npz", births, {"settings": {**hdp, "births": births == 0}})
+    with pytest.raises(model_extra.ExplorerSettingsError) as caught:
+        porting.import_model("wrong.npz", wrong)
+    assert (f"settings.births must be {'true' if births else 'false'}, as the file's model makes {births} births a "
+            f"round, got {births == 0}") in str(caught.value)
 
 
 def test_a_merged_run_read_back_says_where_its_emptied_topics_went(tmp_path):
