@@ -39,9 +39,12 @@ exactly, as an earlier version did, cost one more product per document
 A document whose LDA normaliser would need the exact log-space treatment (or
 whose result is not finite) is handed back to the NumPy reference.
 ``prange`` spreads the documents over the cores without the GIL; the
-topic-word statistics are summed in a second parallel pass over the
-minibatch's words, each word's sum in document order, so the result does not
-depend on the number of threads.
+topic-word statistics follow in a second pass, a chunk of documents at a time:
+each document's entries times its zeta (one product a document, in parallel
+over the documents), then each word's sum in document order (in parallel over
+parts of the words), so the result depends neither on the number of threads
+nor on the chunks or parts.  (It used to form the products once per part of the
+words, eight small products a document: 2-3x the time on short documents.)
 """
 
 from __future__ import annotations
@@ -66,7 +69,8 @@ _LDA, _PAPER, _WARM = 0, 1, 2  # how phi starts
 _N, _T = ord("n"), ord("t")
 _SKIP_MASS = {np.dtype(np.float64): 2.0**-60, np.dtype(np.float32): 2.0**-30}  # see the module docstring
 _HEAD_MARGIN = 3.0  # nats of stick term kept in the head beyond the skip threshold
-_TOPIC_WORD_PARTS = 8  # column parts of the topic-word pass; fixed, so its sums do not depend on the threads
+_TOPIC_WORD_PARTS = 8  # column parts of the topic-word pass's sums (its result does not depend on them)
+_CHUNK_ENTRIES = 4096  # entries whose products the topic-word pass holds at once (in cache)
 _BLAS_CONTROLLER = None
 
 
@@ -519,49 +523,70 @@ def _fit_all(batch, topic_term, settings, out_zeta, out_phi, out_gamma, out_iter
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
-def _topic_word_t(indptr, indices, data, phi, zeta, head, tail_atoms, bounds, out):
-    """out[w, k] = sum_d c_dw sum_i phi_dw^i zeta_di^k, one part of the columns per task.
+def _topic_word_t(indptr, indices, data, phi, zeta, head, tail_atoms, bounds, chunks, out):
+    """out[w, k] = sum_d c_dw sum_i phi_dw^i zeta_di^k, a chunk of documents at a time.
 
-    Part p owns the columns [bounds[p], bounds[p + 1]) and walks every document
-    in order: the document's entries in those columns (a contiguous run, the
-    CSR indices being sorted) times its zeta is one small matrix product, added
-    row by row.  Each sum is taken in document order whatever the parts.
-    Topics from ``head`` on take only the document's first ``tail_atoms[d]``
-    atoms: the others' zeta there is 0 (left out by the local step).
+    For each chunk of documents (``chunks`` holds their boundaries), first every
+    document's entries times its zeta, one small matrix product per document, in
+    parallel over the documents; then the rows are added in, in parallel over the
+    parts of the columns (part p owns [bounds[p], bounds[p + 1]); the CSR indices
+    being sorted, a document's entries there are a contiguous run), each part
+    walking the chunk's documents in order.  Each sum is taken in document order
+    and each product is the same however the documents and columns are parted, so
+    the result does not depend on the threads, the parts or the chunks.  Topics
+    from ``head`` on take only the document's first ``tail_atoms[d]`` atoms: the
+    others' zeta there is 0 (left out by the local step).
     """
-    D = indptr.shape[0] - 1
     T, K = zeta.shape[1], zeta.shape[2]
-    longest = 0  # the most entries a document has: each part's scratch is allocated once, at that size
-    for d in range(D):
-        longest = max(longest, indptr[d + 1] - indptr[d])
+    widest = 0  # the most entries a chunk has: the scratch is allocated once, at that size
+    for c in range(chunks.shape[0] - 1):
+        widest = max(widest, indptr[chunks[c + 1]] - indptr[chunks[c]])
+    weighted_all = np.empty((widest, T), dtype=phi.dtype)
+    rows_all = np.empty((widest, K), dtype=phi.dtype)
     for p in numba.prange(bounds.shape[0] - 1):
-        low, high = bounds[p], bounds[p + 1]
-        weighted_all = np.empty((longest, T), dtype=phi.dtype)
-        rows_all = np.empty((longest, K), dtype=phi.dtype)
-        for w in range(low, high):
+        for w in range(bounds[p], bounds[p + 1]):
             for k in range(K):
                 out[w, k] = 0.0
-        for d in range(D):
+    for c in range(chunks.shape[0] - 1):
+        first_doc, end_doc = chunks[c], chunks[c + 1]
+        base = indptr[first_doc]
+        for d in numba.prange(first_doc, end_doc):
             start, end = indptr[d], indptr[d + 1]
-            first = start + np.searchsorted(indices[start:end], low)
-            last = start + np.searchsorted(indices[start:end], high)
-            if first == last:
+            m = end - start
+            if m == 0:
                 continue
-            m = last - first
-            weighted = weighted_all[:m]
-            for e in range(first, last):
+            weighted = weighted_all[start - base:end - base]
+            for e in range(m):
                 for i in range(T):
-                    weighted[e - first, i] = data[e] * phi[e, i]
-            rows = rows_all[:m]
+                    weighted[e, i] = data[start + e] * phi[start + e, i]
+            rows = rows_all[start - base:end - base]
             gemm(_N, _N, m, head, T, weighted, T, zeta[d], K, 0.0, rows, K)
             atoms = tail_atoms[d] if head < K else 0
             if atoms > 0:
                 gemm(_N, _N, m, K - head, atoms, weighted, T, zeta[d, :, head:], K, 0.0, rows[:, head:], K)
-            used = K if atoms > 0 else head
-            for e in range(first, last):
-                row = out[indices[e]]
-                for k in range(used):
-                    row[k] += rows[e - first, k]
+        for p in numba.prange(bounds.shape[0] - 1):
+            low, high = bounds[p], bounds[p + 1]
+            for d in range(first_doc, end_doc):
+                start, end = indptr[d], indptr[d + 1]
+                first = start + np.searchsorted(indices[start:end], low)
+                last = start + np.searchsorted(indices[start:end], high)
+                used = K if head < K and tail_atoms[d] > 0 else head
+                for e in range(first, last):
+                    row = out[indices[e]]
+                    product = rows_all[e - base]
+                    for k in range(used):
+                        row[k] += product[k]
+
+
+def _document_chunks(indptr: np.ndarray) -> np.ndarray:
+    """Boundaries of runs of consecutive documents holding about _CHUNK_ENTRIES entries each (at least one document).
+
+    The topic-word pass keeps one chunk's products in cache; how the documents are
+    chunked changes its speed, never its result.
+    """
+    D = indptr.shape[0] - 1
+    cuts = np.searchsorted(indptr, np.arange(_CHUNK_ENTRIES, int(indptr[-1]), _CHUNK_ENTRIES), side="right") - 1
+    return np.unique(np.concatenate(([0], cuts, [D]))).astype(np.int64)
 
 
 def _one_blas_thread():
@@ -676,7 +701,8 @@ def fit_documents_compiled(
     bounds = np.unique(np.concatenate(([0], cuts, [counts.shape[1]]))).astype(np.int64)
     topic_word_t = np.empty((counts.shape[1], K), dtype=dtype)
     with PARALLEL_LOCK, _one_blas_thread():
-        _topic_word_t(indptr, indices, counts.data, word_atom, atom_topic, head, tail_atoms, bounds, topic_word_t)
+        _topic_word_t(indptr, indices, counts.data, word_atom, atom_topic, head, tail_atoms, bounds,
+                      _document_chunks(indptr), topic_word_t)
     fit = HDPLocalFit(atom_topic=atom_topic, word_atom=word_atom, doc_sticks=doc_sticks, n_iter=n_iter)
     return fit, topic_word_t.T
 
