@@ -11,6 +11,7 @@ import scipy.sparse as sp
 import engine
 from engine.inference.svi import SVI, BatchVI
 from engine.io.model_files import load_model, metadata_text, save_model
+from engine.kernels.reference.hdp import topic_word_stats
 from engine.models.expectations import dirichlet_expectation_columns
 from engine.models.hdp import HDP
 from engine.models.lazy_topics import LazyTopics
@@ -296,3 +297,39 @@ def test_auto_uses_the_compiled_kernel():
     _, fit_local = hdp_local_step("auto")(topics._require_topics(), np.arange(3))
     assert fit_local is compiled.fit_documents_compiled
     assert engine.HDP(4, 2, 5).kernel == "auto"
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_topic_word_pass_is_the_same_sum_however_documents_and_words_are_parted(dtype):
+    """The compiled topic-word statistics: the reference formula's, and equal to the bit for any chunks and parts.
+
+    Documents of very different lengths (one longer than a chunk), an empty one, and a head
+    that leaves the far topics of some documents' atoms out (their zeta there is 0).
+    """
+    rng = np.random.default_rng(3)
+    lengths = [0, 3, 40, 1, 5000, 17, 2, 260]
+    V, T, K, head = 6000, 5, 9, 6
+    rows = [np.sort(rng.choice(V, size=n, replace=False)) for n in lengths]
+    counts = sp.csr_matrix((np.concatenate([rng.integers(1, 5, n) for n in lengths]).astype(dtype),
+                            np.concatenate(rows), np.cumsum([0, *lengths])), shape=(len(lengths), V))
+    phi = rng.dirichlet(np.ones(T), size=counts.nnz).astype(dtype)
+    zeta = rng.dirichlet(np.ones(K), size=(len(lengths), T)).astype(dtype)
+    tail_atoms = np.array([T, 2, 0, T, 3, 1, 0, T], dtype=np.int64)
+    for d, atoms in enumerate(tail_atoms):  # what the local step leaves out past the head is 0
+        zeta[d, atoms:, head:] = 0.0
+    indptr, indices = counts.indptr.astype(np.int64), counts.indices.astype(np.int64)
+
+    def topic_word(chunks, n_parts):
+        bounds = np.unique(np.linspace(0, V, n_parts + 1).astype(np.int64))
+        out = np.full((V, K), np.nan, dtype=dtype)
+        compiled._topic_word_t(indptr, indices, counts.data, phi, zeta, head, tail_atoms, bounds,
+                               np.asarray(chunks, dtype=np.int64), out)
+        return out
+
+    default = topic_word(compiled._document_chunks(indptr), 8)
+    assert compiled._document_chunks(indptr).size > 2  # the default cuts this minibatch into several chunks
+    for chunks in ([0, 8], list(range(9)), [0, 4, 5, 8]):
+        for n_parts in (1, 3, 8, 50):
+            np.testing.assert_array_equal(topic_word(chunks, n_parts), default, err_msg=f"{chunks}, {n_parts}")
+    expected = topic_word_stats(counts.astype(np.float64), phi.astype(np.float64), zeta.astype(np.float64)).T
+    np.testing.assert_allclose(default, expected, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
