@@ -306,7 +306,7 @@ def test_the_hdp_topic_splits_can_be_switched_off(app_path):
     at.toggle(key=Keys.births).set_value(True).run()
     assert any("splits its largest topics in two" in c.value for c in at.caption)
     assert _start(at, target_docs=1_000).model().births == 10  # the engine's: 20 a round, at most half of K
-    # LDA never splits: the switch is not shown, and an LDA run's settings keep the default
+    # LDA never splits: the switch is not shown
     at.segmented_control(key=Keys.model).set_value("LDA").run()
     assert not [t for t in at.toggle if t.key == Keys.births]
 
