@@ -1,4 +1,4 @@
-"""Text tables for compare_lda.py (Markdown, so they paste into RESULTS.md as they are)."""
+"""Text tables for compare_lda.py (Markdown, so they paste into RESULTS.md as they are); both benchmarks' speeds."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from importlib import metadata
 
 import numpy as np
 
-__all__ = ["cores", "header", "progress", "source_state", "summary", "versions", "warm_up"]
+__all__ = ["cores", "hdp_speeds", "header", "lda_speeds", "progress", "source_state", "summary", "versions", "warm_up"]
 
 PEERS = ("sklearn", "gensim")
 LL_TOLERANCE = 0.01  # the issue's target: within 0.01 nats/word of the better peer
@@ -136,6 +136,27 @@ def _group(records, keys):
     return groups
 
 
+def lda_speeds(records: list[dict]) -> dict[tuple, float]:
+    """compare_lda.py's documents/second over all epochs and seeds, per (kappa, tau, K, system).
+
+    Each record holds its own epoch's seconds, and every epoch is one pass over the D
+    training documents (docs_seen / epoch).
+    """
+    return {key: sum(r["docs_seen"] / r["epoch"] for r in rs) / sum(r["seconds"] for r in rs)
+            for key, rs in _group(records, ("kappa", "tau", "k", "system")).items()}
+
+
+def hdp_speeds(records: list[dict]) -> dict[str, float]:
+    """compare_hdp.py's documents/second over all epochs and seeds, per system.
+
+    Its records hold the seconds since the start: the documents seen after the last
+    epoch over the seconds then, each summed over the seeds.
+    """
+    last = max(r["epoch"] for r in records)
+    return {system: sum(r["docs_seen"] for r in rs) / sum(r["seconds"] for r in rs)
+            for (system,), rs in _group([r for r in records if r["epoch"] == last], ("system",)).items()}
+
+
 def summary(records: list[dict], default: tuple[str, str], engine_threads: int = 1) -> str:
     """Tables over K (means over seeds): likelihood, speed, gamma_init ones vs random, targets.
 
@@ -173,10 +194,7 @@ def summary(records: list[dict], default: tuple[str, str], engine_threads: int =
         out.append("| " + " | ".join(row) + " |")
 
     out.append("\n## Training speed, docs/second over all epochs (ratio to sklearn / gensim)\n")
-    speed = {}
-    for key, rs in _group(records, ("kappa", "tau", "k", "system")).items():
-        # every epoch is one pass over the D training documents (docs_seen / epoch)
-        speed[key] = sum(r["docs_seen"] / r["epoch"] for r in rs) / sum(r["seconds"] for r in rs)
+    speed = lda_speeds(records)
     head = ["kappa", "tau", "K", *systems]
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in sorted({k[:3] for k in speed}):

@@ -297,10 +297,7 @@ def summary(records: list[dict]) -> str:
     )
 
     out.append("\n## Training speed, docs/second over all epochs and seeds\n")
-    speed = {
-        n: sum(at[n, epochs[-1], s]["docs_seen"] for s in seeds) / sum(at[n, epochs[-1], s]["seconds"] for s in seeds)
-        for n in names
-    }
+    speed = _report.hdp_speeds(records)
     rows = [[n, f"{speed[n]:.0f}", f"{speed[n] / speed[gensim]:.2f}x" if gensim else ""] for n in names]
     out += _table(["system", "docs/s", "/ gensim HDP"], rows)
 

@@ -23,6 +23,9 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _report  # the benchmarks' own speed rules
+
 HDP_PEER, LDA_PEER = "gensim HDP", "sklearn"
 
 
@@ -49,28 +52,17 @@ def _kind(records: list[dict]) -> str:
 
 
 def speeds(records: list[dict]) -> dict[tuple, dict[str, float]]:
-    """Documents/second of each system over all epochs and seeds, per setting.
+    """Documents/second of each system over all epochs and seeds, per setting, as the benchmark's summary has it.
 
-    compare_hdp.py records the seconds since the start at each epoch: a system's speed is
-    the documents seen after the last epoch over its seconds then, summed over seeds (one
-    setting, the key ``()``).  compare_lda.py records each epoch's seconds: the speed is
-    the epochs' documents over their seconds, per (kappa, tau, K).  Both as the scripts'
-    own summaries compute them.
+    compare_hdp.py's records are one setting (the key ``()``); compare_lda.py's are keyed
+    by (kappa, tau, K).
     """
-    totals: dict[tuple, dict[str, list[float]]] = {}
     if _kind(records) == "hdp":
-        last = max(r["epoch"] for r in records)
-        for r in records:
-            if r["epoch"] == last:
-                docs, seconds = totals.setdefault((), {}).setdefault(r["system"], [0.0, 0.0])
-                totals[()][r["system"]] = [docs + r["docs_seen"], seconds + r["seconds"]]
-    else:
-        for r in records:
-            key = (r["kappa"], r["tau"], r["k"])
-            docs, seconds = totals.setdefault(key, {}).setdefault(r["system"], [0.0, 0.0])
-            totals[key][r["system"]] = [docs + r["docs_seen"] / r["epoch"], seconds + r["seconds"]]
-    return {key: {name: docs / seconds for name, (docs, seconds) in systems.items()}
-            for key, systems in totals.items()}
+        return {(): _report.hdp_speeds(records)}
+    found: dict[tuple, dict[str, float]] = {}
+    for (*setting, system), speed in _report.lda_speeds(records).items():
+        found.setdefault(tuple(setting), {})[system] = speed
+    return found
 
 
 def _shape(payload: dict) -> tuple:
