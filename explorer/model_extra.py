@@ -99,13 +99,14 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
             continue  # where runs train is this server's setting, never a file's (no address from a file)
         else:
             checked[name] = _number(where, value, *_NUMBERS[name])
+    births = getattr(model, "births", None)  # an HDP's births a round (None: no model, or LDA)
     if model is not None:  # what the file leaves out is the model's
         checked.setdefault("model", type(model).__name__)
         checked.setdefault("n_topics", model.n_topics)
         if getattr(model, "doc_truncation", None) is not None:
             checked.setdefault("doc_truncation", model.doc_truncation)
-        if isinstance(getattr(model, "births", None), int):  # an HDP: whether it splits topics is the model's
-            checked.setdefault("births", model.births > 0)
+        if births is not None:  # whether an HDP splits topics is its model's
+            checked.setdefault("births", births > 0)
     settings = RunSettings(**checked)
     if model is not None:
         kind = type(model).__name__
@@ -117,8 +118,7 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
         if kind == "HDP" and truncation is not None and settings.doc_truncation != truncation:
             raise _fail(f"{field}.doc_truncation", f"the file's document truncation, {truncation}",
                         settings.doc_truncation)
-        births = getattr(model, "births", None)
-        if kind == "HDP" and isinstance(births, int) and settings.births != (births > 0):
+        if births is not None and settings.births != (births > 0):
             raise _fail(f"{field}.births", f"{'true' if births > 0 else 'false'}, as the file's model makes "
                         f"{births} births a round", settings.births)
     return settings
