@@ -25,13 +25,15 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
 
-WORKER_MODULE = "engine.inference._compile_worker"  # python -m WORKER_MODULE <workload> ...
+WORKER_MODULE = "engine.inference._compile_worker"  # run with the workloads as arguments: <workload> ...
 REPORT_MARK = "engine-warm-up:"  # the worker prints "<mark> compiled <workload>" or "<mark> failed <workload> ..."
 
+_ENGINE_HOME = Path(__file__).resolve().parents[2]  # the folder holding this ``engine`` package
 _Result = TypeVar("_Result")
 _logger = logging.getLogger(__name__)  # a child of the "engine" logger
 
@@ -148,9 +150,17 @@ def compile_in_worker(workloads: tuple[str, ...]) -> set[str] | None:
 
 
 def start_compile_worker(workloads: tuple[str, ...]) -> subprocess.Popen | None:
-    """``python -m`` :data:`WORKER_MODULE` ``workloads...``, its output a pipe of lines; None if it could not start."""
+    """:data:`WORKER_MODULE` run as ``__main__`` on ``workloads...``, output piped by lines; None if it cannot start.
+
+    The process imports this process's ``engine``: the folder holding it comes first on its
+    path.  (``python -m`` would put the working directory first, and a folder there named
+    ``engine``, such as another checkout, would be compiled instead; this process would then
+    compile its own kernels itself, and its first run would differ from later ones.)
+    """
+    boot = (f"import runpy, sys; sys.path.insert(0, {str(_ENGINE_HOME)!r}); "
+            f"runpy.run_module({WORKER_MODULE!r}, run_name='__main__', alter_sys=True)")
     try:
-        return subprocess.Popen([sys.executable, "-m", WORKER_MODULE, *workloads], stdin=subprocess.PIPE,
+        return subprocess.Popen([sys.executable, "-c", boot, *workloads], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
     except OSError:
         return None
@@ -184,7 +194,7 @@ def read_reports(worker: subprocess.Popen, workloads: tuple[str, ...],
 
 
 def end_compile_worker(worker: subprocess.Popen, timeout: float, close_output: bool = True) -> None:
-    """End a ``python -m`` :data:`WORKER_MODULE` process and wait for it.
+    """End a :data:`WORKER_MODULE` process and wait for it.
 
     Closing its standard input ends it (it also ends so if the starting process dies); its
     output is closed too unless ``close_output`` is False (a thread of the caller still

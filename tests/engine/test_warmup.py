@@ -242,3 +242,17 @@ def test_the_compile_worker_reports_each_workload():
     assert worker.wait(timeout=30) == 0
     assert reports[0] == "engine-warm-up: compiled LDA:zero_order:float64"
     assert reports[1].startswith("engine-warm-up: failed LDA:sideways:float64 ValueError: local_update must be")
+
+
+def test_the_compile_worker_imports_this_engine_whatever_the_working_directory(tmp_path, monkeypatch):
+    # a folder named engine in the working directory (another checkout, a user's own package) must not be
+    # what the worker compiles: this process would then compile its kernels itself
+    decoy = tmp_path / "engine"
+    (decoy / "inference").mkdir(parents=True)
+    (decoy / "__init__.py").write_text("")
+    (decoy / "inference" / "__init__.py").write_text("")
+    (decoy / "inference" / "_compile_worker.py").write_text("print('engine-warm-up: failed decoy imported')\n")
+    monkeypatch.chdir(tmp_path)
+    worker = cache.start_compile_worker(("LDA:zero_order:float64",))
+    assert worker is not None
+    assert cache.read_reports(worker, ("LDA:zero_order:float64",)) == {"LDA:zero_order:float64"}
