@@ -99,11 +99,13 @@ class DocumentSplit:
         first, second = self.rng.choice(docs.size, size=2, replace=False, p=mass / mass.sum())
         centres = np.vstack([unit[first].toarray(), unit[second].toarray()])
         by_word = weighted.T.tocsr()  # (V, docs): a group's word sums are one product with its 0/1 indicator
-        group = np.zeros(docs.size, dtype=bool)
+        group = None
         for _ in range(_ITERATIONS):
-            group = np.asarray(unit @ centres[1]).ravel() > np.asarray(unit @ centres[0]).ravel()
+            previous, group = group, np.asarray(unit @ centres[1]).ravel() > np.asarray(unit @ centres[0]).ravel()
             if group.all() or not group.any():
                 return None
+            if previous is not None and np.array_equal(group, previous):
+                break  # the same groups give the same centres: every later round would repeat this one
             centres = np.vstack([by_word @ (~group).astype(np.float64), by_word @ group.astype(np.float64)])
             centres /= np.linalg.norm(centres, axis=1, keepdims=True)
         kept = by_word @ (~group).astype(np.float64)
