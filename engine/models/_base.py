@@ -25,6 +25,7 @@ _TOPICS_PER_DRAW = 16  # rows of lambda per random stream of the start (see init
 # fraction of the corpus's tokens / K (benchmarks/RESULTS.md, run 21)
 SEED_DOCUMENTS, SEED_MASS = 3, 0.03
 _SEED_STREAM = 1 << 30  # the seeding documents' random stream, apart from the blocks' streams
+_DIVERGENCE_CELLS = 1 << 16  # entries of E[beta] whose divergence from the overall word use is taken at once
 
 
 def _dtype_name(dtype) -> object:
@@ -298,12 +299,17 @@ class TopicModel(TopicEstimator):
         """
         topics = self.expected_topics().astype(np.float64)
         overall = self.word_shares() @ topics
-        middle = 0.5 * (topics + overall)
 
         def entropy(p: np.ndarray) -> np.ndarray:
             return -np.einsum("...v,...v->...", p, np.log(p))
 
-        return np.maximum(entropy(middle) - 0.5 * (entropy(topics) + entropy(overall)), 0.0)
+        # a block of rows at a time: the (K, V) temporaries of H(m) and H(p) would not stay in cache
+        divergence = np.empty(topics.shape[0])
+        rows, of_overall = max(1, _DIVERGENCE_CELLS // max(1, topics.shape[1])), entropy(overall)
+        for start in range(0, topics.shape[0], rows):
+            block = topics[start:start + rows]
+            divergence[start:start + rows] = entropy(0.5 * (block + overall)) - 0.5 * (entropy(block) + of_overall)
+        return np.maximum(divergence, 0.0)
 
     def general_topics(self, max_divergence: float = GENERAL_DIVERGENCE) -> np.ndarray:
         """Indices of the topics that repeat the collection's overall word use, ascending.

@@ -135,8 +135,8 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
     general_ = np.zeros(excess.shape[0], dtype=bool)
     general_[np.asarray(general, dtype=np.intp)] = True
     pairs: list[tuple[int, int]] = []
+    totals = excess.sum(axis=1)  # kept up to date below: each birth changes every row (the spread)
     while len(pairs) < n_births:
-        totals = excess.sum(axis=1)
         open_ = ~touched & ~general_ & (stick_weights(sticks_from_counts(sticks, omega)) >= BIRTH_MIN_WEIGHT)
         if not open_.any():
             break
@@ -153,6 +153,7 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
         moved, share = found
         whole = excess[donor].copy()
         excess[slot], excess[donor] = whole * moved, whole * (1.0 - moved)
+        totals[slot], totals[donor] = excess[slot].sum(), excess[donor].sum()
         sticks[slot], sticks[donor] = sticks[donor] * share, sticks[donor] * (1.0 - share)
         touched[slot] = True
         pairs.append((donor, slot))
@@ -162,7 +163,8 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
 def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int, words: np.ndarray) -> None:
     """Empty topic ``slot`` into all the others, in proportion to their expected words ``words`` (excess's row sums).
 
-    The rows take their shares a block at a time, so no second (K, V) array is made.
+    ``words`` is updated to the new row sums.  The rows take their shares a block at a
+    time, so no second (K, V) array is made.
     """
     weights = words / max(float(np.delete(words, slot).sum()), 1e-300)
     weights[slot] = 0.0  # its own row takes nothing and is emptied below
@@ -175,7 +177,8 @@ def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int, words: np.ndarray
         np.multiply(weights[rows, None], emptied[None, :], out=part)
         excess[rows] += part
     sticks += weights * sticks[slot]
-    excess[slot], sticks[slot] = 0.0, 0.0
+    words += weights * words[slot]
+    excess[slot], sticks[slot], words[slot] = 0.0, 0.0, 0.0
 
 
 def undo_pairs(excess: np.ndarray, sticks: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:

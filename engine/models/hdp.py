@@ -775,17 +775,17 @@ class HDP(TopicModel):
 
         ``undone``: the pending pairs being judged, dropped from the pending list, whose
         merged-back topics are renamed in the pairs that stay.  ``lambda_``: lambda in
-        float64 if the caller has it already.
+        float64 if the caller has it already, a copy this call may overwrite.
         """
         if lambda_ is None:
             lambda_ = self._require_fitted().astype(np.float64)
-        excess = np.maximum(lambda_ - self.eta, 0.0)
+        excess = np.maximum(np.subtract(lambda_, self.eta, out=lambda_), 0.0, out=lambda_)  # lambda_ is ours
         sticks = _stick_counts(self._sticks.astype(np.float64), self.omega)
         pairs = change(excess, sticks)
         if undone is not None:
             self._pairs = rename_merged([pair for pair in self._pairs if pair not in undone], pairs)
         if pairs:
-            self._replace_topics(excess + self.eta)  # still the trained topics: the update count stays
+            self._replace_topics(np.add(excess, self.eta, out=excess))  # still trained topics: the update count stays
             self._sticks = _sticks_from_counts(sticks, self.omega).astype(self.dtype)
         return pairs
 

@@ -153,7 +153,8 @@ def test_birth_round_conserves_words_and_sticks_and_skips_what_it_must():
 
 
 def test_spread_in_blocks_is_the_whole_array_update(monkeypatch):
-    """Blocks of rows (3 rows each here) give the very numbers of the one-array update, and lose no word."""
+    """Blocks of rows (3 rows each here) give the very numbers of the one-array update, lose no word and
+    leave the row sums updated."""
     monkeypatch.setattr("engine.models._hdp_births._SPREAD_CELLS", 3 * 25)
     rng = np.random.default_rng(8)
     excess, sticks = rng.gamma(0.5, 10.0, size=(10, 25)), rng.uniform(0.0, 5.0, 10)
@@ -165,6 +166,7 @@ def test_spread_in_blocks_is_the_whole_array_update(monkeypatch):
     total, stick_total = excess.sum(), sticks.sum()
     _spread(excess, sticks, 4, words)
     np.testing.assert_array_equal(excess, expected)
+    np.testing.assert_allclose(words, excess.sum(axis=1), rtol=1e-12)  # the row sums follow the spread
     assert excess.sum() == pytest.approx(total, rel=1e-12) and sticks.sum() == pytest.approx(stick_total, rel=1e-12)
     assert sticks[4] == 0.0
 

@@ -105,6 +105,18 @@ def test_overall_divergence_by_hand_and_against_scipy():
     np.testing.assert_allclose(hdp.overall_divergence(), expected, rtol=1e-10)
 
 
+def test_overall_divergence_taken_in_blocks_of_rows_is_scipys(monkeypatch):
+    from scipy.spatial.distance import jensenshannon
+
+    monkeypatch.setattr("engine.models._base._DIVERGENCE_CELLS", 2 * 30)  # blocks of 2 rows: 3 whole, 1 of 1
+    model = engine.LDA(n_topics=7, n_words=30, eta=0.01)
+    model.lambda_ = np.random.default_rng(3).gamma(0.3, 5.0, size=(7, 30)) + 0.01
+    topics = model.expected_topics()
+    overall = model.word_shares() @ topics
+    expected = [jensenshannon(topics[k], overall) ** 2 for k in range(7)]
+    np.testing.assert_allclose(model.overall_divergence(), expected, rtol=1e-10)
+
+
 def test_copies_of_the_overall_word_use_are_at_zero_and_themes_far_from_it():
     model = engine.LDA(n_topics=4, n_words=5, eta=0.01)
     background = np.array([5.0, 4.0, 3.0, 2.0, 1.0])
