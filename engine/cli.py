@@ -48,6 +48,7 @@ from engine.io.infer_command import add_infer
 from engine.io.model_files import LoadedModel, load_model, save_model
 from engine.io.records import EvalPoint
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS
+from engine.processes import python_command
 
 __all__ = ["app_command", "build_parser", "main"]
 
@@ -644,8 +645,14 @@ def _streamlit_flags(config: Path | None) -> list[str]:
 
 
 def app_command(port: int | None, extra: Sequence[str]) -> list[str]:
-    """The ``python -m streamlit run`` command; options given by the user come last and win."""
-    command = [sys.executable, "-m", "streamlit", "run", str(_explorer_folder() / "app.py")]
+    """The command of ``streamlit run`` on the installed explorer; options given by the user come last and win.
+
+    Streamlit's own command line is run by :func:`engine.processes.python_command`, so the
+    app imports this installation's ``engine`` and ``explorer`` whatever folders the working
+    directory holds.
+    """
+    command = python_command("from streamlit.web.cli import main; main(prog_name='streamlit')", "run",
+                             str(_explorer_folder() / "app.py"))
     command += _streamlit_flags(_streamlit_config())
     if port is not None:
         command.append(f"--server.port={port}")

@@ -22,18 +22,17 @@ from __future__ import annotations
 import contextlib
 import logging
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
 
+from engine.processes import python_command
+
 WORKER_MODULE = "engine.inference._compile_worker"  # run with the workloads as arguments: <workload> ...
 REPORT_MARK = "engine-warm-up:"  # the worker prints "<mark> compiled <workload>" or "<mark> failed <workload> ..."
 
-_ENGINE_HOME = Path(__file__).resolve().parents[2]  # the folder holding this ``engine`` package
 _Result = TypeVar("_Result")
 _logger = logging.getLogger(__name__)  # a child of the "engine" logger
 
@@ -152,16 +151,15 @@ def compile_in_worker(workloads: tuple[str, ...]) -> set[str] | None:
 def start_compile_worker(workloads: tuple[str, ...]) -> subprocess.Popen | None:
     """:data:`WORKER_MODULE` run as ``__main__`` on ``workloads...``, output piped by lines; None if it cannot start.
 
-    The process imports this process's ``engine``: the folder holding it comes first on its
-    path.  (``python -m`` would put the working directory first, and a folder there named
-    ``engine``, such as another checkout, would be compiled instead; this process would then
-    compile its own kernels itself, and its first run would differ from later ones.)
+    The process imports this process's ``engine`` (:func:`engine.processes.python_command`):
+    were it to compile another checkout's kernels, this process would compile its own
+    itself, and its first run would differ from later ones.
     """
-    boot = (f"import runpy, sys; sys.path.insert(0, {str(_ENGINE_HOME)!r}); "
-            f"runpy.run_module({WORKER_MODULE!r}, run_name='__main__', alter_sys=True)")
+    command = python_command(f"import runpy; runpy.run_module({WORKER_MODULE!r}, run_name='__main__', alter_sys=True)",
+                             *workloads)
     try:
-        return subprocess.Popen([sys.executable, "-c", boot, *workloads], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, bufsize=1)
     except OSError:
         return None
 

@@ -216,7 +216,8 @@ def test_app_runs_the_installed_explorer_with_the_project_settings():
     from engine.cli import _explorer_folder, app_command
 
     command = app_command(8765, ["--theme.base=dark"])
-    assert command[1:5] == ["-m", "streamlit", "run", str(_explorer_folder() / "app.py")]
+    assert command[1] == "-c" and command[2].endswith("from streamlit.web.cli import main; main(prog_name='streamlit')")
+    assert command[3:5] == ["run", str(_explorer_folder() / "app.py")]
     assert "--server.fileWatcherType=none" in command  # from .streamlit/config.toml
     assert command[-2:] == ["--server.port=8765", "--theme.base=dark"]  # the user's options come last and win
 
