@@ -135,7 +135,7 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
     general_ = np.zeros(excess.shape[0], dtype=bool)
     general_[np.asarray(general, dtype=np.intp)] = True
     pairs: list[tuple[int, int]] = []
-    totals = excess.sum(axis=1)  # kept up to date below: each birth changes every row (the spread)
+    totals = excess.sum(axis=1)  # kept equal to this below: each birth changes every row (the spread)
     while len(pairs) < n_births:
         open_ = ~touched & ~general_ & (stick_weights(sticks_from_counts(sticks, omega)) >= BIRTH_MIN_WEIGHT)
         if not open_.any():
@@ -163,8 +163,9 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
 def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int, words: np.ndarray) -> None:
     """Empty topic ``slot`` into all the others, in proportion to their expected words ``words`` (excess's row sums).
 
-    ``words`` is updated to the new row sums.  The rows take their shares a block at a
-    time, so no second (K, V) array is made.
+    ``words`` is updated to the new row sums, each summed again as ``excess.sum(axis=1)``
+    would (while its block is in cache).  The rows take their shares a block at a time, so
+    no second (K, V) array is made.
     """
     weights = words / max(float(np.delete(words, slot).sum()), 1e-300)
     weights[slot] = 0.0  # its own row takes nothing and is emptied below
@@ -176,8 +177,8 @@ def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int, words: np.ndarray
         part = share[:min(block, excess.shape[0] - start)]
         np.multiply(weights[rows, None], emptied[None, :], out=part)
         excess[rows] += part
+        words[rows] = excess[rows].sum(axis=1)
     sticks += weights * sticks[slot]
-    words += weights * words[slot]
     excess[slot], sticks[slot], words[slot] = 0.0, 0.0, 0.0
 
 
