@@ -114,6 +114,33 @@ def test_document_split_parts_documents_of_two_themes_exactly():
     assert share == pytest.approx(counts[block].sum() / counts.sum())
 
 
+def test_two_means_stopping_when_its_groups_repeat_splits_as_all_its_rounds_do(monkeypatch):
+    """Documents mixing three themes in random proportions: 2-means takes a few rounds; stopping once the
+    groups repeat gives the very shares that all ten rounds give."""
+    rng = np.random.default_rng(1)
+    themes = np.zeros((3, 4 * WORDS))
+    for t in range(3):
+        themes[t, t * WORDS:(t + 1) * WORDS] = rng.dirichlet(np.ones(WORDS))
+    mixes = rng.dirichlet([0.3, 0.3, 0.3], size=120)
+    documents = sp.csr_matrix(rng.poisson(60 * mixes @ themes).astype(float))
+    theta = np.column_stack([np.ones(120), np.zeros(120)])
+    topics = np.full((2, 4 * WORDS), 1.0 / (4 * WORDS))
+    rounds = []
+    real_equal = np.array_equal
+
+    def counted(a, b):
+        rounds.append(1)
+        return real_equal(a, b)
+
+    monkeypatch.setattr(np, "array_equal", counted)
+    stopped = DocumentSplit(documents, theta, topics, np.random.default_rng(0)).shares(0)
+    assert 3 <= len(rounds) < 9  # the groups changed over several rounds, then repeated before the tenth
+    monkeypatch.setattr(np, "array_equal", lambda a, b: False)  # never stop early
+    every_round = DocumentSplit(documents, theta, topics, np.random.default_rng(0)).shares(0)
+    np.testing.assert_array_equal(stopped[0], every_round[0])
+    assert stopped[1] == every_round[1]
+
+
 def test_document_split_declines_topics_few_documents_use():
     documents = _theme_documents([0, 1], 4, seed=3)  # 8 documents, fewer than 10
     theta = np.column_stack([np.ones(8), np.zeros(8)])
