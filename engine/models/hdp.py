@@ -853,7 +853,7 @@ class HDP(TopicModel):
         tol = min(self.current_local_tol, _FOLD_IN_TOL) if tol is None else tol
         job = LDALocalJob(topics, columns, columns, prior, tol, self.local_max_iter,
                           self.local_update != "mean_field", self.kernel, None, workload=self._workload())
-        return np.asarray(job.run(restricted).doc_topic, dtype=np.float64)
+        return np.asarray(job.fold_in(restricted), dtype=np.float64)
 
     def _merge_globals(self, keep: int, rest: np.ndarray) -> None:
         # N_keep += sum of the others' N_k, which become 0: a_k = 1 + N_k, b_k = omega + sum_{l>k} N_l again

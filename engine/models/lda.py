@@ -162,16 +162,23 @@ class LDALocalJob:
 
     def run(self, counts: sp.csr_matrix) -> LDAStats:
         """Fit the documents ``counts`` (n_docs, n_columns), their columns re-indexed to ``columns``."""
+        fit = self._fit(counts, statistics=True)
+        return LDAStats(fit.doc_topic, fit.topic_word, self.columns, fit.n_iter)
+
+    def fold_in(self, counts: sp.csr_matrix) -> np.ndarray:
+        """gamma of the documents ``counts``, as :meth:`run` fits it, without the topic-word statistics."""
+        return self._fit(counts, statistics=False).doc_topic
+
+    def _fit(self, counts: sp.csr_matrix, statistics: bool):
         start = self.start
         if start is None:
             start = np.ones((counts.shape[0], self.topics.shape[0]), dtype=self.topics.dtype)
         local_step = lda_local_step(self.kernel)
         workload = self.workload or workload_name("LDA", "zero_order" if self.zero_order else "mean_field",
                                                   self.topics.dtype, "squarem" if self.squarem else "none")
-        fit = cached_call(self.kernel, workload, lambda: local_step(
+        return cached_call(self.kernel, workload, lambda: local_step(
             self.topics, counts, self.positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
-            self.squarem))
-        return LDAStats(fit.doc_topic, fit.topic_word, self.columns, fit.n_iter)
+            self.squarem, statistics))
 
 
 def _marks_vocabulary(counts: sp.csr_matrix) -> bool:
@@ -661,8 +668,14 @@ class LDA(TopicModel):
         self._update(stats, scale=1.0, rho=1.0, revive=False)
 
     def _proportions(self, counts: sp.csr_matrix) -> np.ndarray:
-        """E[theta_d] = gamma_d / sum_k gamma_dk of the documents (``transform`` checks them first)."""
-        gamma = self.local_step(counts, rng=np.random.default_rng(self.seed)).doc_topic
+        """E[theta_d] = gamma_d / sum_k gamma_dk of the documents (``transform`` checks them first).
+
+        gamma is fitted as :meth:`local_step` fits it, without forming the statistics.
+        """
+        topics = self._require_topics()
+        counts, columns = restrict_columns(as_counts(counts, self.n_words, name="documents"))
+        start = self._initial_doc_topic(counts.shape[0], np.random.default_rng(self.seed))
+        gamma = self._local_job(topics, columns, columns, start).fold_in(counts)
         return gamma / gamma.sum(axis=1, keepdims=True)
 
     # ------------------------------------------------------------ display

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import engine
-from engine.models.lda import LDAStats
+from engine.models.lda import LDAStats, restrict_columns
 from tests.engine._reference import planted_counts
 
 compiled = pytest.importorskip("engine.kernels.compiled.lda")
@@ -81,6 +81,40 @@ def test_underflowing_documents_fall_back_to_the_exact_reference(acceleration):
     assert np.all(np.isfinite(b.doc_topic)) and np.all(np.isfinite(b.topic_word))
     np.testing.assert_allclose(b.doc_topic, a.doc_topic, rtol=1e-9)
     np.testing.assert_allclose(b.topic_word, a.topic_word, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["numpy", "compiled"])
+@pytest.mark.parametrize("local_update", ["mean_field", "zero_order"])
+def test_a_fold_in_without_statistics_fits_the_very_gamma_of_the_full_step(kernel, local_update):
+    X, _ = planted_counts(n_docs=150, seed=1)
+    model = engine.LDA(n_topics=6, n_words=X.shape[1], seed=4, kernel=kernel, local_update=local_update)
+    engine.SVI(model, X, batch_size=30, seed=1).run(n_steps=3)
+    counts, columns = restrict_columns(X)
+    job = model._local_job(model._require_topics(), columns, columns, model._initial_doc_topic(150, None))
+    full = job.run(counts)
+    np.testing.assert_array_equal(job.fold_in(counts), full.doc_topic)
+    gamma = model.local_step(X, rng=np.random.default_rng(model.seed)).doc_topic
+    np.testing.assert_array_equal(model.transform(X), gamma / gamma.sum(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("acceleration", ["none", "squarem"])
+def test_a_fold_in_without_statistics_rescues_underflowing_documents_too(acceleration, monkeypatch):
+    """A threshold of "underflow" raised far above real underflow (0.3, of normalisers rescaled per word to a
+    largest term of 1) sends some documents to the exact reference."""
+    X, _ = planted_counts(n_docs=60, seed=3)
+    model = engine.LDA(n_topics=6, n_words=X.shape[1], seed=4, kernel="compiled", local_acceleration=acceleration)
+    engine.SVI(model, X, batch_size=30, seed=1).run(n_steps=2)
+    rescued = []
+    rescue = compiled._rescue_lost
+    monkeypatch.setattr(compiled, "_tiny", lambda dtype, n_topics: 0.3)
+    monkeypatch.setattr(compiled, "_rescue_lost", lambda *args: rescued.append(int(args[3].sum())) or rescue(*args))
+    counts, columns = restrict_columns(X)
+    job = model._local_job(model._require_topics(), columns, columns, model._initial_doc_topic(60, None))
+    full = job.run(counts)
+    gamma = job.fold_in(counts)
+    assert len(rescued) == 2 and 0 < rescued[1] == rescued[0] < 60  # some documents, the same in both
+    assert np.all(np.isfinite(gamma))
+    np.testing.assert_array_equal(gamma, full.doc_topic)
 
 
 def test_unknown_kernel_is_rejected():

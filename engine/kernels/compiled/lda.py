@@ -388,23 +388,28 @@ def _word_topic(counts, ratio, exp_theta, beta_rows) -> np.ndarray:
 
 def _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol,
                  max_iter, zero_order, squarem) -> None:
-    """Refit the documents whose normaliser underflowed with the exact NumPy reference, in place."""
+    """Refit the documents whose normaliser underflowed with the exact NumPy reference, in place.
+
+    ``word_topic`` None: gamma only.
+    """
     docs = np.flatnonzero(lost)
     exact = fit_documents(counts[docs], exp_elog_beta, elog_beta, alpha, doc_topic_init[docs], tol, max_iter,
-                          zero_order, squarem)
+                          zero_order, squarem, statistics=word_topic is not None)
     gamma[docs], n_iter[docs] = exact.doc_topic, exact.n_iter
-    word_topic += exact.topic_word.T  # lost documents contributed nothing so far
+    if word_topic is not None:
+        word_topic += exact.topic_word.T  # lost documents contributed nothing so far
 
 
 def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_init, tol, max_iter,
-                        zero_order: bool = False, squarem: bool = False) -> LocalFit:
+                        zero_order: bool = False, squarem: bool = False, statistics: bool = True) -> LocalFit:
     """LDA's whole local step on the minibatch ``counts`` (columns re-indexed to ``columns``), compiled.
 
     Same result as computing E[log beta] with scipy and calling the NumPy
     reference, but word-major from lambda's rows to the statistics: the
     returned ``topic_word`` is a transposed view of a (words, topics) array.
     ``zero_order`` weighs topics by E[beta] and E[theta] instead of exp E[log .];
-    ``squarem`` reaches each document's fixed point by SQUAREM steps.
+    ``squarem`` reaches each document's fixed point by SQUAREM steps; ``statistics`` False
+    returns gamma alone (``topic_word`` None), as a fold-in needs.
     """
     excess, decay = topics.stored_rows(columns)
     dtype = excess.dtype
@@ -418,9 +423,9 @@ def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_in
             beta_rows = _exp_elog_rows(excess, word_ids, decay, float(topics.eta), psi(totals), _flush_floor(dtype))
     gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter,
                                                       zero_order, squarem)
-    word_topic = _word_topic(counts, ratio, exp_theta, beta_rows)
+    word_topic = _word_topic(counts, ratio, exp_theta, beta_rows) if statistics else None
     if lost.any():  # rare: E[log beta] in the reference's own (topics, words) layout
         elog_beta = dirichlet_expectation_columns(topics.rows(columns), totals, zero_order).astype(dtype).T
         _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_shifted(elog_beta, axis=0), elog_beta, alpha,
                      doc_topic_init, tol, max_iter, zero_order, squarem)
-    return LocalFit(doc_topic=gamma, topic_word=word_topic.T, n_iter=n_iter)
+    return LocalFit(doc_topic=gamma, topic_word=None if word_topic is None else word_topic.T, n_iter=n_iter)

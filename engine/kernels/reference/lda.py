@@ -50,14 +50,15 @@ class LocalFit:
     ----------
     doc_topic : ndarray of shape (n_docs, n_topics)
         The paper's gamma_d for every document.
-    topic_word : ndarray of shape (n_topics, n_columns)
-        sum_d sum_n phi_dn^k w_dn restricted to the minibatch's columns.
+    topic_word : ndarray of shape (n_topics, n_columns), or None
+        sum_d sum_n phi_dn^k w_dn restricted to the minibatch's columns; None when the
+        step was asked for gamma only (``statistics=False``: a fold-in).
     n_iter : ndarray of shape (n_docs,)
         Local iterations each document took.
     """
 
     doc_topic: np.ndarray
-    topic_word: np.ndarray
+    topic_word: np.ndarray | None
     n_iter: np.ndarray
 
 
@@ -267,6 +268,7 @@ def fit_documents(
     max_iter: int,
     zero_order: bool = False,
     squarem: bool = False,
+    statistics: bool = True,
 ) -> LocalFit:
     """Run the LDA local step on every document of ``counts``.
 
@@ -292,6 +294,8 @@ def fit_documents(
         log E[beta] as ``elog_beta``).
     squarem : bool
         Reach each document's fixed point by SQUAREM steps (:func:`_fit_block_squarem`).
+    statistics : bool
+        Also form the topic-word statistics; False returns gamma alone (``topic_word`` None).
     """
     dtype = exp_elog_beta.dtype
     n_docs = counts.shape[0]
@@ -324,6 +328,8 @@ def fit_documents(
                                  zero_order)
         doc_topic[docs] = gamma
         n_iter[docs] = iters
+        if not statistics:
+            continue
         # phi is optimal for the final gamma: recompute the normalisers once more
         elog_theta = _elog_theta(gamma, zero_order)
         theta = exp_shifted(elog_theta)
@@ -338,6 +344,8 @@ def fit_documents(
             phi = rescue.weighted_phi(elog_theta[rows], words[rows, cols], word_counts[rows, cols])
             rescued.append((words[rows, cols], phi))
 
+    if not statistics:
+        return LocalFit(doc_topic=doc_topic, topic_word=None, n_iter=n_iter)
     ratios = sp.csr_matrix((ratio_data, counts.indices, counts.indptr), shape=counts.shape)
     # sum_d c_dw phi_dwk = beta~_kw * sum_d theta~_dk c_dw / norm_dw
     word_topic = np.asarray(ratios.T @ exp_theta) * beta_t
@@ -346,10 +354,12 @@ def fit_documents(
     return LocalFit(doc_topic=doc_topic, topic_word=np.ascontiguousarray(word_topic.T), n_iter=n_iter)
 
 
-def local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=False, squarem=False) -> LocalFit:
+def local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=False, squarem=False,
+               statistics=True) -> LocalFit:
     """The reference local step: the topic term with scipy on lambda's ``columns``, then :func:`fit_documents`."""
     # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky) on the minibatch's columns only
     # (log E[beta_kv] = log lambda_kv - log sum_y lambda_ky for the zero-order step)
     elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals(), zero_order)
     exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
-    return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter, zero_order, squarem)
+    return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter, zero_order, squarem,
+                         statistics)
