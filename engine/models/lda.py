@@ -496,10 +496,16 @@ class LDA(TopicModel):
         (the statistics of an earlier local step on the same documents) starts
         gamma where that step ended, as classical coordinate ascent does.
         """
+        job, counts = self._documents_job(X, rng, warm_start)
+        return job.run(counts)
+
+    def _documents_job(self, X, rng: np.random.Generator | None, warm_start: LDAStats | None = None
+                       ) -> tuple[LDALocalJob, sp.csr_matrix]:
+        """The local job of the documents ``X`` on the current topics, and their counts on its columns."""
         topics = self._require_topics()
         counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
         start = warm_start.doc_topic if warm_start is not None else self._initial_doc_topic(counts.shape[0], rng)
-        return self._local_job(topics, columns, columns, start).run(counts)
+        return self._local_job(topics, columns, columns, start), counts
 
     def _local_job(self, topics, positions: np.ndarray, columns: np.ndarray, start) -> LDALocalJob:
         return LDALocalJob(topics, positions, columns, self.alpha, self.local_tol, self.local_max_iter,
@@ -672,10 +678,8 @@ class LDA(TopicModel):
 
         gamma is fitted as :meth:`local_step` fits it, without forming the statistics.
         """
-        topics = self._require_topics()
-        counts, columns = restrict_columns(as_counts(counts, self.n_words, name="documents"))
-        start = self._initial_doc_topic(counts.shape[0], np.random.default_rng(self.seed))
-        gamma = self._local_job(topics, columns, columns, start).fold_in(counts)
+        job, restricted = self._documents_job(counts, np.random.default_rng(self.seed))
+        gamma = job.fold_in(restricted)
         return gamma / gamma.sum(axis=1, keepdims=True)
 
     # ------------------------------------------------------------ display
