@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, psi, xlogy
 
-from engine.kernels import KERNELS, cached_call, hdp_local_step
+from engine.kernels import KERNELS, cached_call, effective_kernel, hdp_local_step
 from engine.kernels.cache import workload_name
 from engine.kernels.reference.hdp import (
     atom_counts,
@@ -683,8 +683,9 @@ class HDP(TopicModel):
         if reorder:
             counts = _stick_counts(sticks, self.omega)
             order = np.argsort(-counts, kind="stable")
-            if np.any(order != np.arange(order.size)):  # permuting costs O(K x V): only when needed
-                topics.permute_rows(order)
+            if np.any(order != np.arange(order.size)):  # moving topics costs O(V x those moved): only when needed
+                compiled = effective_kernel(self.kernel) == "compiled"
+                topics.permute_rows(order, workload=self._workload() if compiled else None)
                 sticks = _sticks_from_counts(counts[order], self.omega).astype(self.dtype, copy=False)
                 position = np.argsort(order)  # topic k is now at position[k]
                 self._pairs = [(when, int(position[a]), int(position[b])) for when, a, b in self._pairs]

@@ -30,10 +30,11 @@ import numpy as np
 from engine.kernels.cache import cache_first, workload_name
 from engine.kernels.flags import PARALLEL_LOCK
 
-try:  # one parallel pass instead of five NumPy passes; the NumPy form is the fallback
+try:  # one parallel pass instead of five NumPy passes (a reorder in place); the NumPy forms are the fallback
     from engine.kernels.compiled.lazy_topics import blend_rows as _blend_rows
+    from engine.kernels.compiled.lazy_topics import move_columns as _move_columns
 except ImportError:  # pragma: no cover - numba is a dependency, but the engine runs without it
-    _blend_rows = None
+    _blend_rows = _move_columns = None
 
 
 class LazyTopics:
@@ -176,9 +177,24 @@ class LazyTopics:
         self.eta = float(eta)
         self._dense = None
 
-    def permute_rows(self, order: np.ndarray) -> None:
-        """Reorder the topics (rows); the pending decay is per column, so it is unaffected."""
-        self._excess = np.take(self._excess, order, axis=1)  # C-contiguous in one pass: excess[:, order] is not
+    def permute_rows(self, order: np.ndarray, workload: str | None = None) -> None:
+        """Reorder the topics (rows): topic ``order[k]`` becomes topic k.  The pending decay is per column, unaffected.
+
+        ``workload`` (as for :func:`engine.kernels.cache.cache_first`) names the model's
+        compiled kernels; given, only the topics that move are rewritten, in place, by a
+        compiled kernel; otherwise the store is copied by NumPy.  Both give the same store.
+        """
+        order = np.asarray(order, dtype=np.int64)
+        moved = np.flatnonzero(order != np.arange(order.size))
+        if workload is not None and _move_columns is not None:
+
+            def move() -> None:
+                with PARALLEL_LOCK:
+                    _move_columns(self._excess, order[moved], moved)
+
+            cache_first((workload,), move)
+        else:
+            self._excess = np.take(self._excess, order, axis=1)  # C-contiguous in one pass: excess[:, order] is not
         self._totals = self._totals[order]
         self._dense = None
 

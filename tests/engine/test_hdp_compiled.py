@@ -101,6 +101,57 @@ def test_log_mean_rows_is_log_e_beta_word_major():
     np.testing.assert_allclose(rows.T, expected, rtol=1e-13)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_log_mean_rows_with_ratios_gives_the_same_rows_and_the_lda_starts_term(dtype):
+    from engine.kernels.compiled.hdp_rows import EXP_FLOOR, exp_shifted_rows
+
+    topics, columns = _decaying_topics()
+    topics = LazyTopics(topics.dense().astype(dtype), eta=topics.eta)
+    topics.blend(np.full((7, 2), 0.5, dtype=dtype), np.array([4, 39]), scale=3.0, rho=0.25)
+    rows, ratios = compiled.log_mean_rows(topics, columns, ratios=True)
+    np.testing.assert_array_equal(rows, compiled.log_mean_rows(topics, columns))  # the same pass, bit for bit
+    assert ratios.dtype == dtype and ratios.shape == rows.shape and ratios.flags.c_contiguous
+    current = topics.dense().astype(np.float64)
+    means = (current[:, columns] / current.sum(axis=1, keepdims=True)).T
+    np.testing.assert_allclose(ratios, means / means.max(axis=1, keepdims=True), rtol=1e-13 if dtype == np.float64
+                               else 1e-6)
+    assert np.all(ratios.max(axis=1) == 1.0)
+    by_exp = np.empty_like(rows)
+    exp_shifted_rows(rows, by_exp, EXP_FLOOR[np.dtype(dtype)])  # what the fit computed before: exp of the rounded logs
+    np.testing.assert_allclose(ratios, by_exp, rtol=1e-12 if dtype == np.float64 else 1e-5)
+
+
+def test_ratios_below_the_exp_floor_are_zero_as_exp_shifted_rows_makes_them():
+    from engine.kernels.compiled.hdp_rows import EXP_FLOOR, exp_shifted_rows
+
+    lambda_ = np.array([[1e10, 1e10, 1.0], [1e-300, 1.0, 1e10]])
+    topics = LazyTopics(lambda_, eta=1e-300)
+    rows, ratios = compiled.log_mean_rows(topics, np.arange(3), ratios=True)
+    by_exp = np.empty_like(rows)
+    exp_shifted_rows(rows, by_exp, EXP_FLOOR[np.dtype(np.float64)])
+    assert ratios[0, 1] == 0.0 and by_exp[0, 1] == 0.0  # 1e-310 of the largest: below exp(-700)
+    assert 0.0 < ratios[1, 1] < 1e-9  # small, not below the floor
+    np.testing.assert_allclose(ratios, by_exp, rtol=1e-12)
+
+
+def test_the_fit_given_the_ratios_matches_the_fit_that_takes_the_exp():
+    X = _corpus()
+    _, fast = _pair(X, local_update="zero_order", dtype="float32")
+    topics = fast._require_topics()
+    counts = X[:60].astype(np.float32)
+    columns = np.flatnonzero(np.asarray(counts.sum(axis=0)).ravel())
+    counts = counts[:, columns].tocsr()
+    rows, fit = compiled.local_kernel_compiled(topics, columns, mean=True)
+    assert fit.keywords["shifted_rows"].shape == (columns.size, 20)
+    job = fast._local_job(topics, columns, columns)
+    arguments = (rows, job.elog_sticks, fast.alpha, 6, 0.1, 100, 0, "lda", job.topic_prior, None, True)
+    given, given_words = fit(counts, *arguments)
+    taken, taken_words = compiled.fit_documents_compiled(counts, *arguments)
+    np.testing.assert_allclose(given.atom_topic, taken.atom_topic, atol=1e-4)
+    np.testing.assert_allclose(given.word_atom, taken.word_atom, atol=1e-4)
+    np.testing.assert_allclose(given_words, taken_words, rtol=1e-3, atol=1e-4)
+
+
 @pytest.mark.parametrize("sticks", ["trained", "steep"])
 @pytest.mark.parametrize("local_init", ["lda", "paper"])
 @pytest.mark.parametrize("warmup_iter", [0, 2])
@@ -295,7 +346,7 @@ def test_auto_uses_the_compiled_kernel():
     topics = HDP(4, 2, 5, seed=0)
     topics.initialize(10)
     _, fit_local = hdp_local_step("auto")(topics._require_topics(), np.arange(3))
-    assert fit_local is compiled.fit_documents_compiled
+    assert getattr(fit_local, "func", fit_local) is compiled.fit_documents_compiled
     assert engine.HDP(4, 2, 5).kernel == "auto"
 
 

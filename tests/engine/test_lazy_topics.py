@@ -48,12 +48,36 @@ def test_permuting_topics_keeps_pending_decay():
     np.testing.assert_allclose(lazy.dense(), [[1.5, 2.0], [0.5, 1.0]])
 
 
+@pytest.mark.parametrize("workload", [None, "HDP:zero_order:{dtype}"])  # NumPy's copy; the compiled move in place
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_permuting_topics_is_an_exact_c_contiguous_copy(dtype):
-    lazy = LazyTopics(np.random.default_rng(0).gamma(1.0, 1.0, size=(6, 40)).astype(dtype), eta=0.01)
-    before = lazy.stored_rows(np.arange(40))[0].copy()
-    order = np.array([3, 0, 5, 1, 4, 2])
-    lazy.permute_rows(order)
-    after = lazy.stored_rows(np.arange(40))[0]
-    assert after.flags.c_contiguous and after.dtype == dtype
-    np.testing.assert_array_equal(after, np.ascontiguousarray(before[:, order]))  # bit for bit
+def test_permuting_topics_is_exact_and_keeps_the_store_c_contiguous(dtype, workload):
+    if workload is not None:
+        pytest.importorskip("numba")
+        workload = workload.format(dtype=np.dtype(dtype).name)
+    rng = np.random.default_rng(0)
+    lazy = LazyTopics(rng.gamma(1.0, 1.0, size=(6, 600)).astype(dtype), eta=0.01)
+    lazy.blend(rng.gamma(1.0, 1.0, size=(6, 3)).astype(dtype), np.array([2, 9, 500]), scale=2.0, rho=0.3)
+    before, totals = lazy.stored_rows(np.arange(600))[0].copy(), lazy.excess_totals()
+    for order in ([3, 0, 5, 1, 4, 2], [0, 1, 2, 3, 4, 5], [0, 2, 1, 3, 5, 4], [5, 4, 3, 2, 1, 0]):
+        order = np.array(order)
+        lazy.permute_rows(order, workload=workload)
+        after = lazy.stored_rows(np.arange(600))[0]
+        assert after.flags.c_contiguous and after.dtype == dtype
+        np.testing.assert_array_equal(after, np.ascontiguousarray(before[:, order]))  # bit for bit
+        np.testing.assert_array_equal(lazy.excess_totals(), totals[order])
+        before, totals = after.copy(), totals[order]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_moving_columns_in_place_equals_taking_them(dtype):
+    numba_kernels = pytest.importorskip("engine.kernels.compiled.lazy_topics")
+    rng = np.random.default_rng(1)
+    for n_words, n_topics in ((1, 2), (255, 7), (257, 150), (1000, 40)):
+        store = rng.random((n_words, n_topics)).astype(dtype)
+        order = np.arange(n_topics)
+        picked = np.sort(rng.choice(n_topics, size=max(2, n_topics // 3), replace=False))
+        order[picked] = rng.permutation(picked)
+        moved = np.flatnonzero(order != np.arange(n_topics))
+        expected = np.take(store, order, axis=1)
+        numba_kernels.move_columns(store, order[moved], moved)
+        np.testing.assert_array_equal(store, expected)

@@ -50,6 +50,7 @@ words, eight small products a document: 2-3x the time on short documents.)
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 
 import numba
@@ -57,7 +58,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.kernels.compiled.arguments import HDPDocSettings, HDPTopicTerm, Minibatch
-from engine.kernels.compiled.hdp_rows import elog_beta_rows, exp_shifted_rows, log_mean_rows, word_bounds
+from engine.kernels.compiled.hdp_rows import EXP_FLOOR, elog_beta_rows, exp_shifted_rows, log_mean_rows, word_bounds
 from engine.kernels.compiled.lda import _accumulate
 from engine.kernels.compiled.numerics import all_finite, digamma_inplace, exp_inplace, gemm, psi_values
 from engine.kernels.flags import FAST_MATH_FINITE, PARALLEL_LOCK
@@ -622,10 +623,14 @@ def fit_documents_compiled(
     topic_prior: np.ndarray | None = None,
     word_atom_init: np.ndarray | None = None,
     zero_order: bool = False,
+    shifted_rows: np.ndarray | None = None,
 ) -> tuple[HDPLocalFit, np.ndarray]:
     """:func:`engine.kernels.reference.hdp.fit_documents` on the compiled kernel, plus the topic-word statistics.
 
-    Same parameters; returns ``(fit, topic_word)`` with ``topic_word`` of shape
+    Same parameters, and ``shifted_rows``: exp(E[log beta] - its largest entry) of each
+    word (n_columns, K), the "lda" start's term, when the caller formed it with
+    ``elog_beta`` (:func:`~engine.kernels.compiled.hdp_rows.log_mean_rows`); computed
+    here if None.  Returns ``(fit, topic_word)`` with ``topic_word`` of shape
     (K, n_columns), what :func:`engine.kernels.reference.hdp.topic_word_stats` gives for ``fit``.
     """
     dtype = elog_beta.dtype
@@ -646,9 +651,12 @@ def fit_documents_compiled(
         prior = np.asarray(topic_prior, dtype=dtype)
         lda_alpha = prior.astype(np.float64)
         psi_lda_alpha = np.log(lda_alpha) if zero_order else psi_values(lda_alpha)
-        exp_elog_beta_t = np.empty_like(elog_beta_t)  # exp(E[log beta_kw] - max_k), one row per word
-        with PARALLEL_LOCK:
-            exp_shifted_rows(elog_beta_t, exp_elog_beta_t, -700.0 if dtype == np.float64 else -87.0)
+        if shifted_rows is not None:
+            exp_elog_beta_t = np.asarray(shifted_rows, dtype=dtype)
+        else:
+            exp_elog_beta_t = np.empty_like(elog_beta_t)  # exp(E[log beta_kw] - max_k), one row per word
+            with PARALLEL_LOCK:
+                exp_shifted_rows(elog_beta_t, exp_elog_beta_t, EXP_FLOOR[np.dtype(dtype)])
     phi_init = np.ascontiguousarray(word_atom_init, dtype=dtype) if warm else np.zeros((0, T), dtype=dtype)
     skip_mass = _SKIP_MASS[np.dtype(dtype)]
     # the head: topics whose stick term is within reach of the largest (see the module docstring)
@@ -708,6 +716,12 @@ def fit_documents_compiled(
 
 
 def local_kernel_compiled(topics, columns: np.ndarray, mean: bool = False):
-    """The topic term on ``columns`` (word-major, transposed to K x n_columns) and the compiled document fit."""
-    rows = log_mean_rows(topics, columns) if mean else elog_beta_rows(topics, columns)
-    return rows.T, fit_documents_compiled
+    """The topic term on ``columns`` (word-major, transposed to K x n_columns) and the compiled document fit.
+
+    With ``mean`` (log E[beta]), the fit is given the "lda" start's exp(term - row max)
+    too, formed in the same pass over the store as E[beta] / its largest entry.
+    """
+    if not mean:
+        return elog_beta_rows(topics, columns).T, fit_documents_compiled
+    rows, shifted = log_mean_rows(topics, columns, ratios=True)
+    return rows.T, functools.partial(fit_documents_compiled, shifted_rows=shifted)

@@ -20,6 +20,8 @@ from engine.kernels.flags import FAST_MATH_FINITE, PARALLEL_LOCK
 from engine.models.lazy_topics import LazyTopics
 
 _BLOCK = 64  # words per parallel task: each task allocates its scratch once
+# exp(E[log beta] - row max) below exp(this) is set to 0 (float64's and float32's exp underflow there)
+EXP_FLOOR = {np.dtype(np.float64): -700.0, np.dtype(np.float32): -87.0}
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
@@ -53,6 +55,34 @@ def _row_log_means(excess, columns, decay, eta, log_totals, out):
             row = out[w]
             for k in range(K):
                 row[k] = math.log(eta + stored[k] * scale) - log_totals[k]
+
+
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
+def _row_log_means_and_ratios(excess, columns, decay, eta, log_totals, inverse_totals, smallest, out, ratios):
+    """``out`` as :func:`_row_log_means` fills it, and ratios[j, k] = E[beta_kw] / max_k E[beta_kw] in the same pass.
+
+    The ratios are exp(log E[beta_kw] - max_k log E[beta_kw]), the "lda" start's term,
+    formed from the means themselves rather than by exp of the rounded logs; a ratio
+    below ``smallest`` is set to 0, as :func:`exp_shifted_rows` zeroes its entries below
+    exp(lowest).
+    """
+    W, K = columns.shape[0], excess.shape[1]
+    for block in numba.prange((W + _BLOCK - 1) // _BLOCK):
+        means = np.empty(K)
+        for w in range(block * _BLOCK, min(W, (block + 1) * _BLOCK)):
+            stored = excess[columns[w]]
+            scale = decay[w]
+            row = out[w]
+            top = 0.0
+            for k in range(K):
+                value = eta + stored[k] * scale
+                row[k] = math.log(value) - log_totals[k]
+                means[k] = value * inverse_totals[k]
+                top = max(top, means[k])
+            ratio_row = ratios[w]
+            for k in range(K):
+                ratio = means[k] / top
+                ratio_row[k] = ratio if ratio >= smallest else 0.0
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
@@ -110,15 +140,26 @@ def elog_beta_rows(topics: LazyTopics, columns: np.ndarray) -> np.ndarray:
     return out
 
 
-def log_mean_rows(topics: LazyTopics, columns: np.ndarray) -> np.ndarray:
+def log_mean_rows(topics: LazyTopics, columns: np.ndarray, ratios: bool = False):
     """log E[beta_kw] = log lambda_kw - log sum_v lambda_kv for the words ``columns``, word-major.
 
-    The zero-order update's topic term, laid out as :func:`elog_beta_rows`.
+    The zero-order update's topic term, laid out as :func:`elog_beta_rows`.  With
+    ``ratios``, returns ``(rows, ratios)``: also E[beta_kw] / max_k E[beta_kw] for each
+    word (the "lda" start's exp(rows - row max), entries below the dtype's
+    :data:`EXP_FLOOR` set to 0), from the same pass over the store.
     """
     excess, decay = topics.stored_rows(columns)
-    log_totals = np.log(topics.row_totals()[:, 0].astype(np.float64))
+    totals = topics.row_totals()[:, 0].astype(np.float64)
+    log_totals = np.log(totals)
     out = np.empty((len(columns), excess.shape[1]), dtype=excess.dtype)
     eta = excess.dtype.type(topics.eta)
+    columns = np.asarray(columns, dtype=np.int64)
+    if not ratios:
+        with PARALLEL_LOCK:
+            _row_log_means(excess, columns, decay, eta, log_totals, out)
+        return out
+    shifted = np.empty_like(out)
+    smallest = math.exp(EXP_FLOOR[excess.dtype])
     with PARALLEL_LOCK:
-        _row_log_means(excess, np.asarray(columns, dtype=np.int64), decay, eta, log_totals, out)
-    return out
+        _row_log_means_and_ratios(excess, columns, decay, eta, log_totals, 1.0 / totals, smallest, out, shifted)
+    return out, shifted
