@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from engine.kernels.compiled.lazy_topics import row_expectations
-from engine.kernels.compiled.numerics import exp_inplace, psi_values
+from engine.kernels.compiled.numerics import SMALLEST_NORMAL, exp_inplace, log_inplace, psi_values
 from engine.kernels.flags import FAST_MATH_FINITE, PARALLEL_LOCK
 from engine.models.lazy_topics import LazyTopics
 
@@ -45,44 +45,44 @@ def _row_expectations(excess, columns, decay, eta, psi_totals, out):
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
-def _row_log_means(excess, columns, decay, eta, log_totals, out):
-    """out[j, k] = log(lambda_kw) - log_totals[k] for w = columns[j], lambda_kw read from the store as above."""
-    W, K = columns.shape[0], excess.shape[1]
-    for block in numba.prange((W + _BLOCK - 1) // _BLOCK):
-        for w in range(block * _BLOCK, min(W, (block + 1) * _BLOCK)):
-            stored = excess[columns[w]]
-            scale = decay[w]
-            row = out[w]
-            for k in range(K):
-                row[k] = math.log(eta + stored[k] * scale) - log_totals[k]
+def _row_log_means(excess, columns, decay, eta, log_totals, inverse_totals, smallest, out, ratios):
+    """out[j, k] = log(lambda_kw) - log_totals[k] for w = columns[j], lambda_kw read from the store as above.
 
-
-@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
-def _row_log_means_and_ratios(excess, columns, decay, eta, log_totals, inverse_totals, smallest, out, ratios):
-    """``out`` as :func:`_row_log_means` fills it, and ratios[j, k] = E[beta_kw] / max_k E[beta_kw] in the same pass.
-
-    The ratios are exp(log E[beta_kw] - max_k log E[beta_kw]), the "lda" start's term,
-    formed from the means themselves rather than by exp of the rounded logs; a ratio
-    below ``smallest`` is set to 0, as :func:`exp_shifted_rows` zeroes its entries below
-    exp(lowest).
+    Unless ``ratios`` has no rows, also ratios[j, k] = E[beta_kw] / max_k E[beta_kw] in the
+    same pass: exp(log E[beta_kw] - max_k log E[beta_kw]), the "lda" start's term, formed
+    from the means themselves rather than by exp of the rounded logs; a ratio below
+    ``smallest`` is set to 0, as :func:`exp_shifted_rows` zeroes its entries below exp(lowest).
+    The logs are :func:`~engine.kernels.compiled.numerics.log_inplace`'s, vectorised
+    (``math.log`` for a row holding a value below the smallest normal float64).
     """
     W, K = columns.shape[0], excess.shape[1]
+    with_ratios = ratios.shape[0] > 0
     for block in numba.prange((W + _BLOCK - 1) // _BLOCK):
-        means = np.empty(K)
+        values = np.empty(K)
+        exponent = np.empty(K, dtype=np.int64)
         for w in range(block * _BLOCK, min(W, (block + 1) * _BLOCK)):
             stored = excess[columns[w]]
             scale = decay[w]
+            lowest = np.inf
+            for k in range(K):
+                values[k] = eta + stored[k] * scale
+                lowest = min(lowest, values[k])
+            if with_ratios:
+                top = 0.0
+                for k in range(K):
+                    top = max(top, values[k] * inverse_totals[k])
+                ratio_row = ratios[w]
+                for k in range(K):
+                    ratio = values[k] * inverse_totals[k] / top
+                    ratio_row[k] = ratio if ratio >= smallest else 0.0
+            if lowest >= SMALLEST_NORMAL:
+                log_inplace(values, exponent)
+            else:
+                for k in range(K):
+                    values[k] = math.log(values[k])
             row = out[w]
-            top = 0.0
             for k in range(K):
-                value = eta + stored[k] * scale
-                row[k] = math.log(value) - log_totals[k]
-                means[k] = value * inverse_totals[k]
-                top = max(top, means[k])
-            ratio_row = ratios[w]
-            for k in range(K):
-                ratio = means[k] / top
-                ratio_row[k] = ratio if ratio >= smallest else 0.0
+                row[k] = values[k] - log_totals[k]
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, error_model="numpy", nogil=True)
@@ -145,21 +145,15 @@ def log_mean_rows(topics: LazyTopics, columns: np.ndarray, ratios: bool = False)
 
     The zero-order update's topic term, laid out as :func:`elog_beta_rows`.  With
     ``ratios``, returns ``(rows, ratios)``: also E[beta_kw] / max_k E[beta_kw] for each
-    word (the "lda" start's exp(rows - row max), entries below the dtype's
-    :data:`EXP_FLOOR` set to 0), from the same pass over the store.
+    word (the "lda" start's exp(rows - row max), entries below exp(:data:`EXP_FLOOR`)
+    set to 0), from the same pass over the store.
     """
     excess, decay = topics.stored_rows(columns)
     totals = topics.row_totals()[:, 0].astype(np.float64)
-    log_totals = np.log(totals)
     out = np.empty((len(columns), excess.shape[1]), dtype=excess.dtype)
+    shifted = np.empty((len(columns) if ratios else 0, excess.shape[1]), dtype=excess.dtype)
     eta = excess.dtype.type(topics.eta)
-    columns = np.asarray(columns, dtype=np.int64)
-    if not ratios:
-        with PARALLEL_LOCK:
-            _row_log_means(excess, columns, decay, eta, log_totals, out)
-        return out
-    shifted = np.empty_like(out)
-    smallest = math.exp(EXP_FLOOR[excess.dtype])
     with PARALLEL_LOCK:
-        _row_log_means_and_ratios(excess, columns, decay, eta, log_totals, 1.0 / totals, smallest, out, shifted)
-    return out, shifted
+        _row_log_means(excess, np.asarray(columns, dtype=np.int64), decay, eta, np.log(totals), 1.0 / totals,
+                       math.exp(EXP_FLOOR[excess.dtype]), out, shifted)
+    return (out, shifted) if ratios else out
