@@ -185,8 +185,8 @@ class LazyTopics:
         compiled kernel; otherwise the store is copied by NumPy.  Both give the same store.
         """
         order = np.asarray(order, dtype=np.int64)
-        moved = np.flatnonzero(order != np.arange(order.size))
         if workload is not None and _move_columns is not None:
+            moved = np.flatnonzero(order != np.arange(order.size))
 
             def move() -> None:
                 with PARALLEL_LOCK:
