@@ -125,14 +125,14 @@ def _default_workloads(dtypes: Iterable[str] | None) -> list[Workload]:
 
 
 def warm_up_kernels(dtypes: Iterable[str] | None = None) -> float:
-    """Run one SVI step of a tiny LDA and a tiny HDP with the default kernel; returns the seconds taken.
+    """Run SVI steps of a tiny LDA and a tiny HDP with the default kernel; returns the seconds taken.
 
     ``dtypes`` unset: the workloads of the models as built with nothing set
     (``LDA()``'s and ``LDA(preset="paper")``'s float64 updates, ``HDP()``'s
     float32 one); given, each of LDA's two updates and the HDP's default update
     in each of those precisions.  Every compiled kernel a training step and a
     held-out score call (E[log beta], both local steps, the statistics, the lazy
-    blend, the HDP's fold-in by LDA's local step) runs once on
+    blend, the HDP's fold-in by LDA's local step and its births' mixtures) runs once on
     a three-document corpus, which loads its machine code from numba's cache
     (on the very first run after an install, once a separate process has compiled
     it there: see :mod:`engine.kernels.cache`).  Without numba this
@@ -150,7 +150,8 @@ def _step(workload: Workload) -> None:
     from engine.inference.svi import SVI
 
     model = workload.tiny_model()
-    SVI(model, _TINY_COUNTS, batch_size=2, seed=0).step()
+    # the HDP's third step comes after an epoch of the three documents: its prepare_step runs a birth round
+    SVI(model, _TINY_COUNTS, batch_size=2, seed=0).run(n_steps=3 if workload.model == "HDP" else 1)
     model.transform(_TINY_COUNTS)  # held-out scores and proportions: the HDP's fold-in runs LDA's local step
 
 

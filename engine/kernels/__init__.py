@@ -9,6 +9,8 @@ current topics (a :class:`engine.models.lazy_topics.LazyTopics`) and a minibatch
 - HDP: ``hdp_local_step(kernel)(topics, columns, mean)`` returns the topic term on
   ``columns`` (E[log beta], or log E[beta] when ``mean``) and the function that fits the
   minibatch's documents against it.
+- The HDP's topic births: ``entry_mixtures(kernel)(indptr, indices, theta, by_word)``, the
+  topic mixture sum_k theta_dk beta_kw at each stored entry of a sample of documents.
 
 ``kernel`` is the models' setting: "numpy" is the reference in
 :mod:`engine.kernels.reference` (the paper's equations, written plainly); "compiled" is the
@@ -103,3 +105,15 @@ def hdp_local_step(kernel: str) -> Callable:
         return local_kernel_compiled
 
     return choose_kernel(kernel, local_kernel, load_compiled)
+
+
+def entry_mixtures(kernel: str) -> Callable:
+    """The births' per-entry topic mixtures for a ``kernel`` setting (see the module docstring)."""
+    from engine.kernels.reference.hdp import entry_mixtures as reference
+
+    def load_compiled():
+        from engine.kernels.compiled.hdp_rows import entry_mixtures as compiled  # needs numba
+
+        return compiled
+
+    return choose_kernel(kernel, reference, load_compiled)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from engine.kernels import cached_call, entry_mixtures
 from engine.kernels.reference.hdp import stick_weights
 from engine.models._sticks import sticks_from_counts
 from engine.models.inspection import top_indices
@@ -34,7 +35,6 @@ _MIN_THETA = 0.1  # a document "uses" the topic when it gives it this share
 _MIN_DOCS = 10  # fewer such documents: the topic is not split
 _ITERATIONS = 10  # rounds of spherical 2-means
 _SMOOTHING = 0.1  # each word's share leans towards 1/2 by this fraction of the mean count
-_CHUNK = 4096  # stored entries whose mixtures are computed at once (their rows stay in cache)
 _SPREAD_CELLS = 1 << 16  # cells of excess that take their share of an emptied slot at once (in cache)
 
 
@@ -43,26 +43,28 @@ class DocumentSplit:
 
     ``theta`` (n_docs, K) holds the documents' topic proportions and ``topics`` (K, V)
     the topics' expected word distributions E[beta], both from the model as it is when
-    the round starts.
+    the round starts.  ``kernel``: the model's, which runs the per-entry topic mixtures
+    (:func:`engine.kernels.entry_mixtures`); ``workload``: the model's warm-up workload,
+    which loads them from numba's cache (:func:`engine.kernels.cached_call`), or None.
     """
 
-    def __init__(self, counts: sp.csr_matrix, theta: np.ndarray, topics: np.ndarray, rng: np.random.Generator):
+    def __init__(self, counts: sp.csr_matrix, theta: np.ndarray, topics: np.ndarray, rng: np.random.Generator,
+                 kernel: str = "numpy", workload: str | None = None):
         self.counts = sp.csr_matrix(counts, dtype=np.float64, copy=True)
         self.counts.sort_indices()  # in place, on the copy
         self.theta = np.asarray(theta, dtype=np.float64)
         self.topics = np.asarray(topics, dtype=np.float64)
         self.rng = rng
-        # per stored entry: its document and n_dw / sum_j theta_dj beta_jw, shared by every topic's split
         self._rows = np.repeat(np.arange(self.counts.shape[0]), np.diff(self.counts.indptr))
-        self._scaled = np.empty(self.counts.nnz)
-        # in float32, which halves the rows gathered (the mixtures only rank documents for 2-means)
+        # per stored entry: n_dw / sum_j theta_dj beta_jw, shared by every topic's split; the mixtures in
+        # float32, which halves the rows read (they only rank documents for 2-means)
         by_word = np.ascontiguousarray(self.topics.T, dtype=np.float32)  # (V, K): one word's row is contiguous
         theta32 = self.theta.astype(np.float32)
-        for start in range(0, self.counts.nnz, _CHUNK):
-            part = slice(start, start + _CHUNK)
-            rows, cols = self._rows[part], self.counts.indices[part]
-            mixture = np.einsum("ij,ij->i", theta32[rows], by_word[cols]).astype(np.float64)
-            self._scaled[part] = self.counts.data[part] / np.maximum(mixture, 1e-300)
+        def mixtures() -> np.ndarray:
+            return entry_mixtures(kernel)(self.counts.indptr, self.counts.indices, theta32, by_word)
+
+        mixture = mixtures() if workload is None else cached_call(kernel, workload, mixtures)
+        self._scaled = self.counts.data / np.maximum(mixture, 1e-300)
 
     def responsibilities(self, topic: int, docs: np.ndarray) -> sp.csr_matrix:
         """c_dw = n_dw theta_dk beta_kw / sum_j theta_dj beta_jw of ``topic`` k in the documents ``docs`` (ascending).
@@ -74,7 +76,7 @@ class DocumentSplit:
         np.cumsum(lengths, out=indptr[1:])
         entries = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])  # their positions in counts
         words = self.counts.indices[entries]
-        values = self._scaled[entries] * self.theta[self._rows[entries], topic] * self.topics[topic, words]
+        values = self._scaled[entries] * np.repeat(self.theta[docs, topic], lengths) * self.topics[topic][words]
         return sp.csr_matrix((values, words, indptr), shape=(docs.size, self.counts.shape[1]))
 
     def shares(self, topic: int) -> tuple[np.ndarray, float] | None:
@@ -91,17 +93,23 @@ class DocumentSplit:
         if docs.size < _MIN_DOCS:
             return None
         weighted = self.responsibilities(topic, docs)
+        lengths = np.diff(weighted.indptr)
         mass = np.asarray(weighted.sum(axis=1)).ravel()
-        norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+        norms = np.sqrt(np.bincount(np.repeat(np.arange(docs.size), lengths), weighted.data * weighted.data,
+                                    minlength=docs.size))
         if np.count_nonzero(mass > 0) < 2:
             return None
-        unit = sp.diags(1.0 / np.maximum(norms, 1e-300)) @ weighted
-        first, second = self.rng.choice(docs.size, size=2, replace=False, p=mass / mass.sum())
-        centres = np.vstack([unit[first].toarray(), unit[second].toarray()])
-        by_word = weighted.T.tocsr()  # (V, docs): a group's word sums are one product with its 0/1 indicator
+        unit = sp.csr_matrix((weighted.data * np.repeat(1.0 / np.maximum(norms, 1e-300), lengths),
+                              weighted.indices, weighted.indptr), shape=weighted.shape)
+        centres = np.zeros((2, weighted.shape[1]))
+        drawn = self.rng.choice(docs.size, size=2, replace=False, p=mass / mass.sum())
+        for centre, row in zip(centres, drawn, strict=True):
+            part = slice(unit.indptr[row], unit.indptr[row + 1])
+            centre[unit.indices[part]] = unit.data[part]
+        by_word = weighted.T  # (V, docs), CSC: a group's word sums are one product with its 0/1 indicator
         group = None
         for _ in range(_ITERATIONS):
-            previous, group = group, np.asarray(unit @ centres[1]).ravel() > np.asarray(unit @ centres[0]).ravel()
+            previous, group = group, unit @ centres[1] > unit @ centres[0]
             if group.all() or not group.any():
                 return None
             if previous is not None and np.array_equal(group, previous):
@@ -135,12 +143,12 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
     general_ = np.zeros(excess.shape[0], dtype=bool)
     general_[np.asarray(general, dtype=np.intp)] = True
     pairs: list[tuple[int, int]] = []
-    totals = excess.sum(axis=1)  # kept equal to this below: each birth changes every row (the spread)
+    rows = _SpreadRows(excess)
     while len(pairs) < n_births:
         open_ = ~touched & ~general_ & (stick_weights(sticks_from_counts(sticks, omega)) >= BIRTH_MIN_WEIGHT)
         if not open_.any():
             break
-        donor = int(np.flatnonzero(open_)[np.argmax(totals[open_])])
+        donor = int(np.flatnonzero(open_)[np.argmax(rows.totals[open_])])
         touched[donor] = True
         found = split.shares(donor)
         if found is None:
@@ -148,38 +156,75 @@ def birth_round(excess: np.ndarray, sticks: np.ndarray, omega: float, n_births: 
         candidates = np.flatnonzero(~touched & ~reserved)
         if candidates.size == 0:
             break
-        slot = int(candidates[np.argmin(totals[candidates])])
-        _spread(excess, sticks, slot, totals)
+        slot = int(candidates[np.argmin(rows.totals[candidates])])
+        rows.spread(slot, sticks)
         moved, share = found
-        whole = excess[donor].copy()
-        excess[slot], excess[donor] = whole * moved, whole * (1.0 - moved)
-        totals[slot], totals[donor] = excess[slot].sum(), excess[donor].sum()
+        whole = rows.row(donor)
+        rows.set(slot, whole * moved)
+        rows.set(donor, whole * (1.0 - moved))
         sticks[slot], sticks[donor] = sticks[donor] * share, sticks[donor] * (1.0 - share)
         touched[slot] = True
         pairs.append((donor, slot))
+    rows.apply()
     return pairs
 
 
-def _spread(excess: np.ndarray, sticks: np.ndarray, slot: int, words: np.ndarray) -> None:
-    """Empty topic ``slot`` into all the others, in proportion to their expected words ``words`` (excess's row sums).
+class _SpreadRows:
+    """The rows of ``excess`` (K, V) with the round's spreads held back: excess + W E until :meth:`apply`.
 
-    ``words`` is updated to the new row sums, each summed again as ``excess.sum(axis=1)``
-    would (while its block is in cache).  The rows take their shares a block at a time, so
-    no second (K, V) array is made.
+    Emptying a slot into every other topic touches the whole store; a round empties up to
+    ``births`` slots.  Each spread is kept as a column of weights w_j (K,) and the emptied
+    row e_j (V,); a row is read as excess_k + sum_j w_jk e_j, and :meth:`apply` adds W E
+    to the store once, a block of rows at a time.  ``totals`` holds the rows' sums
+    throughout, each spread adding w_jk sum(e_j).
     """
-    weights = words / max(float(np.delete(words, slot).sum()), 1e-300)
-    weights[slot] = 0.0  # its own row takes nothing and is emptied below
-    emptied = excess[slot].copy()
-    block = max(1, _SPREAD_CELLS // max(1, excess.shape[1]))
-    share = np.empty((min(block, excess.shape[0]), excess.shape[1]))
-    for start in range(0, excess.shape[0], block):
-        rows = slice(start, start + block)
-        part = share[:min(block, excess.shape[0] - start)]
-        np.multiply(weights[rows, None], emptied[None, :], out=part)
-        excess[rows] += part
-        words[rows] = excess[rows].sum(axis=1)
-    sticks += weights * sticks[slot]
-    excess[slot], sticks[slot], words[slot] = 0.0, 0.0, 0.0
+
+    def __init__(self, excess: np.ndarray):
+        self.excess = excess
+        self.totals = excess.sum(axis=1)
+        self._weights: list[np.ndarray] = []
+        self._emptied: list[np.ndarray] = []
+
+    def row(self, k: int) -> np.ndarray:
+        """Row ``k`` as the spreads so far leave it (a new array)."""
+        values = self.excess[k].copy()
+        for weights, emptied in zip(self._weights, self._emptied, strict=True):
+            if weights[k]:
+                values += weights[k] * emptied
+        return values
+
+    def set(self, k: int, values: np.ndarray) -> None:
+        """Make row ``k`` ``values``: earlier spreads no longer add to it."""
+        self.excess[k] = values
+        self.totals[k] = values.sum()
+        for weights in self._weights:
+            weights[k] = 0.0
+
+    def spread(self, slot: int, sticks: np.ndarray) -> None:
+        """Empty topic ``slot``'s words and stick count into all the others, in proportion to their words.
+
+        Nothing is dropped: row k gains w_k e with w_k = totals_k / sum_{l != slot} totals_l,
+        and stick count k gains w_k times the slot's.
+        """
+        emptied = self.row(slot)
+        weights = self.totals / max(float(np.delete(self.totals, slot).sum()), 1e-300)
+        weights[slot] = 0.0
+        sticks += weights * sticks[slot]
+        sticks[slot] = 0.0
+        self.totals += weights * emptied.sum()
+        self.set(slot, np.zeros_like(emptied))
+        self._weights.append(weights)
+        self._emptied.append(emptied)
+
+    def apply(self) -> None:
+        """Add the held-back spreads to ``excess`` (W E, a block of rows at a time: no second (K, V) array)."""
+        if not self._weights:
+            return
+        weights, emptied = np.column_stack(self._weights), np.vstack(self._emptied)
+        block = max(1, _SPREAD_CELLS // max(1, self.excess.shape[1]))
+        for start in range(0, self.excess.shape[0], block):
+            self.excess[start:start + block] += weights[start:start + block] @ emptied
+        self._weights, self._emptied = [], []
 
 
 def undo_pairs(excess: np.ndarray, sticks: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -740,7 +740,8 @@ class HDP(TopicModel):
             rng = np.random.default_rng([self.seed, _STREAM_BIRTHS, self._birth_rounds])
             gamma = self._dirichlet_gamma(counts, tol=min(self.current_local_tol, SAMPLE_TOL))
             theta = gamma / gamma.sum(axis=1, keepdims=True)
-            split = DocumentSplit(counts, theta, lambda_ / lambda_.sum(axis=1, keepdims=True), rng)
+            split = DocumentSplit(counts, theta, lambda_ / lambda_.sum(axis=1, keepdims=True), rng, self.kernel,
+                                  self._workload())
             pending = np.array([topic for pair in self._pairs for topic in pair[1:]], dtype=np.intp)
             born = self._restructure(lambda excess, sticks: birth_round(excess, sticks, self.omega, self.births,
                                                                        general, split, pending), lambda_=lambda_)

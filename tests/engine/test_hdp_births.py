@@ -9,10 +9,11 @@ import pytest
 import scipy.sparse as sp
 
 import engine
+from engine.kernels.cache import workload_name
 from engine.models._hdp_births import (
     BIRTH_ROUNDS,
     DocumentSplit,
-    _spread,
+    _SpreadRows,
     birth_round,
     rename_merged,
     undo_pairs,
@@ -179,23 +180,59 @@ def test_birth_round_conserves_words_and_sticks_and_skips_what_it_must():
     assert np.all(excess >= 0) and np.all(sticks >= 0)
 
 
-def test_spread_in_blocks_is_the_whole_array_update(monkeypatch):
-    """Blocks of rows (3 rows each here) give the very numbers of the one-array update, lose no word and
-    leave the row sums updated."""
+def _spread_whole_array(excess: np.ndarray, sticks: np.ndarray, slot: int) -> None:
+    """The spread written plainly: row k gains w_k x the slot's row, w_k = its words / the other rows' words."""
+    words = excess.sum(axis=1)
+    weights = words / np.delete(words, slot).sum()
+    weights[slot] = 0.0
+    excess += weights[:, None] * excess[slot][None, :]
+    sticks += weights * sticks[slot]
+    excess[slot], sticks[slot] = 0.0, 0.0
+
+
+def test_held_back_spreads_equal_spreading_the_whole_array_each_time(monkeypatch):
+    """Spreads and row writes in turn, as a round makes them: every row read, the row sums, the sticks and, once
+    applied (3 rows a block here), the store equal the whole-array updates made one by one; no word is lost."""
     monkeypatch.setattr("engine.models._hdp_births._SPREAD_CELLS", 3 * 25)
     rng = np.random.default_rng(8)
     excess, sticks = rng.gamma(0.5, 10.0, size=(10, 25)), rng.uniform(0.0, 5.0, 10)
-    words = excess.sum(axis=1)
-    weights = words / np.delete(words, 4).sum()
-    weights[4] = 0.0
-    expected = excess + weights[:, None] * excess[4][None, :]
-    expected[4] = 0.0
+    plain, plain_sticks = excess.copy(), sticks.copy()
     total, stick_total = excess.sum(), sticks.sum()
-    _spread(excess, sticks, 4, words)
-    np.testing.assert_array_equal(excess, expected)
-    np.testing.assert_array_equal(words, excess.sum(axis=1))  # the row sums, to the bit, follow the spread
+    rows = _SpreadRows(excess)
+    for slot, donor in ((4, 0), (7, 2), (4, 7), (9, 2)):  # slot 4 is refilled and emptied again, 2 split twice
+        rows.spread(slot, sticks)
+        _spread_whole_array(plain, plain_sticks, slot)
+        whole = rows.row(donor)
+        np.testing.assert_allclose(whole, plain[donor], rtol=1e-12)
+        moved = rng.uniform(0.2, 0.8, 25)
+        rows.set(slot, whole * moved)
+        rows.set(donor, whole * (1.0 - moved))
+        plain[slot], plain[donor] = plain[donor] * moved, plain[donor] * (1.0 - moved)
+        np.testing.assert_allclose(rows.totals, plain.sum(axis=1), rtol=1e-12)
+        np.testing.assert_allclose(np.stack([rows.row(k) for k in range(10)]), plain, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(sticks, plain_sticks, rtol=1e-12)
+    rows.apply()
+    np.testing.assert_allclose(excess, plain, rtol=1e-12, atol=1e-12)
     assert excess.sum() == pytest.approx(total, rel=1e-12) and sticks.sum() == pytest.approx(stick_total, rel=1e-12)
-    assert sticks[4] == 0.0
+    assert np.all(excess >= 0)
+
+
+def test_document_split_is_the_same_with_either_kernel():
+    """The compiled per-entry mixtures give the NumPy reference's split: the same groups, shares to rounding."""
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(11)
+    themes = rng.dirichlet(np.full(4 * WORDS, 0.1), size=5)
+    theta = rng.dirichlet(np.full(5, 0.3), size=150)
+    documents = sp.csr_matrix(rng.poisson(40 * theta @ themes).astype(float))
+    workload = workload_name("HDP", "zero_order", np.float32)
+    splits = [DocumentSplit(documents, theta, themes, np.random.default_rng(0), kernel, workload).shares(topic)
+              for kernel in ("numpy", "compiled") for topic in range(5)]
+    assert any(found is not None for found in splits[:5])
+    for reference, compiled in zip(splits[:5], splits[5:], strict=True):
+        assert (reference is None) == (compiled is None)
+        if reference is not None:
+            np.testing.assert_allclose(compiled[0], reference[0], rtol=1e-5)
+            assert compiled[1] == pytest.approx(reference[1], rel=1e-5)
 
 
 def test_undo_merges_only_pairs_that_stay_copies():

@@ -21,11 +21,11 @@ pytest.importorskip("numba")
 _CHECK = """
 import json
 import engine
-from engine.kernels.compiled import hdp, lda
+from engine.kernels.compiled import hdp, hdp_rows, lda
 from engine.kernels.compiled import lazy_topics as lazy
 
 kernels = [lda._fit_all, lda._exp_elog_rows, lda._mean_rows, lda._word_topic_rows, hdp._fit_all, hdp._topic_word_t,
-           lazy.blend_rows]
+           hdp_rows._entry_mixtures, lazy.blend_rows]
 
 def loaded(dispatcher):
     return sorted({str(a.dtype) for s in dispatcher.signatures for a in s if str(getattr(a, "dtype", "")) in

@@ -4,7 +4,8 @@ Word-major (one row of K topics per minibatch word) like the rest of the
 compiled step: E[log beta_kw] (or log E[beta_kw], for the zero-order
 update) from lambda's rows, exp(E[log beta] - row max)
 for the "lda" start, and the per-word bounds the head/tail split of
-:mod:`engine.kernels.compiled.hdp` uses.
+:mod:`engine.kernels.compiled.hdp` uses.  Also, for the topic births, the topic
+mixture at each stored entry of a sample of documents (:func:`entry_mixtures`).
 """
 
 from __future__ import annotations
@@ -157,3 +158,25 @@ def log_mean_rows(topics: LazyTopics, columns: np.ndarray, ratios: bool = False)
         _row_log_means(excess, np.asarray(columns, dtype=np.int64), decay, eta, np.log(totals), 1.0 / totals,
                        math.exp(EXP_FLOOR[excess.dtype]), out, shifted)
     return (out, shifted) if ratios else out
+
+
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH_FINITE, nogil=True)
+def _entry_mixtures(indptr, indices, theta, by_word, out):
+    """out[e] = sum_k theta[d, k] by_word[w, k] for stored entry e = (d, w); documents spread over the cores."""
+    for d in numba.prange(indptr.shape[0] - 1):
+        weights = theta[d]
+        for e in range(indptr[d], indptr[d + 1]):
+            row = by_word[indices[e]]
+            total = weights.dtype.type(0)
+            for k in range(weights.shape[0]):
+                total += weights[k] * row[k]
+            out[e] = total
+
+
+def entry_mixtures(indptr: np.ndarray, indices: np.ndarray, theta: np.ndarray, by_word: np.ndarray) -> np.ndarray:
+    """:func:`engine.kernels.reference.hdp.entry_mixtures`, compiled: one pass over the entries, no gathered copies."""
+    out = np.empty(indices.size, dtype=theta.dtype)
+    with PARALLEL_LOCK:
+        _entry_mixtures(np.asarray(indptr, dtype=np.int64), np.asarray(indices, dtype=np.int64),
+                        np.ascontiguousarray(theta), np.ascontiguousarray(by_word, dtype=theta.dtype), out)
+    return out.astype(np.float64)

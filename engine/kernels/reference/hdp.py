@@ -159,6 +159,23 @@ def expected_doc_topics(doc_sticks: np.ndarray, atom_topic: np.ndarray) -> np.nd
     return np.matmul(weights[:, None, :], atom_topic)[:, 0, :]
 
 
+_MIXTURE_CHUNK = 4096  # stored entries whose mixtures entry_mixtures forms at once (their rows stay in cache)
+
+
+def entry_mixtures(indptr: np.ndarray, indices: np.ndarray, theta: np.ndarray, by_word: np.ndarray) -> np.ndarray:
+    """sum_k theta_dk beta_kw for each stored entry (d, w) of a CSR (``indptr``, ``indices``), float64.
+
+    ``theta`` (n_docs, K) and ``by_word`` (V, K, one word's topics contiguous) in the
+    precision the sums are formed in.  The births' DocumentSplit divides each count by it.
+    """
+    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    out = np.empty(indices.size)
+    for start in range(0, indices.size, _MIXTURE_CHUNK):
+        part = slice(start, start + _MIXTURE_CHUNK)
+        out[part] = np.einsum("ij,ij->i", theta[rows[part]], by_word[indices[part]])
+    return out
+
+
 def _document_sums(counts: sp.csr_matrix, per_entry: np.ndarray) -> np.ndarray:
     """Rows of ``per_entry`` (one per stored entry of the CSR ``counts``) summed by document, 0 for empty ones."""
     out = np.zeros((counts.shape[0], per_entry.shape[1]), dtype=per_entry.dtype)
