@@ -11,7 +11,7 @@ from scipy.special import digamma
 from engine.errors import VocabularyMismatchError
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.svi import SVI, BatchVI
-from engine.kernels.reference.hdp import atom_counts, doc_stick_params, stick_weights
+from engine.kernels.reference.hdp import atom_counts, atom_use, doc_stick_params, stick_weights
 from engine.kernels.reference.lda import fit_documents as fit_lda_documents
 from engine.models.expectations import stick_expectation
 from engine.models.hdp import HDP
@@ -202,6 +202,27 @@ def test_local_step_reaches_a_fixed_point_of_the_updates(update):
     np.testing.assert_allclose(stats.topic_mass, topic_mass, rtol=1e-6)
     np.testing.assert_allclose(stats.topic_word.sum(), X.sum(), rtol=1e-10)
     np.testing.assert_allclose(stats.doc_topic.sum(axis=1), 1.0, rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_atom_counts_and_use_per_document_by_brute_force(dtype):
+    """n_di = sum_n c_dn phi_dn^i and 1 - prod_n (1 - phi_dn^i)^c_dn, document by document, empty ones 0."""
+    rng = np.random.default_rng(3)
+    X = sp.random(7, 15, density=0.3, format="csr", random_state=4)
+    X.data = np.ceil(4 * X.data)
+    X = sp.vstack([X[:3], sp.csr_matrix((1, 15)), X[3:], sp.csr_matrix((1, 15))]).tocsr()
+    phi = rng.dirichlet(np.full(5, 0.5), size=X.nnz).astype(dtype)
+    counts, use = np.zeros((9, 5)), np.zeros((9, 5))
+    for d in range(9):
+        part = slice(X.indptr[d], X.indptr[d + 1])
+        counts[d] = X.data[part] @ phi[part].astype(np.float64)
+        use[d] = 1.0 - np.prod((1.0 - phi[part].astype(np.float64)) ** X.data[part][:, None], axis=0)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(atom_counts(X, phi), counts, rtol=rtol)
+    found = atom_use(X, phi)
+    assert found.dtype == dtype
+    np.testing.assert_allclose(found, use, rtol=rtol)
+    assert not found[3].any() and not found[8].any()
 
 
 def test_all_atoms_count_every_pointer_and_used_atoms_skip_the_empty_ones():

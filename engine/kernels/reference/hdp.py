@@ -176,18 +176,22 @@ def entry_mixtures(indptr: np.ndarray, indices: np.ndarray, theta: np.ndarray, b
     return out
 
 
-def _document_sums(counts: sp.csr_matrix, per_entry: np.ndarray) -> np.ndarray:
-    """Rows of ``per_entry`` (one per stored entry of the CSR ``counts``) summed by document, 0 for empty ones."""
-    out = np.zeros((counts.shape[0], per_entry.shape[1]), dtype=per_entry.dtype)
-    nonempty = np.diff(counts.indptr) > 0
-    if per_entry.shape[0]:
-        out[nonempty] = np.add.reduceat(per_entry, counts.indptr[:-1][nonempty], axis=0)
-    return out
+def _document_sums(counts: sp.csr_matrix, per_entry: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """sum_n weights_n per_entry[n] over each document's stored entries n of the CSR ``counts``, 0 for empty ones.
+
+    ``weights`` None: 1.  One sparse (documents x entries) product, in the precision of the
+    two operands together: no weighted (entries, width) copy.
+    """
+    values = np.ones(counts.nnz) if weights is None else np.asarray(weights)
+    dtype = np.result_type(per_entry.dtype, per_entry.dtype if weights is None else values.dtype)
+    by_document = sp.csr_matrix((values.astype(dtype, copy=False), np.arange(counts.nnz), counts.indptr),
+                                shape=(counts.shape[0], counts.nnz))
+    return np.asarray(by_document @ per_entry.astype(dtype, copy=False))
 
 
 def atom_counts(counts: sp.csr_matrix, word_atom: np.ndarray) -> np.ndarray:
     """n_di = sum_n phi_dn^i (token-weighted), shape (n_docs, T)."""
-    return _document_sums(counts, counts.data[:, None] * word_atom)
+    return _document_sums(counts, word_atom, counts.data)
 
 
 def atom_use(counts: sp.csr_matrix, word_atom: np.ndarray) -> np.ndarray:
@@ -199,7 +203,7 @@ def atom_use(counts: sp.csr_matrix, word_atom: np.ndarray) -> np.ndarray:
     dtype = np.result_type(word_atom.dtype, np.float32)
     # phi = 1 gives log 0: floored at 1 - 16 eps (1 - 2e-6 in float32), P(used) = 1 to the dtype's precision
     probability = np.minimum(word_atom, 1.0 - 16 * np.finfo(dtype).eps, dtype=dtype)
-    log_unused = _document_sums(counts, counts.data.astype(dtype)[:, None] * np.log1p(-probability))
+    log_unused = _document_sums(counts, np.log1p(-probability), counts.data.astype(dtype))
     return 0.0 - np.expm1(log_unused)  # 0.0 - : +0 for documents without words
 
 
