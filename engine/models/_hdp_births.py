@@ -55,11 +55,11 @@ class DocumentSplit:
         self.theta = np.asarray(theta, dtype=np.float64)
         self.topics = np.asarray(topics, dtype=np.float64)
         self.rng = rng
-        self._rows = np.repeat(np.arange(self.counts.shape[0]), np.diff(self.counts.indptr))
         # per stored entry: n_dw / sum_j theta_dj beta_jw, shared by every topic's split; the mixtures in
         # float32, which halves the rows read (they only rank documents for 2-means)
         by_word = np.ascontiguousarray(self.topics.T, dtype=np.float32)  # (V, K): one word's row is contiguous
         theta32 = self.theta.astype(np.float32)
+
         def mixtures() -> np.ndarray:
             return entry_mixtures(kernel)(self.counts.indptr, self.counts.indices, theta32, by_word)
 
