@@ -79,3 +79,31 @@ def test_every_hdp_lever_configuration_still_builds_and_trains(sample):
         record = hdp_levers.run_one("synthetic:200", config, 0, 1, 30, 5, data)
         assert _plausible(record["loglik"], sample.train.shape[1]), config
         assert 0 <= record["topics_in_use"] <= 30, config
+
+
+def test_the_birth_speed_script_times_a_round_on_any_collection(tmp_path):
+    """benchmarks/hdp_birth_speed.py, run as the command its docstring gives, on a 300-document folder: it trains
+    to the first round, makes it, and prints the round, its fold-in and the rest in milliseconds."""
+    import os
+    import subprocess
+
+    import scipy.sparse as sp
+
+    from tests.engine._reference import planted_counts
+
+    X, _ = planted_counts(n_docs=300, n_topics=4, words_per_topic=12, doc_length=60, seed=2)
+    sp.save_npz(tmp_path / "train.npz", sp.csr_matrix(X))
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "hdp_birth_speed.py"
+    done = subprocess.run([sys.executable, str(script), "--corpus", str(tmp_path), "--repeats", "2"],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "NUMBA_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stderr
+    assert f"{tmp_path.name}, D = 300, round 1" in done.stdout
+    rows = {line.split(" | ")[0].strip("| "): [float(x) for x in line.strip(" |").split(" | ")[1:]]
+            for line in done.stdout.splitlines() if line.startswith("| the") or line.startswith("| its")}
+    assert set(rows) == {"the round (prepare_step)", "its sample's fold-in", "the rest (round - median fold-in)"}
+    best, median = rows["the round (prepare_step)"]
+    assert 0.0 < best <= median
+    assert 0.0 < rows["its sample's fold-in"][0] <= best
+    missing = subprocess.run([sys.executable, str(script), "--corpus", str(tmp_path / "none")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode != 0 and "train.npz is missing" in missing.stderr
