@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import engine
+from engine.models._hdp_births import BIRTH_SAMPLE, SAMPLE_TOL
 from engine.validation import as_counts
 
 _SLACK = 1e-9  # epochs summed from S/D per step may fall just short of a whole number
@@ -66,8 +67,8 @@ for _ in range(args.repeats):
     started = time.perf_counter()
     fresh.prepare_step(draw)
     rounds.append(time.perf_counter() - started)
-sample = as_counts(draw(2000), model.n_words, name="documents")
-fold_in = timed(lambda: model._dirichlet_gamma(sample, tol=min(model.current_local_tol, 1e-2)))
+sample = as_counts(draw(BIRTH_SAMPLE), model.n_words, name="documents")
+fold_in = timed(lambda: model._dirichlet_gamma(sample, tol=min(model.current_local_tol, SAMPLE_TOL)))
 rest = np.subtract(rounds, np.median(fold_in))
 try:
     commit = subprocess.run(["git", "-C", str(Path(engine.__file__).parent), "rev-parse", "--short", "HEAD"],
