@@ -10,12 +10,16 @@ configuration of ``hdp_levers.py``, for one epoch at K = 30, T = 5.
 from __future__ import annotations
 
 import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import scipy.sparse as sp
 
 from engine.models import _hdp_births
+from tests.engine._reference import planted_counts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 _quality_panel = pytest.importorskip("_quality_panel")
@@ -84,13 +88,6 @@ def test_every_hdp_lever_configuration_still_builds_and_trains(sample):
 def test_the_birth_speed_script_times_a_round_on_any_collection(tmp_path):
     """benchmarks/hdp_birth_speed.py, run as the command its docstring gives, on a 300-document folder: it trains
     to the first round, makes it, and prints the round, its fold-in and the rest in milliseconds."""
-    import os
-    import subprocess
-
-    import scipy.sparse as sp
-
-    from tests.engine._reference import planted_counts
-
     X, _ = planted_counts(n_docs=300, n_topics=4, words_per_topic=12, doc_length=60, seed=2)
     sp.save_npz(tmp_path / "train.npz", sp.csr_matrix(X))
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "hdp_birth_speed.py"

@@ -183,7 +183,7 @@ def _document_sums(counts: sp.csr_matrix, per_entry: np.ndarray, weights: np.nda
     two operands together: no weighted (entries, width) copy.
     """
     values = np.ones(counts.nnz) if weights is None else np.asarray(weights)
-    dtype = np.result_type(per_entry.dtype, per_entry.dtype if weights is None else values.dtype)
+    dtype = per_entry.dtype if weights is None else np.result_type(per_entry.dtype, values.dtype)
     by_document = sp.csr_matrix((values.astype(dtype, copy=False), np.arange(counts.nnz), counts.indptr),
                                 shape=(counts.shape[0], counts.nnz))
     return np.asarray(by_document @ per_entry.astype(dtype, copy=False))
