@@ -77,6 +77,7 @@ from engine.io.exports import (  # label helpers and the zip of a full export, n
     unique_labels,
     zip_files,
 )
+from engine.models.lda import first_pass_batch_size  # the Train page's plan of a run, not in engine.__all__
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -119,6 +120,7 @@ __all__ = [
     "detect_encoding",
     "export_files",
     "export_tables",
+    "first_pass_batch_size",
     "heldout_split",
     "intertopic_coordinates",
     "ldavis_topics",

@@ -103,35 +103,55 @@ def run_table(records: Sequence[RunRecord], status_text,
     return pd.DataFrame(rows)
 
 
-def _n_updates(batch_size: int, target_docs: int) -> int:
-    """The SVI updates a run of ``target_docs`` documents makes, ``batch_size`` a step."""
+def _n_updates(batch_size: int, target_docs: int, first_pass: tuple[int, int] | None = None) -> int:
+    """The SVI updates a run of ``target_docs`` documents makes, ``batch_size`` a step.
+
+    ``first_pass``: (size, updates), the run's first ``updates`` steps taking ``size`` documents
+    each (an LDA's first pass over a small collection, ``engine.LDA(first_pass_steps=...)``).
+    """
+    if first_pass is not None:
+        size, updates = first_pass
+        if target_docs > size * updates:
+            return updates + int(np.ceil((target_docs - size * updates) / max(1, batch_size)))
+        batch_size = size
     return max(1, int(np.ceil(target_docs / max(1, batch_size))))
 
 
+def _docs_after(steps: np.ndarray, batch_size: int, first_pass: tuple[int, int] | None) -> np.ndarray:
+    """The documents a run has read after each update t in ``steps`` (``first_pass`` as for :func:`_n_updates`)."""
+    if first_pass is None:
+        return steps * batch_size
+    size, updates = first_pass
+    early = np.minimum(steps, updates)
+    return early * size + (steps - early) * batch_size
+
+
 def schedule_frame(kappa: float, tau: float, batch_size: int, target_docs: int, points: int = 150,
-                   planned: Callable[[int, float], float] | None = None) -> pd.DataFrame:
+                   planned: Callable[[int, float], float] | None = None,
+                   first_pass: tuple[int, int] | None = None) -> pd.DataFrame:
     """rho_t = (t + tau)^-kappa over the updates a run of ``target_docs`` documents makes.
 
     ``planned``: the model's rule for update t from its random start given the schedule's
     rho_t (``model.planned_step_size``: at least 1/(t + 1) under the default step floor);
-    unset: the schedule itself.
+    unset: the schedule itself.  ``first_pass``: (size, updates) of smaller first steps, as
+    for :func:`_n_updates`.
     """
-    n_steps = _n_updates(batch_size, target_docs)
+    n_steps = _n_updates(batch_size, target_docs, first_pass)
     steps = np.unique(np.linspace(1, n_steps, min(points, n_steps)).round().astype(int))
     rho = step_size(steps, kappa, tau)
     if planned is not None:
         rho = np.array([planned(int(t), float(r)) for t, r in zip(steps, rho, strict=True)])
-    return pd.DataFrame({"docs_seen": steps * batch_size, "rho": rho})
+    return pd.DataFrame({"docs_seen": _docs_after(steps, batch_size, first_pass), "rho": rho})
 
 
 def raised_steps(kappa: float, tau: float, batch_size: int, target_docs: int,
-                 planned: Callable[[int, float], float]) -> int:
+                 planned: Callable[[int, float], float], first_pass: tuple[int, int] | None = None) -> int:
     """How many of a run's first updates ``planned`` (as above) takes larger than the schedule's rho_t.
 
     The raised updates are the first ones (the schedule falls more slowly than the floor
     1/(t + 1) once tau >= 1), so a bisection finds the last in a few calls, however long the run.
     """
-    n_steps = _n_updates(batch_size, target_docs)
+    n_steps = _n_updates(batch_size, target_docs, first_pass)
 
     def raised(t: int) -> bool:
         rho = float(step_size(t, kappa, tau))

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cached, charts, clusters, formatting, icons, quality, safe_text, session, state, tables, ui
-from explorer.engine_api import HDP, LDA, Workload
+from explorer.engine_api import HDP, LDA, Workload, first_pass_batch_size
 from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
@@ -40,6 +40,12 @@ def _apply_to_current(key: str) -> None:
 def n_training_documents(collection: Collection) -> int:
     """The training documents the Train page's held-out count leaves (at least 1)."""
     return max(1, collection.corpus.n_docs - int(state.get(Keys.n_test, 1)))
+
+
+def _first_pass(model, n_train: int, batch_size: int) -> tuple[int, int] | None:
+    """(size, steps) of an LDA run's smaller first-pass steps over ``n_train`` documents; None if they take S."""
+    size = first_pass_batch_size(n_train, batch_size, model.first_pass_steps)
+    return (size, -(-n_train // size)) if size < batch_size else None
 
 
 def schedule_controls(collection: Collection) -> None:
@@ -80,11 +86,16 @@ def schedule_controls(collection: Collection) -> None:
         right.number_input("S (batch size)", 1, n_train, step=16, key=Keys.batch_size, on_change=_apply_to_current,
                            args=(Keys.batch_size,), help="Documents read per step: larger batches give steadier "
                            "but slower steps.")
-        planned = (LDA() if lda else HDP()).planned_step_size  # the default model's steps from its random start
+        model = LDA() if lda else HDP()
+        planned = model.planned_step_size  # the default model's steps from its random start
         plan = (state.get(Keys.kappa), state.get(Keys.tau), state.get(Keys.batch_size), state.get(Keys.target_docs))
-        schedule = tables.schedule_frame(*plan, planned=planned)
+        first_pass = _first_pass(model, n_train, int(state.get(Keys.batch_size))) if lda else None
+        schedule = tables.schedule_frame(*plan, planned=planned, first_pass=first_pass)
         st.altair_chart(charts.step_size_chart(schedule), width="stretch", height=170, key=Keys.schedule_chart)
-        raised = tables.raised_steps(*plan, planned=planned)
+        if first_pass is not None:
+            st.caption(f"LDA's first pass takes {first_pass[1]:,} steps of {formatting.count(first_pass[0])} "
+                       "documents: on a small collection, more and smaller first steps give better topics.")
+        raised = tables.raised_steps(*plan, planned=planned, first_pass=first_pass)
         if raised:
             steps = "The first step is" if raised == 1 else f"The first {raised:,} steps are"
             st.caption(f"{steps} larger than the schedule's: step t is at least 1/(t + 1), so the random "

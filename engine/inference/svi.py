@@ -197,7 +197,9 @@ class SVI:
         Training documents.
     batch_size : int, optional
         Minibatch size S, in [1, n_docs]; unset, ``engine.DEFAULT_BATCH_SIZE`` (256) or the
-        whole corpus if it holds fewer documents (as ``fit``, the CLI and the app do).
+        whole corpus if it holds fewer documents (as ``fit``, the CLI and the app do).  An LDA
+        takes smaller minibatches in its first pass over a small collection
+        (``engine.LDA(first_pass_steps=16)``; see :attr:`next_batch_size`).
     kappa : float
         Forgetting rate in [0, 1]; (0.5, 1] guarantees convergence.
     tau : float
@@ -294,6 +296,16 @@ class SVI:
         return scheduled_rho(self.model, self.t + 1, self.kappa, self.tau)
 
     @property
+    def next_batch_size(self) -> int:
+        """How many documents the next minibatch holds: ``batch_size``, or fewer in an LDA's first pass.
+
+        The model may ask for smaller minibatches (:meth:`engine.LDA.minibatch_size`:
+        at least ``first_pass_steps`` updates in the first pass from the random start).
+        """
+        choose = getattr(self.model, "minibatch_size", None)
+        return self.batch_size if choose is None else min(self.batch_size, choose(self.n_docs, self.batch_size))
+
+    @property
     def adaptive_state(self) -> AdaptiveStepSize | None:
         """The adaptive step size's averages and window tau_t (None until its first step, or on the schedule)."""
         return self._adaptive
@@ -347,7 +359,7 @@ class SVI:
             with _blas_limit(self.blas_threads):
                 prepare(self._draw_documents)
         if doc_ids is None:
-            batch = self._next_batch(self.batch_size)
+            batch = self._next_batch(self.next_batch_size)
         else:
             batch = np.asarray(doc_ids, dtype=np.int64).ravel()
             if batch.size == 0 or batch.min() < 0 or batch.max() >= self.n_docs:

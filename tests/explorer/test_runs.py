@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import engine
-from explorer import comparison, highlight, porting, runs, storage, tables
+from explorer import comparison, highlight, porting, runs, storage, tables, training
 from explorer.engine_api import Workload, text_segments
 from explorer.storage import Collection
 from tests.engine._fake_warm_up import FakeWarmUp
@@ -258,11 +258,17 @@ def test_the_schedules_plan_is_the_steps_a_run_takes():
     for model in (engine.HDP(n_topics=10, doc_truncation=3, n_words=corpus.shape[1], births=0),
                   engine.LDA(n_topics=3, n_words=corpus.shape[1])):
         trainer = engine.SVI(model, corpus, batch_size=20, kappa=0.7, tau=64.0, seed=0)
-        taken = [trainer.step().rho for _ in range(4)]
-        plan = tables.schedule_frame(0.7, 64.0, 20, 80, planned=model.planned_step_size)
-        assert plan["docs_seen"].tolist() == [20, 40, 60, 80]
+        reports = [trainer.step() for _ in range(18)]
+        taken = [report.rho for report in reports]
+        first_pass = training._first_pass(model, 60, 20) if isinstance(model, engine.LDA) else None
+        plan = tables.schedule_frame(0.7, 64.0, 20, sum(r.batch_size for r in reports), planned=model.planned_step_size,
+                                     first_pass=first_pass)
+        assert plan["docs_seen"].tolist() == [report.docs_seen for report in reports]
         np.testing.assert_allclose(plan["rho"], taken, rtol=1e-12)
-        assert taken == pytest.approx([1 / 2, 1 / 3, 1 / 4, 1 / 5])  # the floor, above (t + 64)^-0.7
+        assert taken[:4] == pytest.approx([1 / 2, 1 / 3, 1 / 4, 1 / 5])  # the floor, above (t + 64)^-0.7
+    # the LDA's first pass: 15 steps of ceil(60 / 16) = 4 documents, then S = 20
+    assert first_pass == (4, 15) and plan["docs_seen"].tolist() == [4 * t for t in range(1, 16)] + [80, 100, 120]
+    assert tables.raised_steps(0.7, 64.0, 20, 120, model.planned_step_size, first_pass) == 18
 
 
 def test_an_adaptive_run_shows_no_schedule_and_its_model_file_keeps_the_rule(collection, explorer_env):
