@@ -227,7 +227,8 @@ def _add_fit(commands: Any) -> None:
                           "step size of Ranganath et al. 2013, which needs no kappa or tau (LDA and SVI only)")
     training.add_argument("--batch-size", type=_positive_int, default=None,
                           help=f"minibatch size S (default: {DEFAULT_BATCH_SIZE}, or the number of training "
-                          "documents if fewer; SVI only)")
+                          "documents if fewer; SVI only); LDA's first pass takes at most 1/16 of the "
+                          "training documents a step, so that it makes at least 16 steps")
     training.add_argument("--epochs", type=_positive_float, default=None,
                           help="passes over the training documents (counted from the start of training, "
                           f"also when resuming; default: {DEFAULT_PASSES}, and at least "

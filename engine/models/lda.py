@@ -345,10 +345,10 @@ class LDA(TopicModel):
         collection makes at least this many updates (unset: 16, or 0, which leaves the
         minibatch size alone, with ``preset="paper"``).  At the default S = 256 this changes
         collections of fewer than 4,096 documents: one of 2,000 documents takes 16 updates of
-        125 instead of 8 of 256 in its first pass, and the later passes take S as set.  On the
-        panel's collections of 2,000 documents or fewer and on 400-document samples it gains
-        up to 0.06 nats/word (benchmarks/RESULTS.md, run 43).  Models whose topics were set or
-        loaded without the count take S from the start.
+        125 instead of 8 of 256 in its first pass, and the later passes take S as set.  With
+        only a few updates in its first pass, SVI leaves small collections with worse topics
+        (benchmarks/RESULTS.md, run 43).  Models whose topics were set or loaded without the
+        count take S from the start.
 
     Attributes
     ----------

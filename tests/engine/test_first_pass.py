@@ -110,3 +110,20 @@ def test_first_pass_steps_is_validated_and_saved(tmp_path):
     loaded_model = engine.load_model(path).model
     assert loaded_model.first_pass_steps == 8
     assert _sizes(loaded_model, counts, 6) == [50] * 5 + [256]  # the clock came along: 150 documents were read
+
+
+def test_a_run_checkpointed_in_its_first_pass_continues_exactly(tmp_path):
+    """Saved after 5 of the first pass's 16 steps and resumed: the same steps and topics as a run never stopped."""
+    from tests.engine._resume import resume_from_checkpoint
+
+    counts = _corpus(400)
+    whole = engine.LDA(n_topics=4, n_words=counts.shape[1], seed=0)
+    engine.SVI(whole, counts, seed=0).run(n_docs=1200)
+    part = engine.LDA(n_topics=4, n_words=counts.shape[1], seed=0)
+    trainer = engine.SVI(part, counts, seed=0)
+    trainer.run(n_docs=125)
+    assert trainer.t == 5 and trainer.next_batch_size == 25
+    resumed = resume_from_checkpoint(part, trainer, counts, tmp_path / "run.npz", total_docs=1200, batch_size=256)
+    assert resumed.training_clock() == pytest.approx(whole.training_clock())
+    assert resumed.training_clock()["updates_from_start"] == 16 + 4  # 400 in 16 steps, then 800 in 4 of 256 (1,024)
+    np.testing.assert_allclose(resumed.lambda_, whole.lambda_, rtol=1e-10)

@@ -129,11 +129,12 @@ def test_batch_vi_never_revives():
 
 def test_a_checkpointed_run_revives_exactly_as_an_uninterrupted_one(tmp_path):
     X, _ = planted_counts(n_docs=200, n_topics=4, seed=5)
-    straight = engine.LDA(n_topics=12, n_words=X.shape[1], seed=1)
+    # S a step, so that the revivals fall as counted (the first pass's smaller steps: test_first_pass.py)
+    straight = engine.LDA(n_topics=12, n_words=X.shape[1], seed=1, first_pass_steps=0)
     engine.SVI(straight, X, batch_size=40, seed=2).run(n_docs=6 * X.shape[0])
     assert straight.training_clock()["revivals"] == 2  # after the first epoch and the second
 
-    first = engine.LDA(n_topics=12, n_words=X.shape[1], seed=1)
+    first = engine.LDA(n_topics=12, n_words=X.shape[1], seed=1, first_pass_steps=0)
     trainer = engine.SVI(first, X, batch_size=40, seed=2)
     trainer.run(n_docs=int(1.6 * X.shape[0]))  # between the two revivals
     assert first.training_clock()["revivals"] == 1

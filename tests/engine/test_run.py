@@ -39,7 +39,7 @@ def runs():
 
     def make(corpus, *, batch_size=20, evaluate=True, trainer="svi", **options) -> TrainingRun:
         train, observed, heldout = _test_split(corpus.counts)
-        model = LDA(n_topics=corpus.n_topics, n_words=corpus.n_words, seed=0)
+        model = LDA(n_topics=corpus.n_topics, n_words=corpus.n_words, seed=0, first_pass_steps=0)  # S a step
         if trainer == "svi":
             trainer = SVI(model, train, batch_size=batch_size, kappa=0.9, tau=1.0)
         else:
@@ -352,7 +352,8 @@ def test_compile_in_background_switches_between_steps_and_records_it(runs, plant
 
     # the switch changed nothing but the kernel: the same steps by hand give the same topics
     train, _, _ = _test_split(planted_corpus.counts)
-    model = LDA(n_topics=planted_corpus.n_topics, n_words=planted_corpus.n_words, seed=0, kernel="numpy")
+    model = LDA(n_topics=planted_corpus.n_topics, n_words=planted_corpus.n_words, seed=0, kernel="numpy",
+                first_pass_steps=0)  # as the runs fixture's
     svi = SVI(model, train, batch_size=20, kappa=0.9, tau=1.0)
     svi.run(n_steps=switch.step)
     model.kernel = "auto"

@@ -96,7 +96,7 @@ def test_from_a_fitted_model_then_svi_on_disk(tmp_path, planted_corpus):
     generator = SemiSyntheticGenerator.from_model(model, planted_corpus.counts.sum(axis=1).A1, block_size=100)
     disk = generator.build(tmp_path / "semi", 500, seed=0, vocabulary=planted_corpus.vocabulary)
     assert disk.vocabulary == planted_corpus.vocabulary and disk.manifest["source"]["kind"] == "semisynthetic"
-    student = engine.LDA(planted_corpus.n_topics, disk.n_words, seed=1)
+    student = engine.LDA(planted_corpus.n_topics, disk.n_words, seed=1, first_pass_steps=0)  # S a step
     trainer = engine.SVI(student, disk, batch_size=50, seed=0)
     reports = [trainer.step() for _ in range(3)]
     assert [r.t for r in reports] == [1, 2, 3] and trainer.docs_seen == 150

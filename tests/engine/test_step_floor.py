@@ -19,7 +19,7 @@ def corpus():
 
 
 def _models(n_words: int, **settings):
-    return [engine.LDA(n_topics=4, n_words=n_words, seed=0, **settings),
+    return [engine.LDA(n_topics=4, n_words=n_words, seed=0, first_pass_steps=0, **settings),  # S a step
             engine.HDP(n_topics=10, doc_truncation=4, n_words=n_words, seed=0, births=0, **settings)]
 
 

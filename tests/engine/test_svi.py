@@ -16,7 +16,8 @@ def planted_x():
 
 
 def _trainer(X, **kwargs):
-    model = engine.LDA(n_topics=4, n_words=X.shape[1], seed=kwargs.pop("model_seed", 0))
+    # S a step: these tests count steps (the first pass's smaller ones are in test_first_pass.py)
+    model = engine.LDA(n_topics=4, n_words=X.shape[1], seed=kwargs.pop("model_seed", 0), first_pass_steps=0)
     return engine.SVI(model, X, **({"batch_size": 16} | kwargs))
 
 
@@ -130,6 +131,8 @@ def test_the_default_minibatch_is_the_whole_corpus_when_it_is_smaller(X):
     """Unset, S is engine.DEFAULT_BATCH_SIZE, or every document of a smaller corpus (X has 120)."""
     small = engine.SVI(engine.LDA(n_topics=4, n_words=X.shape[1]), X)
     assert small.batch_size == X.shape[0] < engine.DEFAULT_BATCH_SIZE
+    assert small.step().batch_size == X.shape[0] // 16 + 1  # the first pass: at least 16 steps (test_first_pass.py)
+    small.run(n_docs=X.shape[0])
     assert small.step().batch_size == X.shape[0]
     large = sp.vstack([X] * 3).tocsr()
     assert engine.SVI(engine.LDA(n_topics=4, n_words=X.shape[1]), large).batch_size == engine.DEFAULT_BATCH_SIZE
