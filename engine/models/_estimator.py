@@ -163,8 +163,9 @@ class TopicEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
         The trainer is :class:`engine.SVI` with the engine's defaults (kappa =
         ``engine.DEFAULT_KAPPA``, tau = ``engine.DEFAULT_TAU``, minibatches of
-        ``engine.DEFAULT_BATCH_SIZE`` documents or the whole corpus if smaller, epoch-wise
-        shuffling seeded by ``seed``); it stops after the minibatch that completes
+        ``engine.DEFAULT_BATCH_SIZE`` documents or the whole corpus if smaller, an LDA's first
+        pass in smaller ones (``first_pass_steps``), epoch-wise shuffling seeded by ``seed``);
+        it stops after the minibatch that completes
         ``n_epochs`` passes.  Anything learned before is forgotten.
 
         Parameters

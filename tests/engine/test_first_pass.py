@@ -92,10 +92,11 @@ def test_a_first_pass_step_scales_its_minibatch_by_d_over_its_own_size():
     batch = drawer._next_batch(25)
     minibatch_update(by_hand, counts[batch], 1, 400, scheduled_rho(by_hand, 1, drawer.kappa, drawer.tau), 0)
     np.testing.assert_array_equal(trained.lambda_, by_hand.lambda_)
-    # and not the update a minibatch of 25 scaled as one of 256 would give
+    # scaled as a minibatch of S = 256 (400 / 256 instead of 400 / 25), the update would differ
     wrong = engine.LDA(n_topics=4, n_words=counts.shape[1], seed=0)
     engine.SVI(wrong, corpus=counts, seed=0)
-    minibatch_update(wrong, counts[batch], 1, 25 * 16 * 256 // 400, scheduled_rho(wrong, 1, 0.9, 1.0), 0)
+    stats = wrong.local_step(counts[batch], rng=np.random.default_rng(0))
+    wrong.global_step(stats, scale=400 / 256, rho=scheduled_rho(wrong, 1, drawer.kappa, drawer.tau))
     assert not np.allclose(trained.lambda_, wrong.lambda_)
 
 
