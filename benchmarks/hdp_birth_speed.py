@@ -26,8 +26,8 @@ import numpy as np
 import scipy.sparse as sp
 
 import engine
+from engine.models._base import EPOCH_SLACK  # the model's own test of whether a round is due
 from engine.models._hdp_births import BIRTH_SAMPLE, SAMPLE_TOL
-from engine.models.hdp import _EPOCH_SLACK  # the model's own test of whether a round is due
 from engine.validation import as_counts
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -45,7 +45,7 @@ numba.set_num_threads(1)
 engine.warm_up_kernels()
 model = engine.HDP(n_topics=150, doc_truncation=20, n_words=train.shape[1], seed=args.seed)
 trainer = engine.SVI(model, corpus=train, seed=args.seed, kappa=0.7, tau=64)
-while model.training_clock()["epochs_seen"] < args.round - _EPOCH_SLACK:
+while model.training_clock()["epochs_seen"] < args.round - EPOCH_SLACK:
     trainer.step()
 assert model.training_clock()["birth_rounds"] == args.round - 1, "the round is due before the next step"
 draw = trainer._draw_documents  # the documents the next step's round will draw

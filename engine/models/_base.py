@@ -36,6 +36,7 @@ def _dtype_name(dtype) -> object:
         return dtype
 
 
+EPOCH_SLACK = 1e-9  # epochs summed from S/D per update may fall just short of a whole number
 STEP_FLOORS = ("running", "none")  # step_floor: at least 1/(t + 1) at update t from the random start, or no floor
 
 

@@ -19,7 +19,7 @@ from engine.kernels.reference.hdp import (
     stick_weights,
     topic_word_stats,
 )
-from engine.models._base import DTYPES, STEP_FLOORS, TOPIC_INITS, TopicModel, _dtype_name
+from engine.models._base import DTYPES, EPOCH_SLACK, STEP_FLOORS, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._hdp_births import (
     BIRTH_ROUNDS,
@@ -67,7 +67,6 @@ _PRESET_SETTINGS = {
 # of gamma_d over K topics is smaller than the sticks' (at 1e-1 it stops after an iteration or two)
 _FOLD_IN_TOL = 1e-3
 _STREAM_BIRTHS = 7  # random stream of the births' 2-means (LDA's revival uses 5, engine.inference.svi 1 to 4 and 6)
-_EPOCH_SLACK = 1e-9  # epochs summed from S/D per step may fall just short of a whole number
 _TRANSFORM_ELEMENTS = 1 << 22  # zeta entries (docs x T x K) held at once by transform
 
 
@@ -729,10 +728,10 @@ class HDP(TopicModel):
         """
         if not self.births or self._topics is None:
             return
-        due = [pair for pair in self._pairs if self._epochs_seen >= pair[0] + UNDO_AFTER - _EPOCH_SLACK]
+        due = [pair for pair in self._pairs if self._epochs_seen >= pair[0] + UNDO_AFTER - EPOCH_SLACK]
         if due:
             self._judge(due)
-        if self._birth_rounds < BIRTH_ROUNDS and self._epochs_seen >= self._birth_rounds + 1 - _EPOCH_SLACK:
+        if self._birth_rounds < BIRTH_ROUNDS and self._epochs_seen >= self._birth_rounds + 1 - EPOCH_SLACK:
             self._birth_rounds += 1
             counts = as_counts(draw_documents(BIRTH_SAMPLE), self.n_words, name="documents")
             general = self.general_topics()

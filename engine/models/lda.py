@@ -11,7 +11,7 @@ from scipy.special import logsumexp
 
 from engine.kernels import KERNELS, cached_call, lda_local_step
 from engine.kernels.cache import workload_name
-from engine.models._base import DTYPES, STEP_FLOORS, TOPIC_INITS, TopicModel, _dtype_name
+from engine.models._base import DTYPES, EPOCH_SLACK, STEP_FLOORS, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation
@@ -42,7 +42,6 @@ _TIE_SEPARATION = 0.25
 _TIE_MIN_DOCS = 10
 _TIE_USE = 0.2
 _TIE_QUIET = 3.0
-_PASS_SLACK = 1e-9  # a pass summed from S/D per update may fall just short of 1
 
 
 def first_pass_batch_size(n_docs: int, batch_size: int, first_pass_steps: int) -> int:
@@ -595,7 +594,7 @@ class LDA(TopicModel):
 
     def _at_random_start_pass(self) -> bool:
         """True from the random start until one pass of documents has been blended in (False without the count)."""
-        return self._updates_from_start is not None and self._steps_seen < 1.0 - _PASS_SLACK
+        return self._updates_from_start is not None and self._steps_seen < 1.0 - EPOCH_SLACK
 
     def training_clock(self) -> dict:
         """The revival clock: epochs of documents blended in, the epoch count at the last revival and at the last
