@@ -64,6 +64,7 @@ from engine.inference.coherence import CoherenceReference, topic_coherence
 from engine.inference.distributed import DaskLocalStep
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import HeldoutSplit, heldout_split
+from engine.inference.quality import COHERENCE_TOP_WORDS, TopicQuality, topic_quality
 from engine.inference.run import Snapshot, TrainingRun, default_target_docs
 from engine.inference.schedule import (
     DEFAULT_ADAPTIVE_INIT_BATCHES,
@@ -107,6 +108,7 @@ except importlib.metadata.PackageNotFoundError:  # a checkout that was never ins
     __version__ = "unknown"
 
 __all__ = [
+    "COHERENCE_TOP_WORDS",
     "DEFAULT_ADAPTIVE_INIT_BATCHES",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_DOC_TRUNCATION",
@@ -158,6 +160,7 @@ __all__ = [
     "StepReport",
     "SyntheticCorpus",
     "TextCounts",
+    "TopicQuality",
     "TrainingRun",
     "UnsafeArchiveError",
     "Vectorizer",
@@ -202,6 +205,7 @@ __all__ = [
     "top_documents",
     "top_relevant_words",
     "topic_coherence",
+    "topic_quality",
     "warm_up_kernels",
     "word_marginal",
     "write_export",

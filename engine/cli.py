@@ -42,6 +42,7 @@ from engine.inference.run import (
     default_target_docs,
 )
 from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, STEP_SIZES
+from engine.io import topics_command
 from engine.io.atomic import probe_writable
 from engine.io.export_command import add_export
 from engine.io.infer_command import add_infer
@@ -288,17 +289,21 @@ def _add_fit(commands: Any) -> None:
 def _add_topics(commands: Any) -> None:
     topics = commands.add_parser(
         "topics",
-        help="print the top words of each topic of a saved model",
+        help="print the top words of each topic of a saved model, with its share, coherence and warnings",
         description="Print the most probable words of each topic of a model file written by 'fit' "
         "(using the vocabulary stored in the file), with the topic's label in brackets when the file has one "
-        "(labels edited in the app are saved in the model file it exports).",
+        "(labels edited in the app are saved in the model file it exports). Each topic shows its share of the "
+        "words and, in files written by 'fit', its coherence (NPMI of its 10 top words in the training "
+        "documents, -1 to 1, 0 being chance); an indented line says when a topic is hardly used, repeats the "
+        "collection's overall word use, is the same as another topic, or has top words that rarely appear "
+        "together.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     topics.add_argument("model", metavar="MODEL", help="model file (.npz) written by 'fit' or engine.save_model")
     topics.add_argument("--n", type=_positive_int, default=10, help="words per topic")
     topics.add_argument("--by-weight", action="store_true",
                         help="list topics from the largest to the smallest weight instead of by index")
-    topics.set_defaults(handler=_topics)
+    topics.set_defaults(handler=topics_command.run_topics)
 
 
 def _add_app(commands: Any) -> None:
@@ -568,35 +573,15 @@ def _fit(args: argparse.Namespace) -> int:
     if snap.status == "failed":
         print(f"error: training failed: {snap.error}", file=sys.stderr)
         return 2 if isinstance(run.exception, EngineError) else 1
+    quality, n_reference = topics_command.measure(run.model, train)  # each topic's coherence, stored with it
+    extra = {**run.extra, topics_command.EXTRA_KEY: topics_command.stored(quality, run.model, n_reference)}
     path = save_model(args.out, run.model, corpus.vocabulary, trainer=run.trainer, history=snap,
-                      extra=run.extra, vectorizer=getattr(corpus, "vectorizer", None))
+                      extra=extra, vectorizer=getattr(corpus, "vectorizer", None))
     print(f"{snap.reason or snap.status}; {snap.t} updates, {snap.docs_seen} documents, "
           f"{snap.seconds:.1f} s of training; model saved to {path}", file=sys.stderr)
+    for line in topics_command.summary(quality, n_reference):
+        print(line, file=sys.stderr)
     return 0 if completed else 130
-
-
-# -------------------------------------------------------------------- topics
-def _topics(args: argparse.Namespace) -> int:
-    loaded = load_model(args.model)
-    model = loaded.model
-    weights = model.topic_weights()
-    top = model.top_words(args.n, vocabulary=loaded.vocabulary)
-    state = loaded.trainer_state or {}
-    header = f"# {type(model).__name__}, {model.n_topics} topics, {model.n_words} words"
-    if state:
-        header += f"; trained {state.get('t', '?')} updates on {state.get('docs_seen', '?')} documents"
-    if loaded.history:
-        header += f"; held-out log likelihood {loaded.history[-1].heldout_loglik:.4f}"
-    print(header)
-    order = sorted(range(len(top)), key=lambda k: -weights[k]) if args.by_weight else range(len(top))
-    width = len(str(len(top) - 1))
-    for k in order:
-        words = " ".join(str(word) for word in top[k])
-        label = loaded.labels.get(k, "")
-        # a label comes from the file: shown on one line, without control characters for the terminal
-        shown = f" [{''.join(ch if ch.isprintable() else ' ' for ch in label).strip()}]" if label.strip() else ""
-        print(f"topic {k:>{width}} ({weights[k]:.3f}){shown}: {words}")
-    return 0
 
 
 # ----------------------------------------------------------------------- app

@@ -9,6 +9,7 @@ come from the engine's public API.
 from __future__ import annotations
 
 from engine import (
+    COHERENCE_TOP_WORDS,
     DEFAULT_BATCH_SIZE,
     DEFAULT_DOC_TRUNCATION,
     DEFAULT_HDP_TOPICS,
@@ -31,6 +32,7 @@ from engine import (
     MissingColumnError,
     ModelFileError,
     Snapshot,
+    TopicQuality,
     TrainingRun,
     Vectorizer,
     VocabularyMismatchError,
@@ -57,6 +59,7 @@ from engine import (
     top_corpus_words,
     top_documents,
     top_relevant_words,
+    topic_quality,
 )
 from engine.inference.distributed import canonical_address  # "local:01" -> "local:1", not in engine.__all__
 from engine.inference.distributed import connect as connect_cluster  # a Dask client, not in engine.__all__
@@ -80,6 +83,7 @@ from engine.io.exports import (  # label helpers and the zip of a full export, n
 from engine.models.lda import first_pass_batch_size  # the Train page's plan of a run, not in engine.__all__
 
 __all__ = [
+    "COHERENCE_TOP_WORDS",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_DOC_TRUNCATION",
     "DEFAULT_HDP_TOPICS",
@@ -106,6 +110,7 @@ __all__ = [
     "MissingColumnError",
     "ModelFileError",
     "Snapshot",
+    "TopicQuality",
     "TrainingRun",
     "Vectorizer",
     "VocabularyMismatchError",
@@ -141,6 +146,7 @@ __all__ = [
     "top_documents",
     "top_relevant_words",
     "topic_order",
+    "topic_quality",
     "unique_labels",
     "zip_files",
 ]

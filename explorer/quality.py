@@ -1,23 +1,23 @@
 """Topic quality for people: each topic's coherence, which topics are live, and warnings in words.
 
-No Streamlit here.  The numbers come from the engine (``CoherenceReference.score_model``
-for NPMI, ``model.word_shares()`` for the shares, ``model.overall_divergence()`` for how
-far a topic's words are from the collection's overall word use); this module only chooses
-the thresholds that deserve a warning and says what they mean.  ``explorer/cached.py``
+No Streamlit here.  The numbers and the lines that deserve a warning come from the engine
+(``engine.topic_quality``: the shares, live topics, NPMI coherence, topics that repeat the
+collection's overall word use, tied copies); this module says what they mean in plain words
+and when a note is worth showing.  ``explorer/cached.py``
 keeps the reference and the per-step results so the pages can ask on every rerun.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-
-import numpy as np
 
 from explorer import formatting
-from explorer.engine_api import GENERAL_DIVERGENCE, CoherenceReference
+from explorer.engine_api import COHERENCE_TOP_WORDS, CoherenceReference, TopicQuality
+from explorer.engine_api import topic_quality as engine_topic_quality
 from explorer.runs import RunSettings, split
 from explorer.storage import Collection
+
+N_TOP = COHERENCE_TOP_WORDS  # coherence is scored on each topic's 10 most probable words
 
 __all__ = [
     "COHERENCE_HELP",
@@ -35,18 +35,6 @@ __all__ = [
     "mergeable",
     "topic_quality",
 ]
-
-N_TOP = 10  # coherence is scored on each topic's 10 most probable words, the usual choice (Röder et al. 2015)
-# LDA: a topic explaining less than a quarter of an even share (1/K) of the words is "hardly used"
-UNUSED_SHARE = 0.25
-# HDP: its topics in use are those explaining at least 1 % of the words; the rest are spare truncation slots
-HDP_IN_USE = 0.01
-# NPMI 0 is what words that appear in documents independently of each other score: below it, a topic's
-# top words share documents less often than chance, so they do not describe one subject together.
-# Coherent topics score clearly above 0 against their own training documents, so the line at 0 flags
-# only topics no better than an unrelated list of words, and never a topic for being merely middling.
-# It is compared at the two decimals the card shows, so a warning never stands beside "0.00".
-INCOHERENT_NPMI = 0.0
 
 # A topic whose words lie within engine.GENERAL_DIVERGENCE (Jensen-Shannon, nats) of the collection's
 # overall word use repeats the most common words instead of singling out a theme (model.general_topics()).
@@ -66,51 +54,6 @@ IN_USE_HELP = ("Topics that explain at least 1% of the words: how many topics th
                "The others are spare slots of its truncation.")
 
 
-@dataclass(frozen=True)
-class TopicQuality:
-    """Quality read-outs of one model at one step, one entry per topic in the model's order.
-
-    ``coherence`` is None when the run's training documents are not at hand (a model loaded
-    without its collection).
-    """
-
-    weights: np.ndarray  # share of the words each topic explains (model.word_shares())
-    live: np.ndarray  # bool: the topic explains a real share of the words
-    coherence: np.ndarray | None  # NPMI of each topic's N_TOP top words against the training documents
-    hdp: bool
-    divergence: np.ndarray | None = None  # from the overall word use (model.overall_divergence()); None: not known
-    duplicate_of: np.ndarray | None = None  # lowest index of an identical topic (model.duplicate_of()); None: not known
-
-    @property
-    def general(self) -> np.ndarray:
-        """bool per topic: its words are the collection's overall word use, not a theme (GENERAL_DIVERGENCE)."""
-        if self.divergence is None:
-            return np.zeros(len(self.weights), dtype=bool)
-        return self.divergence < GENERAL_DIVERGENCE
-
-    @property
-    def n_topics(self) -> int:
-        return len(self.weights)
-
-    @property
-    def n_live(self) -> int:
-        return int(self.live.sum())
-
-    @property
-    def spare_share(self) -> float:
-        """Share of the words the topics that are not live explain together."""
-        return float(self.weights[~self.live].sum())
-
-    @property
-    def n_distinct(self) -> int:
-        """Topics counted once per group of identical (tied) ones."""
-        return self.n_topics if self.duplicate_of is None else int(np.unique(self.duplicate_of).size)
-
-    @property
-    def mean_coherence(self) -> float | None:
-        return None if self.coherence is None else float(np.mean(self.coherence))
-
-
 def training_documents(collection: Collection, settings: RunSettings):
     """The documents a run trains on: its collection without the held-out split (runs.split)."""
     return split(collection, settings)[0]
@@ -123,12 +66,8 @@ def coherence_reference(collection: Collection, n_test: int, seed: int) -> Coher
 
 
 def topic_quality(model, reference: CoherenceReference | None, hdp: bool) -> TopicQuality:
-    """Shares, live topics and NPMI coherence of ``model``'s topics (the numbers come from the engine)."""
-    weights = np.asarray(model.word_shares(), dtype=np.float64)
-    live = weights >= (HDP_IN_USE if hdp else UNUSED_SHARE / len(weights))
-    coherence = None if reference is None else reference.score_model(model, n_top=N_TOP, measure="npmi")
-    return TopicQuality(weights, live, coherence, hdp, np.asarray(model.overall_divergence(), dtype=np.float64),
-                        np.asarray(model.duplicate_of()))
+    """Shares, live topics and NPMI coherence of ``model``'s topics (``engine.topic_quality``)."""
+    return engine_topic_quality(model, reference, hdp=hdp)
 
 
 def coherence_text(value: float | None) -> str:
@@ -165,10 +104,10 @@ def flags(quality: TopicQuality, topic: int) -> list[str]:
         found.append(f"Hardly used: this topic explains {share} of the words; {advice}.")
     if quality.general[topic]:
         found.append("Its words are the collection's most common words overall, not a theme of their own.")
-    if quality.duplicate_of is not None and quality.duplicate_of[topic] != topic:
+    if quality.copies[topic]:
         found.append(f"The same topic as topic {quality.duplicate_of[topic]}: the documents hold fewer distinct "
                      "topics than you asked for — try fewer topics.")
-    if quality.coherence is not None and round(float(quality.coherence[topic]), 2) < INCOHERENT_NPMI:
+    if quality.incoherent[topic]:
         found.append("Its top words rarely appear together in the same documents: treat it with caution.")
     return found
 

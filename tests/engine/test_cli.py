@@ -20,21 +20,6 @@ from engine.cli import build_parser, main
 from engine.io.model_files import load_model, save_model
 
 
-@pytest.fixture
-def corpus_csv(tmp_path, planted_corpus):
-    """The planted corpus as a .csv table of texts (letters-only words, so the tokenizer keeps them)."""
-    letters = "bcdfghjklmnpqrstvwxz"
-    words = {old: "q" + letters[i // 20] + letters[i % 20] + "zy" for i, old in enumerate(planted_corpus.vocabulary)}
-    path = tmp_path / "planted.csv"
-    with path.open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
-        writer.writerow(["title", "text"])
-        for d, text in enumerate(planted_corpus.texts):
-            writer.writerow([f"doc {d}", " ".join(words[w] for w in text.split())])
-        writer.writerow(["blank", "   "])  # dropped and reported
-    return path, words
-
-
 def _engine(*args: str, cwd) -> subprocess.CompletedProcess:
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}

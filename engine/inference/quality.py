@@ -1,0 +1,143 @@
+"""Topic quality at a glance: each topic's share of the words, whether it is live, its coherence, what is wrong.
+
+The read-outs a reader checks before trusting a topic, in one place for every front end
+(the explorer's cards and run list, the command line's ``fit`` summary and ``topics``):
+
+- the share of the corpus's words each topic explains (``model.word_shares()``);
+- live: an LDA topic with at least ``LIVE_SHARE`` / K of the words, an HDP topic with at
+  least ``IN_USE_WEIGHT`` (the rest of an HDP's topics are spare slots of its truncation);
+- coherence: the NPMI of the topic's ``COHERENCE_TOP_WORDS`` most probable words in a reference corpus
+  (:class:`engine.CoherenceReference`, usually the training documents);
+- general: the topic's words lie within ``GENERAL_DIVERGENCE`` nats of the collection's
+  overall word use (``model.overall_divergence()``): a copy of the commonest words, not a theme;
+- a copy: the topic is identical to a lower-numbered one (``model.duplicate_of()``, LDA's tied copies).
+
+The lines match ``benchmarks/quality.py`` (live topics, topics in use, coherence over all of
+an LDA's topics and over an HDP's topics in use), so what a user reads is what the
+benchmark measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.models.hdp import HDP
+from engine.models.inspection import GENERAL_DIVERGENCE
+
+__all__ = ["COHERENCE_TOP_WORDS", "TopicQuality", "topic_quality"]
+
+COHERENCE_TOP_WORDS = 10  # NPMI of each topic's 10 most probable words, the usual choice (Röder et al. 2015)
+LIVE_SHARE = 0.25  # LDA: a topic explaining less than a quarter of an even share (1 / K) of the words is hardly used
+IN_USE_WEIGHT = 0.01  # HDP: its topics in use explain at least 1 % of the words; the others are spare slots
+# NPMI 0 is what words that appear in documents independently of each other score: below it, a topic's top
+# words share documents less often than chance, so they do not describe one subject together.  Compared at
+# two decimals, as the front ends print it, so a warning never stands beside "0.00".
+INCOHERENT_NPMI = 0.0
+
+
+@dataclass(frozen=True)
+class TopicQuality:
+    """Quality read-outs of one model, one entry per topic in the model's order (see the module docstring).
+
+    Attributes
+    ----------
+    weights : ndarray of shape (n_topics,)
+        Share of the words each topic explains.
+    live : ndarray of bool, shape (n_topics,)
+        The topic explains a real share of the words (an HDP's topics in use).
+    coherence : ndarray of shape (n_topics,) or None
+        NPMI of each topic's top words in the reference corpus; None without one.
+    hdp : bool
+        The model is an HDP (its mean coherence is over its topics in use).
+    divergence : ndarray of shape (n_topics,) or None
+        Jensen-Shannon divergence (nats) of each topic from the overall word use; None: not known.
+    duplicate_of : ndarray of int, shape (n_topics,) or None
+        Lowest index of a topic identical to each (itself when none); None: not known.
+    """
+
+    weights: np.ndarray
+    live: np.ndarray
+    coherence: np.ndarray | None
+    hdp: bool
+    divergence: np.ndarray | None = None
+    duplicate_of: np.ndarray | None = None
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.weights)
+
+    @property
+    def n_live(self) -> int:
+        return int(np.count_nonzero(self.live))
+
+    @property
+    def spare_share(self) -> float:
+        """Share of the words the topics that are not live explain together."""
+        return float(self.weights[~self.live].sum())
+
+    @property
+    def general(self) -> np.ndarray:
+        """bool per topic: its words are the collection's overall word use, not a theme (``GENERAL_DIVERGENCE``)."""
+        if self.divergence is None:
+            return np.zeros(self.n_topics, dtype=bool)
+        return self.divergence < GENERAL_DIVERGENCE
+
+    @property
+    def copies(self) -> np.ndarray:
+        """bool per topic: the topic is identical to a lower-numbered one (all False when not known)."""
+        if self.duplicate_of is None:
+            return np.zeros(self.n_topics, dtype=bool)
+        return self.duplicate_of != np.arange(self.n_topics)
+
+    @property
+    def incoherent(self) -> np.ndarray:
+        """bool per topic: NPMI below ``INCOHERENT_NPMI`` at two decimals (all False without coherence)."""
+        if self.coherence is None:
+            return np.zeros(self.n_topics, dtype=bool)
+        return np.round(np.asarray(self.coherence, dtype=np.float64), 2) < INCOHERENT_NPMI
+
+    @property
+    def n_distinct(self) -> int:
+        """Topics counted once per group of identical (tied) ones."""
+        return self.n_topics if self.duplicate_of is None else int(np.unique(self.duplicate_of).size)
+
+    @property
+    def mean_coherence(self) -> float | None:
+        """Mean NPMI over an LDA's topics, or over an HDP's topics in use; None without coherence.
+
+        An HDP's spare slots hold almost no words, and their arbitrary top words would pull the
+        mean towards the slots' noise (to about half on State of the Union paragraphs).
+        """
+        if self.coherence is None:
+            return None
+        scored = np.asarray(self.coherence, dtype=np.float64)
+        if self.hdp:
+            scored = scored[self.live]
+        return float(scored.mean()) if scored.size else None
+
+
+def topic_quality(model, reference=None, hdp: bool | None = None) -> TopicQuality:
+    """The :class:`TopicQuality` of a trained LDA or HDP.
+
+    Parameters
+    ----------
+    model : LDA or HDP
+        A trained model.
+    reference : CoherenceReference, optional
+        Co-occurrence counts of the reference documents (the training documents, usually)
+        over the model's vocabulary; without it there is no coherence.
+    hdp : bool, optional
+        Read the model as an HDP (topics in use, spare slots); default: whether it is one.
+
+    Returns
+    -------
+    TopicQuality
+    """
+    hdp = isinstance(model, HDP) if hdp is None else bool(hdp)
+    weights = np.asarray(model.word_shares(), dtype=np.float64)
+    live = weights >= (IN_USE_WEIGHT if hdp else LIVE_SHARE / len(weights))
+    coherence = None if reference is None else reference.score_model(model, n_top=COHERENCE_TOP_WORDS, measure="npmi")
+    return TopicQuality(weights, live, coherence, hdp, np.asarray(model.overall_divergence(), dtype=np.float64),
+                        np.asarray(model.duplicate_of()))

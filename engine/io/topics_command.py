@@ -1,0 +1,184 @@
+"""``svi-topics topics MODEL``, and the topic-quality lines ``fit`` prints and stores.
+
+``fit`` scores every topic's coherence against the training documents when it ends
+(:func:`engine.topic_quality`: NPMI of the 10 top words), prints a summary (live topics,
+mean and lowest coherence, the topics worth a second look and why) and stores each topic's
+NPMI in the model file with the top words it was scored on.  ``topics`` prints each topic's
+share of the words, that NPMI while the topic's top words are still the ones scored, and
+the same flags: hardly used (an HDP's spare slots are marked "spare"), a copy of the
+collection's overall word use, the same as another topic, top words that rarely appear together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from engine.inference.coherence import CoherenceReference
+from engine.inference.quality import COHERENCE_TOP_WORDS, INCOHERENT_NPMI, TopicQuality, topic_quality
+from engine.io.model_files import load_model
+
+__all__: list[str] = []  # engine.cli's fit and topics commands use these; nothing here is engine API
+
+EXTRA_KEY = "coherence"  # the model file's extra value holding what fit measured
+REFERENCE_DOCS = 20_000  # an on-disk corpus is scored on this many of its training documents, read into memory
+_LISTED = 8  # topics named per flag in fit's summary
+
+
+# ------------------------------------------------------------------------- fit
+def measure(model, train) -> tuple[TopicQuality, int]:
+    """The model's :class:`TopicQuality` against its training documents ``train``; and how many were read.
+
+    An on-disk corpus of more than ``REFERENCE_DOCS`` documents is scored on that many of
+    them, drawn at random (seed 0) and read into memory.
+    """
+    counts = getattr(train, "counts", train)
+    n_docs = counts.shape[0]
+    if getattr(counts, "out_of_core", False):
+        rows = np.arange(n_docs)
+        if n_docs > REFERENCE_DOCS:
+            rows = np.sort(np.random.default_rng(0).choice(n_docs, REFERENCE_DOCS, replace=False))
+        counts = counts[rows]
+    reference = CoherenceReference(counts, model.n_words)
+    return topic_quality(model, reference), reference.n_docs
+
+
+def stored(quality: TopicQuality, model, n_docs: int) -> dict:
+    """The model file's record of ``quality``'s coherence: the values and the top words they were scored on."""
+    return {"measure": "npmi", "reference_docs": int(n_docs),
+            "top_words": np.asarray(model.top_words(COHERENCE_TOP_WORDS)).tolist(),
+            "values": [float(value) for value in quality.coherence]}
+
+
+def summary(quality: TopicQuality, n_docs: int) -> list[str]:
+    """fit's lines about the topics: live ones, coherence, and the topics worth a second look."""
+    kind = "topics in use (at least 1% of the words)" if quality.hdp else "topics live (at least a quarter of " \
+        "an even share of the words)"
+    lines = [f"topics: {quality.n_live} of {quality.n_topics} {kind}"]
+    if quality.coherence is not None and quality.mean_coherence is not None:
+        scored = np.flatnonzero(quality.live) if quality.hdp else np.arange(quality.n_topics)
+        lowest = int(scored[np.argmin(quality.coherence[scored])])
+        over = "topics in use" if quality.hdp else "topics"
+        lines.append(f"coherence (NPMI of each topic's {COHERENCE_TOP_WORDS} top words in {n_docs:,} training "
+                     f"documents; -1 to 1, 0 is chance): mean {quality.mean_coherence:.2f} over the {over}, lowest "
+                     f"{_npmi(quality.coherence[lowest])} (topic {lowest})")
+    for flag, topics in _flagged(quality).items():
+        lines.append(f"  {flag}: {_topic_list(topics)}")
+    if len(lines) > 2:
+        lines.append("'topics MODEL' shows each topic's words and warnings")
+    return lines
+
+
+def _flagged(quality: TopicQuality) -> dict[str, np.ndarray]:
+    """The flags fit's summary lists, each with its topics (only flags some topic has)."""
+    shown = quality.live if quality.hdp else np.ones(quality.n_topics, dtype=bool)  # an HDP's spares: not listed
+    found = {
+        "hardly used (less than a quarter of an even share of the words; try fewer topics)":
+            np.zeros(quality.n_topics, dtype=bool) if quality.hdp else ~quality.live,
+        "repeat the collection's overall word use, not a theme": quality.general & shown,
+        "the same as a lower-numbered topic (the documents hold fewer distinct topics)": quality.copies & shown,
+        f"top words rarely appear together (NPMI below {INCOHERENT_NPMI:.0f})": quality.incoherent & shown,
+    }
+    return {flag: np.flatnonzero(which) for flag, which in found.items() if which.any()}
+
+
+def _topic_list(topics: np.ndarray) -> str:
+    named = ", ".join(str(int(k)) for k in topics[:_LISTED])
+    more = f" and {topics.size - _LISTED} more" if topics.size > _LISTED else ""
+    return f"{'topic' if topics.size == 1 else 'topics'} {named}{more}"
+
+
+def _npmi(value: float) -> str:
+    return f"{value:.2f}".replace("-0.00", "0.00")
+
+
+# ---------------------------------------------------------------------- topics
+def read_stored(extra: dict, model) -> np.ndarray | None:
+    """Each topic's NPMI as ``fit`` stored it, NaN where its top words have changed since; None if absent.
+
+    The record comes from a file, so anything malformed counts as absent.
+    """
+    record = extra.get(EXTRA_KEY)
+    if not isinstance(record, dict) or record.get("measure") != "npmi":
+        return None
+    values, words = record.get("values"), record.get("top_words")
+    K = model.n_topics
+    if not isinstance(values, list) or not isinstance(words, list) or len(values) != K or len(words) != K:
+        return None
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and -1.0 <= v <= 1.0
+               for v in values):
+        return None
+    top = np.asarray(model.top_words(COHERENCE_TOP_WORDS)).tolist()
+    return np.array([value if row == now else np.nan for value, row, now in zip(values, words, top, strict=True)],
+                    dtype=np.float64)
+
+
+def _reference_docs(extra: dict) -> int | None:
+    record = extra.get(EXTRA_KEY)
+    n_docs = record.get("reference_docs") if isinstance(record, dict) else None
+    return n_docs if isinstance(n_docs, int) and not isinstance(n_docs, bool) and n_docs > 0 else None
+
+
+def _warnings(quality: TopicQuality, topic: int) -> list[str]:
+    """Short warnings about one topic (empty when it looks fine)."""
+    found = []
+    if not quality.live[topic] and not quality.hdp:  # an HDP's spare slots are marked on the topic's line
+        found.append(f"hardly used ({100 * quality.weights[topic]:.2f}% of the words; try fewer topics)")
+    if quality.general[topic]:
+        found.append("repeats the collection's overall word use")
+    if quality.copies[topic]:
+        found.append(f"the same as topic {int(quality.duplicate_of[topic])}")
+    if quality.incoherent[topic]:
+        found.append("its top words rarely appear together")
+    return found
+
+
+def run_topics(args: argparse.Namespace) -> int:
+    """Print the header, then each topic's line and, indented below it, its warnings."""
+    loaded = load_model(args.model)
+    model = loaded.model
+    coherence = read_stored(loaded.extra, model)
+    quality = topic_quality(model)
+    if coherence is not None:
+        quality = TopicQuality(quality.weights, quality.live, coherence, quality.hdp, quality.divergence,
+                               quality.duplicate_of)
+    top = model.top_words(args.n, vocabulary=loaded.vocabulary)
+    state = loaded.trainer_state or {}
+    header = f"# {type(model).__name__}, {model.n_topics} topics, {model.n_words} words"
+    if state:
+        header += f"; trained {state.get('t', '?')} updates on {state.get('docs_seen', '?')} documents"
+    if loaded.history:
+        header += f"; held-out log likelihood {loaded.history[-1].heldout_loglik:.4f}"
+    print(header)
+    print(_quality_header(quality, _reference_docs(loaded.extra)))
+    order = sorted(range(len(top)), key=lambda k: -quality.weights[k]) if args.by_weight else range(len(top))
+    width = len(str(len(top) - 1))
+    for k in order:
+        words = " ".join(str(word) for word in top[k])
+        label = loaded.labels.get(k, "")
+        # a label comes from the file: shown on one line, without control characters for the terminal
+        shown = f" [{''.join(ch if ch.isprintable() else ' ' for ch in label).strip()}]" if label.strip() else ""
+        npmi = "" if coherence is None or np.isnan(coherence[k]) else f"; NPMI {_npmi(coherence[k])}"
+        spare = ", spare" if quality.hdp and not quality.live[k] else ""
+        print(f"topic {k:>{width}} ({quality.weights[k]:.3f}{spare}{npmi}){shown}: {words}")
+        warnings = _warnings(quality, k)
+        if warnings:
+            print(f"  {' ' * width}  ! {'; '.join(warnings)}")
+    return 0
+
+
+def _quality_header(quality: TopicQuality, n_docs: int | None) -> str:
+    kind = "topics in use (at least 1% of the words)" if quality.hdp else "topics live"
+    line = f"# {quality.n_live} of {quality.n_topics} {kind}"
+    if quality.coherence is None:
+        return line + "; coherence: not in this file ('fit' stores it)"
+    scored = quality.coherence[quality.live] if quality.hdp else quality.coherence
+    scored = scored[~np.isnan(scored)]
+    if scored.size == 0:
+        return line + "; coherence: the topics have changed since 'fit' scored them"
+    where = f"{n_docs:,} training documents" if n_docs else "the training documents"
+    return (line + f"; coherence (NPMI of the {COHERENCE_TOP_WORDS} top words in {where}) "
+            f"mean {float(scored.mean()):.2f}")
+

@@ -1,0 +1,182 @@
+"""engine.topic_quality and what the command line makes of it: fit's summary and stored coherence, topics' lines."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import engine
+from engine.cli import main
+from engine.inference.quality import IN_USE_WEIGHT, LIVE_SHARE
+from engine.io import topics_command
+from engine.io.model_files import load_model, save_model
+from tests.engine._disk import disk_counts
+
+
+@pytest.fixture
+def trained_lda(planted_corpus):
+    model = engine.LDA(n_topics=5, n_words=planted_corpus.n_words, seed=0)
+    engine.SVI(model, corpus=planted_corpus.counts, batch_size=50, seed=0).run(n_docs=2000)
+    return model
+
+
+def _quality(coherence=None, hdp=False, weights=(0.4, 0.3, 0.2, 0.1), **fields):
+    weights = np.asarray(weights, dtype=np.float64)
+    live = weights >= (IN_USE_WEIGHT if hdp else LIVE_SHARE / weights.size)
+    return engine.TopicQuality(weights, live, None if coherence is None else np.asarray(coherence, dtype=np.float64),
+                               hdp, **fields)
+
+
+def test_lda_quality_is_the_engines_own_measures(planted_corpus, trained_lda):
+    reference = engine.CoherenceReference(planted_corpus.counts)
+    quality = engine.topic_quality(trained_lda, reference)
+    assert not quality.hdp and quality.n_topics == 5
+    np.testing.assert_array_equal(quality.weights, trained_lda.word_shares())
+    np.testing.assert_array_equal(quality.coherence, engine.topic_coherence(trained_lda, planted_corpus.counts))
+    np.testing.assert_array_equal(quality.live, trained_lda.word_shares() >= 0.25 / 5)
+    assert quality.n_live == 5 and quality.mean_coherence == pytest.approx(quality.coherence.mean())
+    assert quality.coherence.min() > 0.3  # planted topics are coherent against their documents
+    assert not quality.general.any() and not quality.copies.any() and not quality.incoherent.any()
+    assert engine.topic_quality(trained_lda).coherence is None  # no reference: no coherence
+    assert engine.topic_quality(trained_lda).mean_coherence is None
+
+
+def test_an_hdps_mean_coherence_leaves_out_its_spare_slots(planted_corpus):
+    model = engine.HDP(n_topics=30, doc_truncation=5, n_words=planted_corpus.n_words, seed=0)
+    engine.SVI(model, corpus=planted_corpus.counts, batch_size=50, seed=0).run(n_docs=2000)
+    quality = engine.topic_quality(model, engine.CoherenceReference(planted_corpus.counts))
+    assert quality.hdp
+    np.testing.assert_array_equal(quality.live, model.word_shares() >= 0.01)
+    assert 0 < quality.n_live < 30
+    assert quality.mean_coherence == pytest.approx(quality.coherence[quality.live].mean())
+    assert quality.mean_coherence != pytest.approx(quality.coherence.mean())
+    # the same numbers read as an LDA: every topic counts
+    as_lda = engine.topic_quality(model, engine.CoherenceReference(planted_corpus.counts), hdp=False)
+    assert as_lda.mean_coherence == pytest.approx(as_lda.coherence.mean())
+
+
+def test_flags_follow_the_lines():
+    quality = _quality(coherence=[0.2, -0.004, -0.006, 0.5], divergence=np.array([0.5, 0.029, 0.03, 0.5]),
+                       duplicate_of=np.array([0, 1, 1, 3]))
+    # NPMI below 0 at two decimals: -0.004 prints as 0.00 and is not flagged, -0.006 prints as -0.01 and is
+    assert quality.incoherent.tolist() == [False, False, True, False]
+    assert quality.general.tolist() == [False, True, False, False]  # below GENERAL_DIVERGENCE = 0.03 nats
+    assert quality.copies.tolist() == [False, False, True, False] and quality.n_distinct == 3
+    # LDA: live from a quarter of an even share (0.0625 of 4 topics); the HDP: from 1 % of the words
+    assert _quality(weights=(0.7, 0.25, 0.04, 0.01)).live.tolist() == [True, True, False, False]
+    assert _quality(weights=(0.7, 0.25, 0.04, 0.01), hdp=True).live.tolist() == [True, True, True, True]
+    unknown = _quality()
+    assert not (unknown.general.any() or unknown.copies.any() or unknown.incoherent.any())
+    assert unknown.n_distinct == 4 and unknown.spare_share == 0.0
+
+
+def test_measure_reads_a_sample_of_an_on_disk_corpus(tmp_path, planted_corpus, trained_lda, monkeypatch):
+    counts = sp.csr_matrix(planted_corpus.counts)
+    on_disk = disk_counts(tmp_path, counts)
+    quality, n_docs = topics_command.measure(trained_lda, on_disk)  # all 200: read into memory whole
+    assert n_docs == 200
+    np.testing.assert_allclose(quality.coherence, engine.topic_coherence(trained_lda, counts))
+    monkeypatch.setattr(topics_command, "REFERENCE_DOCS", 60)
+    quality, n_docs = topics_command.measure(trained_lda, on_disk)
+    rows = np.sort(np.random.default_rng(0).choice(200, 60, replace=False))
+    assert n_docs == 60
+    np.testing.assert_allclose(quality.coherence, engine.topic_coherence(trained_lda, counts[rows]))
+
+
+def test_fits_summary_names_the_topics_worth_a_second_look():
+    quality = _quality(coherence=[0.2, -0.03, 0.1, 0.4], weights=(0.6, 0.3, 0.09, 0.01),
+                       divergence=np.array([0.5, 0.01, 0.5, 0.5]), duplicate_of=np.array([0, 1, 2, 2]))
+    lines = topics_command.summary(quality, 1234)
+    assert lines[0] == "topics: 3 of 4 topics live (at least a quarter of an even share of the words)"
+    assert "in 1,234 training documents" in lines[1] and "mean 0.17 over the topics" in lines[1]
+    assert lines[1].endswith("lowest -0.03 (topic 1)")
+    flagged = "\n".join(lines[2:])
+    assert "hardly used (less than a quarter of an even share of the words; try fewer topics): topic 3" in flagged
+    assert "overall word use, not a theme: topic 1" in flagged
+    assert "the same as a lower-numbered topic (the documents hold fewer distinct topics): topic 3" in flagged
+    assert "rarely appear together (NPMI below 0): topic 1" in flagged
+    # an HDP: its spare slots are neither counted in the mean nor listed
+    hdp = _quality(coherence=[0.2, 0.1, -0.5, -0.5], weights=(0.6, 0.394, 0.005, 0.001), hdp=True)
+    lines = topics_command.summary(hdp, 10)
+    assert lines[0] == "topics: 2 of 4 topics in use (at least 1% of the words)"
+    assert "mean 0.15 over the topics in use, lowest 0.10 (topic 1)" in lines[1] and len(lines) == 2
+    many = _quality(coherence=np.full(20, -0.2), weights=np.full(20, 0.05))
+    assert topics_command.summary(many, 10)[2].endswith("topics 0, 1, 2, 3, 4, 5, 6, 7 and 12 more")
+
+
+def _fit(tmp_path, corpus_csv, *extra) -> tuple:
+    path, _ = corpus_csv
+    out = tmp_path / "model.npz"
+    code = main(["fit", str(path), "--topics", "5", "--epochs", "5", "--test-docs", "0", "--batch-size", "50",
+                 "--out", str(out), "--no-progress", *extra])
+    assert code == 0
+    return out, load_model(out)
+
+
+def test_fit_stores_coherence_and_topics_prints_it(tmp_path, corpus_csv, capsys):
+    out, loaded = _fit(tmp_path, corpus_csv)
+    err = capsys.readouterr().err
+    assert "topics: 5 of 5 topics live" in err and "coherence (NPMI of each topic's 10 top words in 200 " in err
+    model = loaded.model
+    path, _ = corpus_csv
+    corpus = engine.load_corpus(path)  # --test-docs 0: the training documents are the whole table
+    assert corpus.vocabulary == loaded.vocabulary
+    expected = engine.topic_coherence(model, corpus.counts)
+    record = loaded.extra["coherence"]
+    assert record["reference_docs"] == 200 and record["measure"] == "npmi"
+    np.testing.assert_allclose(record["values"], expected)
+    assert record["top_words"] == np.asarray(model.top_words(10)).tolist()
+
+    assert main(["topics", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"mean {expected.mean():.2f}" in text.splitlines()[1]
+    shown = {int(m[1]): float(m[2]) for m in re.finditer(r"^topic (\d+) \([0-9.]+; NPMI (-?[0-9.]+)\)", text, re.M)}
+    assert sorted(shown) == list(range(5))
+    np.testing.assert_allclose([shown[k] for k in range(5)], expected, atol=0.005)
+
+
+def test_topics_skips_coherence_it_cannot_trust(tmp_path, corpus_csv, capsys):
+    _, loaded = _fit(tmp_path, corpus_csv)
+    capsys.readouterr()
+    record = loaded.extra["coherence"]
+
+    def topics_with(value) -> str:
+        changed = tmp_path / "changed.npz"
+        save_model(changed, loaded.model, loaded.vocabulary, extra={"coherence": value})
+        assert main(["topics", str(changed)]) == 0
+        return capsys.readouterr().out
+
+    # topic 2 trained on since: its top words differ from those scored, so its NPMI is not shown
+    moved = json.loads(json.dumps(record))
+    moved["top_words"][2] = moved["top_words"][2][::-1]
+    text = topics_with(moved)
+    assert re.search(r"^topic 2 \([0-9.]+\):", text, re.M) and re.search(r"^topic 1 \([0-9.]+; NPMI", text, re.M)
+    for broken in ({**record, "values": record["values"][:4]}, {**record, "values": ["0.1"] * 5},
+                   {**record, "values": [2.0] * 5}, {**record, "values": [True] * 5}, {**record, "measure": "umass"},
+                   {**record, "top_words": "x"}, "junk", [1, 2]):
+        text = topics_with(broken)
+        assert "NPMI" not in text.replace("(NPMI of the", "")
+        assert "coherence: not in this file ('fit' stores it)" in text.splitlines()[1]
+    all_moved = {**record, "top_words": [row[::-1] for row in record["top_words"]]}
+    assert "the topics have changed since 'fit' scored them" in topics_with(all_moved)
+
+
+def test_topics_warns_below_a_topic(tmp_path, planted_corpus, trained_lda, capsys):
+    # topics 0 and 1 made identical, topic 4 nearly empty: warnings on the lines below them
+    topic_word = np.array(trained_lda.lambda_, dtype=np.float64)
+    topic_word[1] = topic_word[0]
+    topic_word[4] = trained_lda.eta + 1e-6
+    odd = engine.LDA(n_topics=5, n_words=planted_corpus.n_words, seed=0)
+    odd.lambda_ = topic_word
+    path = tmp_path / "odd.npz"
+    save_model(path, odd, planted_corpus.vocabulary)
+    assert main(["topics", str(path), "--n", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    below = {lines[i - 1].split()[1]: line.strip() for i, line in enumerate(lines) if line.strip().startswith("!")}
+    assert below["1"] == "! the same as topic 0"
+    assert below["4"].startswith("! hardly used (0.00% of the words; try fewer topics)")
+    assert "0" not in below and lines[1].startswith("# 4 of 5 topics live; coherence: not in this file")
