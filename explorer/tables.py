@@ -73,7 +73,7 @@ def run_table(records: Sequence[RunRecord], status_text,
 
     With ``topic_quality`` (a run's :class:`~explorer.quality.TopicQuality`, e.g.
     ``cached.run_quality``), two more columns follow the held-out score: the mean NPMI
-    coherence of the run's topics and its live topics out of K.  The last column says
+    coherence of the run's topics (an HDP's topics in use) and its live topics out of K.  The last column says
     where the run trains (this server or a Dask scheduler).
     """
     rows = []

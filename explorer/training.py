@@ -307,7 +307,8 @@ def _panel(active: bool) -> None:
         st.dataframe(tables.run_table(records, ui.status_text, cached.run_quality), hide_index=True, width="stretch",
                      column_config={
                          tables.COHERENCE_COLUMN: st.column_config.TextColumn(
-                             help=f"The mean over the run's topics. {quality.COHERENCE_HELP}"),
+                             help="The mean over an LDA run's topics, or an HDP run's topics in use. "
+                                  + quality.COHERENCE_HELP),
                          tables.LIVE_COLUMN: st.column_config.TextColumn(help=quality.LIVE_HELP)})
     if active and not session_runs.any_active():
         st.rerun()  # training ended: stop polling
