@@ -35,27 +35,33 @@ def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower()[:60] or "model"
 
 
-def _tables(model, vocabulary, labels: dict[int, str], collection: Collection | None, documents: bool = True):
-    """:func:`engine.export_tables` of a model, with the collection's id and other columns (year, president...)."""
-    if collection is None or not documents:
-        return export_tables(model, vocabulary, labels)
+def _tables(model, vocabulary, labels: dict[int, str], collection: Collection | None, coherence=None):
+    """:func:`engine.export_tables` of a model, with the collection's id and other columns (year, president...).
+
+    ``coherence``: each topic's NPMI as the Topics page shows it (against the run's training
+    documents), or None (none without a collection).
+    """
+    if collection is None:
+        return export_tables(model, vocabulary, labels, coherence=coherence)
     corpus = collection.corpus
     columns = {"title": corpus.titles, **dict(collection.columns)}  # a table's own title column wins
-    return export_tables(model, vocabulary, labels, counts=corpus.counts, doc_ids=corpus.doc_ids, columns=columns)
+    return export_tables(model, vocabulary, labels, counts=corpus.counts, doc_ids=corpus.doc_ids, columns=columns,
+                         coherence=coherence)
 
 
-def doc_topic_csv(model, collection: Collection, labels: dict[int, str]) -> Callable[[], bytes]:
+def doc_topic_csv(model, collection: Collection, labels: dict[int, str], coherence=None) -> Callable[[], bytes]:
     """The document-topic CSV (keyed by the collection's ``id``), computed when the button is clicked."""
     def build() -> bytes:
-        frame = _tables(model, collection.corpus.vocabulary, labels, collection)["documents.csv"]
+        frame = _tables(model, collection.corpus.vocabulary, labels, collection, coherence)["documents.csv"]
         return frame.to_csv(index=False).encode("utf-8")
     return build
 
 
-def full_export(model, vocabulary, labels: dict[int, str], collection: Collection | None) -> Callable[[], bytes]:
-    """A zip of every export file (what ``svi-topics export`` writes), made on click."""
+def full_export(model, vocabulary, labels: dict[int, str], collection: Collection | None,
+                coherence=None) -> Callable[[], bytes]:
+    """A zip of every export file (what ``svi-topics export`` writes), made on click; ``coherence`` as in _tables."""
     def build() -> bytes:  # the topic-word table is compressed a block of topics at a time
-        return zip_files(_tables(model, vocabulary, labels, collection))
+        return zip_files(_tables(model, vocabulary, labels, collection, coherence))
     return build
 
 

@@ -22,6 +22,7 @@ from engine.data.bow_formats import load_corpus
 from engine.data.text import decode_text, table_format
 from engine.io.exports import export_tables, parquet_available, write_export
 from engine.io.model_files import LoadedModel, load_model, topic_number
+from engine.io.topics_command import read_stored
 
 __all__: list[str] = []  # engine.cli adds the command with add_export; nothing here is engine API
 
@@ -124,7 +125,9 @@ def run_export(args: argparse.Namespace) -> int:
     model = loaded.model
     vocabulary = loaded.vocabulary or tuple(f"word {w}" for w in range(model.n_words))
     documents = _documents(args, vocabulary) if args.corpus else {}
-    tables = export_tables(model, vocabulary, _labels(loaded), **documents)
+    # the coherence fit stored (against the training documents), as 'topics' shows it; else scored on --corpus
+    coherence = read_stored(loaded.extra, model)
+    tables = export_tables(model, vocabulary, _labels(loaded), coherence=coherence, **documents)
     for path in write_export(args.out, tables):  # the topic-word table a block of topics at a time
         print(path)
     if not parquet_available():

@@ -13,7 +13,12 @@ the same files, built here:
     The same table (one row group per block of topics), written only when ``pyarrow`` is installed.
 ``topics.csv``
     ``topic``, ``label``: the labels in force (the user's, or "Topic 3: tax, income, million"),
-    made unique (:func:`unique_labels`) here and in every other table.
+    made unique (:func:`unique_labels`) here and in every other table; then each topic's
+    quality (:func:`engine.topic_quality`): ``share`` (of the corpus's words), ``live`` (an
+    LDA topic with at least a quarter of an even share, an HDP topic in use: at least 1 %),
+    ``coherence_npmi`` (NPMI of its 10 top words: as given, else in the exported documents,
+    else empty), ``general`` (its words are the collection's overall word use) and
+    ``same_as`` (the lower-numbered topic it is identical to, else empty).
 ``documents.csv`` (with a corpus)
     One row per document: ``id`` (the collection's own id column when it has one), its
     other columns (title, year, president...), then one column of proportions per topic,
@@ -41,6 +46,8 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
+from engine.inference.coherence import CoherenceReference
+from engine.inference.quality import topic_quality
 from engine.io.atomic import atomic_file
 from engine.limits import Limits, current_limits
 
@@ -145,6 +152,25 @@ def _document_columns(ids: Sequence[str], columns: Mapping[str, Sequence[str]] |
     return table
 
 
+def _topics_table(model: Any, names: Sequence[str], counts: Any, coherence: np.ndarray | None) -> pd.DataFrame:
+    """topics.csv: each topic's number, label and quality read-outs (see the module docstring)."""
+    if coherence is None:
+        reference = None if counts is None else CoherenceReference(counts, model.n_words)
+        quality = topic_quality(model, reference)
+        coherence = np.full(model.n_topics, np.nan) if quality.coherence is None else quality.coherence
+    else:
+        quality = topic_quality(model)
+        coherence = np.asarray(coherence, dtype=np.float64)
+        if coherence.shape != (model.n_topics,):
+            raise ValueError(f"coherence must hold one value per topic ({model.n_topics}), got shape "
+                             f"{coherence.shape}")
+    same_as = pd.array(np.where(quality.copies, quality.duplicate_of, 0), dtype="Int64")
+    same_as[~quality.copies] = pd.NA
+    return pd.DataFrame({"topic": np.arange(model.n_topics), "label": names, "share": quality.weights,
+                         "live": quality.live, "coherence_npmi": coherence, "general": quality.general,
+                         "same_as": same_as})
+
+
 def export_tables(
     model: Any,
     vocabulary: Sequence[str],
@@ -154,6 +180,7 @@ def export_tables(
     doc_ids: Sequence[str] | None = None,
     columns: Mapping[str, Sequence[str]] | None = None,
     doc_topic: np.ndarray | None = None,
+    coherence: np.ndarray | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The tables of a full export, by file name (see the module docstring).
 
@@ -173,6 +200,10 @@ def export_tables(
         The collection's other columns (``id``, ``title``, ``year``...), one value per document.
     doc_topic : ndarray of shape (n_docs, n_topics), optional
         Proportions already computed; by default ``model.transform(counts)``.
+    coherence : ndarray of shape (n_topics,), optional
+        Each topic's NPMI as measured elsewhere (the explorer's, against the training
+        documents; the one ``svi-topics fit`` stored), NaN where unknown; by default scored
+        against ``counts`` when given (:class:`engine.CoherenceReference`).
 
     Returns
     -------
@@ -186,7 +217,7 @@ def export_tables(
     tables = {
         TOPIC_WORDS: TopicWords(np.asarray(model.expected_topics()),  # E[beta_k], rows sum to 1
                                 np.asarray(list(vocabulary), dtype=object), tuple(names)),
-        TOPICS: pd.DataFrame({"topic": np.arange(model.n_topics), "label": names}),
+        TOPICS: _topics_table(model, names, counts, coherence),
     }
     if counts is None:
         return tables

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import formatting, icons, porting, safe_text, session, state, tables, topic_cards, ui
+from explorer import cached, formatting, icons, porting, safe_text, session, state, tables, topic_cards, ui
 from explorer.state import Keys
 
 st.title("Export / import")
@@ -20,6 +20,8 @@ else:
     vocabulary = topic_cards.vocabulary_of(record, model.n_words)
     collection = session.collection_for(record)
     slug = porting.slug(record.name)
+    measured = cached.run_quality(record)  # the coherence the Topics page shows, for topics.csv
+    coherence = None if measured is None else measured.coherence
     st.caption(f"From **{safe_text.markdown(record.name)}** (step {formatting.count(record.model_step)}).")
     st.caption("Topics are numbered from 0, as in the Topics page and `svi-topics topics`; duplicate labels "
                "get their topic number (“Economy (topic 3)”).")
@@ -31,7 +33,7 @@ else:
                                  "of the topic).")
     if collection is not None:
         cols[1].download_button("Document–topic proportions (CSV)",
-                                porting.doc_topic_csv(model, collection, dict(record.labels)),
+                                porting.doc_topic_csv(model, collection, dict(record.labels), coherence),
                                 f"{slug}-documents.csv", "text/csv", key=Keys.export_documents, icon=icons.DOCUMENTS,
                                 help="One row per document: its id and the collection's other columns, then one "
                                      "column per topic with the share of the document each topic takes.")
@@ -46,12 +48,13 @@ else:
                             "application/octet-stream", key=Keys.export_model, icon=icons.EXPORT,
                             help="The model with its training history and current labels, to open again here "
                                  "or continue training.")
-    full = porting.full_export(model, vocabulary, dict(record.labels), collection)
+    full = porting.full_export(model, vocabulary, dict(record.labels), collection, coherence)
     refusal = porting.full_export_refusal(model)
     cols[4].download_button("Full export (.zip)", full, f"{slug}-export.zip", "application/zip",
                             key=Keys.export_full, icon=icons.EXPORT, disabled=refusal is not None,
                             help=refusal or "Every word of every topic (topic_words.csv, and .parquet when pyarrow is "
-                                 "installed), the labels, and with the collection the document–topic table, "
+                                 "installed), the labels with each topic's share, coherence and warnings "
+                                 "(topics.csv), and with the collection the document–topic table, "
                                  "document lengths and term frequencies: what `svi-topics export` writes.")
 
 st.subheader("Load a model file")

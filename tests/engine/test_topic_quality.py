@@ -6,6 +6,7 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -180,3 +181,34 @@ def test_topics_warns_below_a_topic(tmp_path, planted_corpus, trained_lda, capsy
     assert below["1"] == "! the same as topic 0"
     assert below["4"].startswith("! hardly used (0.00% of the words; try fewer topics)")
     assert "0" not in below and lines[1].startswith("# 4 of 5 topics live; coherence: not in this file")
+
+
+def test_topics_csv_holds_each_topics_quality(planted_corpus, trained_lda, tmp_path):
+    vocabulary = list(planted_corpus.vocabulary)
+    counts = planted_corpus.counts
+    tied = np.array(trained_lda.lambda_, dtype=np.float64)
+    tied[3] = tied[1]
+    model = engine.LDA(n_topics=5, n_words=planted_corpus.n_words, seed=0)
+    model.lambda_ = tied
+    alone = engine.export_tables(model, vocabulary)["topics.csv"]  # no documents: no coherence
+    assert list(alone.columns) == ["topic", "label", "share", "live", "coherence_npmi", "general", "same_as"]
+    assert alone["coherence_npmi"].isna().all()
+    np.testing.assert_allclose(alone["share"], model.word_shares())
+    assert alone["same_as"].tolist()[3] == 1 and alone["same_as"].isna().tolist() == [True, True, True, False, True]
+    scored = engine.export_tables(model, vocabulary, counts=counts)["topics.csv"]
+    np.testing.assert_allclose(scored["coherence_npmi"], engine.topic_coherence(model, counts))
+    given = np.array([0.1, np.nan, 0.3, 0.4, 0.5])
+    np.testing.assert_array_equal(engine.export_tables(model, vocabulary, counts=counts, coherence=given)
+                                  ["topics.csv"]["coherence_npmi"], given)  # given values win over the documents
+    with pytest.raises(ValueError, match="one value per topic"):
+        engine.export_tables(model, vocabulary, coherence=np.zeros(4))
+    engine.write_export(tmp_path / "out", {"topics.csv": alone})
+    back = pd.read_csv(tmp_path / "out" / "topics.csv")
+    assert back["same_as"].tolist()[3] == 1 and back["coherence_npmi"].isna().all() and back["live"].dtype == bool
+
+
+def test_export_without_the_corpus_uses_the_coherence_fit_stored(tmp_path, corpus_csv, capsys):
+    out, loaded = _fit(tmp_path, corpus_csv)
+    assert main(["export", str(out), "--out", str(tmp_path / "export")]) == 0
+    topics = pd.read_csv(tmp_path / "export" / "topics.csv")
+    np.testing.assert_allclose(topics["coherence_npmi"], loaded.extra["coherence"]["values"])

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import io
+import zipfile
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import engine
-from explorer import cached, quality, runs, tables
+from explorer import cached, porting, quality, runs, tables
 from explorer.engine_api import LoadedModel
 from explorer.storage import Collection
 from tests.explorer._waiting import wait_until
@@ -207,3 +210,16 @@ def test_a_topic_tied_to_another_is_flagged_as_the_same_topic():
     # topics emptied by a merge hold no words: nobody's copies, though their rows are equal
     merged = model.merge_topics([0, 1, 3])
     assert merged.duplicate_of().tolist() == [0, 1, 2, 3]
+
+
+def test_the_full_exports_topics_table_carries_the_cards_coherence(collection, lda_run):
+    model = lda_run.model()
+    measured = cached.run_quality(lda_run)
+    build = porting.full_export(model, collection.corpus.vocabulary, {1: "Named"}, collection, measured.coherence)
+    with zipfile.ZipFile(io.BytesIO(build())) as archive:
+        topics = pd.read_csv(archive.open("topics.csv"))
+    assert list(topics.columns) == ["topic", "label", "share", "live", "coherence_npmi", "general", "same_as"]
+    assert topics.loc[1, "label"] == "Named"
+    np.testing.assert_allclose(topics["coherence_npmi"], measured.coherence)  # the training documents', as on cards
+    np.testing.assert_allclose(topics["share"], model.word_shares())
+    assert topics["live"].tolist() == measured.live.tolist() and topics["same_as"].isna().all()
