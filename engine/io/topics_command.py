@@ -23,25 +23,13 @@ from engine.io.model_files import load_model
 __all__: list[str] = []  # engine.cli's fit and topics commands use these; nothing here is engine API
 
 EXTRA_KEY = "coherence"  # the model file's extra value holding what fit measured
-REFERENCE_DOCS = 20_000  # an on-disk corpus is scored on this many of its training documents, read into memory
 _LISTED = 8  # topics named per flag in fit's summary
 
 
 # ------------------------------------------------------------------------- fit
 def measure(model, train) -> tuple[TopicQuality, int]:
-    """The model's :class:`TopicQuality` against its training documents ``train``; and how many were read.
-
-    An on-disk corpus of more than ``REFERENCE_DOCS`` documents is scored on that many of
-    them, drawn at random (seed 0) and read into memory.
-    """
-    counts = getattr(train, "counts", train)
-    n_docs = counts.shape[0]
-    if getattr(counts, "out_of_core", False):
-        rows = np.arange(n_docs)
-        if n_docs > REFERENCE_DOCS:
-            rows = np.sort(np.random.default_rng(0).choice(n_docs, REFERENCE_DOCS, replace=False))
-        counts = counts[rows]
-    reference = CoherenceReference(counts, model.n_words)
+    """The model's :class:`TopicQuality` against its training documents ``train``; and how many they are."""
+    reference = CoherenceReference(train, model.n_words)
     return topic_quality(model, reference), reference.n_docs
 
 

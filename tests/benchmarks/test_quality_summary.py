@@ -208,10 +208,19 @@ def test_the_hdp_table_shows_each_seeds_share_of_words_in_general_topics():
     assert rows == {"engine-hdp": "0% / 25% / 50%", "gensim-hdp": "-"}
 
 
-def test_the_benchmark_and_the_explorer_call_the_same_topics_general():
+def test_the_benchmark_and_the_explorer_draw_the_same_lines():
+    from engine.inference import quality as engine_quality
     from explorer import quality as explorer_quality
 
-    assert quality.GENERAL_DIVERGENCE is engine.GENERAL_DIVERGENCE is explorer_quality.GENERAL_DIVERGENCE
+    assert quality.GENERAL_DIVERGENCE is engine.GENERAL_DIVERGENCE
+    # the explorer reads the engine's TopicQuality: general below the benchmark's line, live as it counts them
+    line = quality.GENERAL_DIVERGENCE
+    measured = engine.TopicQuality(np.array([0.5, 0.3, 0.2]), np.ones(3, bool), None, hdp=True,
+                                   divergence=np.array([line * 0.99, line, line * 1.01]))
+    assert measured.general.tolist() == [True, False, False]
+    assert [bool(explorer_quality.flags(measured, k)) for k in range(3)] == [True, False, False]
+    assert (quality.LIVE_SHARE, quality.IN_USE_WEIGHT) == (engine_quality.LIVE_SHARE, engine_quality.IN_USE_WEIGHT)
+    assert quality.N_TOP == engine.COHERENCE_TOP_WORDS == explorer_quality.N_TOP
 
 
 def test_merge_general_is_a_labelled_variant_recorded_in_its_options():

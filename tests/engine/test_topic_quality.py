@@ -8,14 +8,12 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-import scipy.sparse as sp
 
 import engine
 from engine.cli import main
 from engine.inference.quality import IN_USE_WEIGHT, LIVE_SHARE
 from engine.io import topics_command
 from engine.io.model_files import load_model, save_model
-from tests.engine._disk import disk_counts
 
 
 @pytest.fixture
@@ -73,19 +71,6 @@ def test_flags_follow_the_lines():
     unknown = _quality()
     assert not (unknown.general.any() or unknown.copies.any() or unknown.incoherent.any())
     assert unknown.n_distinct == 4 and unknown.spare_share == 0.0
-
-
-def test_measure_reads_a_sample_of_an_on_disk_corpus(tmp_path, planted_corpus, trained_lda, monkeypatch):
-    counts = sp.csr_matrix(planted_corpus.counts)
-    on_disk = disk_counts(tmp_path, counts)
-    quality, n_docs = topics_command.measure(trained_lda, on_disk)  # all 200: read into memory whole
-    assert n_docs == 200
-    np.testing.assert_allclose(quality.coherence, engine.topic_coherence(trained_lda, counts))
-    monkeypatch.setattr(topics_command, "REFERENCE_DOCS", 60)
-    quality, n_docs = topics_command.measure(trained_lda, on_disk)
-    rows = np.sort(np.random.default_rng(0).choice(200, 60, replace=False))
-    assert n_docs == 60
-    np.testing.assert_allclose(quality.coherence, engine.topic_coherence(trained_lda, counts[rows]))
 
 
 def test_fits_summary_names_the_topics_worth_a_second_look():
