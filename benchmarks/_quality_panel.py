@@ -88,6 +88,21 @@ def bible_chapters() -> tuple[list[str], str]:
     The text lives in bible-kjv-text's compressed ``/usr/lib/bible.data``;
     ``bible -f gen1:1-rev22:21`` prints it one verse per line as ``Ge1:1 In the beginning ...``.
     """
+    chapters: dict[tuple[str, str], list[str]] = {}
+    verses, program = _bible_verses()
+    for book, chapter, text in verses:
+        chapters.setdefault((book, chapter), []).append(text)
+    return [" ".join(texts) for texts in chapters.values()], program
+
+
+def bible_verses() -> tuple[list[str], str]:
+    """The King James Bible, one text per verse (31,102): short documents of one style."""
+    verses, program = _bible_verses()
+    return [text for _, _, text in verses], program
+
+
+def _bible_verses() -> tuple[list[tuple[str, str, str]], str]:
+    """(book, chapter, text) of every verse, in order, as ``bible -f gen1:1-rev22:21`` prints them."""
     program = shutil.which("bible")
     if program is None:
         raise FileNotFoundError("the `bible` program is not installed")
@@ -95,16 +110,24 @@ def bible_chapters() -> tuple[list[str], str]:
         [program, "-f", "gen1:1-rev22:21"], stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False
     )
     verse = re.compile(r"^(\d?[A-Za-z]+)(\d+):(\d+) (.*)$")
-    chapters: dict[tuple[str, str], list[str]] = {}
-    for line in done.stdout.splitlines():
-        match = verse.match(line)
-        if match:
-            chapters.setdefault((match[1], match[2]), []).append(match[4])
-    if done.returncode != 0 or len(chapters) < 1000:
-        raise FileNotFoundError(
-            f"`bible` printed {len(chapters)} chapters (exit {done.returncode}): {done.stderr[:200]}"
-        )
-    return [" ".join(verses) for verses in chapters.values()], program
+    verses = [(match[1], match[2], match[4]) for match in map(verse.match, done.stdout.splitlines()) if match]
+    if done.returncode != 0 or len(verses) < 30_000:
+        raise FileNotFoundError(f"`bible` printed {len(verses)} verses (exit {done.returncode}): {done.stderr[:200]}")
+    return verses, program
+
+
+def package_descriptions() -> tuple[list[str], str]:
+    """The one-line descriptions of the Debian packages apt knows (``apt-cache dumpavail``), each once:
+    titles of a few words ("Real-time strategy game of ancient warfare")."""
+    try:
+        done = subprocess.run(["apt-cache", "dumpavail"], capture_output=True, text=True, timeout=300, check=False)
+    except FileNotFoundError:
+        raise FileNotFoundError("apt-cache is not available") from None
+    texts = list(dict.fromkeys(line[len("Description: "):].strip() for line in done.stdout.splitlines()
+                               if line.startswith("Description: ")))
+    if done.returncode != 0 or len(texts) < 10_000:
+        raise FileNotFoundError(f"apt-cache dumpavail gave {len(texts)} descriptions (exit {done.returncode})")
+    return texts, "apt-cache dumpavail"
 
 
 FORTUNES = Path("/usr/share/games/fortunes")
@@ -193,6 +216,23 @@ BUILT = {
         "Quotations of Debian's fortunes and fortunes-min packages ({program}, without art and ascii-art); "
         "one document per quotation ({n_docs})",
         "fortune-mod quotations (Debian fortunes, fortunes-min)",
+    ),
+    # ... one style in very short documents (the panel's Bible, verse by verse) ...
+    "verses": BuiltCollection(
+        bible_verses,
+        "`sudo apt-get install bible-kjv-text` installs the King James Bible (public domain, Debian's "
+        "bible-kjv-text) and the `bible` program that reads it",
+        "King James Bible (public domain), Debian bible-kjv-text, printed by `{program} -f gen1:1-rev22:21`; "
+        "one document per verse ({n_docs})",
+        "King James Bible by verse (Debian bible-kjv-text)",
+    ),
+    # ... titles of a few words ...
+    "packages": BuiltCollection(
+        package_descriptions,
+        "the Debian package lists (`sudo apt-get update`) hold the descriptions",
+        "The one-line descriptions of the Debian packages in this machine's apt lists ({program}), each "
+        "distinct description once; one document per description ({n_docs})",
+        "Debian package descriptions (apt-cache dumpavail)",
     ),
     # ... and technical reference pages, short to very long
     "manpages": BuiltCollection(

@@ -46,7 +46,7 @@ __all__ = ["warm_up_kernels"]
 
 _TINY_COUNTS = sp.csr_matrix(np.array([[2, 1, 0, 3, 0, 1], [0, 1, 4, 0, 2, 0], [1, 0, 0, 0, 0, 0]], dtype=np.float64))
 _MODELS = ("LDA", "HDP")
-_LOCAL_UPDATES = ("zero_order", "mean_field")
+_LOCAL_UPDATES = ("zero_order", "mean_field", "cvb0")  # "cvb0": LDA only
 _DTYPES = ("float64", "float32")
 _ACCELERATIONS = ("none", "squarem")  # LDA's local_acceleration; its SQUAREM loop is a kernel of its own
 # what a Workload's status can be; a TrainingRun waits out the first two (loading from the cache is quick)
@@ -75,6 +75,8 @@ class Workload:
                                      ("local_acceleration", self.local_acceleration, _ACCELERATIONS)):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+        if self.model == "HDP" and self.local_update == "cvb0":
+            raise ValueError("local_update='cvb0' exists for LDA only, got the HDP's")
         if self.local_acceleration != "none" and (self.model, self.local_update) != ("LDA", "zero_order"):
             raise ValueError(f"local_acceleration={self.local_acceleration!r} exists for LDA's zero_order update "
                              f"only, got {self.model}'s {self.local_update!r}")

@@ -22,7 +22,7 @@ from engine.validation import as_counts, check_choice, check_int, check_positive
 __all__ = ["LDA", "LDAStats"]
 
 _GAMMA_INITS = ("ones", "random")
-LOCAL_UPDATES = ("mean_field", "zero_order")  # the paper's phi update, or SCVB0's zero-order one
+LOCAL_UPDATES = ("mean_field", "zero_order", "cvb0")  # the paper's phi update, SCVB0's zero-order one, CVB0
 LOCAL_ACCELERATIONS = ("none", "squarem")  # how a document's local iteration reaches its fixed point
 PRESETS = ("default", "paper")
 # revival (revive_topics): a topic holding less than _REVIVAL_SHARE / K of the words is
@@ -148,7 +148,8 @@ class LDALocalJob:
     columns : ndarray of shape (n_columns,)
         Vocabulary indices of the documents' columns, sorted.
     alpha, tol, max_iter, zero_order, kernel
-        The model's settings (``tol`` is ``local_tol``; ``zero_order``: ``local_update == "zero_order"``).
+        The model's settings (``tol`` is ``local_tol``; ``zero_order``: ``local_update`` is "zero_order" or
+        "cvb0").
     squarem : bool
         ``local_acceleration == "squarem"``.
     start : ndarray of shape (n_docs, n_topics) or None
@@ -170,6 +171,7 @@ class LDALocalJob:
     start: np.ndarray | None
     squarem: bool = False
     workload: str | None = None
+    leave_one_out: bool = False  # local_update == "cvb0": each word's own share left out of its document's counts
 
     def run(self, counts: sp.csr_matrix) -> LDAStats:
         """Fit the documents ``counts`` (n_docs, n_columns), their columns re-indexed to ``columns``."""
@@ -185,11 +187,13 @@ class LDALocalJob:
         if start is None:
             start = np.ones((counts.shape[0], self.topics.shape[0]), dtype=self.topics.dtype)
         local_step = lda_local_step(self.kernel)
-        workload = self.workload or workload_name("LDA", "zero_order" if self.zero_order else "mean_field",
-                                                  self.topics.dtype, "squarem" if self.squarem else "none")
+        update = "cvb0" if self.leave_one_out else "zero_order" if self.zero_order else "mean_field"
+        workload = self.workload or workload_name("LDA", update, self.topics.dtype,
+                                                  "squarem" if self.squarem else "none")
+        extra = {"leave_one_out": True} if self.leave_one_out else {}
         return cached_call(self.kernel, workload, lambda: local_step(
             self.topics, counts, self.positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
-            self.squarem, statistics))
+            self.squarem, statistics, **extra))
 
 
 def _marks_vocabulary(counts: sp.csr_matrix) -> bool:
@@ -273,7 +277,7 @@ class LDA(TopicModel):
         "gamma" is level with them (benchmarks/RESULTS.md, runs 1 to 3).  "documents" adds to the
         "gamma" draws the words of 3 random training documents per topic (see
         :func:`engine.models._base.initial_topics`); for LDA it measured worse (run 21).
-    local_update : {"mean_field", "zero_order"}, optional
+    local_update : {"mean_field", "zero_order", "cvb0"}, optional
         How a document's words are shared among topics in the local step
         (unset: "zero_order", or "mean_field" with ``preset="paper"``).
         "mean_field" is the paper's: phi_dwk ∝ exp(E[log theta_dk] + E[log beta_kw]).
@@ -282,6 +286,11 @@ class LDA(TopicModel):
         = (gamma_dk / sum_j gamma_dj) (lambda_kw / sum_v lambda_kv); the global
         step is the same.  The exp-digamma of the mean-field update all but
         forbids words a topic holds little of, which starves small topics.
+        "cvb0" is CVB0 (Asuncion, Welling, Smyth & Teh, UAI 2009): the zero-order
+        update with each word's own share left out of its document's counts,
+        phi_dwk ∝ (gamma_dk - phi_dwk) E[beta_kw], as collapsed Gibbs sampling
+        leaves out the token it resamples; it matters in documents of a few words
+        (benchmarks/RESULTS.md, run 45).
     local_acceleration : {"none", "squarem"}, optional
         How each document's local iteration reaches its fixed point (unset:
         "none" in both presets).  "none" repeats the update until gamma_d
@@ -535,8 +544,8 @@ class LDA(TopicModel):
 
     def _local_job(self, topics, positions: np.ndarray, columns: np.ndarray, start) -> LDALocalJob:
         return LDALocalJob(topics, positions, columns, self.alpha, self.local_tol, self.local_max_iter,
-                           self.local_update == "zero_order", self.kernel, start,
-                           self.local_acceleration == "squarem")
+                           self.local_update in ("zero_order", "cvb0"), self.kernel, start,
+                           self.local_acceleration == "squarem", leave_one_out=self.local_update == "cvb0")
 
     def local_jobs(self, X, bounds, rng: np.random.Generator | None = None) -> list[LDALocalJob]:
         """:meth:`local_step` of the minibatch ``X`` cut into jobs, one per document range bounds[i]:bounds[i + 1].

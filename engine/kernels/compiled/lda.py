@@ -282,6 +282,116 @@ def _fit_all_squarem(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n
                 n_iter_out, lost_out)
 
 
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
+def _fit_all_cvb0(batch, beta_t, settings, gamma, phi_out, n_iter_out):
+    """The CVB0 update (``leave_one_out``; see the reference's ``fit_documents_cvb0``), one document per task.
+
+    phi_dwk ∝ max(gamma_dk - phi_dwk, 0) beta~_kw from the previous gamma, gamma = alpha +
+    sum_w c_w phi_w, phi starting at the zero-order responsibilities of the initial gamma.
+    Each word's phi is kept unnormalised with its normaliser's inverse beside it, so an
+    iteration is one pass forming it and one adding it up; ``phi_out`` (one row per stored
+    entry, CSR order) receives the normalised phi for the statistics.
+    """
+    indptr, indices, data = batch
+    alpha, tol, max_iter, tiny, _, _ = settings
+    S, K = gamma.shape
+    for d in numba.prange(S):
+        start, end = indptr[d], indptr[d + 1]
+        n = end - start
+        if n == 0:
+            for k in range(K):
+                gamma[d, k] = alpha[k]
+            continue
+        rows = np.empty((n, K), dtype=beta_t.dtype)
+        for j in range(n):
+            rows[j] = beta_t[indices[start + j]]
+        u = phi_out[start:end]  # unnormalised phi until the end
+        inverse = np.empty(n)
+        g = np.empty(K)
+        new = np.empty(K)
+        for k in range(K):
+            new[k] = alpha[k]
+            g[k] = gamma[d, k]
+        for j in range(n):  # the zero-order responsibilities of the starting gamma
+            total = 0.0
+            for k in range(K):
+                value = g[k] * rows[j, k]
+                u[j, k] = value
+                total += value
+            inverse[j] = 1.0 / max(total, tiny)
+            weight = data[start + j] * inverse[j]
+            for k in range(K):
+                new[k] += weight * u[j, k]
+        for k in range(K):
+            g[k] = new[k]
+        iterations = 0
+        while iterations < max_iter:
+            for k in range(K):
+                new[k] = alpha[k]
+            for j in range(n):
+                own = inverse[j]
+                total = 0.0
+                for k in range(K):
+                    value = (g[k] - u[j, k] * own) * rows[j, k]
+                    value = value if value > 0.0 else 0.0
+                    u[j, k] = value
+                    total += value
+                inverse[j] = 1.0 / max(total, tiny)
+                weight = data[start + j] * inverse[j]
+                for k in range(K):
+                    new[k] += weight * u[j, k]
+            change = 0.0
+            for k in range(K):
+                change += abs(new[k] - g[k])
+                g[k] = new[k]
+            iterations += 1
+            if change < tol * K:
+                break
+        for j in range(n):
+            for k in range(K):
+                u[j, k] *= inverse[j]
+        for k in range(K):
+            gamma[d, k] = g[k]
+        n_iter_out[d] = iterations
+
+
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
+def _word_topic_phi(col_indptr, col_entries, col_counts, phi, n_words):
+    """sum_d c_dw phi_dwk, one row per word, from the entries' phi rows (``col_*``: the entries by word, CSC)."""
+    K = phi.shape[1]
+    out = np.zeros((n_words, K), dtype=phi.dtype)
+    for w in numba.prange(n_words):
+        for p in range(col_indptr[w], col_indptr[w + 1]):
+            e, c = col_entries[p], col_counts[p]
+            for k in range(K):
+                out[w, k] += c * phi[e, k]
+    return out
+
+
+def _fit_cvb0(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, statistics):
+    """Run the CVB0 loop; returns gamma, the statistics (words, topics) or None, and n_iter."""
+    dtype = beta_rows.dtype
+    n_docs, n_topics = counts.shape[0], beta_rows.shape[1]
+    alpha_vector = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
+    gamma = np.array(doc_topic_init, dtype=dtype, copy=True)
+    phi = np.empty((counts.nnz, n_topics), dtype=dtype)
+    n_iter = np.zeros(n_docs, dtype=np.int64)
+    with PARALLEL_LOCK:
+        _fit_all_cvb0(Minibatch(counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data),
+                      beta_rows, LDADocSettings(alpha_vector, float(tol), int(max_iter), _tiny(dtype, n_topics), 0.0,
+                                                True),
+                      gamma, phi, n_iter)
+        if not statistics:
+            return gamma, None, n_iter
+        # the entries grouped by word: each entry's number in CSR order + 1 (no explicit zero), and its count
+        numbered = sp.csr_matrix((np.arange(1, counts.nnz + 1, dtype=np.float64), counts.indices, counts.indptr),
+                                 shape=counts.shape).tocsc()
+        by_word = sp.csr_matrix(counts).tocsc()
+        word_topic = _word_topic_phi(numbered.indptr.astype(np.int64), numbered.data.astype(np.int64) - 1,
+                                     by_word.data, phi, counts.shape[1])
+    return gamma, word_topic, n_iter
+
+
 _ROW_BLOCK = 64  # words per task of _exp_elog_rows: its scratch arrays are allocated once per block
 
 
@@ -401,7 +511,8 @@ def _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_be
 
 
 def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_init, tol, max_iter,
-                        zero_order: bool = False, squarem: bool = False, statistics: bool = True) -> LocalFit:
+                        zero_order: bool = False, squarem: bool = False, statistics: bool = True,
+                        leave_one_out: bool = False) -> LocalFit:
     """LDA's whole local step on the minibatch ``counts`` (columns re-indexed to ``columns``), compiled.
 
     Same result as computing E[log beta] with scipy and calling the NumPy
@@ -409,8 +520,11 @@ def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_in
     returned ``topic_word`` is a transposed view of a (words, topics) array.
     ``zero_order`` weighs topics by E[beta] and E[theta] instead of exp E[log .];
     ``squarem`` reaches each document's fixed point by SQUAREM steps; ``statistics`` False
-    returns gamma alone (``topic_word`` None), as a fold-in needs.
+    returns gamma alone (``topic_word`` None), as a fold-in needs; ``leave_one_out`` (with
+    ``zero_order``) runs the CVB0 update (:func:`_fit_all_cvb0`).
     """
+    if leave_one_out and (not zero_order or squarem):
+        raise ValueError("the leave-one-out (CVB0) update is a zero-order update without SQUAREM")
     excess, decay = topics.stored_rows(columns)
     dtype = excess.dtype
     counts = counts.astype(dtype, copy=False)
@@ -421,6 +535,9 @@ def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_in
             beta_rows = _mean_rows(excess, word_ids, decay, float(topics.eta), totals)
         else:
             beta_rows = _exp_elog_rows(excess, word_ids, decay, float(topics.eta), psi(totals), _flush_floor(dtype))
+    if leave_one_out:  # beta~ > 0 and alpha > 0: no normaliser to rescue
+        gamma, word_topic, n_iter = _fit_cvb0(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, statistics)
+        return LocalFit(doc_topic=gamma, topic_word=None if word_topic is None else word_topic.T, n_iter=n_iter)
     gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter,
                                                       zero_order, squarem)
     word_topic = _word_topic(counts, ratio, exp_theta, beta_rows) if statistics else None

@@ -355,11 +355,71 @@ def fit_documents(
 
 
 def local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=False, squarem=False,
-               statistics=True) -> LocalFit:
-    """The reference local step: the topic term with scipy on lambda's ``columns``, then :func:`fit_documents`."""
+               statistics=True, leave_one_out=False) -> LocalFit:
+    """The reference local step: the topic term with scipy on lambda's ``columns``, then :func:`fit_documents`.
+
+    ``leave_one_out`` (with ``zero_order``): the CVB0 update of :func:`fit_documents_cvb0`.
+    """
     # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky) on the minibatch's columns only
     # (log E[beta_kv] = log lambda_kv - log sum_y lambda_ky for the zero-order step)
     elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals(), zero_order)
     exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
+    if leave_one_out:
+        if not zero_order or squarem:
+            raise ValueError("the leave-one-out (CVB0) update is a zero-order update without SQUAREM")
+        return fit_documents_cvb0(counts, exp_elog_beta, alpha, start, tol, max_iter, statistics)
     return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter, zero_order, squarem,
                          statistics)
+
+
+def fit_documents_cvb0(counts: sp.csr_matrix, beta: np.ndarray, alpha: float | np.ndarray,
+                       doc_topic_init: np.ndarray, tol: float, max_iter: int, statistics: bool = True) -> LocalFit:
+    """The local step with each word's own share left out of its document's counts (CVB0), document by document.
+
+    The zero-order update weighs topic k for word w of document d by gamma_dk E[beta_kw],
+    and gamma_dk already holds that word's own share phi_dwk: in a document of a few
+    words the word votes for the topic it chose last time.  CVB0 (Asuncion, Welling,
+    Smyth & Teh, UAI 2009) leaves one occurrence out, as collapsed Gibbs sampling leaves
+    the token it resamples out of the counts:
+
+        phi_dwk  ∝  (gamma_dk - phi_dwk) E[beta_kw],     gamma_d = alpha + sum_w c_dw phi_dw,
+
+    every word's phi from the previous gamma, until the mean absolute change of gamma_d
+    is below ``tol``.  phi starts at the zero-order responsibilities of ``doc_topic_init``.
+    ``beta`` (n_topics, n_columns) holds E[beta_kw] on the minibatch's columns, each
+    column rescaled (the scale cancels in phi).  phi is kept per (document, word): the
+    statistics sum_d c_dw phi_dwk are formed from it directly.
+    """
+    dtype = beta.dtype
+    n_docs, n_topics = counts.shape[0], beta.shape[0]
+    tiny = _tiny(dtype, n_topics)
+    beta_t = np.ascontiguousarray(beta.T)  # (n_columns, n_topics)
+    counts = counts.astype(dtype, copy=False)
+    alpha_vector = np.broadcast_to(np.asarray(alpha, dtype=dtype), (n_topics,))
+    doc_topic = np.array(doc_topic_init, dtype=dtype, copy=True)
+    n_iter = np.zeros(n_docs, dtype=np.int64)
+    word_topic = np.zeros((counts.shape[1], n_topics), dtype=dtype) if statistics else None
+    for d in range(n_docs):
+        part = slice(counts.indptr[d], counts.indptr[d + 1])
+        words, c = counts.indices[part], counts.data[part]
+        if words.size == 0:
+            doc_topic[d] = alpha_vector
+            continue
+        rows = beta_t[words]  # (n, K)
+        phi = doc_topic[d] * rows
+        phi /= np.maximum(phi.sum(axis=1, keepdims=True), tiny)
+        g = alpha_vector + c @ phi
+        for iteration in range(1, max_iter + 1):
+            phi = np.maximum(g - phi, 0.0) * rows
+            phi /= np.maximum(phi.sum(axis=1, keepdims=True), tiny)
+            new = alpha_vector + c @ phi
+            change = float(np.abs(new - g).sum())
+            g = new
+            n_iter[d] = iteration
+            if change < tol * n_topics:
+                break
+        doc_topic[d] = g
+        if statistics:
+            np.add.at(word_topic, words, c[:, None] * phi)
+    return LocalFit(doc_topic=doc_topic, topic_word=None if word_topic is None else np.ascontiguousarray(word_topic.T),
+                    n_iter=n_iter)

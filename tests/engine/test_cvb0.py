@@ -1,0 +1,121 @@
+"""LDA's CVB0 local step (local_update="cvb0"): a token-by-token brute force, its fixed point, both kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import engine
+from engine.kernels.reference.lda import fit_documents_cvb0
+from tests.engine._reference import planted_counts
+
+
+@pytest.fixture
+def planted():
+    return planted_counts()
+
+
+def _model(X, **kwargs):
+    kwargs.setdefault("topic_init", "exponential")  # sharply different topics: well separated local optima
+    model = engine.LDA(n_topics=4, n_words=X.shape[1], seed=3, local_update="cvb0", **kwargs)
+    model.initialize(X.shape[0])
+    return model
+
+
+def _token_by_token(X, mean_beta, alpha, gamma0, tol, max_iter):
+    """CVB0 written per token (each occurrence its own phi), independent of the kernels' grouping by word type."""
+    n_docs, K = X.shape[0], mean_beta.shape[0]
+    gamma = np.array(gamma0, dtype=np.float64)
+    topic_word = np.zeros((K, X.shape[1]))
+    for d in range(n_docs):
+        row = X.getrow(d)
+        tokens = np.repeat(row.indices, row.data.astype(np.int64))
+        if tokens.size == 0:
+            gamma[d] = alpha
+            continue
+        rows = mean_beta[:, tokens].T  # (tokens, K)
+        phi = gamma[d] * rows
+        phi /= phi.sum(axis=1, keepdims=True)
+        g = alpha + phi.sum(axis=0)
+        for _ in range(max_iter):
+            phi = np.maximum(g - phi, 0.0) * rows  # this token's own share left out
+            phi /= phi.sum(axis=1, keepdims=True)
+            new = alpha + phi.sum(axis=0)
+            change, g = np.abs(new - g).sum(), new
+            if change < tol * K:
+                break
+        gamma[d] = g
+        np.add.at(topic_word.T, tokens, phi)
+    return gamma, topic_word
+
+
+@pytest.mark.parametrize("kernel", ["numpy", "compiled"])
+def test_cvb0_matches_the_token_by_token_brute_force(planted, kernel):
+    X, _ = planted
+    X = sp.vstack([X, sp.csr_matrix((1, X.shape[1]))]).tocsr()  # and an empty document
+    model = _model(X, local_tol=1e-10, local_max_iter=2000, kernel=kernel)
+    stats = model.local_step(X)
+    mean_beta = model.lambda_ / model.lambda_.sum(axis=1, keepdims=True)
+    gamma, topic_word = _token_by_token(X, mean_beta, model.alpha, np.ones((X.shape[0], 4)), 1e-10, 2000)
+    np.testing.assert_allclose(stats.doc_topic, gamma, rtol=1e-7)
+    np.testing.assert_allclose(stats.doc_topic[-1], model.alpha)
+    full = np.zeros_like(topic_word)
+    full[:, stats.columns] = stats.topic_word
+    np.testing.assert_allclose(full, topic_word, rtol=1e-7, atol=1e-10)
+    assert np.isclose(stats.topic_word.sum(), X.sum())  # every word is shared out whole
+    # the fixed point: gamma_d = alpha + sum_w c_dw phi_dw with phi_dwk ∝ (gamma_dk - phi_dwk) E[beta_kw]
+    for d in range(0, X.shape[0] - 1, 41):
+        row = X.getrow(d)
+        rows = mean_beta[:, row.indices].T
+        phi = np.full_like(rows, 1.0 / 4)
+        for _ in range(200):  # phi given the final gamma, by its own fixed point
+            phi = (stats.doc_topic[d] - phi) * rows
+            phi /= phi.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(stats.doc_topic[d], model.alpha + row.data @ phi, rtol=1e-6)
+
+
+def test_a_one_word_document_follows_its_prior_not_itself():
+    # one word, topics 0.6 / 0.4 for it, alpha 0.1: the zero-order step lets the word vote for the topic it
+    # chose (gamma_k = alpha + phi_k feeds back into phi), CVB0 leaves it out: phi ∝ alpha E[beta]
+    beta = np.array([[0.6], [0.4]])
+    counts = sp.csr_matrix(np.array([[1.0]]))
+    fit = fit_documents_cvb0(counts, beta, 0.1, np.ones((1, 2)), 1e-12, 100)
+    np.testing.assert_allclose(fit.doc_topic[0], 0.1 + np.array([0.6, 0.4]))
+    np.testing.assert_allclose(fit.topic_word[:, 0], [0.6, 0.4])
+
+
+def test_compiled_float32_is_close_to_the_reference(planted):
+    X, _ = planted
+    reference = _model(X, local_tol=1e-6, local_max_iter=300, kernel="numpy", dtype="float32").local_step(X)
+    compiled = _model(X, local_tol=1e-6, local_max_iter=300, kernel="compiled", dtype="float32").local_step(X)
+    np.testing.assert_allclose(compiled.doc_topic, reference.doc_topic, rtol=2e-3, atol=1e-3)
+    np.testing.assert_allclose(compiled.topic_word, reference.topic_word, rtol=2e-3, atol=1e-3)
+    fold = _model(X, local_tol=1e-6, local_max_iter=300, kernel="compiled").transform(X)
+    assert np.all(np.isfinite(fold)) and np.allclose(fold.sum(axis=1), 1.0)
+
+
+def test_svi_with_cvb0_recovers_planted_topics(planted_corpus):
+    counts = planted_corpus.counts
+    model = engine.LDA(n_topics=5, n_words=planted_corpus.n_words, seed=0, local_update="cvb0")
+    engine.SVI(model, corpus=counts, batch_size=50, seed=0).run(n_docs=3000)
+    assert np.all(np.isfinite(model.lambda_))
+    top = sorted(sorted(words) for words in np.asarray(model.top_words(10)).tolist())
+    assert top == sorted(sorted(block) for block in planted_corpus.blocks)  # each topic's 10 top words: one block
+
+
+def test_cvb0_is_validated_and_saved(tmp_path, planted):
+    X, _ = planted
+    with pytest.raises(ValueError, match="squarem"):
+        engine.LDA(n_topics=3, n_words=X.shape[1], local_update="cvb0", local_acceleration="squarem").initialize(9)
+    from engine.inference.warmup import Workload
+
+    with pytest.raises(ValueError, match="LDA only"):
+        Workload("HDP", "cvb0")
+    assert str(Workload.of(engine.LDA(local_update="cvb0"))) == "LDA:cvb0:float64"
+    model = _model(X)
+    engine.SVI(model, corpus=X, batch_size=20, seed=0).run(n_docs=100)
+    engine.save_model(tmp_path / "m.npz", model)
+    loaded = engine.load_model(tmp_path / "m.npz").model
+    assert loaded.local_update == "cvb0"
+    np.testing.assert_allclose(loaded.local_step(X).doc_topic, model.local_step(X).doc_topic, rtol=1e-12)
