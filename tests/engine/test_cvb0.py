@@ -119,3 +119,15 @@ def test_cvb0_is_validated_and_saved(tmp_path, planted):
     loaded = engine.load_model(tmp_path / "m.npz").model
     assert loaded.local_update == "cvb0"
     np.testing.assert_allclose(loaded.local_step(X).doc_topic, model.local_step(X).doc_topic, rtol=1e-12)
+
+
+def test_the_command_line_trains_with_cvb0(tmp_path, corpus_csv, capsys):
+    from engine.cli import main
+
+    path, _ = corpus_csv
+    out = tmp_path / "cvb0.npz"
+    assert main(["fit", str(path), "--topics", "5", "--epochs", "2", "--local-update", "cvb0", "--out", str(out),
+                 "--no-progress"]) == 0
+    assert engine.load_model(out).model.local_update == "cvb0"
+    assert main(["fit", str(path), "--model", "hdp", "--local-update", "cvb0", "--out", str(out)]) == 2
+    assert "--local-update applies to --model lda only" in capsys.readouterr().err
