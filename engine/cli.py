@@ -591,6 +591,9 @@ def _fit(args: argparse.Namespace) -> int:
           f"{snap.seconds:.1f} s of training; model saved to {path}", file=sys.stderr)
     for line in topics_command.summary(quality, n_reference):
         print(line, file=sys.stderr)
+    hint = topics_command.short_documents_hint(run.model, train)
+    if hint:
+        print(hint, file=sys.stderr)
     return 0 if completed else 130
 
 

@@ -131,3 +131,17 @@ def test_the_command_line_trains_with_cvb0(tmp_path, corpus_csv, capsys):
     assert engine.load_model(out).model.local_update == "cvb0"
     assert main(["fit", str(path), "--model", "hdp", "--local-update", "cvb0", "--out", str(out)]) == 2
     assert "--local-update applies to --model lda only" in capsys.readouterr().err
+
+
+def test_fit_suggests_cvb0_on_very_short_documents(planted_corpus):
+    from engine.io.topics_command import short_documents_hint
+
+    counts = planted_corpus.counts
+    model = engine.LDA(n_topics=5, n_words=planted_corpus.n_words, seed=0)
+    words = counts.sum() / counts.shape[0]
+    assert words > 15 and short_documents_hint(model, counts) is None  # the planted documents are long enough
+    short = sp.csr_matrix(np.minimum(counts.toarray(), 1)[:, :3].astype(np.int64) + 1)  # 3 words, 4-6 tokens
+    hint = short_documents_hint(model, short)
+    assert hint is not None and "--local-update cvb0" in hint and "words on average" in hint
+    for other in (engine.LDA(n_topics=5, local_update="cvb0"), engine.HDP(n_topics=5)):
+        assert short_documents_hint(other, short) is None
