@@ -64,7 +64,7 @@ from engine.inference.coherence import CoherenceReference, topic_coherence
 from engine.inference.distributed import DaskLocalStep
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import HeldoutSplit, heldout_split
-from engine.inference.quality import COHERENCE_TOP_WORDS, TopicQuality, topic_quality
+from engine.inference.quality import COHERENCE_TOP_WORDS, SHORT_DOCUMENT_WORDS, TopicQuality, topic_quality
 from engine.inference.run import Snapshot, TrainingRun, default_target_docs
 from engine.inference.schedule import (
     DEFAULT_ADAPTIVE_INIT_BATCHES,
@@ -119,6 +119,7 @@ __all__ = [
     "HDP",
     "LDA",
     "MAX_ADAPTIVE_INIT_BATCHES",
+    "SHORT_DOCUMENT_WORDS",
     "STEP_SIZES",
     "STOP_WORD_LANGUAGES",
     "STORED_TOKEN_PATTERNS",

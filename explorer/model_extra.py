@@ -38,7 +38,8 @@ _NUMBERS = {
     "seed": ("int", 0, _MAX_INT, True),
     "target_docs": ("int", 1, _MAX_INT, True),
 }
-_CHOICES = {"model": ("LDA", "HDP"), "algorithm": ("svi", "batch"), "step_size": ("schedule", "adaptive")}
+_CHOICES = {"model": ("LDA", "HDP"), "algorithm": ("svi", "batch"), "step_size": ("schedule", "adaptive"),
+            "local_update": ("zero_order", "cvb0")}
 
 
 class ExplorerSettingsError(ValueError):
@@ -75,8 +76,9 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
     """The run settings of ``values`` (a dict from a file), every field checked.
 
     Missing fields take their defaults, unknown ones are ignored; with ``model`` (the
-    file's model) the model kind, ``n_topics`` and the HDP's ``doc_truncation`` and
-    ``births`` (whether it splits topics) default to the model's and must match it.
+    file's model) the model kind, ``n_topics``, the HDP's ``doc_truncation`` and
+    ``births`` (whether it splits topics) and an LDA's ``local_update`` default to the
+    model's and must match it.
     """
     if not isinstance(values, dict):
         raise _fail(field, "a table of settings", values)
@@ -107,6 +109,9 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
             checked.setdefault("doc_truncation", model.doc_truncation)
         if births is not None:  # whether an HDP splits topics is its model's
             checked.setdefault("births", births > 0)
+        update = _lda_update(model)
+        if update is not None:  # so is an LDA's local step (the app offers the default and CVB0)
+            checked.setdefault("local_update", update)
     settings = RunSettings(**checked)
     if model is not None:
         kind = type(model).__name__
@@ -118,10 +123,20 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
         if kind == "HDP" and truncation is not None and settings.doc_truncation != truncation:
             raise _fail(f"{field}.doc_truncation", f"the file's document truncation, {truncation}",
                         settings.doc_truncation)
+        update = _lda_update(model)
+        if update is not None and settings.local_update != update:
+            raise _fail(f"{field}.local_update", f"{update!r}, the file's model's local step", settings.local_update)
         if births is not None and settings.births != (births > 0):
             raise _fail(f"{field}.births", f"{'true' if births > 0 else 'false'}, as the file's model makes "
                         f"{births} births a round", settings.births)
     return settings
+
+
+def _lda_update(model: Any) -> str | None:
+    """An LDA model's local step as the app names it ("cvb0" or "zero_order", which stands for any other); else None."""
+    if type(model).__name__ != "LDA":
+        return None
+    return "cvb0" if getattr(model, "local_update", None) == "cvb0" else "zero_order"
 
 
 def checked_labels(values: Any, n_topics: int, field: str = "labels") -> dict[int, str]:

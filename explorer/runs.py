@@ -71,6 +71,7 @@ class RunSettings:
     eta: float = 0.01
     omega: float = 1.0  # HDP corpus-level concentration
     births: bool = True  # HDP: split its largest topics after each of the first three passes (False: births=0)
+    local_update: str = "zero_order"  # LDA's local step: the engine's default, or "cvb0" for very short documents
     # the engine's schedule (engine.inference.schedule): the app, the CLI and engine.SVI share it
     kappa: float = DEFAULT_KAPPA
     tau: float = DEFAULT_TAU
@@ -87,6 +88,8 @@ class RunSettings:
         model = f"LDA K={self.n_topics}" if self.model == "LDA" else f"HDP K={self.n_topics} T={self.doc_truncation}"
         if self.model == "HDP" and not self.births:
             model += " no splits"
+        if self.model == "LDA" and self.local_update == "cvb0":
+            model += " CVB0"
         if self.algorithm == "batch":
             return f"batch VI · {model}"
         if self.step_size == "adaptive":
@@ -292,8 +295,9 @@ def _make_model(settings: RunSettings, n_words: int):
         return HDP(n_topics=settings.n_topics, doc_truncation=settings.doc_truncation, n_words=n_words,
                    alpha=1.0 if settings.alpha is None else settings.alpha, omega=settings.omega,
                    eta=settings.eta, seed=settings.seed, births=None if settings.births else 0)
+    update = None if settings.local_update == "zero_order" else settings.local_update  # None: the engine's default
     return LDA(n_topics=settings.n_topics, n_words=n_words, alpha=settings.alpha, eta=settings.eta,
-               seed=settings.seed)
+               seed=settings.seed, local_update=update)
 
 
 def split(collection: Collection, settings: RunSettings):
@@ -433,7 +437,8 @@ def load_record(loaded: LoadedModel, name: str, collection: Collection | None) -
     kind = type(loaded.model).__name__
     settings = RunSettings.from_dict(info.get("settings", {})) if info.get("settings") else RunSettings(
         model=kind if kind in ("LDA", "HDP") else "LDA", n_topics=loaded.model.n_topics,
-        **({"doc_truncation": loaded.model.doc_truncation, "births": loaded.model.births > 0} if kind == "HDP" else {}))
+        **({"doc_truncation": loaded.model.doc_truncation, "births": loaded.model.births > 0} if kind == "HDP" else
+           {"local_update": "cvb0"} if kind == "LDA" and loaded.model.local_update == "cvb0" else {}))
     labels = {int(k): str(v) for k, v in (info.get("labels") or {}).items() if str(k).isdigit()}
     labels.update(loaded.labels)  # the file's own labels (format 2) are the current ones
     record = RunRecord(uuid.uuid4().hex[:12], name, settings, collection, loaded=loaded, labels=labels,

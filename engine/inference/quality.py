@@ -26,7 +26,7 @@ import numpy as np
 from engine.models.hdp import HDP
 from engine.models.inspection import GENERAL_DIVERGENCE
 
-__all__ = ["COHERENCE_TOP_WORDS", "TopicQuality", "topic_quality"]
+__all__ = ["COHERENCE_TOP_WORDS", "SHORT_DOCUMENT_WORDS", "TopicQuality", "topic_quality"]
 
 COHERENCE_TOP_WORDS = 10  # NPMI of each topic's 10 most probable words, the usual choice (Röder et al. 2015)
 LIVE_SHARE = 0.25  # LDA: a topic explaining less than a quarter of an even share (1 / K) of the words is hardly used
@@ -35,6 +35,9 @@ IN_USE_WEIGHT = 0.01  # HDP: its topics in use explain at least 1 % of the words
 # words share documents less often than chance, so they do not describe one subject together.  Compared at
 # two decimals, as the front ends print it, so a warning never stands beside "0.00".
 INCOHERENT_NPMI = 0.0
+# documents shorter than this on average are where LDA's CVB0 step (local_update="cvb0") gave clearly better
+# topics (0.08-0.31 nats/word on collections of 5-11 words, benchmarks/RESULTS.md run 45): the CLI and the app say so
+SHORT_DOCUMENT_WORDS = 15
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,13 @@ import math
 import numpy as np
 
 from engine.inference.coherence import CoherenceReference
-from engine.inference.quality import COHERENCE_TOP_WORDS, INCOHERENT_NPMI, TopicQuality, topic_quality
+from engine.inference.quality import (
+    COHERENCE_TOP_WORDS,
+    INCOHERENT_NPMI,
+    SHORT_DOCUMENT_WORDS,
+    TopicQuality,
+    topic_quality,
+)
 from engine.io.model_files import load_model
 from engine.models.lda import LDA
 
@@ -25,7 +31,6 @@ __all__: list[str] = []  # engine.cli's fit and topics commands use these; nothi
 
 EXTRA_KEY = "coherence"  # the model file's extra value holding what fit measured
 _LISTED = 8  # topics named per flag in fit's summary
-SHORT_DOCUMENT_WORDS = 15  # below this mean length fit suggests CVB0 (its gains: 5-11 words, RESULTS run 45)
 
 
 # ------------------------------------------------------------------------- fit

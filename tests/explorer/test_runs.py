@@ -445,3 +445,20 @@ def test_a_loaded_file_the_disk_refuses_stays_loaded_and_leaves_nothing_behind(c
                     "reload load the file again.")
     assert storage.list_checkpoints() == [] and list(storage.checkpoint_dir().iterdir()) == []
     assert loaded.model() is not None and not loaded.checkpointed
+
+
+def test_a_cvb0_run_keeps_its_local_step_through_a_model_file(collection):
+    from explorer import model_extra
+
+    record = runs.create_run(collection, _settings(local_update="cvb0"), "c", checkpoint=False)
+    model = record.model()
+    assert model.local_update == "cvb0" and "CVB0" in record.settings.label()
+    assert runs.create_run(collection, _settings(), "z", checkpoint=False).model().local_update == "zero_order"
+    # a file's settings: the step defaults to its model's and must agree with it
+    assert model_extra.checked_settings({}, model).local_update == "cvb0"
+    with pytest.raises(ValueError, match="local_update"):
+        model_extra.checked_settings({"local_update": "zero_order"}, model)
+    with pytest.raises(ValueError, match="local_update"):
+        model_extra.checked_settings({"local_update": "mean_field"}, model)
+    loaded = engine.LoadedModel(model=model, vocabulary=collection.corpus.vocabulary, trainer_state=None)
+    assert runs.load_record(loaded, "from a file", None).settings.local_update == "cvb0"
