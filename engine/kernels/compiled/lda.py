@@ -369,7 +369,11 @@ def _word_topic_phi(col_indptr, col_entries, col_counts, phi, n_words):
 
 
 def _fit_cvb0(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, statistics):
-    """Run the CVB0 loop; returns gamma, the statistics (words, topics) or None, and n_iter."""
+    """Run the CVB0 loop; returns gamma, the statistics (words, topics) or None, and n_iter.
+
+    phi is held for every stored entry of the minibatch, (entries, topics) in the model's
+    dtype: 256 AP documents at K = 100 in float64 take about 27 MB.
+    """
     dtype = beta_rows.dtype
     n_docs, n_topics = counts.shape[0], beta_rows.shape[1]
     alpha_vector = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
