@@ -191,6 +191,15 @@ def _squarem(g, rows, counts, alpha, tol, max_iter, tiny, theta, acc):
 
 
 @numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
+def _document_rows(beta_t, indices, start, n):
+    """The topic rows of a document's n words (entries start..start+n), gathered into one contiguous array."""
+    rows = np.empty((n, beta_t.shape[1]), dtype=beta_t.dtype)
+    for j in range(n):
+        rows[j] = beta_t[indices[start + j]]
+    return rows
+
+
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
 def _finish(d, start, rows, counts, g, theta, lost, tiny, iterations, gamma, ratio_out, exp_theta_out, n_iter_out,
             lost_out):
     """Write document d's results: gamma, theta~ and (phi being optimal for the final gamma) c_w / norm_w."""
@@ -221,9 +230,7 @@ def _fit_all(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_ou
             for k in range(K):
                 gamma[d, k] = alpha[k]
             continue
-        rows = np.empty((n, K), dtype=beta_t.dtype)  # this document's topic columns, contiguous
-        for j in range(n):
-            rows[j] = beta_t[indices[start + j]]
+        rows = _document_rows(beta_t, indices, start, n)
         g = gamma[d].copy()
         theta = np.empty(K, dtype=beta_t.dtype)  # the kernel's precision: float32 data, float32 sums
         acc = np.empty(K, dtype=beta_t.dtype)
@@ -270,9 +277,7 @@ def _fit_all_squarem(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n
             for k in range(K):
                 gamma[d, k] = alpha[k]
             continue
-        rows = np.empty((n, K), dtype=beta_t.dtype)
-        for j in range(n):
-            rows[j] = beta_t[indices[start + j]]
+        rows = _document_rows(beta_t, indices, start, n)
         g = gamma[d].copy()
         theta = np.empty(K, dtype=beta_t.dtype)
         acc = np.empty(K, dtype=beta_t.dtype)
@@ -280,6 +285,27 @@ def _fit_all_squarem(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n
         _theta_mean(g, theta)
         _finish(d, start, rows, data[start:end], g, theta, lost, tiny, iterations, gamma, ratio_out, exp_theta_out,
                 n_iter_out, lost_out)
+
+
+@numba.njit(cache=True, inline="always", fastmath=FAST_MATH)
+def _cvb0_pass(g, u, inverse, rows, counts, alpha, tiny, new):
+    """One CVB0 pass: u_j = max(g - u_j inverse_j, 0) beta~_j (unnormalised), inverse_j = 1 / sum u_j,
+    new = alpha + sum_j c_j inverse_j u_j.  u_j inverse_j is word j's phi from the pass before."""
+    K = g.shape[0]
+    for k in range(K):
+        new[k] = alpha[k]
+    for j in range(rows.shape[0]):
+        own = inverse[j]
+        total = 0.0
+        for k in range(K):
+            value = (g[k] - u[j, k] * own) * rows[j, k]
+            value = value if value > 0.0 else 0.0
+            u[j, k] = value
+            total += value
+        inverse[j] = 1.0 / max(total, tiny)
+        weight = counts[j] * inverse[j]
+        for k in range(K):
+            new[k] += weight * u[j, k]
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
@@ -302,44 +328,20 @@ def _fit_all_cvb0(batch, beta_t, settings, gamma, phi_out, n_iter_out):
             for k in range(K):
                 gamma[d, k] = alpha[k]
             continue
-        rows = np.empty((n, K), dtype=beta_t.dtype)
-        for j in range(n):
-            rows[j] = beta_t[indices[start + j]]
+        rows = _document_rows(beta_t, indices, start, n)
         u = phi_out[start:end]  # unnormalised phi until the end
-        inverse = np.empty(n)
+        u[:] = 0.0  # no share to leave out yet: the first pass gives the starting gamma's zero-order phi
+        inverse = np.zeros(n)
         g = np.empty(K)
         new = np.empty(K)
         for k in range(K):
-            new[k] = alpha[k]
             g[k] = gamma[d, k]
-        for j in range(n):  # the zero-order responsibilities of the starting gamma
-            total = 0.0
-            for k in range(K):
-                value = g[k] * rows[j, k]
-                u[j, k] = value
-                total += value
-            inverse[j] = 1.0 / max(total, tiny)
-            weight = data[start + j] * inverse[j]
-            for k in range(K):
-                new[k] += weight * u[j, k]
+        _cvb0_pass(g, u, inverse, rows, data[start:end], alpha, tiny, new)
         for k in range(K):
             g[k] = new[k]
         iterations = 0
         while iterations < max_iter:
-            for k in range(K):
-                new[k] = alpha[k]
-            for j in range(n):
-                own = inverse[j]
-                total = 0.0
-                for k in range(K):
-                    value = (g[k] - u[j, k] * own) * rows[j, k]
-                    value = value if value > 0.0 else 0.0
-                    u[j, k] = value
-                    total += value
-                inverse[j] = 1.0 / max(total, tiny)
-                weight = data[start + j] * inverse[j]
-                for k in range(K):
-                    new[k] += weight * u[j, k]
+            _cvb0_pass(g, u, inverse, rows, data[start:end], alpha, tiny, new)
             change = 0.0
             for k in range(K):
                 change += abs(new[k] - g[k])
@@ -387,12 +389,12 @@ def _fit_cvb0(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, statistic
                       gamma, phi, n_iter)
         if not statistics:
             return gamma, None, n_iter
-        # the entries grouped by word: each entry's number in CSR order + 1 (no explicit zero), and its count
+        # the entries grouped by word: each entry's number in CSR order + 1 (no explicit zero), then its count
         numbered = sp.csr_matrix((np.arange(1, counts.nnz + 1, dtype=np.float64), counts.indices, counts.indptr),
                                  shape=counts.shape).tocsc()
-        by_word = sp.csr_matrix(counts).tocsc()
-        word_topic = _word_topic_phi(numbered.indptr.astype(np.int64), numbered.data.astype(np.int64) - 1,
-                                     by_word.data, phi, counts.shape[1])
+        entries = numbered.data.astype(np.int64) - 1
+        word_topic = _word_topic_phi(numbered.indptr.astype(np.int64), entries, counts.data[entries], phi,
+                                     counts.shape[1])
     return gamma, word_topic, n_iter
 
 

@@ -372,6 +372,13 @@ def local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=
                          statistics)
 
 
+def _cvb0_pass(g, phi, rows, counts, alpha, tiny):
+    """One CVB0 pass over a document's words: (phi ∝ max(g - phi, 0) E[beta], alpha + sum_w c_w phi_w)."""
+    phi = np.maximum(g - phi, 0.0) * rows
+    phi /= np.maximum(phi.sum(axis=1, keepdims=True), tiny)
+    return phi, alpha + counts @ phi
+
+
 def fit_documents_cvb0(counts: sp.csr_matrix, beta: np.ndarray, alpha: float | np.ndarray,
                        doc_topic_init: np.ndarray, tol: float, max_iter: int, statistics: bool = True) -> LocalFit:
     """The local step with each word's own share left out of its document's counts (CVB0), document by document.
@@ -406,13 +413,10 @@ def fit_documents_cvb0(counts: sp.csr_matrix, beta: np.ndarray, alpha: float | n
             doc_topic[d] = alpha_vector
             continue
         rows = beta_t[words]  # (n, K)
-        phi = doc_topic[d] * rows
-        phi /= np.maximum(phi.sum(axis=1, keepdims=True), tiny)
-        g = alpha_vector + c @ phi
+        # no share to leave out yet: the first pass gives the starting gamma's zero-order phi
+        phi, g = _cvb0_pass(doc_topic[d], np.zeros_like(rows), rows, c, alpha_vector, tiny)
         for iteration in range(1, max_iter + 1):
-            phi = np.maximum(g - phi, 0.0) * rows
-            phi /= np.maximum(phi.sum(axis=1, keepdims=True), tiny)
-            new = alpha_vector + c @ phi
+            phi, new = _cvb0_pass(g, phi, rows, c, alpha_vector, tiny)
             change = float(np.abs(new - g).sum())
             g = new
             n_iter[d] = iteration
