@@ -102,6 +102,7 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
         else:
             checked[name] = _number(where, value, *_NUMBERS[name])
     births = getattr(model, "births", None)  # an HDP's births a round (None: no model, or LDA)
+    update = _lda_update(model)  # an LDA's local step (None: no model, or the HDP)
     if model is not None:  # what the file leaves out is the model's
         checked.setdefault("model", type(model).__name__)
         checked.setdefault("n_topics", model.n_topics)
@@ -109,7 +110,6 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
             checked.setdefault("doc_truncation", model.doc_truncation)
         if births is not None:  # whether an HDP splits topics is its model's
             checked.setdefault("births", births > 0)
-        update = _lda_update(model)
         if update is not None:  # so is an LDA's local step (the app offers the default and CVB0)
             checked.setdefault("local_update", update)
     settings = RunSettings(**checked)
@@ -123,7 +123,6 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
         if kind == "HDP" and truncation is not None and settings.doc_truncation != truncation:
             raise _fail(f"{field}.doc_truncation", f"the file's document truncation, {truncation}",
                         settings.doc_truncation)
-        update = _lda_update(model)
         if update is not None and settings.local_update != update:
             raise _fail(f"{field}.local_update", f"{update!r}, the file's model's local step", settings.local_update)
         if births is not None and settings.births != (births > 0):

@@ -12,6 +12,7 @@ collection's overall word use, the same as another topic, top words that rarely 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 
 import numpy as np
@@ -148,10 +149,7 @@ def run_topics(args: argparse.Namespace) -> int:
     loaded = load_model(args.model)
     model = loaded.model
     coherence = read_stored(loaded.extra, model)
-    quality = topic_quality(model)
-    if coherence is not None:
-        quality = TopicQuality(quality.weights, quality.live, coherence, quality.hdp, quality.divergence,
-                               quality.duplicate_of)
+    quality = dataclasses.replace(topic_quality(model), coherence=coherence)
     top = model.top_words(args.n, vocabulary=loaded.vocabulary)
     state = loaded.trainer_state or {}
     header = f"# {type(model).__name__}, {model.n_topics} topics, {model.n_words} words"
