@@ -21,6 +21,7 @@ IN_USE_WEIGHT, COVERING_MASS = 0.01, 0.95  # HDP topics in use: weight >= 0.01; 
 # a topic within engine.GENERAL_DIVERGENCE (Jensen-Shannon, nats) of the overall word use repeats the collection's
 # common words instead of a theme (model.general_topics(); the explorer flags it at the same line)
 EVAL_TOL = 1e-3  # local_tol of every HDP's held-out fits, whatever it was trained with
+EVAL_LOCAL_UPDATE = "zero_order"  # the fold-in that scores every LDA (the engine's default until run 46)
 TEST_FRACTION, HELDOUT_FRACTION, SPLIT_SEED = 0.1, 0.2, 0  # the split of the built collections
 SYNTHETIC = {"n_docs": 2000, "n_topics": 20, "seed": 0, "readable": False}  # V = 500, 60 words a document
 

@@ -100,6 +100,11 @@ def engine_defaults() -> tuple[str, str]:
     return params["gamma_init"].default, params["topic_init"].default
 
 
+# the zero-order fold-in of every run since it existed (the engine's default until run 46); builds from before it
+# (the filing commit, timed by PYTHONPATH) have only their own
+_EVAL_FOLD_IN = {"local_update": "zero_order"} if "local_update" in inspect.signature(engine.LDA).parameters else {}
+
+
 def heldout_loglik(
     topic_word: np.ndarray, settings: Settings, observed, heldout, gamma_init: str, alpha=None
 ) -> float:
@@ -114,6 +119,7 @@ def heldout_loglik(
         local_tol=settings.local_tol,
         local_max_iter=settings.local_max_iter,
         gamma_init=gamma_init,
+        **_EVAL_FOLD_IN,
     )
     evaluator.lambda_ = topic_word
     return engine.predictive_log_likelihood(evaluator, observed, heldout)

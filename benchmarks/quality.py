@@ -70,6 +70,7 @@ from _quality_config import (  # noqa: E402
     CHECK_COLLECTIONS,
     COVERING_MASS,
     DEFAULT_OUT,
+    EVAL_LOCAL_UPDATE,
     EVAL_TOL,
     HDP_DOC_TRUNCATION,
     HDP_SYSTEMS,
@@ -90,8 +91,13 @@ GENERAL_DIVERGENCE = engine.GENERAL_DIVERGENCE  # the explorer flags topics at t
 
 # ---------------------------------------------------------------- evaluation models
 def lda_evaluator(topic_word: np.ndarray, alpha, eta: float) -> engine.LDA:
-    """An engine.LDA with the engine's default local inference holding a system's lambda (K x V), alpha and eta."""
-    model = engine.LDA(n_topics=topic_word.shape[0], n_words=topic_word.shape[1], alpha=alpha, eta=eta, seed=0)
+    """An engine.LDA with the zero-order local inference holding a system's lambda (K x V), alpha and eta.
+
+    Every run since the first scored with this fold-in (the engine's default until run 46 made it
+    "auto"), so scores stay comparable across runs; it is the same for every system.
+    """
+    model = engine.LDA(n_topics=topic_word.shape[0], n_words=topic_word.shape[1], alpha=alpha, eta=eta, seed=0,
+                       local_update=EVAL_LOCAL_UPDATE)
     model.lambda_ = topic_word
     return model
 

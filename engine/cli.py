@@ -49,6 +49,7 @@ from engine.io.infer_command import add_infer
 from engine.io.model_files import LoadedModel, load_model, save_model
 from engine.io.records import EvalPoint
 from engine.models.hdp import DEFAULT_DOC_TRUNCATION, DEFAULT_HDP_TOPICS
+from engine.models.lda import DEFAULT_CVB0_WORDS
 from engine.processes import python_command
 
 __all__ = ["app_command", "build_parser", "main"]
@@ -200,11 +201,13 @@ def _add_fit(commands: Any) -> None:
                        help="random start of the topics: the paper's exponential draws, Gamma(100, 1/100) "
                        "draws as in Hoffman's online LDA, or those leaning towards the words of 3 random "
                        "documents per topic (model default if omitted)")
-    model.add_argument("--local-update", choices=("zero_order", "cvb0", "mean_field"), default=None,
-                       help="LDA only: how the local step shares a document's words among topics: the zero-order "
-                       "step (the default), cvb0 (each word's own share left out of its document's counts: much "
-                       "better topics on very short documents such as titles, quotations or survey answers, "
-                       "about twice the time on long ones), or the paper's mean field")
+    model.add_argument("--local-update", choices=("auto", "zero_order", "cvb0", "mean_field"), default=None,
+                       help="LDA only: how the local step shares a document's words among topics: auto (the "
+                       f"default) runs cvb0 on documents of fewer than {DEFAULT_CVB0_WORDS} words and the zero-order "
+                       "step on longer ones; cvb0 leaves each word's own share out of its document's counts (much "
+                       "better topics on very short documents such as titles, quotations or survey answers, about "
+                       "twice the zero-order step's time on long ones, where it changes nothing); or the paper's "
+                       "mean field")
     model.add_argument("--gamma-init", choices=("ones", "random"), default=None,
                        help="start of each document's gamma in the local step (model default if omitted)")
     model.add_argument("--dtype", choices=("float64", "float32"), default=None,

@@ -16,7 +16,7 @@ from typing import Any
 
 # the one label limit and key check, with the engine's model files (not in engine.__all__)
 from engine.io.model_files import MAX_LABEL_CHARS, topic_number
-from explorer.runs import RunSettings
+from explorer.runs import RunSettings, lda_update
 from explorer.workspace import _shown, check_collection_key
 
 __all__ = ["MAX_LABEL_CHARS", "MAX_TEXT", "ExplorerSettingsError", "checked_extra", "checked_labels",
@@ -39,7 +39,7 @@ _NUMBERS = {
     "target_docs": ("int", 1, _MAX_INT, True),
 }
 _CHOICES = {"model": ("LDA", "HDP"), "algorithm": ("svi", "batch"), "step_size": ("schedule", "adaptive"),
-            "local_update": ("zero_order", "cvb0")}
+            "local_update": ("auto", "zero_order", "cvb0")}
 
 
 class ExplorerSettingsError(ValueError):
@@ -102,7 +102,7 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
         else:
             checked[name] = _number(where, value, *_NUMBERS[name])
     births = getattr(model, "births", None)  # an HDP's births a round (None: no model, or LDA)
-    update = _lda_update(model)  # an LDA's local step (None: no model, or the HDP)
+    update = lda_update(model)  # an LDA's local step (None: no model, or the HDP)
     if model is not None:  # what the file leaves out is the model's
         checked.setdefault("model", type(model).__name__)
         checked.setdefault("n_topics", model.n_topics)
@@ -110,7 +110,7 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
             checked.setdefault("doc_truncation", model.doc_truncation)
         if births is not None:  # whether an HDP splits topics is its model's
             checked.setdefault("births", births > 0)
-        if update is not None:  # so is an LDA's local step (the app offers the default and CVB0)
+        if update is not None:  # so is an LDA's local step
             checked.setdefault("local_update", update)
     settings = RunSettings(**checked)
     if model is not None:
@@ -130,12 +130,6 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
                         f"{births} births a round", settings.births)
     return settings
 
-
-def _lda_update(model: Any) -> str | None:
-    """An LDA model's local step as the app names it ("cvb0" or "zero_order", which stands for any other); else None."""
-    if type(model).__name__ != "LDA":
-        return None
-    return "cvb0" if getattr(model, "local_update", None) == "cvb0" else "zero_order"
 
 
 def checked_labels(values: Any, n_topics: int, field: str = "labels") -> dict[int, str]:

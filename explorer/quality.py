@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from explorer import formatting
-from explorer.engine_api import COHERENCE_TOP_WORDS, SHORT_DOCUMENT_WORDS, CoherenceReference, TopicQuality
+from explorer.engine_api import COHERENCE_TOP_WORDS, CoherenceReference, TopicQuality
 from explorer.engine_api import topic_quality as engine_topic_quality
 from explorer.runs import RunSettings, split
 from explorer.storage import Collection
@@ -33,7 +33,6 @@ __all__ = [
     "hdp_few_documents_note",
     "live_text",
     "mergeable",
-    "short_documents_note",
     "topic_quality",
 ]
 
@@ -160,11 +159,3 @@ def general_note(quality: TopicQuality | None) -> str | None:
     else:
         note += " With fewer topics LDA usually makes none (about 20 for a few hundred documents)."
     return note
-
-
-def short_documents_note(mean_words: float) -> str | None:
-    """What the Train page says under the CVB0 switch when the documents are very short (None otherwise)."""
-    if mean_words >= SHORT_DOCUMENT_WORDS:
-        return None
-    return (f"These documents hold {mean_words:.1f} words on average. On documents this short, turning on "
-            "“Short documents (CVB0)” gave clearly better topics on every collection measured.")

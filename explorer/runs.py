@@ -71,7 +71,9 @@ class RunSettings:
     eta: float = 0.01
     omega: float = 1.0  # HDP corpus-level concentration
     births: bool = True  # HDP: split its largest topics after each of the first three passes (False: births=0)
-    local_update: str = "zero_order"  # LDA's local step: the engine's default, or "cvb0" for very short documents
+    # LDA's local step: "auto", the engine's default (CVB0 on short documents, zero-order on the rest); "cvb0" or
+    # "zero_order" come from model files saved before "auto" was the default
+    local_update: str = "auto"
     # the engine's schedule (engine.inference.schedule): the app, the CLI and engine.SVI share it
     kappa: float = DEFAULT_KAPPA
     tau: float = DEFAULT_TAU
@@ -290,12 +292,23 @@ def warm_up_workloads() -> tuple[Workload, ...]:
     return tuple(Workload.of(_make_model(chosen, n_words=2)) for chosen in settings)
 
 
+def lda_update(model: Any) -> str | None:
+    """An LDA model's local step as the app names it ("auto", "cvb0" or "zero_order", which stands for any other).
+
+    None for any other model.
+    """
+    if type(model).__name__ != "LDA":
+        return None
+    update = getattr(model, "local_update", None)
+    return update if update in ("auto", "cvb0") else "zero_order"
+
+
 def _make_model(settings: RunSettings, n_words: int):
     if settings.model == "HDP":
         return HDP(n_topics=settings.n_topics, doc_truncation=settings.doc_truncation, n_words=n_words,
                    alpha=1.0 if settings.alpha is None else settings.alpha, omega=settings.omega,
                    eta=settings.eta, seed=settings.seed, births=None if settings.births else 0)
-    update = None if settings.local_update == "zero_order" else settings.local_update  # None: the engine's default
+    update = None if settings.local_update == "auto" else settings.local_update  # None: the engine's default
     return LDA(n_topics=settings.n_topics, n_words=n_words, alpha=settings.alpha, eta=settings.eta,
                seed=settings.seed, local_update=update)
 
@@ -438,7 +451,7 @@ def load_record(loaded: LoadedModel, name: str, collection: Collection | None) -
     settings = RunSettings.from_dict(info.get("settings", {})) if info.get("settings") else RunSettings(
         model=kind if kind in ("LDA", "HDP") else "LDA", n_topics=loaded.model.n_topics,
         **({"doc_truncation": loaded.model.doc_truncation, "births": loaded.model.births > 0} if kind == "HDP" else
-           {"local_update": "cvb0"} if kind == "LDA" and loaded.model.local_update == "cvb0" else {}))
+           {"local_update": lda_update(loaded.model)} if kind == "LDA" else {}))
     labels = {int(k): str(v) for k, v in (info.get("labels") or {}).items() if str(k).isdigit()}
     labels.update(loaded.labels)  # the file's own labels (format 2) are the current ones
     record = RunRecord(uuid.uuid4().hex[:12], name, settings, collection, loaded=loaded, labels=labels,

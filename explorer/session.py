@@ -117,7 +117,7 @@ def _ensure_defaults() -> None:
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.language: "english", Keys.strip_accents: True,
         Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
-        Keys.doc_truncation: base.doc_truncation, Keys.births: base.births, Keys.cvb0: False,
+        Keys.doc_truncation: base.doc_truncation, Keys.births: base.births,
         Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
         Keys.step_size: base.step_size,
         Keys.batch_size: base.batch_size, Keys.n_test: base.n_test, Keys.seed: 0, Keys.target_docs: base.target_docs,
@@ -220,7 +220,6 @@ def settings() -> RunSettings:
     return RunSettings(
         model=model, n_topics=n_topics, doc_truncation=int(get(Keys.doc_truncation, base.doc_truncation)),
         births=bool(get(Keys.births, base.births)) if model == "HDP" else base.births,  # LDA makes no births
-        local_update="cvb0" if model == "LDA" and get(Keys.cvb0, False) else "zero_order",
         alpha=None if alpha in (None, 0) else float(alpha), eta=float(get(Keys.eta, base.eta)),
         omega=float(get(Keys.omega, base.omega)), kappa=float(get(Keys.kappa, base.kappa)),
         # the adaptive step size is the engine's for LDA only; the HDP always trains on the schedule

@@ -47,7 +47,7 @@ class Keys:
     hdp_topics = "train.hdp_topics"
     doc_truncation, births = "train.doc_truncation", "train.births"  # the HDP's T; its topic splits on or off
     alpha = "train.alpha"
-    eta, omega, cvb0 = "train.eta", "train.omega", "train.cvb0"  # cvb0: LDA's local step leaves each word out
+    eta, omega = "train.eta", "train.omega"
     step_size = "train.step_size"  # "schedule" (kappa/tau) or "adaptive"
     kappa = "train.kappa"
     tau = "train.tau"
@@ -137,7 +137,7 @@ class Keys:
 
 
 TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation, Keys.births, Keys.alpha, Keys.eta,
-                 Keys.omega, Keys.cvb0, Keys.step_size, Keys.kappa, Keys.tau, Keys.batch_size, Keys.n_test, Keys.seed,
+                 Keys.omega, Keys.step_size, Keys.kappa, Keys.tau, Keys.batch_size, Keys.n_test, Keys.seed,
                  Keys.target_docs)
 PREPROCESSING_KEYS = (Keys.stop_words, Keys.min_df, Keys.max_df, Keys.max_features)
 # widget values that survive a visit to another page

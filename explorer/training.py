@@ -42,11 +42,6 @@ def n_training_documents(collection: Collection) -> int:
     return max(1, collection.corpus.n_docs - int(state.get(Keys.n_test, 1)))
 
 
-def mean_training_words(collection: Collection) -> float:
-    """Words per document of the collection, on average (what the CVB0 note on the Train page reads)."""
-    return collection.corpus.n_tokens / max(1, collection.corpus.n_docs)
-
-
 def _first_pass(model, n_train: int, batch_size: int) -> tuple[int, int] | None:
     """(size, steps) of an LDA run's smaller first-pass steps over ``n_train`` documents; None if they take S."""
     size = first_pass_batch_size(n_train, batch_size, model.first_pass_steps)

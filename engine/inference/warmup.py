@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,7 +46,7 @@ __all__ = ["warm_up_kernels"]
 
 _TINY_COUNTS = sp.csr_matrix(np.array([[2, 1, 0, 3, 0, 1], [0, 1, 4, 0, 2, 0], [1, 0, 0, 0, 0, 0]], dtype=np.float64))
 _MODELS = ("LDA", "HDP")
-_LOCAL_UPDATES = ("zero_order", "mean_field", "cvb0")  # "cvb0": LDA only
+_LOCAL_UPDATES = ("zero_order", "mean_field", "cvb0", "auto")  # "cvb0" and "auto" (both of LDA's steps): LDA only
 _DTYPES = ("float64", "float32")
 _ACCELERATIONS = ("none", "squarem")  # LDA's local_acceleration; its SQUAREM loop is a kernel of its own
 # what a Workload's status can be; a TrainingRun waits out the first two (loading from the cache is quick)
@@ -75,11 +75,12 @@ class Workload:
                                      ("local_acceleration", self.local_acceleration, _ACCELERATIONS)):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-        if self.model == "HDP" and self.local_update == "cvb0":
-            raise ValueError("local_update='cvb0' exists for LDA only, got the HDP's")
-        if self.local_acceleration != "none" and (self.model, self.local_update) != ("LDA", "zero_order"):
-            raise ValueError(f"local_acceleration={self.local_acceleration!r} exists for LDA's zero_order update "
-                             f"only, got {self.model}'s {self.local_update!r}")
+        if self.model == "HDP" and self.local_update in ("cvb0", "auto"):
+            raise ValueError(f"local_update={self.local_update!r} exists for LDA only, got the HDP's")
+        if self.local_acceleration != "none" and (self.model, self.local_update) not in (("LDA", "zero_order"),
+                                                                                          ("LDA", "auto")):
+            raise ValueError(f"local_acceleration={self.local_acceleration!r} exists for LDA's zero_order and auto "
+                             f"updates only, got {self.model}'s {self.local_update!r}")
 
     @classmethod
     def of(cls, model) -> Workload:
@@ -151,6 +152,10 @@ def warm_up_kernels(dtypes: Iterable[str] | None = None) -> float:
 def _step(workload: Workload) -> None:
     from engine.inference.svi import SVI
 
+    if workload.local_update == "auto":  # LDA's CVB0 step on short documents, the zero-order one on the rest
+        _step(replace(workload, local_update="zero_order"))
+        _step(replace(workload, local_update="cvb0", local_acceleration="none"))  # CVB0 has no SQUAREM loop
+        return
     model = workload.tiny_model()
     # the HDP's third step comes after an epoch of the three documents: its prepare_step runs a birth round
     SVI(model, _TINY_COUNTS, batch_size=2, seed=0).run(n_steps=3 if workload.model == "HDP" else 1)

@@ -68,7 +68,7 @@ def summary(quality: TopicQuality, n_docs: int) -> list[str]:
 
 
 def short_documents_hint(model, train) -> str | None:
-    """A line suggesting ``--local-update cvb0`` after a zero-order LDA run on very short documents, else None."""
+    """A line suggesting the default local step after a zero-order LDA run on very short documents, else None."""
     n_docs = train.shape[0]
     if not isinstance(model, LDA) or model.local_update != "zero_order" or not n_docs:
         return None
@@ -76,8 +76,9 @@ def short_documents_hint(model, train) -> str | None:
     if words >= SHORT_DOCUMENT_WORDS:
         return None
     return (f"hint: the training documents hold {words:.1f} words on average; on documents this short "
+            f"the default '--local-update auto' (CVB0 on documents under {model.cvb0_words} words) or "
             "'--local-update cvb0' gave 0.08-0.31 nats/word better held-out likelihood and more coherent topics "
-            "(benchmarks/RESULTS.md, run 45)")
+            "than the zero-order step (benchmarks/RESULTS.md, run 45)")
 
 
 def _flagged(quality: TopicQuality) -> dict[str, np.ndarray]:

@@ -11,6 +11,7 @@ from scipy.special import logsumexp
 
 from engine.kernels import KERNELS, cached_call, lda_local_step
 from engine.kernels.cache import workload_name
+from engine.kernels.reference.lda import LocalFit
 from engine.models._base import DTYPES, EPOCH_SLACK, STEP_FLOORS, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
@@ -22,7 +23,10 @@ from engine.validation import as_counts, check_choice, check_int, check_positive
 __all__ = ["LDA", "LDAStats"]
 
 _GAMMA_INITS = ("ones", "random")
-LOCAL_UPDATES = ("mean_field", "zero_order", "cvb0")  # the paper's phi update, SCVB0's zero-order one, CVB0
+# the paper's phi update, SCVB0's zero-order one, CVB0, and CVB0 for short documents with zero-order for the rest
+LOCAL_UPDATES = ("mean_field", "zero_order", "cvb0", "auto")
+# local_update="auto": documents of fewer words than this take the CVB0 step (benchmarks/RESULTS.md, run 46)
+DEFAULT_CVB0_WORDS = 64
 LOCAL_ACCELERATIONS = ("none", "squarem")  # how a document's local iteration reaches its fixed point
 PRESETS = ("default", "paper")
 # revival (revive_topics): a topic holding less than _REVIVAL_SHARE / K of the words is
@@ -62,7 +66,7 @@ def _default_alpha(n_topics: int) -> float:
 
 # what each preset fills in for the settings left unset (alpha as a function of K)
 _PRESET_SETTINGS = {
-    "default": {"alpha": _default_alpha, "local_update": "zero_order", "revive_topics": True,
+    "default": {"alpha": _default_alpha, "local_update": "auto", "revive_topics": True,
                 "local_acceleration": "none", "local_max_iter": 30, "step_floor": "running", "first_pass_steps": 16},
     "paper": {"alpha": lambda n_topics: 1.0 / n_topics, "local_update": "mean_field", "revive_topics": False,
               "local_acceleration": "none", "local_max_iter": 100, "step_floor": "none", "first_pass_steps": 0},
@@ -148,8 +152,8 @@ class LDALocalJob:
     columns : ndarray of shape (n_columns,)
         Vocabulary indices of the documents' columns, sorted.
     alpha, tol, max_iter, zero_order, kernel
-        The model's settings (``tol`` is ``local_tol``; ``zero_order``: ``local_update`` is "zero_order" or
-        "cvb0").
+        The model's settings (``tol`` is ``local_tol``; ``zero_order``: ``local_update`` is not
+        "mean_field").
     squarem : bool
         ``local_acceleration == "squarem"``.
     start : ndarray of shape (n_docs, n_topics) or None
@@ -171,7 +175,7 @@ class LDALocalJob:
     start: np.ndarray | None
     squarem: bool = False
     workload: str | None = None
-    leave_one_out: bool = False  # local_update == "cvb0": each word's own share left out of its document's counts
+    cvb0_below: float = 0.0  # documents of fewer words take the CVB0 step (inf: all, 0: none; see LDA.cvb0_words)
 
     def run(self, counts: sp.csr_matrix) -> LDAStats:
         """Fit the documents ``counts`` (n_docs, n_columns), their columns re-indexed to ``columns``."""
@@ -186,14 +190,39 @@ class LDALocalJob:
         start = self.start
         if start is None:
             start = np.ones((counts.shape[0], self.topics.shape[0]), dtype=self.topics.dtype)
+        if self.cvb0_below <= 0:
+            return self._fit_rows(counts, start, statistics, leave_one_out=False)
+        if np.isinf(self.cvb0_below):
+            return self._fit_rows(counts, start, statistics, leave_one_out=True)
+        short = np.asarray(counts.sum(axis=1)).ravel() < self.cvb0_below
+        if short.all() or not short.any():
+            return self._fit_rows(counts, start, statistics, leave_one_out=bool(short.any()))
+        return _merge_fits(short, self._fit_rows(counts[short], start[short], statistics, leave_one_out=True),
+                           self._fit_rows(counts[~short], start[~short], statistics, leave_one_out=False))
+
+    def _fit_rows(self, counts: sp.csr_matrix, start: np.ndarray, statistics: bool, leave_one_out: bool):
         local_step = lda_local_step(self.kernel)
-        update = "cvb0" if self.leave_one_out else "zero_order" if self.zero_order else "mean_field"
+        # the job's workload, so that a first "auto" step compiles both of its steps in one separate process
+        update = ("auto" if 0 < self.cvb0_below < np.inf else "cvb0" if self.cvb0_below > 0
+                  else "zero_order" if self.zero_order else "mean_field")
         workload = self.workload or workload_name("LDA", update, self.topics.dtype,
                                                   "squarem" if self.squarem else "none")
-        extra = {"leave_one_out": True} if self.leave_one_out else {}
+        extra = {"leave_one_out": True} if leave_one_out else {}
         return cached_call(self.kernel, workload, lambda: local_step(
             self.topics, counts, self.positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
-            self.squarem, statistics, **extra))
+            self.squarem and not leave_one_out, statistics, **extra))
+
+
+def _merge_fits(short: np.ndarray, short_fit: LocalFit, long_fit: LocalFit) -> LocalFit:
+    """The fit of a minibatch from those of its ``short`` rows and the rest (each in row order)."""
+    doc_topic = np.empty((short.size, short_fit.doc_topic.shape[1]), dtype=short_fit.doc_topic.dtype)
+    doc_topic[short], doc_topic[~short] = short_fit.doc_topic, long_fit.doc_topic
+    n_iter = np.empty(short.size, dtype=short_fit.n_iter.dtype)
+    n_iter[short], n_iter[~short] = short_fit.n_iter, long_fit.n_iter
+    topic_word = None
+    if short_fit.topic_word is not None:  # summed word-major, the layout the global step reads fastest
+        topic_word = (short_fit.topic_word.T + long_fit.topic_word.T).T
+    return LocalFit(doc_topic=doc_topic, topic_word=topic_word, n_iter=n_iter)
 
 
 def _marks_vocabulary(counts: sp.csr_matrix) -> bool:
@@ -277,9 +306,9 @@ class LDA(TopicModel):
         "gamma" is level with them (benchmarks/RESULTS.md, runs 1 to 3).  "documents" adds to the
         "gamma" draws the words of 3 random training documents per topic (see
         :func:`engine.models._base.initial_topics`); for LDA it measured worse (run 21).
-    local_update : {"mean_field", "zero_order", "cvb0"}, optional
+    local_update : {"auto", "zero_order", "cvb0", "mean_field"}, optional
         How a document's words are shared among topics in the local step
-        (unset: "zero_order", or "mean_field" with ``preset="paper"``).
+        (unset: "auto", or "mean_field" with ``preset="paper"``).
         "mean_field" is the paper's: phi_dwk ∝ exp(E[log theta_dk] + E[log beta_kw]).
         "zero_order" is the zero-order collapsed update of SCVB0 (Foulds,
         Boyles, DuBois, Smyth & Welling, KDD 2013): phi_dwk ∝ E[theta_dk] E[beta_kw]
@@ -290,11 +319,20 @@ class LDA(TopicModel):
         update with each word's own share left out of its document's counts,
         phi_dwk ∝ (gamma_dk - phi_dwk) E[beta_kw], as collapsed Gibbs sampling
         leaves out the token it resamples; it matters in documents of a few words
-        (benchmarks/RESULTS.md, run 45).
+        (benchmarks/RESULTS.md, run 45).  "auto" runs "cvb0" on the documents of
+        fewer than ``cvb0_words`` words and "zero_order" on the others: the
+        word's own share is of order 1/N_d of its document's counts, and on long
+        documents CVB0 changed nothing measurable at about twice the step's time
+        (run 46).
+    cvb0_words : int
+        With ``local_update="auto"``, documents of fewer words (tokens) than this
+        take the CVB0 step.  64 measured within 0.01 nats/word of CVB0 everywhere
+        on the panel (run 46).
     local_acceleration : {"none", "squarem"}, optional
         How each document's local iteration reaches its fixed point (unset:
         "none" in both presets).  "none" repeats the update until gamma_d
-        changes by less than ``local_tol``; "squarem" (zero-order update only)
+        changes by less than ``local_tol``; "squarem" (the zero-order update only,
+        so with "auto" the documents it does not fit by CVB0)
         extrapolates from every two updates (SQUAREM, Varadhan & Roland, Scand.
         J. Statist. 2008) and stops by the same test: far fewer updates where
         two topics explain a document almost equally well, and a fit closer to
@@ -330,9 +368,10 @@ class LDA(TopicModel):
         Fills in the settings left unset.  "paper" is the algorithm box of
         Hoffman et al. (2013) exactly: mean-field local step, alpha = 1/K, at
         most 100 local iterations.  "default" is what measured best on a panel
-        of collections (benchmarks/RESULTS.md, runs 13, 18 and 37): the zero-order
-        local step, alpha = 5/K in [0.1, 0.2], revival of unused topics, at
-        most 30 local iterations and the step floor.  Explicit arguments always win
+        of collections (benchmarks/RESULTS.md, runs 13, 18, 37 and 46): the CVB0
+        local step on short documents and the zero-order one on the rest, alpha = 5/K
+        in [0.1, 0.2], revival of unused topics, at most 30 local iterations and the
+        step floor.  Explicit arguments always win
         over the preset.
     n_epochs : int
         Passes over the documents that :meth:`fit` makes (SVI with the engine's
@@ -406,6 +445,7 @@ class LDA(TopicModel):
     total_samples = Param()
     step_floor = Param()
     first_pass_steps = Param()
+    cvb0_words = Param()
 
     def __init__(
         self,
@@ -430,6 +470,7 @@ class LDA(TopicModel):
         total_samples: int = 1_000_000,
         step_floor: str | None = None,
         first_pass_steps: int | None = None,
+        cvb0_words: int = DEFAULT_CVB0_WORDS,
     ):
         self.n_topics = n_topics
         self.n_words = n_words
@@ -452,6 +493,7 @@ class LDA(TopicModel):
         self.total_samples = total_samples
         self.step_floor = step_floor
         self.first_pass_steps = first_pass_steps
+        self.cvb0_words = cvb0_words
         self._reset_state()
 
     # ----------------------------------------------------------------- state
@@ -469,9 +511,9 @@ class LDA(TopicModel):
         max_iter = filled["local_max_iter"] if given["local_max_iter"] is None else given["local_max_iter"]
         learn_alpha = check_choice("learn_alpha", given["learn_alpha"], (True, False))
         acceleration = check_choice("local_acceleration", acceleration, LOCAL_ACCELERATIONS)
-        if acceleration == "squarem" and local_update != "zero_order":
-            raise ValueError(f"local_acceleration='squarem' is implemented for local_update='zero_order' only, "
-                             f"got local_update={local_update!r}")
+        if acceleration == "squarem" and local_update not in ("zero_order", "auto"):
+            raise ValueError(f"local_acceleration='squarem' is implemented for the zero-order step only "
+                             f"(local_update='zero_order' or 'auto'), got local_update={local_update!r}")
         alpha = check_alpha(alpha, n_topics)
         if learn_alpha and np.ndim(alpha) == 0:
             alpha = np.full(n_topics, alpha)
@@ -499,6 +541,7 @@ class LDA(TopicModel):
                                        else given["step_floor"], STEP_FLOORS),
             "first_pass_steps": check_int("first_pass_steps", filled["first_pass_steps"]
                                           if given["first_pass_steps"] is None else given["first_pass_steps"], 0),
+            "cvb0_words": check_int("cvb0_words", given["cvb0_words"], 1),
         }
 
     def _reset_state(self) -> None:
@@ -544,8 +587,12 @@ class LDA(TopicModel):
 
     def _local_job(self, topics, positions: np.ndarray, columns: np.ndarray, start) -> LDALocalJob:
         return LDALocalJob(topics, positions, columns, self.alpha, self.local_tol, self.local_max_iter,
-                           self.local_update in ("zero_order", "cvb0"), self.kernel, start,
-                           self.local_acceleration == "squarem", leave_one_out=self.local_update == "cvb0")
+                           self.local_update != "mean_field", self.kernel, start,
+                           self.local_acceleration == "squarem", cvb0_below=self._cvb0_below())
+
+    def _cvb0_below(self) -> float:
+        """Documents of fewer words than this take the CVB0 step (see ``local_update``)."""
+        return {"cvb0": np.inf, "auto": float(self.cvb0_words)}.get(self.local_update, 0.0)
 
     def local_jobs(self, X, bounds, rng: np.random.Generator | None = None) -> list[LDALocalJob]:
         """:meth:`local_step` of the minibatch ``X`` cut into jobs, one per document range bounds[i]:bounds[i + 1].

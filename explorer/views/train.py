@@ -43,14 +43,6 @@ with settings_column:
     else:
         left.number_input("Number of topics (K)", 2, 500, step=1, key=Keys.n_topics,
                           help="How many topics to look for; try 5 to 50.")
-        st.toggle("Short documents (CVB0)", key=Keys.cvb0,
-                  help="Leaves each word's own vote out of its document when sharing the words among topics, as "
-                       "collapsed Gibbs sampling does. On titles, quotations, verses or survey answers of a few words "
-                       "it gives clearly better topics; on long documents it changes nothing and takes about twice "
-                       "the time.")
-        short = quality.short_documents_note(training.mean_training_words(collection))
-        if short and not state.get(Keys.cvb0):
-            st.caption(short)
     right.number_input("α (0 = automatic)", 0.0, 100.0, step=0.05, format="%.3f", key=Keys.alpha,
                        help="How many topics a document mixes: small α → few topics per document. "
                             "Automatic: the engine default (LDA: 0.2 up to 25 topics, 0.1 from 50; HDP: 1).")

@@ -18,7 +18,8 @@ def planted():
 
 def _model(X, **kwargs):
     kwargs.setdefault("topic_init", "exponential")  # sharply different topics: well separated local optima
-    model = engine.LDA(n_topics=4, n_words=X.shape[1], seed=3, local_update="cvb0", **kwargs)
+    kwargs.setdefault("local_update", "cvb0")
+    model = engine.LDA(n_topics=4, n_words=X.shape[1], seed=3, **kwargs)
     model.initialize(X.shape[0])
     return model
 
@@ -137,11 +138,85 @@ def test_fit_suggests_cvb0_on_very_short_documents(planted_corpus):
     from engine.io.topics_command import short_documents_hint
 
     counts = planted_corpus.counts
-    model = engine.LDA(n_topics=5, n_words=planted_corpus.n_words, seed=0)
+    model = engine.LDA(n_topics=5, n_words=planted_corpus.n_words, seed=0, local_update="zero_order")
     words = counts.sum() / counts.shape[0]
     assert words > 15 and short_documents_hint(model, counts) is None  # the planted documents are long enough
     short = sp.csr_matrix(np.minimum(counts.toarray(), 1)[:, :3].astype(np.int64) + 1)  # 3 words, 4-6 tokens
     hint = short_documents_hint(model, short)
-    assert hint is not None and "--local-update cvb0" in hint and "words on average" in hint
-    for other in (engine.LDA(n_topics=5, local_update="cvb0"), engine.HDP(n_topics=5)):
+    assert hint is not None and "--local-update auto" in hint and "words on average" in hint
+    for other in (engine.LDA(n_topics=5), engine.LDA(n_topics=5, local_update="cvb0"), engine.HDP(n_topics=5)):
         assert short_documents_hint(other, short) is None
+
+
+def _mixed_lengths(seed=0, n_docs=120, n_words=60):
+    """Documents of 1 to 90 words on planted-free random topics: some under any threshold, some over it."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, 90, n_docs)
+    words = np.concatenate([rng.choice(n_words, size=n) for n in lengths])
+    X = sp.csr_matrix((np.ones(lengths.sum()), words, np.r_[0, np.cumsum(lengths)]), shape=(n_docs, n_words))
+    X.sum_duplicates()
+    return X, lengths
+
+
+@pytest.mark.parametrize("kernel", ["numpy", "compiled"])
+def test_auto_fits_short_documents_by_cvb0_and_the_rest_by_the_zero_order_step(kernel):
+    X, lengths = _mixed_lengths()
+    X = sp.vstack([X, sp.csr_matrix((1, X.shape[1]))]).tocsr()  # and an empty document
+    lengths = np.r_[lengths, 0]
+    fits = {update: _model(X, kernel=kernel, local_update=update, cvb0_words=30).local_step(X)
+            for update in ("zero_order", "cvb0", "auto")}
+    short = lengths < 30
+    assert 0 < short.sum() < short.size
+    auto = fits["auto"]
+    np.testing.assert_array_equal(auto.doc_topic[short], fits["cvb0"].doc_topic[short])
+    np.testing.assert_array_equal(auto.doc_topic[~short], fits["zero_order"].doc_topic[~short])
+    np.testing.assert_array_equal(auto.n_iter[short], fits["cvb0"].n_iter[short])
+    # the statistics: each part's own, summed (brute force: each part fitted on its own)
+    parts = [_model(X, kernel=kernel, local_update=update).local_step(X[rows])
+             for update, rows in (("cvb0", short), ("zero_order", ~short))]
+    expected = np.zeros((4, X.shape[1]))
+    for part in parts:
+        expected[:, part.columns] += part.topic_word
+    np.testing.assert_allclose(auto.topic_word, expected[:, auto.columns], rtol=1e-12)
+    assert np.isclose(auto.topic_word.sum(), X.sum())
+    # a threshold above every document, or below all of them: one step alone
+    np.testing.assert_array_equal(_model(X, kernel=kernel, local_update="auto", cvb0_words=1000).local_step(X)
+                                  .doc_topic, fits["cvb0"].doc_topic)
+    np.testing.assert_array_equal(_model(X, kernel=kernel, local_update="auto", cvb0_words=1).local_step(X)
+                                  .doc_topic[:-1], fits["zero_order"].doc_topic[:-1])
+
+
+def test_auto_is_the_same_in_jobs_and_in_a_fold_in():
+    from engine.models.lda import LDAStats
+
+    X, _ = _mixed_lengths(seed=1)
+    model = _model(X, local_update="auto", cvb0_words=30)
+    whole = model.local_step(X)
+    bounds = [0, 37, 80, X.shape[0]]
+    jobs = model.local_jobs(X, bounds)
+    parts = [job.run(X[low:high][:, job.columns]) for job, low, high in zip(jobs, bounds, bounds[1:], strict=False)]
+    combined = LDAStats.combine(parts, X)
+    np.testing.assert_allclose(combined.doc_topic, whole.doc_topic, rtol=1e-12)
+    np.testing.assert_allclose(combined.topic_word, whole.topic_word, rtol=1e-10)
+    theta = model.transform(X)
+    np.testing.assert_allclose(theta, whole.doc_topic / whole.doc_topic.sum(axis=1, keepdims=True), rtol=1e-10)
+
+
+def test_auto_is_validated_warmed_up_and_saved(tmp_path):
+    from engine.inference.warmup import Workload, load_cached
+
+    X, _ = _mixed_lengths(seed=2)
+    for bad in (0, 2.5, "many"):
+        with pytest.raises((ValueError, TypeError), match="cvb0_words"):
+            engine.LDA(n_topics=3, n_words=X.shape[1], local_update="auto", cvb0_words=bad).initialize(9)
+    with pytest.raises(ValueError, match="LDA only"):
+        Workload("HDP", "auto")
+    workload = Workload.of(engine.LDA(local_update="auto"))
+    assert str(workload) == "LDA:auto:float64" and Workload.parse(str(workload)) == workload
+    assert load_cached(workload) in (True, False)  # runs both steps' warm-up without error
+    model = _model(X, local_update="auto", cvb0_words=25)
+    engine.SVI(model, corpus=X, batch_size=20, seed=0).run(n_docs=100)
+    engine.save_model(tmp_path / "m.npz", model)
+    loaded = engine.load_model(tmp_path / "m.npz").model
+    assert (loaded.local_update, loaded.cvb0_words) == ("auto", 25)
+    np.testing.assert_allclose(loaded.local_step(X).doc_topic, model.local_step(X).doc_topic, rtol=1e-12)

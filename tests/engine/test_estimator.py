@@ -244,7 +244,7 @@ def test_model_files_fall_back_to_the_settings(tmp_path, planted_corpus):
     meta["arguments"]["preset"] = "paper"  # as if the arguments now resolved differently
     np.savez(tmp_path / "drifted.npz", allow_pickle=False, **arrays, metadata=np.array(json.dumps(meta)))
     drifted = load_model(tmp_path / "drifted.npz").model
-    assert drifted.local_update == "zero_order" and drifted.get_params()["alpha"] == 0.2
+    assert drifted.local_update == "auto" and drifted.get_params()["alpha"] == 0.2
 
 
 def test_hdp_set_params_takes_the_deprecated_gamma():

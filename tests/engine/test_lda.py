@@ -63,8 +63,7 @@ def test_local_step_reaches_the_fixed_point(planted):
 @pytest.mark.parametrize("kernel", ["numpy", "compiled"])
 def test_zero_order_local_step_matches_per_document_reference(planted, kernel):
     X, _ = planted
-    model = _model(X, local_tol=1e-8, local_max_iter=1000, preset="default", kernel=kernel)
-    assert model.local_update == "zero_order"
+    model = _model(X, local_tol=1e-8, local_max_iter=1000, preset="default", kernel=kernel, local_update="zero_order")
     stats = model.local_step(X)
     gamma0 = np.ones((X.shape[0], model.n_topics))
     gamma, sstats = zero_order_local_reference(X, model.lambda_, model.alpha, 1e-8, 1000, gamma0)
@@ -81,11 +80,13 @@ def test_zero_order_local_step_matches_per_document_reference(planted, kernel):
 @pytest.mark.parametrize("kernel", ["numpy", "compiled"])
 def test_squarem_reaches_the_same_fixed_point_in_fewer_updates(planted, kernel):
     X, _ = planted
-    plain = _model(X, preset="default", kernel=kernel)
+    plain = _model(X, preset="default", kernel=kernel, local_update="zero_order")
     engine.SVI(plain, X, batch_size=40, seed=0).run(n_steps=2)
-    fast = _model(X, preset="default", kernel=kernel, local_acceleration="squarem")
+    fast = _model(X, preset="default", kernel=kernel, local_acceleration="squarem",
+                  local_update="zero_order")
     fast.lambda_ = plain.lambda_
-    exact = _model(X, preset="default", kernel=kernel, local_tol=1e-12, local_max_iter=100_000)
+    exact = _model(X, preset="default", kernel=kernel, local_tol=1e-12, local_max_iter=100_000,
+                   local_update="zero_order")
     exact.lambda_ = plain.lambda_
     a, b, fixed = plain.local_step(X), fast.local_step(X), exact.local_step(X)
     # the fixed point: gamma_d = alpha + sum_w c_dw phi_dw with phi ∝ E[theta_d] E[beta_w]
@@ -102,7 +103,7 @@ def test_squarem_reaches_the_same_fixed_point_in_fewer_updates(planted, kernel):
 
 
 def test_squarem_needs_the_zero_order_update():
-    with pytest.raises(ValueError, match="local_acceleration='squarem' is implemented for local_update='zero_order'"):
+    with pytest.raises(ValueError, match="local_acceleration='squarem' is implemented for the zero-order step only"):
         engine.LDA(n_topics=3, n_words=5, preset="paper", local_acceleration="squarem").settings()
     assert engine.LDA(n_topics=3, n_words=5).local_acceleration == "none"
     assert engine.LDA(n_topics=3, n_words=5, preset="paper").local_acceleration == "none"
@@ -111,7 +112,7 @@ def test_squarem_needs_the_zero_order_update():
 def test_presets_fill_only_what_is_unset():
     default = engine.LDA(n_topics=5, n_words=10)
     paper = engine.LDA(n_topics=5, n_words=10, preset="paper")
-    assert (default.local_update, default.alpha, default.revive_topics) == ("zero_order", 0.2, True)
+    assert (default.local_update, default.alpha, default.revive_topics) == ("auto", 0.2, True)
     assert [engine.LDA(n_topics=k, n_words=10).alpha for k in (20, 25, 40, 50, 100)] == [0.2, 0.2, 0.125, 0.1, 0.1]
     assert (paper.local_update, paper.alpha, paper.revive_topics) == ("mean_field", pytest.approx(0.2), False)
     assert (default.local_max_iter, paper.local_max_iter) == (30, 100)

@@ -285,7 +285,7 @@ def test_files_without_local_update_load_with_the_mean_field_update(tmp_path, pl
     SVI(model, X, batch_size=20, seed=0).run(n_steps=3)
     path = save_model(tmp_path / "new.npz", model)
     loaded = load_model(path).model
-    assert loaded.local_update == "zero_order" and loaded.learn_alpha
+    assert loaded.local_update == "auto" and loaded.learn_alpha
     np.testing.assert_array_equal(loaded.alpha, model.alpha)  # the learned prior travels with the model
     with np.load(path, allow_pickle=False) as data:
         arrays = {name: data[name] for name in data.files}
@@ -296,6 +296,16 @@ def test_files_without_local_update_load_with_the_mean_field_update(tmp_path, pl
     np.savez(old, allow_pickle=False, **arrays, metadata=np.array(json.dumps(meta)))
     old_model = load_model(old).model
     assert (old_model.local_update, old_model.revive_topics) == ("mean_field", False)
+    # a file saved while the zero-order step was the default (before "auto") keeps it
+    meta = json.loads(metadata_text(np.load(path, allow_pickle=False)["metadata"]))
+    meta["params"]["local_update"] = "zero_order"
+    del meta["params"]["cvb0_words"]
+    np.savez(tmp_path / "zero.npz", allow_pickle=False, **arrays, metadata=np.array(json.dumps(meta)))
+    zero = load_model(tmp_path / "zero.npz").model
+    assert zero.local_update == "zero_order"
+    explicit = LDA(n_topics=3, n_words=X.shape[1], seed=0, local_update="zero_order", alpha=model.alpha)
+    explicit.lambda_ = zero.lambda_
+    np.testing.assert_allclose(zero.transform(X[:5]), explicit.transform(X[:5]), rtol=1e-12)
 
 
 def test_an_hdp_file_saved_with_gamma_loads_as_omega(tmp_path, planted_corpus):

@@ -333,7 +333,7 @@ def test_compile_in_background_switches_between_steps_and_records_it(runs, plant
     assert run.snapshot().kernel == "compiled" and fake.requested == []  # nothing asked before start()
     run.start()
     waiting = _wait_for(lambda s: s.t >= 3 and path.exists(), run)  # fast steps may come before the first write
-    assert fake.requested == [Workload("LDA", "zero_order", "float64")]
+    assert fake.requested == [Workload("LDA", "auto", "float64")]
     assert (waiting.kernel, waiting.kernel_wait, waiting.changes) == ("numpy", "compiling", ())
     assert run.model_copy().kernel == "numpy"  # a copy computes as the steps do
     # files keep the model's own setting

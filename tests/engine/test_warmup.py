@@ -109,7 +109,7 @@ def test_without_numba_auto_falls_back_and_compiled_says_how_to_get_it():
 
 # ------------------------------------------------------------------ workloads
 def test_workload_of_a_model_names_what_its_steps_compile():
-    assert Workload.of(engine.LDA(n_topics=3, n_words=5)) == Workload("LDA", "zero_order", "float64")
+    assert Workload.of(engine.LDA(n_topics=3, n_words=5)) == Workload("LDA", "auto", "float64")
     hdp = engine.HDP(n_topics=4, doc_truncation=2, n_words=5, dtype="float32", local_update="mean_field")
     assert Workload.of(hdp) == Workload("HDP", "mean_field", "float32")
     assert Workload.parse(str(Workload.of(hdp))) == Workload.of(hdp)
@@ -122,9 +122,9 @@ def test_workload_of_a_model_names_what_its_steps_compile():
     with pytest.raises(TypeError, match="compiled kernels exist for LDA and HDP models, got object"):
         Workload.of(object())
     squarem = Workload.of(engine.LDA(n_topics=3, n_words=5, local_acceleration="squarem"))
-    assert squarem == Workload("LDA", "zero_order", "float64", "squarem")
-    assert str(squarem) == "LDA:zero_order:float64:squarem" and Workload.parse(str(squarem)) == squarem
-    with pytest.raises(ValueError, match="exists for LDA's zero_order update only, got HDP's 'zero_order'"):
+    assert squarem == Workload("LDA", "auto", "float64", "squarem")
+    assert str(squarem) == "LDA:auto:float64:squarem" and Workload.parse(str(squarem)) == squarem
+    with pytest.raises(ValueError, match="exists for LDA's zero_order and auto updates only, got HDP's 'zero_order'"):
         Workload("HDP", "zero_order", "float32", "squarem")
 
 

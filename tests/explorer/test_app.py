@@ -14,9 +14,8 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from explorer import formatting, porting
-from explorer.engine_api import Corpus
+from explorer.engine_api import LDA
 from explorer.state import Keys
-from explorer.storage import Collection
 from tests.engine._fake_warm_up import FakeWarmUp
 from tests.engine._fake_warm_up import install as install_fake_warm_up
 
@@ -404,23 +403,11 @@ def test_the_train_page_warns_before_an_hdp_run_on_few_documents(app_path):
     assert not notes()
 
 
-def test_lda_can_train_with_cvb0_and_the_page_suggests_it_for_short_documents(app_path):
+def test_lda_trains_with_the_engines_default_local_step(app_path):
     at = _app(app_path)
     _page(at, "train")
-    assert not at.toggle(key=Keys.cvb0).value  # off by default, as in the engine and the command line
-    assert not any("words on average" in c.value for c in at.caption)  # the sample's documents are long enough
-    at.toggle(key=Keys.cvb0).set_value(True).run()
+    assert not [t for t in at.toggle if "CVB0" in t.label]  # short documents need no switch: "auto" does it
     record = _start(at, target_docs=500)
-    assert record.settings.local_update == "cvb0" and record.model().local_update == "cvb0"
-    assert "CVB0" in record.settings.label()
-    _until(at, lambda: record.status == "finished")
-    at.toggle(key=Keys.cvb0).set_value(False).run()
-    assert _start(at, target_docs=500).model().local_update == "zero_order"
-    # very short documents: the page says what the switch does for them
-    texts = [f"alpha beta {('gamma', 'delta', 'kappa')[i % 3]}" for i in range(60)]
-    short = Collection.of(Corpus.from_texts(texts), "titles", "test")
-    at.session_state[Keys.collection] = short
-    at.run()
-    assert any("3.0 words on average" in c.value for c in at.caption)
-    at.segmented_control(key=Keys.model).set_value("HDP").run()  # the HDP has no such step: no switch
-    assert not [t for t in at.toggle if t.key == Keys.cvb0]
+    model = record.model()
+    assert record.settings.local_update == "auto" and model.local_update == "auto"
+    assert model.local_update == LDA().local_update and "CVB0" not in record.settings.label()

@@ -453,7 +453,9 @@ def test_a_cvb0_run_keeps_its_local_step_through_a_model_file(collection):
     record = runs.create_run(collection, _settings(local_update="cvb0"), "c", checkpoint=False)
     model = record.model()
     assert model.local_update == "cvb0" and "CVB0" in record.settings.label()
-    assert runs.create_run(collection, _settings(), "z", checkpoint=False).model().local_update == "zero_order"
+    default = runs.create_run(collection, _settings(), "z", checkpoint=False).model()
+    assert default.local_update == "auto" == engine.LDA().local_update  # the app trains with the engine's default
+    assert model_extra.checked_settings({}, default).local_update == "auto"
     # a file's settings: the step defaults to its model's and must agree with it
     assert model_extra.checked_settings({}, model).local_update == "cvb0"
     with pytest.raises(ValueError, match="local_update"):
