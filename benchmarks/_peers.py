@@ -35,12 +35,20 @@ from __future__ import annotations
 
 import inspect
 import logging
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 import engine
-from engine.inference.svi import scheduled_rho
+
+if (Path(engine.__file__).parent / "inference").is_dir():
+    from engine.inference.svi import scheduled_rho
+else:  # a build from before engine/inference/ (the filing commit, timed through PYTHONPATH): its bare schedule
+    from engine.schedule import step_size
+
+    def scheduled_rho(model, t: int, kappa: float, tau: float) -> float:
+        return float(step_size(t, kappa, tau))
 
 __all__ = [
     "EngineHDP",

@@ -90,8 +90,8 @@ class RunSettings:
         model = f"LDA K={self.n_topics}" if self.model == "LDA" else f"HDP K={self.n_topics} T={self.doc_truncation}"
         if self.model == "HDP" and not self.births:
             model += " no splits"
-        if self.model == "LDA" and self.local_update == "cvb0":
-            model += " CVB0"
+        if self.model == "LDA" and self.local_update != "auto":  # a file's run from before "auto" was the default
+            model += " CVB0" if self.local_update == "cvb0" else " zero-order"
         if self.algorithm == "batch":
             return f"batch VI · {model}"
         if self.step_size == "adaptive":

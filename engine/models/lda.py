@@ -197,10 +197,19 @@ class LDALocalJob:
         short = np.asarray(counts.sum(axis=1)).ravel() < self.cvb0_below
         if short.all() or not short.any():
             return self._fit_rows(counts, start, statistics, leave_one_out=bool(short.any()))
-        return _merge_fits(short, self._fit_rows(counts[short], start[short], statistics, leave_one_out=True),
-                           self._fit_rows(counts[~short], start[~short], statistics, leave_one_out=False))
+        # the part with fewer entries on its own columns only (the topics' rows and the statistics cost per
+        # column), added into the other's statistics on all of them
+        small_is_short = counts[short].nnz <= counts.nnz // 2
+        small = short if small_is_short else ~short
+        part, columns = restrict_columns(counts[small])
+        small_fit = self._fit_rows(part, start[small], statistics, small_is_short, columns)
+        large_fit = self._fit_rows(counts[~small], start[~small], statistics, not small_is_short)
+        return _merge_fits(small, columns, small_fit, large_fit)
 
-    def _fit_rows(self, counts: sp.csr_matrix, start: np.ndarray, statistics: bool, leave_one_out: bool):
+    def _fit_rows(self, counts: sp.csr_matrix, start: np.ndarray, statistics: bool, leave_one_out: bool,
+                  columns: np.ndarray | None = None):
+        """The kernel's fit of ``counts``; ``columns`` (indices into this job's columns): the only ones they use."""
+        positions = self.positions if columns is None else self.positions[columns]
         local_step = lda_local_step(self.kernel)
         # the job's workload, so that a first "auto" step compiles both of its steps in one separate process
         update = ("auto" if 0 < self.cvb0_below < np.inf else "cvb0" if self.cvb0_below > 0
@@ -209,19 +218,24 @@ class LDALocalJob:
                                                   "squarem" if self.squarem else "none")
         extra = {"leave_one_out": True} if leave_one_out else {}
         return cached_call(self.kernel, workload, lambda: local_step(
-            self.topics, counts, self.positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
+            self.topics, counts, positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
             self.squarem and not leave_one_out, statistics, **extra))
 
 
-def _merge_fits(short: np.ndarray, short_fit: LocalFit, long_fit: LocalFit) -> LocalFit:
-    """The fit of a minibatch from those of its ``short`` rows and the rest (each in row order)."""
-    doc_topic = np.empty((short.size, short_fit.doc_topic.shape[1]), dtype=short_fit.doc_topic.dtype)
-    doc_topic[short], doc_topic[~short] = short_fit.doc_topic, long_fit.doc_topic
-    n_iter = np.empty(short.size, dtype=short_fit.n_iter.dtype)
-    n_iter[short], n_iter[~short] = short_fit.n_iter, long_fit.n_iter
-    topic_word = None
-    if short_fit.topic_word is not None:  # summed word-major, the layout the global step reads fastest
-        topic_word = (short_fit.topic_word.T + long_fit.topic_word.T).T
+def _merge_fits(small: np.ndarray, columns: np.ndarray, small_fit: LocalFit, large_fit: LocalFit) -> LocalFit:
+    """The fit of a minibatch from those of its ``small`` rows (on its ``columns`` only) and the others (on all).
+
+    The statistics are the large part's, word-major (the layout the global step reads
+    fastest), with the small part's added in place.
+    """
+    doc_topic = np.empty((small.size, large_fit.doc_topic.shape[1]), dtype=large_fit.doc_topic.dtype)
+    doc_topic[small], doc_topic[~small] = small_fit.doc_topic, large_fit.doc_topic
+    n_iter = np.empty(small.size, dtype=large_fit.n_iter.dtype)
+    n_iter[small], n_iter[~small] = small_fit.n_iter, large_fit.n_iter
+    topic_word = large_fit.topic_word
+    if topic_word is not None:
+        word_major = topic_word.T  # the kernels' own array: added to in place
+        word_major[columns] += small_fit.topic_word.T
     return LocalFit(doc_topic=doc_topic, topic_word=topic_word, n_iter=n_iter)
 
 

@@ -159,14 +159,16 @@ def _mixed_lengths(seed=0, n_docs=120, n_words=60):
 
 
 @pytest.mark.parametrize("kernel", ["numpy", "compiled"])
-def test_auto_fits_short_documents_by_cvb0_and_the_rest_by_the_zero_order_step(kernel):
+@pytest.mark.parametrize("threshold", [30, 80])  # the short documents hold fewer entries than the rest, or more
+def test_auto_fits_short_documents_by_cvb0_and_the_rest_by_the_zero_order_step(kernel, threshold):
     X, lengths = _mixed_lengths()
     X = sp.vstack([X, sp.csr_matrix((1, X.shape[1]))]).tocsr()  # and an empty document
     lengths = np.r_[lengths, 0]
-    fits = {update: _model(X, kernel=kernel, local_update=update, cvb0_words=30).local_step(X)
+    fits = {update: _model(X, kernel=kernel, local_update=update, cvb0_words=threshold).local_step(X)
             for update in ("zero_order", "cvb0", "auto")}
-    short = lengths < 30
+    short = lengths < threshold
     assert 0 < short.sum() < short.size
+    assert (X[short].nnz < X.nnz / 2) == (threshold == 30)
     auto = fits["auto"]
     np.testing.assert_array_equal(auto.doc_topic[short], fits["cvb0"].doc_topic[short])
     np.testing.assert_array_equal(auto.doc_topic[~short], fits["zero_order"].doc_topic[~short])

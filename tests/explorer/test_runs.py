@@ -456,6 +456,13 @@ def test_a_cvb0_run_keeps_its_local_step_through_a_model_file(collection):
     default = runs.create_run(collection, _settings(), "z", checkpoint=False).model()
     assert default.local_update == "auto" == engine.LDA().local_update  # the app trains with the engine's default
     assert model_extra.checked_settings({}, default).local_update == "auto"
+    labels = {update: _settings(local_update=update).label() for update in ("auto", "cvb0", "zero_order")}
+    assert "CVB0" not in labels["auto"] and "zero-order" not in labels["auto"]  # the default goes unsaid
+    assert "CVB0" in labels["cvb0"] and "zero-order" in labels["zero_order"]  # files' runs from before it say theirs
+    old = engine.LDA(n_topics=model.n_topics, n_words=model.n_words, local_update="zero_order")
+    old.lambda_ = model.lambda_
+    old_file = engine.LoadedModel(model=old, vocabulary=collection.corpus.vocabulary, trainer_state=None)
+    assert runs.load_record(old_file, "an old file", None).settings.local_update == "zero_order"
     # a file's settings: the step defaults to its model's and must agree with it
     assert model_extra.checked_settings({}, model).local_update == "cvb0"
     with pytest.raises(ValueError, match="local_update"):
