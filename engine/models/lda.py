@@ -199,7 +199,7 @@ class LDALocalJob:
             return self._fit_rows(counts, start, statistics, leave_one_out=bool(short.any()))
         # the part with fewer entries on its own columns only (the topics' rows and the statistics cost per
         # column), added into the other's statistics on all of them
-        small_is_short = counts[short].nnz <= counts.nnz // 2
+        small_is_short = np.diff(counts.indptr)[short].sum() <= counts.nnz // 2
         small = short if small_is_short else ~short
         part, columns = restrict_columns(counts[small])
         small_fit = self._fit_rows(part, start[small], statistics, small_is_short, columns)
