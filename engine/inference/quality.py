@@ -35,8 +35,9 @@ IN_USE_WEIGHT = 0.01  # HDP: its topics in use explain at least 1 % of the words
 # words share documents less often than chance, so they do not describe one subject together.  Compared at
 # two decimals, as the front ends print it, so a warning never stands beside "0.00".
 INCOHERENT_NPMI = 0.0
-# documents shorter than this on average are where LDA's CVB0 step (local_update="cvb0") gave clearly better
-# topics (0.08-0.31 nats/word on collections of 5-11 words, benchmarks/RESULTS.md run 45): the CLI and the app say so
+# documents shorter than this on average are where LDA's CVB0 step gave clearly better topics than the zero-order
+# one (0.08-0.31 nats/word on collections of 5-11 words, benchmarks/RESULTS.md run 45): after a run with
+# local_update="zero_order" the command line says so (the default, "auto", runs CVB0 on them already)
 SHORT_DOCUMENT_WORDS = 15
 
 

@@ -35,7 +35,14 @@ from engine.kernels.compiled.lazy_topics import row_expectations
 from engine.kernels.compiled.numerics import digamma_inplace, exp_inplace
 from engine.kernels.flags import FAST_MATH, PARALLEL_LOCK
 from engine.kernels.reference.lda import SQUAREM_BACKTRACKS as _SQUAREM_BACKTRACKS
-from engine.kernels.reference.lda import LocalFit, _flush_floor, _tiny, exp_shifted, fit_documents
+from engine.kernels.reference.lda import (
+    LocalFit,
+    _check_leave_one_out,
+    _flush_floor,
+    _tiny,
+    exp_shifted,
+    fit_documents,
+)
 from engine.models.expectations import dirichlet_expectation_columns
 from engine.models.lazy_topics import LazyTopics
 
@@ -529,8 +536,7 @@ def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_in
     returns gamma alone (``topic_word`` None), as a fold-in needs; ``leave_one_out`` (with
     ``zero_order``) runs the CVB0 update (:func:`_fit_all_cvb0`).
     """
-    if leave_one_out and (not zero_order or squarem):
-        raise ValueError("the leave-one-out (CVB0) update is a zero-order update without SQUAREM")
+    _check_leave_one_out(leave_one_out, zero_order, squarem)
     excess, decay = topics.stored_rows(columns)
     dtype = excess.dtype
     counts = counts.astype(dtype, copy=False)

@@ -364,12 +364,17 @@ def local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=
     # (log E[beta_kv] = log lambda_kv - log sum_y lambda_ky for the zero-order step)
     elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals(), zero_order)
     exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
+    _check_leave_one_out(leave_one_out, zero_order, squarem)
     if leave_one_out:
-        if not zero_order or squarem:
-            raise ValueError("the leave-one-out (CVB0) update is a zero-order update without SQUAREM")
         return fit_documents_cvb0(counts, exp_elog_beta, alpha, start, tol, max_iter, statistics)
     return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter, zero_order, squarem,
                          statistics)
+
+
+def _check_leave_one_out(leave_one_out: bool, zero_order: bool, squarem: bool) -> None:
+    """The local steps' one rule for ``leave_one_out``: CVB0 is a zero-order update, without SQUAREM."""
+    if leave_one_out and (not zero_order or squarem):
+        raise ValueError("the leave-one-out (CVB0) update is a zero-order update without SQUAREM")
 
 
 def _cvb0_pass(g, phi, rows, counts, alpha, tiny):
