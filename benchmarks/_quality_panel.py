@@ -1,13 +1,16 @@
 """The quality benchmark's panel (the shared corpora, the KJV Bible built at run time, a synthetic corpus) and the
-check collections fortunes (quotations) and manpages (the Linux manual pages), built at run time, on which no
-default was tuned."""
+check collections (quotations, man pages, Bible verses, package titles, the Python standard library's docstrings),
+built at run time, on which no default was tuned."""
 
 from __future__ import annotations
 
+import ast
 import gzip
 import re
 import shutil
 import subprocess
+import sysconfig
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,6 +192,37 @@ def manpage_texts() -> tuple[list[str], str]:
     return texts, f"{len(texts)} pages of Debian's {' and '.join(MANPAGE_PACKAGES)}"
 
 
+_NOT_LIBRARY = {"site-packages", "dist-packages", "test", "tests", "idle_test", "lib2to3"}  # tests, installed packages
+
+
+def docstring_texts(root: Path | None = None, minimum: int = 1_000) -> tuple[list[str], str]:
+    """The docstrings of the modules, classes and functions of this Python's standard library (or of the sources
+    under ``root``), each distinct text once: reference entries from one line to many paragraphs.  Read from the
+    sources by ``ast``, nothing imported; the tests, ``lib2to3`` and installed packages are left out, and so are
+    files that do not parse.  Fewer than ``minimum`` texts: FileNotFoundError (no standard library here)."""
+    root = Path(sysconfig.get_paths()["stdlib"]) if root is None else root
+    texts, n_files = [], 0
+    for path in sorted(root.rglob("*.py")):
+        if _NOT_LIBRARY & set(path.relative_to(root).parts[:-1]):
+            continue
+        try:
+            with warnings.catch_warnings():  # invalid escape sequences in old sources
+                warnings.simplefilter("ignore")
+                tree = ast.parse(path.read_bytes(), filename=str(path))
+        except (SyntaxError, ValueError):  # a template or a file of another Python version
+            continue
+        n_files += 1
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                text = ast.get_docstring(node)
+                if text:
+                    texts.append(text)
+    texts = list(dict.fromkeys(texts))
+    if len(texts) < minimum:
+        raise FileNotFoundError(f"the standard library in {root} gave only {len(texts)} docstrings")
+    return texts, f"{n_files} modules of {root} (Python {sysconfig.get_python_version()})"
+
+
 class BuiltCollection(NamedTuple):
     """A collection built at run time from texts on this machine: what ``cached_collection`` needs besides its name."""
 
@@ -242,6 +276,14 @@ BUILT = {
         "The Linux man-pages project's pages in Debian's manpages and manpages-dev ({program}), roff requests "
         "and escapes stripped; one document per page ({n_docs})",
         "Linux man pages (Debian manpages, manpages-dev)",
+    ),
+    # ... and the technical reference entries of the Python standard library's docstrings, mostly short
+    "docstrings": BuiltCollection(
+        docstring_texts,
+        "the Python standard library's sources (part of every CPython install; the PSF licence)",
+        "The docstrings of the Python standard library's modules, classes and functions ({program}), read by ast, "
+        "each distinct docstring once; one document per docstring ({n_docs})",
+        "Python standard library docstrings",
     ),
 }
 

@@ -30,3 +30,23 @@ def test_roff_text_keeps_the_words_and_drops_the_markup():
         assert word in words, word
     for markup in ("Copyright", ".TH", ".BI", "\\f", "\\(", "\\*", "\\s", "\\[", "fIflags", "fBO_RDONLY", "lq"):
         assert markup not in text, markup
+
+
+def test_docstrings_are_read_from_the_sources_each_once_without_tests_or_installed_packages(tmp_path):
+    (tmp_path / "json").mkdir()
+    (tmp_path / "json" / "__init__.py").write_text(
+        '"""JSON encoder and decoder."""\n\ndef dumps(obj):\n    """Serialize obj to a JSON formatted str."""\n\n'
+        'class Decoder:\n    """Simple JSON decoder."""\n\n    async def parse(self):\n        """Parse it."""\n'
+        '    def _private(self):\n        return 1\n', encoding="utf-8")
+    (tmp_path / "copy.py").write_text('def dumps(obj):\n    """Serialize obj to a JSON formatted str."""\n',
+                                      encoding="utf-8")  # the same docstring again: kept once
+    (tmp_path / "broken.py").write_text('"""Never read."""\ndef (:\n', encoding="utf-8")
+    for excluded in ("test", "site-packages", "lib2to3", "idlelib/idle_test"):
+        (tmp_path / excluded).mkdir(parents=True)
+        (tmp_path / excluded / "mod.py").write_text(f'"""Left out: {excluded}."""\n', encoding="utf-8")
+    texts, where = _quality_panel.docstring_texts(tmp_path, minimum=1)
+    assert sorted(texts) == ["JSON encoder and decoder.", "Parse it.", "Serialize obj to a JSON formatted str.",
+                             "Simple JSON decoder."]
+    assert str(tmp_path) in where
+    with pytest.raises(FileNotFoundError, match="only 4 docstrings"):
+        _quality_panel.docstring_texts(tmp_path, minimum=5)
