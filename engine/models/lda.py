@@ -356,7 +356,11 @@ class LDA(TopicModel):
         Learn an asymmetric alpha (one value per topic) by empirical Bayes:
         each global step also takes a Newton step on alpha from the
         minibatch's E[log theta_d] (:mod:`engine.models._priors`), blended in with the
-        same rho_t.  ``alpha`` is then the starting value.
+        same rho_t.  ``alpha`` is then the starting value.  Off by default: with the
+        default local step it measured worse on every panel and check collection, by
+        0.08-0.55 nats/word where documents are short (the learned values grow to about
+        2 per topic there, as the statistics of a local step that spreads a document's
+        words over its topics ask; benchmarks/RESULTS.md, run 47).
     learn_eta : bool
         Learn the symmetric eta the same way, from the topics' E[log beta_k]
         (costs one pass over lambda per step).
