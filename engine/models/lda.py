@@ -363,7 +363,10 @@ class LDA(TopicModel):
         words over its topics ask; benchmarks/RESULTS.md, run 47).
     learn_eta : bool
         Learn the symmetric eta the same way, from the topics' E[log beta_k]
-        (costs one pass over lambda per step).
+        (costs one pass over lambda per step).  Off by default: it grows from 0.01 to
+        0.15-0.25 and measured worse on every panel collection at K = 50 (0.03-0.08
+        nats/word) and by up to 0.35 on short check collections (benchmarks/RESULTS.md,
+        run 47).
     revive_topics : bool, optional
         Replace topics that fall out of use (unset: True, or False with
         ``preset="paper"``).  At most once per epoch, from the end of the
