@@ -357,15 +357,15 @@ class LDA(TopicModel):
         each global step also takes a Newton step on alpha from the
         minibatch's E[log theta_d] (:mod:`engine.models._priors`), blended in with the
         same rho_t.  ``alpha`` is then the starting value.  Off by default: with the
-        default local step it measured worse on every panel and check collection, by
-        0.08-0.55 nats/word where documents are short (the learned values grow to about
+        default local step it measured worse on all eight panel and check collections tried,
+        by 0.08-0.55 nats/word where documents are short (the learned values grow to about
         2 per topic there, as the statistics of a local step that spreads a document's
         words over its topics ask; benchmarks/RESULTS.md, run 47).
     learn_eta : bool
         Learn the symmetric eta the same way, from the topics' E[log beta_k]
         (costs one pass over lambda per step).  Off by default: it grows from 0.01 to
-        0.15-0.25 and measured worse on every panel collection at K = 50 (0.03-0.08
-        nats/word) and by up to 0.35 on short check collections (benchmarks/RESULTS.md,
+        0.15-0.25 and measured worse on the five real panel collections at K = 50
+        (0.025-0.08 nats/word) and by up to 0.35 on short check collections (benchmarks/RESULTS.md,
         run 47).
     revive_topics : bool, optional
         Replace topics that fall out of use (unset: True, or False with
