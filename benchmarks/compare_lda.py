@@ -52,6 +52,7 @@ except ImportError:  # running from a checkout that is not pip-installed
 # the benchmark's own helpers, found through the sys.path entry above
 import _report  # noqa: E402
 from _peers import EngineLDA, EngineLDADefaults, GensimLDA, Settings, SklearnLDA, gensim_bow, peer_available  # noqa: E402
+from _quality_config import EVAL_LOCAL_UPDATE  # noqa: E402
 
 DEFAULT_CORPUS = HERE.parent.parent / "shared" / "corpora" / "ap"
 CORPUS_FILES = ("train.npz", "test_obs.npz", "test_ho.npz")
@@ -100,9 +101,10 @@ def engine_defaults() -> tuple[str, str]:
     return params["gamma_init"].default, params["topic_init"].default
 
 
-# the zero-order fold-in of every run since it existed (the engine's default until run 46); builds from before it
-# (the filing commit, timed by PYTHONPATH) have only their own
-_EVAL_FOLD_IN = {"local_update": "zero_order"} if "local_update" in inspect.signature(engine.LDA).parameters else {}
+# quality.py's fold-in (_quality_config.EVAL_LOCAL_UPDATE); builds from before local_update (the filing commit,
+# timed by PYTHONPATH) have only their own
+_EVAL_FOLD_IN = ({"local_update": EVAL_LOCAL_UPDATE} if "local_update" in inspect.signature(engine.LDA).parameters
+                 else {})
 
 
 def heldout_loglik(

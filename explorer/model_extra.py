@@ -131,7 +131,6 @@ def checked_settings(values: Any, model: Any = None, field: str = "settings") ->
     return settings
 
 
-
 def checked_labels(values: Any, n_topics: int, field: str = "labels") -> dict[int, str]:
     """Topic labels ``{"3": "taxes"}`` from a file: at most one per topic, texts of at most :data:`MAX_LABEL_CHARS`.
 
