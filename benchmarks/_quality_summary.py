@@ -28,6 +28,11 @@ def system_name(system: str, label: str | None) -> str:
     return f"{system}:{label}" if label and system.startswith("engine-") else system
 
 
+def sweeps_name(system: str, sweeps: int) -> str:
+    """How a tomotopy system trained for a fixed number of sweeps (``--sweeps``) appears: apart from the targets."""
+    return f"{system}:{sweeps}-sweeps"
+
+
 def _mean_std(values, digits: int) -> str:
     values = [v for v in values if v is not None]
     if not values:
@@ -80,7 +85,8 @@ def summary(records: list[dict], command: str, epochs: int | None = None) -> str
         "\nMeans ± standard deviation over seeds. LL: held-out log likelihood per word (higher is better), "
         f"every system's topics folded in by the engine's default local step ({fold_in}). "
         f"NPMI: mean over topics of the top-{N_TOP} words' NPMI in the training documents. Live: LDA topics with "
-        f">= {LIVE_SHARE:g}/K of the words (min over seeds). tomotopy's sweeps fill the default engine's seconds."
+        f">= {LIVE_SHARE:g}/K of the words (min over seeds). tomotopy's sweeps fill the default engine's seconds "
+        "(tomotopy-...:N-sweeps: N sweeps, whatever their seconds)."
     )
     for c in corpora:
         here = [r for r in records if r["corpus"] == c]

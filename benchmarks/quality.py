@@ -83,7 +83,7 @@ from _quality_config import (  # noqa: E402
     SYSTEMS,
 )
 from _quality_panel import Collection, load_collection, load_split  # noqa: E402
-from _quality_summary import summary, system_name  # noqa: E402
+from _quality_summary import summary, sweeps_name, system_name  # noqa: E402
 from _quality_summary import targets as targets  # noqa: E402  (re-exported: tests/benchmarks use quality.targets)
 
 GENERAL_DIVERGENCE = engine.GENERAL_DIVERGENCE  # the explorer flags topics at the same line
@@ -318,6 +318,14 @@ def sweep_until(model, budget: float, workers: int) -> tuple[float, int]:
     return time.perf_counter() - started, sweeps
 
 
+def train_sweeps(model, sweeps: int, workers: int) -> float:
+    """tomotopy trained for exactly ``sweeps`` sweeps after ``train(0)`` (the random start); returns its seconds."""
+    started = time.perf_counter()
+    model.train(0, workers=workers)
+    model.train(sweeps, workers=workers)
+    return time.perf_counter() - started
+
+
 def tomotopy_topics(model, n_words: int) -> np.ndarray:
     """lambda (K x V) of a tomotopy model: its topic-word counts + eta (words it never saw: eta)."""
     columns = np.array([int(w) for w in model.used_vocabs])
@@ -328,7 +336,8 @@ def tomotopy_topics(model, n_words: int) -> np.ndarray:
 
 
 def train_tomotopy(system: str, collection: Collection, K: int, seed: int, cell) -> Trained:
-    """tomotopy's LDAModel / HDPModel at its defaults, its sweeps filling the engine's training seconds."""
+    """tomotopy's LDAModel / HDPModel at its defaults, its sweeps filling the engine's training seconds
+    (``cell.sweeps``: that many sweeps instead)."""
     import tomotopy as tp
 
     corpus = collection.prepared("tomotopy")
@@ -340,8 +349,11 @@ def train_tomotopy(system: str, collection: Collection, K: int, seed: int, cell)
         if system == "tomotopy-lda"
         else tp.HDPModel(seed=seed, corpus=corpus)
     )
-    seconds, sweeps = sweep_until(model, cell.budget, cell.threads)
-    extra = {"sweeps": sweeps, "budget_seconds": cell.budget}
+    if cell.sweeps is None:
+        seconds, sweeps = sweep_until(model, cell.budget, cell.threads)
+    else:
+        seconds, sweeps = train_sweeps(model, cell.sweeps, cell.threads), cell.sweeps
+    extra = {"sweeps": sweeps, "budget_seconds": cell.budget if cell.sweeps is None else None}
     if system == "tomotopy-lda":
         evaluator = lda_evaluator(
             tomotopy_topics(model, V), np.asarray(model.alpha, dtype=np.float64), float(model.eta)
@@ -399,6 +411,7 @@ class Cell:
     svi_options: dict
     budget: float | None = None
     merge_general: bool = False
+    sweeps: int | None = None  # tomotopy: this many sweeps instead of the default engine's seconds
 
     def options(self) -> dict:
         """The engine variant's options as records keep them."""
@@ -480,7 +493,10 @@ def progress_line(r: dict) -> str:
     if r.get("general_topics"):
         topics += f", {r['general_topics']} general ({r['general_share']:.0%} of the words)"
     npmi = "-" if r["npmi"] is None else f"{r['npmi']:.4f}"
-    sweeps = f", {r['sweeps']} sweeps for {r['budget_seconds']:.2f} s" if "sweeps" in r else ""
+    sweeps = ""
+    if "sweeps" in r:
+        budget = r.get("budget_seconds")
+        sweeps = f", {r['sweeps']} sweeps" + ("" if budget is None else f" for {budget:.2f} s")
     k = f"K={r['k']}" if r["k"] is not None else "HDP"
     return (
         f"{r['corpus']} {k} seed {r['seed']} {r['system']}: LL {r['heldout_loglik']:.4f}, NPMI {npmi}, {topics}, "
@@ -506,7 +522,8 @@ def run(args) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     done = {cell_key(r): r for r in read_records([args.out])}
     label = args.label
-    cell = Cell(args.epochs, args.threads, args.engine_options, args.svi_options, merge_general=args.merge_general)
+    cell = Cell(args.epochs, args.threads, args.engine_options, args.svi_options, merge_general=args.merge_general,
+                sweeps=args.sweeps)
     for r in done.values():
         if label and r["label"] == label and r["options"] != cell.options():
             sys.exit(
@@ -535,10 +552,12 @@ def run(args) -> int:
     def ensure(system: str, collection: Collection, K: int | None, seed: int) -> None:
         """Run one cell and append its record (with --resume: unless the results hold it already)."""
         name = system_name(system, label)
+        if system.startswith("tomotopy-") and args.sweeps is not None:
+            name = sweeps_name(system, args.sweeps)
         key = (name, collection.name, K, seed, cell.epochs)
         if args.resume and key in done:
             return
-        if system.startswith("tomotopy-"):  # its budget: the default engine's seconds on the same cell
+        if system.startswith("tomotopy-") and args.sweeps is None:  # budget: the default engine's seconds here
             engine_system = "engine-lda" if system == "tomotopy-lda" else "engine-hdp"
             budget_key = (engine_system, collection.name, K, seed, cell.epochs)
             if budget_key not in done:
@@ -657,6 +676,12 @@ def parse_run_args(argv):
     p.add_argument(
         "--label", help="name of the engine variant: its systems appear as engine-lda:LABEL, engine-hdp:LABEL"
     )
+    p.add_argument(
+        "--sweeps", type=int, default=None, metavar="N",
+        help="tomotopy's systems train exactly N sweeps instead of the default engine's seconds (collapsed Gibbs "
+        "run towards convergence); they appear as tomotopy-lda:N-sweeps, tomotopy-hdp:N-sweeps, apart from the "
+        "targets"
+    )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file, one JSON line per cell (appended)")
     p.add_argument("--resume", action="store_true", help="skip the cells --out already holds")
     p.add_argument(
@@ -705,6 +730,8 @@ def parse_run_args(argv):
             p.error("--svi-options cannot set seed: use --seeds")
     if args.epochs < 1 or args.threads < 1 or any(k < 2 for k in args.k):
         p.error("need --epochs >= 1, --threads >= 1 and every --k >= 2")
+    if args.sweeps is not None and args.sweeps < 1:
+        p.error("need --sweeps >= 1")
     if args.train_docs is not None and args.train_docs < 1:
         p.error("need --train-docs >= 1")
     return args

@@ -273,3 +273,37 @@ def test_a_folder_in_the_shared_format_is_scored_under_its_own_name(tmp_path):
     assert records[0]["collection"]["train_docs"] == 64 and np.isfinite(records[0]["heldout_loglik"])
     with pytest.raises(SystemExit):
         quality.parse_run_args(["--folder", f"ap={folder}"])  # a panel name is taken
+
+
+def test_tomotopy_run_for_fixed_sweeps_is_shown_apart_from_the_targets():
+    args = quality.parse_run_args(["--systems", "tomotopy-lda", "--sweeps", "1000"])
+    assert args.sweeps == 1000
+    with pytest.raises(SystemExit):
+        quality.parse_run_args(["--sweeps", "0"])
+    # a converged tomotopy far ahead of the engine changes no verdict: the targets compare at equal seconds
+    converged = [
+        {**r, "system": quality.sweeps_name("tomotopy-lda", 1000), "label": "1000-sweeps", "heldout_loglik": -7.0,
+         "npmi": 0.5, "sweeps": 1000, "budget_seconds": None}
+        for r in passing_panel()
+        if r["system"] == "tomotopy-lda"
+    ]
+    assert verdicts(quality.targets(passing_panel() + converged)) == ["PASS", "PASS", "PASS"]
+    jargon = [r for r in converged if r["corpus"] == "jargon" and r["k"] == 20]
+    text = quality.summary(passing_panel(("jargon",)) + jargon, "python benchmarks/quality.py summarize q")
+    assert "| tomotopy-lda:1000-sweeps | 3 | -7.0000 ± 0.0000 | 0.5000 ± 0.0000 |" in text
+    line = quality.progress_line({**converged[0], "seconds": 2.0, "docs_per_second": 45.0})
+    assert line.endswith("2.00 s (45 docs/s, 1000 sweeps)")
+
+
+def test_train_sweeps_starts_the_sampler_then_runs_exactly_that_many_sweeps():
+    class Sampler:
+        def __init__(self):
+            self.calls = []
+
+        def train(self, n, workers):
+            self.calls.append((n, workers))
+
+    sampler = Sampler()
+    seconds = quality.train_sweeps(sampler, 250, workers=1)
+    assert sampler.calls == [(0, 1), (250, 1)]
+    assert seconds >= 0.0
