@@ -197,10 +197,11 @@ def _add_fit(commands: Any) -> None:
                        "document-level "
                        "concentration (HDP: the model's default)")
     model.add_argument("--eta", type=_positive_float, default=0.01, help="topic-word Dirichlet prior")
-    model.add_argument("--topic-init", choices=("exponential", "gamma", "documents"), default=None,
+    model.add_argument("--topic-init", choices=("exponential", "gamma", "documents", "clusters"), default=None,
                        help="random start of the topics: the paper's exponential draws, Gamma(100, 1/100) "
-                       "draws as in Hoffman's online LDA, or those leaning towards the words of 3 random "
-                       "documents per topic (model default if omitted)")
+                       "draws as in Hoffman's online LDA, those leaning towards the words of 3 random "
+                       "documents per topic, or those plus the words of k-means clusters of the documents "
+                       "(model default if omitted)")
     model.add_argument("--local-update", choices=("auto", "zero_order", "cvb0", "mean_field"), default=None,
                        help="LDA only: how the local step shares a document's words among topics: auto (the "
                        f"default) runs cvb0 on documents of fewer than {DEFAULT_CVB0_WORDS} words and the zero-order "

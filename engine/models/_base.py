@@ -19,12 +19,16 @@ from engine.validation import as_counts, check_int, check_topic_indices
 __all__ = ["DTYPES", "TOPIC_INITS", "TopicModel", "initial_topics"]
 
 DTYPES = ("float64", "float32")  # precisions of the topics and the local step
-TOPIC_INITS = ("exponential", "gamma", "documents")  # starts of lambda (see initial_topics)
+TOPIC_INITS = ("exponential", "gamma", "documents", "clusters")  # starts of lambda (see initial_topics)
 _TOPICS_PER_DRAW = 16  # rows of lambda per random stream of the start (see initial_topics)
 # the "documents" start: each topic gets the words of this many random documents, together weighing this
 # fraction of the corpus's tokens / K (benchmarks/RESULTS.md, run 21)
 SEED_DOCUMENTS, SEED_MASS = 3, 0.03
 _SEED_STREAM = 1 << 30  # the seeding documents' random stream, apart from the blocks' streams
+# the "clusters" start: k-means over at most this many training documents, for at most this many rounds
+# (benchmarks/RESULTS.md, run 48)
+CLUSTER_SAMPLE, CLUSTER_ROUNDS = 20_000, 30
+_CLUSTER_STREAM = (1 << 30) + 1  # its sample's and k-means' random stream
 _DIVERGENCE_CELLS = 1 << 16  # entries of E[beta] whose divergence from the overall word use is taken at once
 
 
@@ -414,7 +418,14 @@ def initial_topics(
     ``SEED_DOCUMENTS`` random rows of ``documents`` pooled, weighing ``SEED_MASS``
     x the corpus's tokens / K (``n_docs`` x the drawn rows' mean length): every
     topic starts leaning towards words that occur together instead of all starting
-    near uniform.  ``documents`` is the training corpus (in memory or on disk) or,
+    near uniform.  "clusters": the "gamma" draws, plus on topic k the word counts of
+    the documents in cluster k of a k-means clustering of the documents (their
+    tf-idf rows, scaled to unit length, so that documents cluster by the words they
+    share, not by their lengths; scikit-learn's ``KMeans``, one start, at most
+    ``CLUSTER_ROUNDS`` rounds, one thread), over all of them or a random
+    ``CLUSTER_SAMPLE`` whose counts are scaled by n_docs / sample size: the
+    topics start as the collection's groups of documents, their mass the corpus's
+    tokens.  ``documents`` is the training corpus (in memory or on disk) or,
     for ``partial_fit``, the documents at hand.
 
     The topics are drawn in blocks of ``_TOPICS_PER_DRAW`` rows, block b from
@@ -452,7 +463,48 @@ def initial_topics(
             draw_block(block)
     if method == "documents":
         _add_document_seeds(topics, n_docs, documents, seed)
+    elif method == "clusters":
+        _add_cluster_counts(topics, n_docs, documents, seed)
     return topics
+
+
+def _add_cluster_counts(topics: np.ndarray, n_docs: int, documents, seed: int) -> None:
+    """Add the "clusters" start's word counts to the "gamma" draws ``topics`` in place (see :func:`initial_topics`).
+
+    Fewer documents with words than topics: as many clusters as there are such documents,
+    the other topics left as drawn.
+    """
+    import warnings
+
+    from sklearn.cluster import KMeans
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.feature_extraction.text import TfidfTransformer
+    from threadpoolctl import threadpool_limits
+
+    n_topics, n_words = topics.shape
+    if documents is None:
+        raise ValueError(f'topic_init="clusters" starts the topics from groups of training documents of {n_words} '
+                         "words (columns), got none: pass them, initialize(n_docs, documents=X) (engine.SVI, "
+                         "BatchVI and fit do)")
+    documents = as_counts(documents, n_words, name="documents", out_of_core=True)  # refuses an empty corpus
+    rng = np.random.default_rng([seed, _CLUSTER_STREAM])
+    n_rows = documents.shape[0]
+    rows = np.arange(n_rows) if n_rows <= CLUSTER_SAMPLE else np.sort(rng.choice(n_rows, CLUSTER_SAMPLE, replace=False))
+    counts = sp.csr_matrix(documents[rows], dtype=np.float64)
+    counts = counts[np.flatnonzero(np.diff(counts.indptr))]  # documents without words join no cluster
+    n_clusters = min(n_topics, counts.shape[0])
+    if n_clusters == 0:
+        return
+    unit = TfidfTransformer().fit_transform(counts)  # rows scaled to length 1
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        # fewer distinct documents than clusters: KMeans warns and leaves clusters empty, which stay as drawn
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        labels = KMeans(n_clusters, n_init=1, max_iter=CLUSTER_ROUNDS,
+                        random_state=int(rng.integers(2**31 - 1))).fit_predict(unit)
+    membership = sp.csr_matrix((np.ones(labels.size), (labels, np.arange(labels.size))),
+                               shape=(n_clusters, labels.size))
+    grouped = (membership @ counts).toarray() * (n_docs / rows.size)
+    topics[:n_clusters] += grouped.astype(topics.dtype)
 
 
 def _add_document_seeds(topics: np.ndarray, n_docs: int, documents, seed: int) -> None:

@@ -271,13 +271,14 @@ class HDP(TopicModel):
         never looser): those fits break the random topics' symmetry and must be tight.
     local_max_iter : int
         Cap on local iterations per document.
-    topic_init : {"gamma", "exponential", "documents"}
+    topic_init : {"gamma", "exponential", "documents", "clusters"}
         Random start of lambda, as for :class:`engine.LDA`: "gamma" (default) near uniform, so
         unused topics can be born where words are poorly explained; "exponential" (the paper's
         footnote) spiky topics that the atoms latch onto, which measured worse; "documents" the
         "gamma" draws leaning each topic towards the words of 3 random training documents
         (:func:`engine.models._base.initial_topics`), which measured no better on the panel
-        (benchmarks/RESULTS.md, run 21).
+        (benchmarks/RESULTS.md, run 21); "clusters" the "gamma" draws plus the word counts of
+        k-means clusters of the training documents, measured for LDA only (run 48).
     dtype : {"float32", "float64"}, optional
         Precision of the parameters and of the local step (unset: from ``preset``): the default
         preset's float32 trains faster than float64 at the same held-out likelihood and

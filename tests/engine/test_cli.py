@@ -345,3 +345,12 @@ def test_export_streams_the_topic_words_in_blocks_and_refuses_a_table_above_the_
     with pytest.raises(engine.LimitExceededError, match="max_export_cells"):
         exports.write_export(tmp_path / "refused", tables)
     assert not (tmp_path / "refused").exists()
+
+
+def test_fit_with_the_clusters_start_keeps_it_in_the_model_file(tmp_path, corpus_csv):
+    path, _ = corpus_csv
+    out = tmp_path / "clusters.npz"
+    assert main(["fit", str(path), "--topics", "4", "--epochs", "1", "--topic-init", "clusters", "--test-docs", "20",
+                 "--out", str(out), "--no-progress"]) == 0
+    model = load_model(out).model
+    assert model.topic_init == "clusters" and np.all(np.isfinite(model.lambda_))

@@ -106,3 +106,92 @@ def test_documents_start_through_svi_fit_and_initialize():
         assert np.all(np.isfinite(trained.lambda_)) and trained.lambda_.min() > 0
         fitted = model_class(n_topics=6, n_words=30, seed=2, topic_init="documents").fit(X)
         assert np.all(np.isfinite(fitted.lambda_))
+
+
+def _grouped_corpus(seed=0, n_groups=5, per_group=40, V=60):
+    """Documents each drawn from one of ``n_groups`` disjoint word blocks: the groups are known."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    block = V // n_groups
+    rows, groups = [], []
+    for g in range(n_groups):
+        for _ in range(per_group):
+            row = np.zeros(V)
+            row[g * block:(g + 1) * block] = rng.poisson(1.5, size=block)
+            rows.append(row)
+            groups.append(g)
+    order = rng.permutation(len(rows))
+    return sp.csr_matrix(np.array(rows)[order]), np.array(groups)[order], block
+
+
+def test_clusters_start_is_the_gamma_start_plus_each_clusters_word_counts():
+    """With disjoint word blocks, k-means finds the groups: each topic gets one group's total counts."""
+    X, groups, _ = _grouped_corpus()
+    D, V = X.shape
+    K = 5
+    start = initial_topics(K, V, D, 0.01, "clusters", 3, "float64", documents=X)
+    added = start - initial_topics(K, V, D, 0.01, "gamma", 3, "float64")
+    dense = X.toarray()
+    group_counts = np.array([dense[groups == g].sum(axis=0) for g in range(5)])
+    # each topic's added counts are exactly one group's, every group used once (in k-means' order)
+    matched = [int(np.flatnonzero(np.all(np.isclose(group_counts, row, atol=1e-9), axis=1))[0]) for row in added]
+    assert sorted(matched) == list(range(5))
+    np.testing.assert_allclose(added.sum(), X.sum())  # the corpus's tokens, once
+    # the same seed gives the same start, with numba on one thread or several
+    np.testing.assert_array_equal(start, initial_topics(K, V, D, 0.01, "clusters", 3, "float64", documents=X))
+    numba.set_num_threads(1)
+    try:
+        np.testing.assert_array_equal(start, initial_topics(K, V, D, 0.01, "clusters", 3, "float64", documents=X))
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    # a corpus read by rows (as on disk) gives the same start
+    np.testing.assert_array_equal(start, initial_topics(K, V, D, 0.01, "clusters", 3, "float64", documents=X.tolil()))
+
+
+def test_clusters_start_with_fewer_distinct_documents_than_topics_leaves_the_rest_as_drawn():
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(np.array([[3, 0, 0, 1], [3, 0, 0, 1], [0, 2, 2, 0], [0, 0, 0, 0]]))
+    K, V, D = 6, 4, 4
+    start = initial_topics(K, V, D, 0.01, "clusters", 0, "float32", documents=X)
+    gamma = initial_topics(K, V, D, 0.01, "gamma", 0, "float32")
+    assert start.dtype == np.float32 and np.all(np.isfinite(start)) and start.min() > 0
+    added = (start.astype(np.float64) - gamma)
+    moved = np.flatnonzero(np.abs(added).sum(axis=1) > 1e-3)
+    assert len(moved) == 2  # two distinct documents with words: two clusters hold them
+    np.testing.assert_allclose(sorted(added[moved].sum(axis=1)), [4.0, 8.0], rtol=1e-5)
+    np.testing.assert_array_equal(np.delete(start, moved, axis=0), np.delete(gamma, moved, axis=0).astype(np.float32))
+    with pytest.raises(ValueError, match='topic_init="clusters" starts the topics'):
+        initial_topics(K, V, D, 0.01, "clusters", 0, "float64")
+    with pytest.raises(ValueError, match="documents has no documents"):
+        initial_topics(K, V, D, 0.01, "clusters", 0, "float64", documents=X[:0])
+
+
+def test_clusters_start_clusters_a_sample_of_a_large_corpus_scaled_to_its_size(monkeypatch):
+    import engine.models._base as base
+
+    X, _, _ = _grouped_corpus(per_group=40)
+    monkeypatch.setattr(base, "CLUSTER_SAMPLE", 50)
+    D, V = X.shape
+    start = initial_topics(5, V, D, 0.01, "clusters", 3, "float64", documents=X)
+    added = start - initial_topics(5, V, D, 0.01, "gamma", 3, "float64")
+    rows = np.sort(np.random.default_rng([3, base._CLUSTER_STREAM]).choice(D, 50, replace=False))
+    np.testing.assert_allclose(added.sum(), X[rows].sum() * D / 50)
+
+
+def test_clusters_start_through_svi_recovers_the_groups():
+    import scipy.sparse as sp
+
+    import engine
+
+    X, _, block = _grouped_corpus(seed=1)
+    D, V = X.shape
+    model = engine.LDA(n_topics=5, n_words=V, seed=0, topic_init="clusters")
+    engine.SVI(model, corpus=X, seed=0).run(n_docs=5 * D)
+    assert np.all(np.isfinite(model.lambda_))
+    heaviest_block = np.argmax(model.lambda_.reshape(5, 5, block).sum(axis=2), axis=1)
+    assert sorted(heaviest_block) == list(range(5))  # one topic per group
+    hdp = engine.HDP(n_topics=8, doc_truncation=3, n_words=V, seed=0, topic_init="clusters")
+    engine.SVI(hdp, corpus=sp.csr_matrix(X), seed=0).run(n_docs=2 * D)
+    assert np.all(np.isfinite(hdp.lambda_)) and hdp.lambda_.min() > 0
