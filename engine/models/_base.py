@@ -94,7 +94,8 @@ class TopicModel(TopicEstimator):
     def _initialize_topics(self, n_docs: int, n_words: int | None, documents=None) -> None:
         """Random lambda for a corpus of ``n_docs`` documents of ``n_words`` words, as ``topic_init`` says.
 
-        ``documents`` (the training corpus, in memory or on disk) is read by the "documents" start only.
+        ``documents`` (the training corpus, in memory or on disk) is read by the "documents" and "clusters"
+        starts only.
         """
         configured = self._settings()["n_words"]
         if configured is None:

@@ -582,7 +582,8 @@ class LDA(TopicModel):
 
         ``n_words`` is the corpus's vocabulary size: required if the model was built
         without one, checked against it otherwise.  ``documents``, the training
-        documents (in memory or on disk), are read by ``topic_init="documents"`` only.
+        documents (in memory or on disk), are read by ``topic_init="documents"`` and
+        ``"clusters"`` only.
         """
         self._initialize_topics(n_docs, n_words, documents)
 
