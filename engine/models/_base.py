@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -475,9 +476,7 @@ def _add_cluster_counts(topics: np.ndarray, n_docs: int, documents, seed: int) -
     Fewer documents with words than topics: as many clusters as there are such documents,
     the other topics left as drawn.
     """
-    import warnings
-
-    from sklearn.cluster import KMeans
+    from sklearn.cluster import KMeans  # imported here: scikit-learn loads slowly and only this start needs it
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.feature_extraction.text import TfidfTransformer
     from threadpoolctl import threadpool_limits
