@@ -323,8 +323,8 @@ class LDA(TopicModel):
         "clusters" adds to them the word counts of K k-means clusters of the training
         documents' tf-idf rows, topic k starting as cluster k: on the panel NPMI rose
         in 18 of 24 cells (K = 10 to 100, 5 seeds), but held-out likelihood fell on
-        every check collection (by up to 0.09 nats/word on 11-word quotations), at
-        1.0-1.4x the seconds, so it is an option (run 48).
+        the three check collections measured (by up to 0.09 nats/word on 11-word
+        quotations), at 1.0-1.4x the seconds, so it is an option (run 48).
     local_update : {"auto", "zero_order", "cvb0", "mean_field"}, optional
         How a document's words are shared among topics in the local step
         (unset: "auto", or "mean_field" with ``preset="paper"``).
