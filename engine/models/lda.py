@@ -322,8 +322,8 @@ class LDA(TopicModel):
         :func:`engine.models._base.initial_topics`); for LDA it measured worse (run 21).
         "clusters" adds to them the word counts of K k-means clusters of the training
         documents' tf-idf rows, topic k starting as cluster k: on the panel NPMI rose
-        in 18 of 24 cells (K = 10 to 100, 5 seeds), but held-out likelihood fell on
-        the three check collections measured (by up to 0.09 nats/word on 11-word
+        in 18 of 24 cells (K = 10 to 100, 5 seeds), but on the check collections
+        held-out likelihood fell in 8 of 10 cells (by up to 0.09 nats/word on 11-word
         quotations), at 1.0-1.4x the seconds, so it is an option (run 48).
     local_update : {"auto", "zero_order", "cvb0", "mean_field"}, optional
         How a document's words are shared among topics in the local step
