@@ -377,6 +377,19 @@ def test_the_documents_start_reads_its_documents_from_a_disk_corpus_as_from_memo
     assert not np.array_equal(plain.lambda_, in_memory.lambda_)  # the documents did lean the start
 
 
+def test_the_clusters_start_reads_its_documents_from_a_disk_corpus_as_from_memory(tmp_path, planted_corpus):
+    disk = DiskCorpus.from_counts(planted_corpus.counts, tmp_path / "disk")
+    memory = disk.subset_to_memory(slice(None)).counts
+    on_disk, in_memory = (engine.LDA(8, disk.n_words, seed=0, topic_init="clusters") for _ in range(2))
+    engine.SVI(on_disk, disk, batch_size=16, seed=3)
+    engine.SVI(in_memory, memory, batch_size=16, seed=3)
+    assert np.array_equal(on_disk.lambda_, in_memory.lambda_)
+    plain = engine.LDA(8, disk.n_words, seed=0)
+    engine.SVI(plain, memory, batch_size=16, seed=3)
+    added = in_memory.lambda_ - plain.lambda_  # the clusters' word counts: the corpus's tokens, once
+    np.testing.assert_allclose(added.sum(), memory.sum(), rtol=1e-9)
+
+
 @pytest.mark.parametrize("model_class", [engine.LDA, engine.HDP])
 def test_a_model_fitted_on_a_disk_corpus_counts_new_text_like_its_training_text(tmp_path, model_class):
     source = write_folder(tmp_path / "texts", FRENCH)
