@@ -464,14 +464,24 @@ def initial_topics(
         for block in blocks:
             draw_block(block)
     if method == "documents":
-        _add_document_seeds(topics, n_docs, documents, seed)
+        _add_document_seeds(topics, n_docs, _training_documents(method, documents, n_words), seed)
     elif method == "clusters":
-        _add_cluster_counts(topics, n_docs, documents, seed)
+        _add_cluster_counts(topics, n_docs, _training_documents(method, documents, n_words), seed)
     return topics
 
 
+def _training_documents(method: str, documents, n_words: int):
+    """The training ``documents`` a start reads (in memory or on disk), checked; ValueError when there are none."""
+    if documents is None:
+        uses = {"documents": "seeds the topics with the words", "clusters": "starts the topics from groups"}[method]
+        raise ValueError(f'topic_init="{method}" {uses} of training documents of {n_words} words (columns), got '
+                         "none: pass them, initialize(n_docs, documents=X) (engine.SVI, BatchVI and fit do)")
+    return as_counts(documents, n_words, name="documents", out_of_core=True)  # refuses an empty corpus
+
+
 def _add_cluster_counts(topics: np.ndarray, n_docs: int, documents, seed: int) -> None:
-    """Add the "clusters" start's word counts to the "gamma" draws ``topics`` in place (see :func:`initial_topics`).
+    """Add the "clusters" start's word counts to the "gamma" draws ``topics`` in place (see :func:`initial_topics`);
+    ``documents`` as :func:`_training_documents` returns them.
 
     Fewer documents with words than topics: as many clusters as there are such documents,
     the other topics left as drawn.
@@ -481,12 +491,7 @@ def _add_cluster_counts(topics: np.ndarray, n_docs: int, documents, seed: int) -
     from sklearn.feature_extraction.text import TfidfTransformer
     from threadpoolctl import threadpool_limits
 
-    n_topics, n_words = topics.shape
-    if documents is None:
-        raise ValueError(f'topic_init="clusters" starts the topics from groups of training documents of {n_words} '
-                         "words (columns), got none: pass them, initialize(n_docs, documents=X) (engine.SVI, "
-                         "BatchVI and fit do)")
-    documents = as_counts(documents, n_words, name="documents", out_of_core=True)  # refuses an empty corpus
+    n_topics = topics.shape[0]
     rng = np.random.default_rng([seed, _CLUSTER_STREAM])
     n_rows = documents.shape[0]
     rows = np.arange(n_rows) if n_rows <= CLUSTER_SAMPLE else np.sort(rng.choice(n_rows, CLUSTER_SAMPLE, replace=False))
@@ -508,13 +513,9 @@ def _add_cluster_counts(topics: np.ndarray, n_docs: int, documents, seed: int) -
 
 
 def _add_document_seeds(topics: np.ndarray, n_docs: int, documents, seed: int) -> None:
-    """Add the "documents" start's seeds to the "gamma" draws ``topics`` in place (see :func:`initial_topics`)."""
-    n_topics, n_words = topics.shape
-    if documents is None:
-        raise ValueError(f'topic_init="documents" seeds the topics with the words of training documents of {n_words} '
-                         "words (columns), got none: pass them, initialize(n_docs, documents=X) (engine.SVI, "
-                         "BatchVI and fit do)")
-    documents = as_counts(documents, n_words, name="documents", out_of_core=True)  # refuses an empty corpus
+    """Add the "documents" start's seeds to the "gamma" draws ``topics`` in place (see :func:`initial_topics`);
+    ``documents`` as :func:`_training_documents` returns them."""
+    n_topics = topics.shape[0]
     rng = np.random.default_rng([seed, _SEED_STREAM])
     n_drawn, n_rows = n_topics * SEED_DOCUMENTS, documents.shape[0]
     rows = rng.choice(n_rows, size=n_drawn, replace=n_drawn > n_rows)
