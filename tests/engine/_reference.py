@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import psi
 
 
@@ -73,3 +74,15 @@ def planted_counts(n_docs=300, n_topics=4, words_per_topic=12, doc_length=60, se
         rows.append(rng.multinomial(doc_length, theta[d] @ topics))
     return sp.csr_matrix(np.array(rows)), topics
 
+
+
+def one_theme_documents(shares=(0.4, 0.3, 0.2, 0.1), n_docs=1500, block=10, length=8, seed=0):
+    """Documents of ``length`` tokens that each draw from one of len(shares) disjoint ``block``-word blocks.
+
+    Returns the counts (n_docs, block * len(shares)) and each document's block (its theme).
+    """
+    rng = np.random.default_rng(seed)
+    theme = rng.choice(len(shares), size=n_docs, p=shares)
+    rows = np.repeat(np.arange(n_docs), length)
+    words = theme[rows] * block + rng.integers(0, block, size=rows.size)
+    return sp.csr_matrix((np.ones(rows.size), (rows, words)), shape=(n_docs, block * len(shares))), theme

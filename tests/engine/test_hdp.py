@@ -15,7 +15,7 @@ from engine.kernels.reference.hdp import atom_counts, atom_use, doc_stick_params
 from engine.kernels.reference.lda import fit_documents as fit_lda_documents
 from engine.models.expectations import stick_expectation
 from engine.models.hdp import HDP
-from tests.engine._reference import lda_local_reference, zero_order_local_reference
+from tests.engine._reference import lda_local_reference, one_theme_documents, zero_order_local_reference
 
 
 def _softmax(x, axis=-1):
@@ -518,15 +518,6 @@ def test_paper_settings_recover_planted_blocks(planted_corpus):
     assert weights[order[6:]].max() < 0.01  # 14 of the 20 topics are pruned
 
 
-def _one_theme_documents(shares=(0.4, 0.3, 0.2, 0.1), n_docs=1500, block=10, length=8, seed=0):
-    """Short documents (8 tokens) that each draw from one of len(shares) disjoint 10-word blocks."""
-    rng = np.random.default_rng(seed)
-    theme = rng.choice(len(shares), size=n_docs, p=shares)
-    rows = np.repeat(np.arange(n_docs), length)
-    words = theme[rows] * block + rng.integers(0, block, size=rows.size)
-    return sp.csr_matrix((np.ones(rows.size), (rows, words)), shape=(n_docs, block * len(shares)))
-
-
 def test_corpus_weights_of_short_documents_follow_their_themes_only_with_used_atoms():
     """8-word documents use one or two of their 10 atoms: counting every atom's pointer keeps the corpus
     weights near their uniform start, counting the used ones lets them follow the documents.
@@ -535,7 +526,7 @@ def test_corpus_weights_of_short_documents_follow_their_themes_only_with_used_at
     compared with the share of documents of each block (total variation, mean over 3 seeds; measured
     0.34 with all atoms, 0.18 with used ones).
     """
-    X = _one_theme_documents()
+    X, _ = one_theme_documents()  # short documents (8 tokens), each from one of 4 disjoint 10-word blocks
     shares = np.array([0.4, 0.3, 0.2, 0.1])
     distance = {}
     for stick_atoms in ("all", "used"):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from engine.models._base import _TOPICS_PER_DRAW, initial_topics
+from tests.engine._reference import one_theme_documents
 
 
 @pytest.fixture
@@ -108,21 +109,10 @@ def test_documents_start_through_svi_fit_and_initialize():
         assert np.all(np.isfinite(fitted.lambda_))
 
 
-def _grouped_corpus(seed=0, n_groups=5, per_group=40, V=60):
-    """Documents each drawn from one of ``n_groups`` disjoint word blocks: the groups are known."""
-    import scipy.sparse as sp
-
-    rng = np.random.default_rng(seed)
-    block = V // n_groups
-    rows, groups = [], []
-    for g in range(n_groups):
-        for _ in range(per_group):
-            row = np.zeros(V)
-            row[g * block:(g + 1) * block] = rng.poisson(1.5, size=block)
-            rows.append(row)
-            groups.append(g)
-    order = rng.permutation(len(rows))
-    return sp.csr_matrix(np.array(rows)[order]), np.array(groups)[order], block
+def _grouped_corpus(seed=0):
+    """200 documents of 20 tokens, each from one of 5 disjoint 12-word blocks: the groups are known."""
+    X, groups = one_theme_documents(shares=(0.2,) * 5, n_docs=200, block=12, length=20, seed=seed)
+    return X, groups, 12
 
 
 def test_clusters_start_is_the_gamma_start_plus_each_clusters_word_counts():
@@ -171,7 +161,7 @@ def test_clusters_start_with_fewer_distinct_documents_than_topics_leaves_the_res
 def test_clusters_start_clusters_a_sample_of_a_large_corpus_scaled_to_its_size(monkeypatch):
     import engine.models._base as base
 
-    X, _, _ = _grouped_corpus(per_group=40)
+    X, _, _ = _grouped_corpus()
     monkeypatch.setattr(base, "CLUSTER_SAMPLE", 50)
     D, V = X.shape
     start = initial_topics(5, V, D, 0.01, "clusters", 3, "float64", documents=X)
