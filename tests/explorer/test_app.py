@@ -192,7 +192,7 @@ def test_train_offers_the_adaptive_step_size_beside_the_default_schedule(app_pat
     at = _app(app_path)
     _page(at, "train")
     assert at.radio(key=Keys.step_size).value == "schedule"  # the default stays the paper's schedule
-    assert any("lost held-out likelihood on 3 of 4" in c.value for c in at.caption)
+    assert any("lost held-out likelihood on 6 of 11" in c.value for c in at.caption)
     assert any(s.key == Keys.kappa for s in at.slider)
     at.radio(key=Keys.step_size).set_value("adaptive").run()
     assert not at.exception
