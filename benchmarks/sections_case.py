@@ -18,7 +18,9 @@ words in at least 5 documents and at most half of them), and each configuration 
 them for ``--passes`` passes, one run per seed:
 
 - "defaults": ``engine.LDA(n_topics=K, n_words=V, seed=s)`` and ``engine.SVI(model, corpus=X, seed=s)``;
-- "filing app": what the app ran when the issue was filed, ``preset="paper"`` at kappa 0.7, tau 64.
+- "filing app": what the app ran when the issue was filed, ``preset="paper"`` at kappa 0.7, tau 64;
+- with ``--hdp``, "HDP defaults": ``engine.HDP(n_topics=150, doc_truncation=20, ...)``, its topics in
+  use (corpus weight at least 0.01) counted as live and their mean NPMI.
 
 Per run it prints the topics live (at least 0.25 / K of the words), those under 1 % of the words,
 the smallest share, the sections no live topic belongs to (a topic belongs to the section that
@@ -113,11 +115,17 @@ CONFIGS = {"defaults": ({}, {}), "filing app": ({"preset": "paper"}, {"kappa": 0
 
 
 def measure(model, counts, labels: np.ndarray, names: list[str], reference: engine.CoherenceReference) -> dict:
-    """The run's figures (see the module docstring); ``labels`` index ``names``."""
+    """The run's figures (see the module docstring); ``labels`` index ``names``.
+
+    For an HDP, "live" are its topics in use (corpus weight at least 0.01, as the app counts
+    them), and NPMI is their mean.
+    """
     n_sections = len(names)
     excess = model.lambda_ - model.eta
     share = excess.sum(axis=1) / excess.sum()
-    live = share >= 0.25 / model.n_topics
+    hdp = isinstance(model, engine.HDP)
+    live = model.topic_weights() >= 0.01 if hdp else share >= 0.25 / model.n_topics
+    scores = np.asarray(reference.score_model(model))
     theta = model.transform(counts)
     lengths = np.asarray(counts.sum(axis=1)).ravel()
     words = np.stack([(theta[labels == s] * lengths[labels == s, None]).sum(axis=0) for s in range(n_sections)])
@@ -127,7 +135,7 @@ def measure(model, counts, labels: np.ndarray, names: list[str], reference: engi
     return {"live": int(live.sum()), "under_1pct": int((share < 0.01).sum()), "smallest_share": float(share.min()),
             "sections_without_topic": [names[s] for s in range(n_sections) if s not in owned],
             "mixed": int((live & (purity < BELONGS)).sum()),
-            "npmi": float(np.mean(reference.score_model(model)))}
+            "npmi": float(np.mean(scores[live] if hdp else scores))}
 
 
 def _spread(runs: list[dict], key: str, fmt: str) -> str:
@@ -143,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-section", type=int, default=450, help="documents drawn from each source")
     parser.add_argument("--passes", type=int, default=10, help="passes over the collection (the app's default run)")
     parser.add_argument("--draw-seed", type=int, default=12345, help="seed of the documents' draw")
+    parser.add_argument("--hdp", action="store_true", help="also the default HDP (K = 150, T = 20)")
     args = parser.parse_args(argv)
     texts, labels, names = build(args.per_section, args.draw_seed)
     corpus = engine.Corpus.from_texts(texts, ids=[str(i) for i in range(len(texts))], min_df=5, max_df=0.5)
@@ -153,20 +162,27 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     reference = engine.CoherenceReference(counts)
     rows: dict[str, list[dict]] = {}
-    for config, (model_options, svi_options) in CONFIGS.items():
+    configs = {name: (engine.LDA, {"n_topics": args.k, **options}, svi) for name, (options, svi) in CONFIGS.items()}
+    if args.hdp:
+        configs["HDP defaults"] = (engine.HDP, {"n_topics": 150, "doc_truncation": 20}, {})
+    for config, (kind, model_options, svi_options) in configs.items():
         for seed in args.seeds:
-            model = engine.LDA(n_topics=args.k, n_words=counts.shape[1], seed=seed, **model_options)
+            model = kind(n_words=counts.shape[1], seed=seed, **model_options)
             engine.SVI(model, corpus=counts, seed=seed, **svi_options).run(n_docs=args.passes * counts.shape[0])
+            if kind is engine.HDP:
+                model.judge_births()  # as the app does when a run ends
             figures = measure(model, counts, labels, names, reference)
             rows.setdefault(config, []).append(figures)
             print(json.dumps({"config": config, "seed": seed, **figures}), flush=True)
-    print(f"\n| configuration (K = {args.k}, {len(args.seeds)} seeds) | topics live | under 1 % of the words | "
-          "smallest share | sections without a topic | topics mixing sections | NPMI |")
+    print(f"\n| configuration (LDA: K = {args.k}; {len(args.seeds)} seeds) | topics live (HDP: in use) | "
+          "under 1 % of the words | smallest share | sections without a topic | topics mixing sections | NPMI |")
     print("|---|---|---|---|---|---|---|")
     for config, runs in rows.items():
-        cells = [_spread(runs, "live", "{:.1f}"), _spread(runs, "under_1pct", "{:.1f}"),
-                 _spread(runs, "smallest_share", "{:.2%}"), _spread(runs, "sections_without_topic", "{:.1f}"),
-                 _spread(runs, "mixed", "{:.1f}"), _spread(runs, "npmi", "{:.3f}")]
+        spare = configs[config][0] is engine.HDP  # its topics past those in use are spare, not dead
+        cells = [_spread(runs, "live", "{:.1f}"), "-" if spare else _spread(runs, "under_1pct", "{:.1f}"),
+                 "-" if spare else _spread(runs, "smallest_share", "{:.2%}"),
+                 _spread(runs, "sections_without_topic", "{:.1f}"), _spread(runs, "mixed", "{:.1f}"),
+                 _spread(runs, "npmi", "{:.3f}")]
         print(f"| {config} | " + " | ".join(cells) + " |")
     for config, runs in rows.items():
         orphans = Counter(name for run in runs for name in run["sections_without_topic"])

@@ -102,3 +102,19 @@ def test_the_filing_configuration_is_the_paper_preset_at_the_old_app_schedule():
     assert model_options == {"preset": "paper"}
     assert svi_options == {"kappa": 0.7, "tau": 64.0}
     assert sections_case.CONFIGS["defaults"] == ({}, {})
+
+
+def test_an_hdp_counts_its_topics_in_use_and_their_coherence():
+    import engine
+    from tests.engine._reference import one_theme_documents
+
+    counts, theme = one_theme_documents(shares=(0.5, 0.3, 0.2), n_docs=300, seed=1)
+    model = engine.HDP(n_topics=40, doc_truncation=4, n_words=counts.shape[1], seed=0, kernel="numpy")
+    engine.SVI(model, corpus=counts, seed=0).run(n_docs=3 * counts.shape[0])
+    reference = engine.CoherenceReference(counts)
+    figures = sections_case.measure(model, counts, theme, ["x", "y", "z"], reference)
+    in_use = model.topic_weights() >= 0.01
+    assert 0 < in_use.sum() < model.n_topics  # some topics are not in use: they must not count
+    assert figures["live"] == int(in_use.sum())
+    assert figures["npmi"] == pytest.approx(np.mean(reference.score_model(model)[in_use]))
+    assert figures["sections_without_topic"] == []  # each block of words is a topic of its own
