@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = corpus.counts  # the app's preprocessing; documents left with no words are dropped (listed)
     labels = labels[[int(i) for i in corpus.doc_ids]]
     print(f"{len(names)} sections ({', '.join(names)}), {counts.shape[0]} documents ({len(corpus.dropped)} left "
-          f"empty), {counts.shape[1]} words, {int(counts.sum())} tokens; K = {args.k}, {args.passes} passes",
+          f"empty), {counts.shape[1]} words, {int(counts.sum())} tokens; LDA at K = {args.k}, {args.passes} passes",
           flush=True)
     reference = engine.CoherenceReference(counts)
     rows: dict[str, list[dict]] = {}
