@@ -22,12 +22,11 @@ import time
 from engine.kernels.cache import REPORT_MARK, end_compile_worker  # "<mark> compiled <workload>" or "... failed ..."
 
 # in the order the background process compiles them: the HDP's first, which the Dask tests need
-# early (in worker processes of their own too), its default precision (float32) before float64,
-# since the benchmarks' tests, which run first, train default HDPs; the main process compiles
-# LDA:zero_order:float64, the first workload every run needs, itself
+# early (in worker processes of their own too); the main process compiles LDA:zero_order:float64,
+# the first workload every run needs, itself
 WORKLOADS = (
-    "HDP:zero_order:float32",
     "HDP:zero_order:float64",
+    "HDP:zero_order:float32",
     "HDP:mean_field:float64",
     "HDP:mean_field:float32",
     "LDA:zero_order:float32",

@@ -58,19 +58,16 @@ def test_the_hdp_benchmark_trains_without_births_when_asked(planted_corpus):
     import compare_hdp
 
     train = planted_corpus.counts
-    # the NumPy kernel: the births do not depend on it, and a fresh checkout need not wait here for the HDP's
-    # compiled kernels (the background compile has them ready by the HDP's own tests)
-    args = compare_hdp.parse_args(["--k", "20", "--t", "5", "--lda-k", "--no-gensim", "--hdp-births", "0",
-                                   "--kernel", "numpy"])
+    args = compare_hdp.parse_args(["--k", "20", "--t", "5", "--lda-k", "--no-gensim", "--hdp-births", "0"])
     (name, kind, k, make), = compare_hdp.systems_for_seed(args, train, None, seed=0)
     system = make()
-    assert (name, kind, k, system.model.births) == ("engine HDP [numpy] [births 0]", "hdp", 20, 0)
+    assert (name, kind, k, system.model.births) == ("engine HDP [births 0]", "hdp", 20, 0)
     steps = 3 * train.shape[0] // 25  # three epochs: birth rounds would fall after the first two
     for t in range(steps):
         system.fit_prepared(system.prepare(np.arange(t * 25, (t + 1) * 25) % train.shape[0]))
     assert system.model.training_clock()["birth_rounds"] == 0
-    default = compare_hdp.systems_for_seed(compare_hdp.parse_args(["--k", "20", "--t", "5", "--lda-k", "--no-gensim",
-                                                                   "--kernel", "numpy"]), train, None, seed=0)[0][3]()
+    default = compare_hdp.systems_for_seed(compare_hdp.parse_args(["--k", "20", "--t", "5", "--lda-k", "--no-gensim"]),
+                                           train, None, seed=0)[0][3]()
     assert default.model.births == 10  # engine.HDP's own: 20, or n_topics // 2 if fewer
     for t in range(steps):
         default.fit_prepared(default.prepare(np.arange(t * 25, (t + 1) * 25) % train.shape[0]))
@@ -112,9 +109,8 @@ def test_the_hdp_benchmark_raises_the_first_step_as_svi_does(planted_corpus):
     hdp = peers.HDPSettings(20, 5, 25, 0.7, 64.0, 1.0, 1.0, 0.01, 0)
     system = peers.EngineHDP(train, hdp, threads=1, dtype=None)
     system.model.births = 0
-    system.model.kernel = "numpy"  # the steps do not depend on it; the compiled one is the HDP's own tests'
     model = engine.HDP(n_topics=20, doc_truncation=5, n_words=train.shape[1], alpha=1.0, omega=1.0, eta=0.01,
-                       seed=0, births=0, kernel="numpy")
+                       seed=0, births=0)
     trainer = engine.SVI(model, train, batch_size=25, kappa=0.7, tau=64.0, seed=0)
     rows = np.arange(25)
     assert trainer.step(doc_ids=rows).rho == 0.5

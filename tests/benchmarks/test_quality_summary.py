@@ -241,7 +241,7 @@ def test_score_records_the_hdp_through_both_fold_ins_and_lda_through_its_own():
     corpus = engine.make_synthetic_corpus(n_docs=120, n_topics=4, n_words=40, seed=3, readable=False)
     train, observed, heldout = engine.heldout_split(corpus.counts, n_test=20, seed=0)
     collection = Collection("tiny", train, observed, heldout, "synthetic")
-    hdp = engine.HDP(n_topics=8, doc_truncation=3, n_words=40, seed=0, kernel="numpy")  # the scoring is the point
+    hdp = engine.HDP(n_topics=8, doc_truncation=3, n_words=40, seed=0)
     engine.SVI(hdp, corpus=train, seed=0, batch_size=30).run(n_steps=8)
     record = quality.score(quality.engine_evaluator(hdp), "hdp", collection)
     evaluator = quality.engine_evaluator(hdp)
