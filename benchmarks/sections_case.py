@@ -20,7 +20,7 @@ them for ``--passes`` passes, one run per seed:
 - "defaults": ``engine.LDA(n_topics=K, n_words=V, seed=s)`` and ``engine.SVI(model, corpus=X, seed=s)``;
 - "filing app": what the app ran when the issue was filed, ``preset="paper"`` at kappa 0.7, tau 64;
 - with ``--hdp``, "HDP defaults": ``engine.HDP(n_topics=150, doc_truncation=20, ...)``, its topics in
-  use (corpus weight at least 0.01) counted as live and their mean NPMI.
+  use (at least 1 % of the words, as the app counts them) counted as live and their mean NPMI.
 
 Per run it prints the topics live (at least 0.25 / K of the words), those under 1 % of the words,
 the smallest share, the sections no live topic belongs to (a topic belongs to the section that
@@ -117,25 +117,19 @@ CONFIGS = {"defaults": ({}, {}), "filing app": ({"preset": "paper"}, {"kappa": 0
 def measure(model, counts, labels: np.ndarray, names: list[str], reference: engine.CoherenceReference) -> dict:
     """The run's figures (see the module docstring); ``labels`` index ``names``.
 
-    For an HDP, "live" are its topics in use (corpus weight at least 0.01, as the app counts
-    them), and NPMI is their mean.
+    Shares, live topics and mean NPMI are :func:`engine.topic_quality`'s, as the app shows them:
+    for an HDP, "live" are its topics in use and NPMI is their mean.
     """
-    n_sections = len(names)
-    excess = model.lambda_ - model.eta
-    share = excess.sum(axis=1) / excess.sum()
-    hdp = isinstance(model, engine.HDP)
-    live = model.topic_weights() >= 0.01 if hdp else share >= 0.25 / model.n_topics
-    scores = np.asarray(reference.score_model(model))
+    quality = engine.topic_quality(model, reference)
     theta = model.transform(counts)
     lengths = np.asarray(counts.sum(axis=1)).ravel()
-    words = np.stack([(theta[labels == s] * lengths[labels == s, None]).sum(axis=0) for s in range(n_sections)])
+    words = np.stack([(theta[labels == s] * lengths[labels == s, None]).sum(axis=0) for s in range(len(names))])
     purity = words.max(axis=0) / np.maximum(words.sum(axis=0), np.finfo(float).tiny)  # a topic no one uses: 0
-    owner = words.argmax(axis=0)
-    owned = {int(owner[k]) for k in np.flatnonzero(live & (purity >= BELONGS))}
-    return {"live": int(live.sum()), "under_1pct": int((share < 0.01).sum()), "smallest_share": float(share.min()),
-            "sections_without_topic": [names[s] for s in range(n_sections) if s not in owned],
-            "mixed": int((live & (purity < BELONGS)).sum()),
-            "npmi": float(np.mean(scores[live] if hdp else scores))}
+    owned = set(words.argmax(axis=0)[quality.live & (purity >= BELONGS)].tolist())
+    return {"live": quality.n_live, "under_1pct": int((quality.weights < 0.01).sum()),
+            "smallest_share": float(quality.weights.min()),
+            "sections_without_topic": [name for s, name in enumerate(names) if s not in owned],
+            "mixed": int((quality.live & (purity < BELONGS)).sum()), "npmi": quality.mean_coherence}
 
 
 def _spread(runs: list[dict], key: str, fmt: str) -> str:

@@ -1,4 +1,4 @@
-"""The five-section case's figures and its collection, on hand-made models and sources (no training)."""
+"""The five-section case's figures and its collection, on hand-made models and sources (and one small HDP)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,21 @@ _SPEC.loader.exec_module(sections_case)
 
 
 class _Model:
-    """What ``measure`` reads of a model: lambda, eta, the number of topics and the documents' proportions."""
+    """What ``measure`` reads of a model, through ``engine.topic_quality`` too: its words' shares, the
+    documents' proportions, and no general or duplicated topics."""
 
     def __init__(self, shares, theta):
-        self.eta = 0.01
-        self.n_topics = len(shares)
-        self.lambda_ = self.eta + np.outer(shares, np.ones(4)) * 250.0  # row sums of lambda - eta: 1000 x share
+        self._shares = np.asarray(shares, dtype=float)
         self._theta = np.asarray(theta, dtype=float)
+
+    def word_shares(self):
+        return self._shares
+
+    def overall_divergence(self):
+        return np.ones_like(self._shares)
+
+    def duplicate_of(self):
+        return np.arange(self._shares.size)
 
     def transform(self, counts):
         assert counts.shape[0] == self._theta.shape[0]
@@ -30,7 +38,7 @@ class _Model:
 
 
 class _Reference:
-    def score_model(self, model):
+    def score_model(self, model, **settings):
         return np.array([0.1, 0.2, 0.3])
 
 
@@ -109,11 +117,11 @@ def test_an_hdp_counts_its_topics_in_use_and_their_coherence():
     from tests.engine._reference import one_theme_documents
 
     counts, theme = one_theme_documents(shares=(0.5, 0.3, 0.2), n_docs=300, seed=1)
-    model = engine.HDP(n_topics=40, doc_truncation=4, n_words=counts.shape[1], seed=0, kernel="numpy")
+    model = engine.HDP(n_topics=100, doc_truncation=4, n_words=counts.shape[1], seed=0, kernel="numpy")
     engine.SVI(model, corpus=counts, seed=0).run(n_docs=3 * counts.shape[0])
     reference = engine.CoherenceReference(counts)
     figures = sections_case.measure(model, counts, theme, ["x", "y", "z"], reference)
-    in_use = model.topic_weights() >= 0.01
+    in_use = model.word_shares() >= 0.01  # the app's topics in use
     assert 0 < in_use.sum() < model.n_topics  # some topics are not in use: they must not count
     assert figures["live"] == int(in_use.sum())
     assert figures["npmi"] == pytest.approx(np.mean(reference.score_model(model)[in_use]))

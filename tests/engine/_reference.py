@@ -61,8 +61,6 @@ def _per_document(counts, log_beta, log_theta, alpha, tol, max_iter, gamma0):
 
 def planted_counts(n_docs=300, n_topics=4, words_per_topic=12, doc_length=60, seed=0, alpha=0.3):
     """Counts from an LDA whose topics live on disjoint blocks of words; returns (X, topics)."""
-    import scipy.sparse as sp
-
     rng = np.random.default_rng(seed)
     V = n_topics * words_per_topic
     topics = np.zeros((n_topics, V))
@@ -73,7 +71,6 @@ def planted_counts(n_docs=300, n_topics=4, words_per_topic=12, doc_length=60, se
     for d in range(n_docs):
         rows.append(rng.multinomial(doc_length, theta[d] @ topics))
     return sp.csr_matrix(np.array(rows)), topics
-
 
 
 def one_theme_documents(shares=(0.4, 0.3, 0.2, 0.1), n_docs=1500, block=10, length=8, seed=0):
