@@ -279,8 +279,8 @@ class HDP(TopicModel):
         (:func:`engine.models._base.initial_topics`), which measured no better on the panel
         (benchmarks/RESULTS.md, run 21); "clusters" the "gamma" draws plus the word counts of
         k-means clusters of the training documents (run 48), which for the HDP lowered held-out
-        likelihood by 0.04-0.09 nats/word on collections of 10-16-word documents, kept 23-27
-        topics on synthetic data of 20, and took 2-4 s to cluster at 150 topics (run 49).
+        likelihood on collections of short documents, kept more topics than synthetic data hold,
+        and takes seconds to cluster at 150 topics (run 49).
     dtype : {"float32", "float64"}, optional
         Precision of the parameters and of the local step (unset: from ``preset``): the default
         preset's float32 trains faster than float64 at the same held-out likelihood and
