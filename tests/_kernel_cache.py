@@ -21,15 +21,19 @@ import time
 
 from engine.kernels.cache import REPORT_MARK, end_compile_worker  # "<mark> compiled <workload>" or "... failed ..."
 
-# in the order the background process compiles them: the HDP's first, which the Dask tests need
-# early (in worker processes of their own too); the main process compiles LDA:zero_order:float64,
-# the first workload every run needs, itself
+# in the order the background process compiles them: the HDP's first (the default float32 first, which
+# the command line's tests need early; float64 for the Dask tests, whose workers are processes of
+# their own), then LDA's less common steps; the main process compiles LDA's default step ("auto",
+# float64), the first workload every run needs, itself
 WORKLOADS = (
-    "HDP:zero_order:float64",
     "HDP:zero_order:float32",
+    "HDP:zero_order:float64",
     "HDP:mean_field:float64",
     "HDP:mean_field:float32",
     "LDA:zero_order:float32",
+    "LDA:cvb0:float32",
+    "LDA:zero_order:float64:squarem",
+    "LDA:zero_order:float32:squarem",
     "LDA:mean_field:float32",
     "LDA:mean_field:float64",
 )
