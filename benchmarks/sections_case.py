@@ -34,10 +34,8 @@ Then the means and ranges over the seeds, as a Markdown table::
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
-import zipfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -58,14 +56,11 @@ DOCSTRING_WORDS = 25
 
 
 def _sotu() -> list[str]:
-    with open(ROOT / "sample_data" / "sotu_paragraphs.csv", newline="", encoding="utf-8") as handle:
-        return [row["text"] for row in csv.DictReader(handle)]
+    return [document.text for document in engine.read_table(ROOT / "sample_data" / "sotu_paragraphs.csv", "text")]
 
 
-def _jargon() -> list[str]:
-    with zipfile.ZipFile(ROOT / "sample_data" / "jargon_file.zip") as archive:
-        return [archive.read(name).decode("utf-8", errors="replace")
-                for name in sorted(archive.namelist()) if name.endswith(".txt")]
+def _jargon() -> list[str]:  # read as the app reads an uploaded .zip
+    return [document.text for document in engine.read_zip(ROOT / "sample_data" / "jargon_file.zip")]
 
 
 def _bible() -> list[str]:
