@@ -21,8 +21,8 @@ DEFAULT_KAPPA = 0.9
 DEFAULT_TAU = 1.0
 DEFAULT_BATCH_SIZE = 256
 # how rho is chosen: the kappa/tau schedule below, or the adaptive rule of AdaptiveStepSize.
-# The schedule stays the default: the adaptive rule lost held-out likelihood at K = 50 on six of the
-# eleven panel and check collections (benchmarks/RESULTS.md, runs 13 and 50).
+# The schedule stays the default: at K = 50 the adaptive rule lost held-out likelihood on more of
+# the panel and check collections than it gained on (benchmarks/RESULTS.md, runs 13 and 50).
 STEP_SIZES = ("schedule", "adaptive")
 DEFAULT_ADAPTIVE_INIT_BATCHES = 5  # minibatches that start the adaptive rule's averages (the paper's few samples)
 # at most this many: each is a local step of a minibatch, and a trainer state read from a file names the number
