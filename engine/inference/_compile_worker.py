@@ -3,11 +3,14 @@
 Started by :class:`engine.inference.warmup.KernelWarmUp` and by
 :func:`engine.kernels.cache.compile_in_worker` with the workloads as arguments
 (``LDA:zero_order:float64`` ...), in order.  After each it prints one line,
-``engine-warm-up: compiled <workload>`` or ``engine-warm-up: failed <workload> <error>``,
-so the starting process can load that workload from the cache while the next one
-compiles.  It runs at a lower priority than the process that started it, and ends as
-soon as its standard input closes: the starting process closes it when done, and the
-operating system does when that process dies.
+``engine-warm-up: compiled <workload> kernels=<n> waited=<seconds>`` or
+``engine-warm-up: failed <workload> <error>``, so the starting process can load that
+workload from the cache while the next one compiles.  Each workload is compiled under
+:func:`engine.kernels.cache.compile_lock`: a worker that finds another process compiling
+the same workload waits for it and then loads what it cached (``kernels=0``, the
+number of kernels numba compiled here rather than loaded).  It runs at a lower priority
+than the process that started it, and ends as soon as its standard input closes: the
+starting process closes it when done, and the operating system does when that process dies.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import sys
 import threading
 
 from engine.inference.warmup import Workload, _step
-from engine.kernels.cache import REPORT_MARK, compiling_here
+from engine.kernels.cache import REPORT_MARK, compile_lock, compiling_here
 
 
 def _end_with_stdin() -> None:
@@ -33,14 +36,36 @@ def main(arguments: list[str]) -> int:
             os.nice(10)  # the user-facing process (its UI, its training) comes first
     for argument in arguments:
         try:
-            with compiling_here():  # this process is where kernels are compiled, not handed on
-                _step(Workload.parse(argument))
+            workload = Workload.parse(argument)
+            with compile_lock(argument) as waited, _compiles_counted() as compiles, compiling_here():
+                _step(workload)  # this process is where kernels are compiled, not handed on
         except Exception as exc:  # reported to the starting process, which decides what to do
             message = f"{type(exc).__name__}: {exc}".replace("\n", " ")
             print(f"{REPORT_MARK} failed {argument} {message}", flush=True)
         else:
-            print(f"{REPORT_MARK} compiled {argument}", flush=True)
+            print(f"{REPORT_MARK} compiled {argument} kernels={len(compiles)} waited={waited:.1f}", flush=True)
     return 0
+
+
+@contextlib.contextmanager
+def _compiles_counted():
+    """Yields a list that gets one entry per kernel numba compiles (not loads from its cache) in the body."""
+    started: list[object] = []
+    try:
+        from numba.core import event
+    except ImportError:  # nothing compiles without numba
+        yield started
+        return
+
+    class Counter(event.Listener):
+        def on_start(self, item) -> None:
+            started.append(item.data)
+
+        def on_end(self, item) -> None:
+            pass
+
+    with event.install_listener("numba:compile", Counter()):
+        yield started
 
 
 if __name__ == "__main__":

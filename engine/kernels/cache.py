@@ -12,6 +12,11 @@ Python process (:data:`WORKER_MODULE`) compiles the workload into the cache, and
 call is made again, now loading.  Only if that process could not deliver (the cache
 could not be written, no process could start) is the rest compiled here.
 
+Processes that share the cache (two app servers started together, a test run and its
+background compiler) compile a workload once between them: the worker holds a lock file
+per workload in the cache's folder while it compiles (:func:`compile_lock`), and a second
+worker for the same workload waits for it and then loads what the first one cached.
+
 "Compiling forbidden" is a listener on numba's ``numba:compile`` event, which numba
 sends before it compiles a kernel and never when it loads one from the cache; the
 listener stops a thread that is only loading with :class:`CompileNeededError`.
@@ -21,9 +26,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
@@ -32,6 +40,9 @@ from engine.processes import python_command
 
 WORKER_MODULE = "engine.inference._compile_worker"  # run with the workloads as arguments: <workload> ...
 REPORT_MARK = "engine-warm-up:"  # the worker prints "<mark> compiled <workload>" or "<mark> failed <workload> ..."
+
+LOCK_WAIT_SECONDS = 600.0  # how long a compile waits for another process's compile of the same workload
+_LOCK_POLL_SECONDS = 0.1
 
 _Result = TypeVar("_Result")
 _logger = logging.getLogger(__name__)  # a child of the "engine" logger
@@ -136,6 +147,83 @@ def cache_first(workloads: tuple[str, ...], call: Callable[[], _Result]) -> _Res
                 result = call()
         _ready.add(workloads)
         return result
+
+
+def kernel_cache_folder() -> Path | None:
+    """The folder numba caches the engine's compiled kernels in (in-tree, or under ``NUMBA_CACHE_DIR``).
+
+    None if numba is missing or caches nothing for them.  Asks numba, as its cache
+    locators choose the folder (``engine/kernels/compiled/__pycache__`` when writable).
+    """
+    try:
+        from engine.kernels.compiled import lazy_topics
+    except ImportError:
+        return None
+    for value in vars(lazy_topics).values():
+        folder = getattr(getattr(value, "_cache", None), "_cache_path", None)
+        if folder:
+            return Path(folder)
+    return None
+
+
+@contextlib.contextmanager
+def compile_lock(workload: str, timeout: float = LOCK_WAIT_SECONDS,
+                 folder: Path | None = None) -> Iterator[float]:
+    """Hold the lock that lets one process at a time compile ``workload`` into the cache; yields the seconds waited.
+
+    The lock is ``fcntl.flock`` on a file ``.compile-<workload>.lock`` in ``folder``
+    (default :func:`kernel_cache_folder`); the operating system releases it when the
+    holder ends, even by a crash.  After ``timeout`` seconds of waiting (a holder that
+    hangs) the body runs without it, as it does where no lock can be taken (no
+    ``fcntl``, as on Windows; a folder that cannot be written): compiling twice is only slower.
+    """
+    started = time.monotonic()
+    folder = kernel_cache_folder() if folder is None else folder
+    descriptor = _open_lock_file(folder, workload) if folder is not None else None
+    locked = False
+    try:
+        if descriptor is not None:
+            import fcntl
+
+            while True:
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    locked = True
+                    break
+                except BlockingIOError:
+                    if time.monotonic() - started >= timeout:
+                        _logger.warning("another process has been compiling %s for %.0f s; compiling it here "
+                                        "as well", workload, timeout)
+                        break
+                    time.sleep(_LOCK_POLL_SECONDS)
+                except OSError:  # a file system without locks
+                    break
+        yield time.monotonic() - started
+    finally:
+        if descriptor is not None:
+            if locked:
+                import fcntl
+
+                fcntl.flock(descriptor, fcntl.LOCK_UN)
+            os.close(descriptor)
+
+
+def _open_lock_file(folder: Path, workload: str) -> int | None:
+    """A descriptor of ``workload``'s lock file in ``folder`` (made if missing); None where locks cannot be had."""
+    try:
+        import fcntl  # noqa: F401  (POSIX only)
+    except ImportError:
+        return None
+    name = ".compile-" + "".join(c if c.isalnum() or c in "_-" else "-" for c in workload) + ".lock"
+    flags = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return os.open(folder / name, os.O_RDWR | os.O_CREAT | flags, 0o644)
+    except OSError:
+        try:  # made by another user of a shared install: a read-only descriptor locks as well
+            return os.open(folder / name, os.O_RDONLY | flags)
+        except OSError:
+            return None
 
 
 def compile_in_worker(workloads: tuple[str, ...]) -> set[str] | None:

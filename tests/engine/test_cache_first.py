@@ -89,6 +89,72 @@ def test_the_command_line_says_once_that_it_compiles_first(tmp_path):
     assert notes[1] == []
 
 
+def _reports(worker: subprocess.Popen) -> list[str]:
+    with worker.stdin, worker.stdout:  # open input: the worker ends early when it closes
+        reports = [line.split(maxsplit=1)[1].strip() for line in worker.stdout if line.startswith(cache.REPORT_MARK)]
+    assert worker.wait(timeout=60) == 0  # it ends by itself after its last workload
+    return reports
+
+
+def test_two_processes_compile_a_workload_once_between_them(tmp_path, monkeypatch):
+    """Two app servers started together on an empty cache: the second's worker waits, then only loads."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    workers = [cache.start_compile_worker(("LDA:zero_order:float64",))]
+    time.sleep(1.0)  # the first has begun (it takes the lock before importing numba's kernels' sources)
+    workers.append(cache.start_compile_worker(("LDA:zero_order:float64",)))
+    with ThreadPoolExecutor(2) as pool:
+        reports = [only for only, in pool.map(_reports, workers)]
+    fields = [dict(word.split("=") for word in report.split()[2:]) for report in reports]
+    assert [report.split()[:2] for report in reports] == [["compiled", "LDA:zero_order:float64"]] * 2, reports
+    compiled = sorted(int(field["kernels"]) for field in fields)
+    assert compiled[0] == 0 and compiled[1] > 10, reports  # one compiled them all, the other loaded them all
+    waiter = next(field for field in fields if field["kernels"] == "0")
+    assert float(waiter["waited"]) > 1.0, reports
+    assert list(tmp_path.rglob(".compile-LDA-zero_order-float64.lock"))
+
+
+def test_the_compile_lock_admits_one_holder_per_workload(tmp_path):
+    with cache.compile_lock("LDA:zero_order:float64", folder=tmp_path) as waited:
+        assert waited < 1.0
+        started = time.monotonic()
+        with cache.compile_lock("LDA:zero_order:float64", timeout=0.5, folder=tmp_path) as waited_again:
+            assert waited_again >= 0.5  # held: it waited its time, then ran anyway
+        assert time.monotonic() - started >= 0.5
+        with cache.compile_lock("HDP:zero_order:float32", timeout=5.0, folder=tmp_path) as other:
+            assert other < 1.0  # another workload compiles alongside
+    with cache.compile_lock("LDA:zero_order:float64", timeout=5.0, folder=tmp_path) as after:
+        assert after < 1.0  # released
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        ".compile-HDP-zero_order-float32.lock", ".compile-LDA-zero_order-float64.lock"]
+    assert all(path.stat().st_size == 0 for path in tmp_path.iterdir())
+
+
+def test_the_compile_lock_is_released_when_its_holder_dies(tmp_path):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom engine.kernels import cache\n"
+         f"with cache.compile_lock('LDA:zero_order:float64', folder=__import__('pathlib').Path({str(tmp_path)!r})):\n"
+         "    print('held', flush=True)\n    time.sleep(600)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with cache.compile_lock("LDA:zero_order:float64", timeout=0.3, folder=tmp_path) as waited:
+            assert waited >= 0.3  # held by the other process
+        holder.kill()
+        holder.wait(timeout=30)
+        with cache.compile_lock("LDA:zero_order:float64", timeout=10.0, folder=tmp_path) as waited:
+            assert waited < 5.0
+    finally:
+        holder.kill()
+        holder.stdout.close()
+
+
+def test_the_compile_lock_lives_beside_numbas_cache_of_the_kernels():
+    _step(Workload.parse("LDA:zero_order:float64"))  # cached by now, if no earlier test put it there
+    folder = cache.kernel_cache_folder()
+    assert folder is not None and list(folder.glob("lda._fit_all-*.nbi")), folder
+
+
 # ------------------------------------------------------------ cache_first's hand-over
 @pytest.fixture
 def fresh(monkeypatch):
