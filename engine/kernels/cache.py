@@ -150,20 +150,15 @@ def cache_first(workloads: tuple[str, ...], call: Callable[[], _Result]) -> _Res
 
 
 def kernel_cache_folder() -> Path | None:
-    """The folder numba caches the engine's compiled kernels in (in-tree, or under ``NUMBA_CACHE_DIR``).
+    """The folder numba caches the engine's compiled kernels in (:func:`engine.kernels.compiled.cache_folder`).
 
-    None if numba is missing or caches nothing for them.  Asks numba, as its cache
-    locators choose the folder (``engine/kernels/compiled/__pycache__`` when writable).
+    None if numba is missing or caches nothing for them.
     """
     try:
-        from engine.kernels.compiled import lazy_topics
+        from engine.kernels.compiled import cache_folder
     except ImportError:
         return None
-    for value in vars(lazy_topics).values():
-        folder = getattr(getattr(value, "_cache", None), "_cache_path", None)
-        if folder:
-            return Path(folder)
-    return None
+    return cache_folder()
 
 
 @contextlib.contextmanager

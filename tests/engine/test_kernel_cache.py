@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("numba")
@@ -38,3 +44,35 @@ def test_edit_of_a_helper_clears_the_cache(tmp_path):
 def test_the_stamp_covers_every_kernel_file_and_the_flags():
     names = {path.name for path in _SOURCES}
     assert {"lda.py", "hdp.py", "hdp_rows.py", "numerics.py", "lazy_topics.py", "flags.py"} <= names
+
+
+_WHERE = """
+import json
+from engine.kernels import compiled
+from engine.kernels.compiled import lda
+print(json.dumps({"folder": str(compiled.cache_folder()), "numba": lda._fit_all._cache._cache_path}))
+"""
+
+
+def test_a_cache_under_numba_cache_dir_is_cleared_too(tmp_path):
+    """With NUMBA_CACHE_DIR set, numba caches elsewhere, and an edited helper must still clear that cache."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def where() -> dict:
+        done = subprocess.run([sys.executable, "-c", _WHERE], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    first = where()
+    folder = Path(first["folder"])
+    assert folder == Path(first["numba"]) and folder.parent == tmp_path  # where numba's own kernels cache
+    assert (folder / "sources.sha256").read_text().strip() == _source_hash()
+    stale = [folder / "lda._fit_all-229.py311.nbi", folder / "lda._fit_all-229.py311.1.nbc"]
+    for path in stale:
+        path.write_bytes(b"machine code of older sources")
+    where()  # same sources: kept
+    assert all(path.exists() for path in stale)
+    (folder / "sources.sha256").write_text("0" * 64 + "\n")  # as if a helper file had been edited since
+    where()
+    assert not any(path.exists() for path in stale)
+    assert (folder / "sources.sha256").read_text().strip() == _source_hash()

@@ -4,7 +4,9 @@ numba's on-disk cache (``cache=True``) checks only the source file that defines 
 kernel, but these kernels inline helpers from each other's files.  So that editing a
 helper never runs stale machine code, importing this package compares a hash of every
 source file here (and of the shared flags) with the one stored beside the cache, and
-clears this package's cache files when they differ.
+clears this package's cache files when they differ.  The cache is where numba puts it
+(:func:`cache_folder`): ``__pycache__`` here, or a folder under ``NUMBA_CACHE_DIR``, or
+numba's per-user folder for a read-only install.
 """
 
 from __future__ import annotations
@@ -27,12 +29,36 @@ def _source_hash(sources=_SOURCES) -> str:
     return digest.hexdigest()
 
 
-def clear_stale_cache(cache: Path = _HERE / "__pycache__", sources=_SOURCES) -> bool:
+def _located() -> None:
+    """Stands for this package's kernels when numba's cache locators are asked where their cache is."""
+
+
+def cache_folder() -> Path | None:
+    """The folder numba caches this package's kernels in, as numba's cache locators choose it.
+
+    ``__pycache__`` here when it can be written, a folder under ``NUMBA_CACHE_DIR`` when
+    that is set, else numba's folder for the user; None without numba or a usable folder.
+    Every file of this package has the same folder, which numba picks by the file's directory.
+    """
+    try:
+        from numba.core import caching
+    except ImportError:
+        return None
+    try:  # what numba's FunctionCache asks for a kernel of this folder (numba >= 0.59)
+        return Path(caching.CompileResultCacheImpl(_located).locator.get_cache_path())
+    except Exception:  # another numba's internals, or no locator (caching disabled): nothing to clear
+        return None
+
+
+def clear_stale_cache(cache: Path | None = None, sources=_SOURCES) -> bool:
     """Delete the numba cache files in ``cache`` if the sources changed since they were written; True if it did.
 
-    A read-only install (where numba caches elsewhere and nobody edits the code) and a
-    cache another process is clearing at the same moment are both left alone.
+    ``cache`` defaults to :func:`cache_folder` (``__pycache__`` here if numba cannot say).
+    A folder that cannot be written and a cache another process is clearing at the
+    same moment are both left alone.
     """
+    if cache is None:
+        cache = cache_folder() or _HERE / "__pycache__"
     current = _source_hash(sources)
     stamp = cache / _STAMP
     try:
@@ -41,7 +67,7 @@ def clear_stale_cache(cache: Path = _HERE / "__pycache__", sources=_SOURCES) -> 
     except OSError:
         pass
     try:
-        cache.mkdir(exist_ok=True)
+        cache.mkdir(parents=True, exist_ok=True)
         for pattern in ("*.nbi", "*.nbc"):
             for stale in cache.glob(pattern):
                 stale.unlink(missing_ok=True)
