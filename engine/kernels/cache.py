@@ -41,7 +41,9 @@ from engine.processes import python_command
 WORKER_MODULE = "engine.inference._compile_worker"  # run with the workloads as arguments: <workload> ...
 REPORT_MARK = "engine-warm-up:"  # the worker prints "<mark> compiled <workload>" or "<mark> failed <workload> ..."
 
-LOCK_WAIT_SECONDS = 600.0  # how long a compile waits for another process's compile of the same workload
+# how long a compile waits for another process's compile of the same workload: that one runs at
+# low priority and may get little of a busy server's cores, so allow it far more than its minute
+LOCK_WAIT_SECONDS = 1200.0
 _LOCK_POLL_SECONDS = 0.1
 
 _Result = TypeVar("_Result")
