@@ -15,8 +15,6 @@ import scipy.sparse as sp
 
 import engine
 from engine.inference.distributed import canonical_address, chunk_bounds, connect, local_cluster
-from engine.inference.warmup import Workload
-from tests import _kernel_cache
 from tests.conftest import make_planted_corpus
 
 distributed = pytest.importorskip("distributed")
@@ -62,7 +60,6 @@ def _run(make, corpus, n_steps=N_STEPS, **options):
 
 @pytest.mark.parametrize("name", list(_models()))
 def test_lambda_after_20_steps_equals_the_single_process_run(client, corpus, name):
-    _kernel_cache.wait_for(str(Workload.of(_models()[name]())))  # not compiled twice, here and in the background
     alone, _ = _run(_models()[name], corpus)
     spread, trainer = _run(_models()[name], corpus, cluster=client)
     rtol = _RTOL[str(alone.lambda_.dtype)]
