@@ -76,3 +76,20 @@ def test_a_cache_under_numba_cache_dir_is_cleared_too(tmp_path):
     where()
     assert not any(path.exists() for path in stale)
     assert (folder / "sources.sha256").read_text().strip() == _source_hash()
+
+
+def test_without_numbas_locator_the_in_tree_folder_is_cleared(tmp_path, monkeypatch):
+    """A numba without the internal the folder is asked of falls back to __pycache__ beside the kernels."""
+    from numba.core import caching
+
+    from engine.kernels import compiled
+
+    monkeypatch.delattr(caching, "CompileResultCacheImpl")
+    assert compiled.cache_folder() is None
+    monkeypatch.setattr(compiled, "_HERE", tmp_path)
+    monkeypatch.setattr(compiled, "_source_hash", lambda sources=None: "0" * 64)  # unlike any stamp there
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "lda._fit_all-1.py311.nbi").write_bytes(b"index")
+    assert compiled.clear_stale_cache() is True
+    assert not (tmp_path / "__pycache__" / "lda._fit_all-1.py311.nbi").exists()
+    assert (tmp_path / "__pycache__" / "sources.sha256").read_text().strip() == "0" * 64
