@@ -37,35 +37,24 @@ def main(arguments: list[str]) -> int:
     for argument in arguments:
         try:
             workload = Workload.parse(argument)
-            with compile_lock(argument) as waited, _compiles_counted() as compiles, compiling_here():
+            with compile_lock(argument) as waited, _compile_events() as recorded, compiling_here():
                 _step(workload)  # this process is where kernels are compiled, not handed on
+            kernels = 0 if recorded is None else sum(event.is_start for _, event in recorded.buffer)
         except Exception as exc:  # reported to the starting process, which decides what to do
             message = f"{type(exc).__name__}: {exc}".replace("\n", " ")
             print(f"{REPORT_MARK} failed {argument} {message}", flush=True)
         else:
-            print(f"{REPORT_MARK} compiled {argument} kernels={len(compiles)} waited={waited:.1f}", flush=True)
+            print(f"{REPORT_MARK} compiled {argument} kernels={kernels} waited={waited:.1f}", flush=True)
     return 0
 
 
-@contextlib.contextmanager
-def _compiles_counted():
-    """Yields a list that gets one entry per kernel numba compiles (not loads from its cache) in the body."""
-    started: list[object] = []
+def _compile_events():
+    """Records numba's "numba:compile" events in its body: one start event per kernel compiled, none per one loaded."""
     try:
         from numba.core import event
     except ImportError:  # nothing compiles without numba
-        yield started
-        return
-
-    class Counter(event.Listener):
-        def on_start(self, item) -> None:
-            started.append(item.data)
-
-        def on_end(self, item) -> None:
-            pass
-
-    with event.install_listener("numba:compile", Counter()):
-        yield started
+        return contextlib.nullcontext(None)
+    return event.install_recorder("numba:compile")
 
 
 if __name__ == "__main__":

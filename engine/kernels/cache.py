@@ -38,6 +38,11 @@ import numpy as np
 
 from engine.processes import python_command
 
+try:
+    import fcntl  # POSIX: the compile lock
+except ImportError:  # Windows: no lock, a workload may be compiled twice
+    fcntl = None
+
 WORKER_MODULE = "engine.inference._compile_worker"  # run with the workloads as arguments: <workload> ...
 REPORT_MARK = "engine-warm-up:"  # the worker prints "<mark> compiled <workload>" or "<mark> failed <workload> ..."
 
@@ -151,37 +156,27 @@ def cache_first(workloads: tuple[str, ...], call: Callable[[], _Result]) -> _Res
         return result
 
 
-def kernel_cache_folder() -> Path | None:
-    """The folder numba caches the engine's compiled kernels in (:func:`engine.kernels.compiled.cache_folder`).
-
-    None if numba is missing or caches nothing for them.
-    """
-    try:
-        from engine.kernels.compiled import cache_folder
-    except ImportError:
-        return None
-    return cache_folder()
-
-
 @contextlib.contextmanager
 def compile_lock(workload: str, timeout: float = LOCK_WAIT_SECONDS,
                  folder: Path | None = None) -> Iterator[float]:
     """Hold the lock that lets one process at a time compile ``workload`` into the cache; yields the seconds waited.
 
     The lock is ``fcntl.flock`` on a file ``.compile-<workload>.lock`` in ``folder``
-    (default :func:`kernel_cache_folder`); the operating system releases it when the
-    holder ends, even by a crash.  After ``timeout`` seconds of waiting (a holder that
-    hangs) the body runs without it, as it does where no lock can be taken (no
-    ``fcntl``, as on Windows; a folder that cannot be written): compiling twice is only slower.
+    (default :func:`engine.kernels.compiled.cache_folder`, numba's cache of the kernels);
+    the operating system releases it when the holder ends, even by a crash.  After
+    ``timeout`` seconds of waiting (a holder that hangs) the body runs without it, as it
+    does where no lock can be taken (no ``fcntl``, as on Windows; a folder that cannot be
+    written): compiling twice is only slower.
     """
     started = time.monotonic()
-    folder = kernel_cache_folder() if folder is None else folder
+    if folder is None:
+        from engine.kernels.compiled import cache_folder
+
+        folder = cache_folder()
     descriptor = _open_lock_file(folder, workload) if folder is not None else None
     locked = False
     try:
         if descriptor is not None:
-            import fcntl
-
             while True:
                 try:
                     fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -199,17 +194,13 @@ def compile_lock(workload: str, timeout: float = LOCK_WAIT_SECONDS,
     finally:
         if descriptor is not None:
             if locked:
-                import fcntl
-
                 fcntl.flock(descriptor, fcntl.LOCK_UN)
             os.close(descriptor)
 
 
 def _open_lock_file(folder: Path, workload: str) -> int | None:
     """A descriptor of ``workload``'s lock file in ``folder`` (made if missing); None where locks cannot be had."""
-    try:
-        import fcntl  # noqa: F401  (POSIX only)
-    except ImportError:
+    if fcntl is None:
         return None
     name = ".compile-" + "".join(c if c.isalnum() or c in "_-" else "-" for c in workload) + ".lock"
     flags = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -20,7 +20,7 @@ import pytest
 
 import engine
 from engine.inference.warmup import Workload, _step
-from engine.kernels import cache, cached_call
+from engine.kernels import cache, cached_call, compiled
 
 pytest.importorskip("numba")
 
@@ -150,7 +150,7 @@ def test_the_compile_lock_is_released_when_its_holder_dies(tmp_path):
 
 def test_the_compile_lock_lives_beside_numbas_cache_of_the_kernels():
     _step(Workload.parse("LDA:zero_order:float64"))  # cached by now, if no earlier test put it there
-    folder = cache.kernel_cache_folder()
+    folder = compiled.cache_folder()
     assert folder is not None and list(folder.glob("lda._fit_all-*.nbi")), folder
 
 
