@@ -16,6 +16,7 @@ SYSTEMS = ("engine-lda", "engine-hdp", "tomotopy-lda", "tomotopy-hdp", "gensim-l
 HDP_SYSTEMS = ("engine-hdp", "tomotopy-hdp", "gensim-hdp")
 HDP_TRUNCATION, HDP_DOC_TRUNCATION = 150, 20  # engine.HDP(n_topics=150, doc_truncation=20), the issue's defaults
 N_TOP = 10  # top words per topic for NPMI
+N_LARGEST = 5  # npmi_largest: the mean NPMI of this many topics of largest weight, whatever the number in use
 LIVE_SHARE = 0.25  # an LDA topic is live when its share of the words is >= LIVE_SHARE / K
 IN_USE_WEIGHT, COVERING_MASS = 0.01, 0.95  # HDP topics in use: weight >= 0.01; topics covering 95 %
 # a topic within engine.GENERAL_DIVERGENCE (Jensen-Shannon, nats) of the overall word use repeats the collection's

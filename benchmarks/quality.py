@@ -77,6 +77,7 @@ from _quality_config import (  # noqa: E402
     HDP_TRUNCATION,
     IN_USE_WEIGHT,
     LIVE_SHARE,
+    N_LARGEST,
     N_TOP,
     PANEL,
     SHARED,
@@ -165,9 +166,14 @@ def score(evaluator, kind: str, collection: Collection) -> dict:
     general = evaluator.general_topics(GENERAL_DIVERGENCE)
     record.update(general_topics=int(general.size),
                   general_share=float(np.asarray(evaluator.word_shares(), dtype=np.float64)[general].sum()))
-    top = np.asarray(evaluator.top_words(N_TOP))[scored]
-    npmi = collection.prepared("coherence").score(top, measure="npmi") if scored.size else np.empty(0)
+    top = np.asarray(evaluator.top_words(N_TOP))
+    reference = collection.prepared("coherence")
+    npmi = reference.score(top[scored], measure="npmi") if scored.size else np.empty(0)
     record.update(npmi=float(npmi.mean()) if npmi.size else None, npmi_topics=int(scored.size))
+    # the same number of topics for every variant: the mean over the topics in use falls when more small ones
+    # come into use, and an HDP's copies of the overall word use, never in use, score high (run 54)
+    largest = np.argsort(-weights, kind="stable")[:N_LARGEST]
+    record["npmi_largest"] = float(reference.score(top[largest], measure="npmi").mean())
     alpha = np.asarray(evaluator.alpha, dtype=np.float64)
     record["eval_alpha"] = {"mean": float(alpha.mean()), "min": float(alpha.min()), "max": float(alpha.max())}
     return record

@@ -255,6 +255,26 @@ def test_score_records_the_hdp_through_both_fold_ins_and_lda_through_its_own():
     assert "heldout_loglik_sticks" not in quality.score(quality.engine_evaluator(lda), "lda", collection)
 
 
+def test_npmi_largest_is_the_mean_over_the_five_topics_of_largest_weight():
+    """For LDA and the HDP alike: the 5 heaviest topics, picked here by a sort of our own, scored one by one."""
+    from _quality_panel import Collection
+
+    corpus = engine.make_synthetic_corpus(n_docs=150, n_topics=6, n_words=60, seed=4, readable=False)
+    train, observed, heldout = engine.heldout_split(corpus.counts, n_test=20, seed=0)
+    collection = Collection("tiny", train, observed, heldout, "synthetic")
+    for model, kind in ((engine.LDA(n_topics=8, n_words=60, seed=1), "lda"),
+                        (engine.HDP(n_topics=12, doc_truncation=4, n_words=60, seed=1), "hdp")):
+        engine.SVI(model, corpus=train, seed=0, batch_size=30).run(n_steps=12)
+        evaluator = quality.engine_evaluator(model)
+        weights = [float(w) for w in evaluator.topic_weights()]
+        heaviest = sorted(range(len(weights)), key=lambda k: -weights[k])[:5]
+        each = engine.topic_coherence(evaluator, train, n_top=quality.N_TOP)
+        record = quality.score(evaluator, kind, collection)
+        assert record["npmi_largest"] == pytest.approx(sum(each[k] for k in heaviest) / 5, abs=1e-12)
+        lightest = sorted(range(len(weights)), key=lambda k: weights[k])[:5]
+        assert record["npmi_largest"] != pytest.approx(sum(each[k] for k in lightest) / 5, abs=1e-12)
+
+
 def test_a_folder_in_the_shared_format_is_scored_under_its_own_name(tmp_path):
     """``--folder NAME=DIR`` adds a collection (e.g. from semisynthetic_split.py); without --corpora it runs alone."""
     import scipy.sparse as sp
