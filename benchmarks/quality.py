@@ -170,8 +170,8 @@ def score(evaluator, kind: str, collection: Collection) -> dict:
     reference = collection.prepared("coherence")
     npmi = reference.score(top[scored], measure="npmi") if scored.size else np.empty(0)
     record.update(npmi=float(npmi.mean()) if npmi.size else None, npmi_topics=int(scored.size))
-    # the same number of topics for every variant: the mean over the topics in use falls when more small ones
-    # come into use, and an HDP's copies of the overall word use, never in use, score high (run 54)
+    # the same number of topics for every variant: the mean over an HDP's topics in use moves with how many small
+    # ones are in use (run 54)
     largest = np.argsort(-weights, kind="stable")[:N_LARGEST]
     record["npmi_largest"] = float(reference.score(top[largest], measure="npmi").mean())
     alpha = np.asarray(evaluator.alpha, dtype=np.float64)
