@@ -16,6 +16,7 @@ from _quality_config import (
     LIVE_SHARE,
     LIVE_TARGET_FRACTION,
     LIVE_TARGET_K,
+    N_LARGEST,
     N_TOP,
     PANEL,
     SYSTEMS,
@@ -123,6 +124,7 @@ def summary(records: list[dict], command: str, epochs: int | None = None) -> str
                         len(rs),
                         _mean_std([r["heldout_loglik"] for r in rs], 4),
                         _mean_std([r["npmi"] for r in rs], 4),
+                        _mean_std([r.get("npmi_largest") for r in rs], 4),  # "-" in records made before it
                         " / ".join(str(r["topics_in_use"]) for r in rs),
                         " / ".join(str(r["topics_covering"]) for r in rs),
                         _general(rs),
@@ -139,6 +141,7 @@ def summary(records: list[dict], command: str, epochs: int | None = None) -> str
                 "seeds",
                 "LL/word",
                 "NPMI (in use)",
+                f"NPMI ({N_LARGEST} largest)",
                 f"topics >= {IN_USE_WEIGHT:g}",
                 f"topics for {COVERING_MASS:.0%}",
                 "words in general topics",

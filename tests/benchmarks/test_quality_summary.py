@@ -208,6 +208,17 @@ def test_the_hdp_table_shows_each_seeds_share_of_words_in_general_topics():
     assert rows == {"engine-hdp": "0% / 25% / 50%", "gensim-hdp": "-"}
 
 
+def test_the_hdp_table_shows_the_npmi_of_the_largest_topics_where_recorded():
+    records = [cell("engine-hdp", "ap", None, seed, npmi_largest=0.1 + 0.1 * seed) for seed in SEEDS]
+    records += [cell("gensim-hdp", "ap", None, seed) for seed in SEEDS]  # recorded before the column existed
+    text = quality.summary(records, "python benchmarks/quality.py summarize out.jsonl")
+    [header] = [line for line in text.splitlines() if "NPMI (5 largest)" in line]
+    column = header.split("|").index(" NPMI (5 largest) ")
+    rows = {line.split("|")[1].strip(): line.split("|")[column].strip()
+            for line in text.splitlines() if line.startswith("| engine-hdp") or line.startswith("| gensim-hdp")}
+    assert rows == {"engine-hdp": "0.2000 ± 0.1000", "gensim-hdp": "-"}
+
+
 def test_the_benchmark_and_the_explorer_draw_the_same_lines():
     from engine.inference import quality as engine_quality
     from explorer import quality as explorer_quality
