@@ -196,27 +196,27 @@ def test_a_subsampled_collection_keeps_the_test_documents_and_is_judged_apart():
     assert quality.targets(records) == quality.targets(passing_panel(("jargon",)))  # not a panel collection
 
 
-def test_the_hdp_table_shows_each_seeds_share_of_words_in_general_topics():
-    records = [cell("engine-hdp", "ap", None, seed, general_topics=3 * seed, general_share=0.25 * seed)
+def _hdp_column(engine_fields: dict, heading: str) -> dict[str, str]:
+    """The HDP table's ``heading`` column, per system: the engine's HDP with ``engine_fields`` over the seeds
+    (each a function of the seed), and gensim's recorded before any of these columns existed."""
+    records = [cell("engine-hdp", "ap", None, seed, **{k: f(seed) for k, f in engine_fields.items()})
                for seed in SEEDS]
-    records += [cell("gensim-hdp", "ap", None, seed) for seed in SEEDS]  # recorded before the column existed
+    records += [cell("gensim-hdp", "ap", None, seed) for seed in SEEDS]
     text = quality.summary(records, "python benchmarks/quality.py summarize out.jsonl")
-    [header] = [line for line in text.splitlines() if "words in general topics" in line]
-    column = header.split("|").index(" words in general topics ")
-    rows = {line.split("|")[1].strip(): line.split("|")[column].strip()
+    [header] = [line for line in text.splitlines() if heading in line]
+    column = header.split("|").index(f" {heading} ")
+    return {line.split("|")[1].strip(): line.split("|")[column].strip()
             for line in text.splitlines() if line.startswith("| engine-hdp") or line.startswith("| gensim-hdp")}
-    assert rows == {"engine-hdp": "0% / 25% / 50%", "gensim-hdp": "-"}
+
+
+def test_the_hdp_table_shows_each_seeds_share_of_words_in_general_topics():
+    fields = {"general_topics": lambda seed: 3 * seed, "general_share": lambda seed: 0.25 * seed}
+    assert _hdp_column(fields, "words in general topics") == {"engine-hdp": "0% / 25% / 50%", "gensim-hdp": "-"}
 
 
 def test_the_hdp_table_shows_the_npmi_of_the_largest_topics_where_recorded():
-    records = [cell("engine-hdp", "ap", None, seed, npmi_largest=0.1 + 0.1 * seed) for seed in SEEDS]
-    records += [cell("gensim-hdp", "ap", None, seed) for seed in SEEDS]  # recorded before the column existed
-    text = quality.summary(records, "python benchmarks/quality.py summarize out.jsonl")
-    [header] = [line for line in text.splitlines() if "NPMI (5 largest)" in line]
-    column = header.split("|").index(" NPMI (5 largest) ")
-    rows = {line.split("|")[1].strip(): line.split("|")[column].strip()
-            for line in text.splitlines() if line.startswith("| engine-hdp") or line.startswith("| gensim-hdp")}
-    assert rows == {"engine-hdp": "0.2000 ± 0.1000", "gensim-hdp": "-"}
+    fields = {"npmi_largest": lambda seed: 0.1 + 0.1 * seed}
+    assert _hdp_column(fields, "NPMI (5 largest)") == {"engine-hdp": "0.2000 ± 0.1000", "gensim-hdp": "-"}
 
 
 def test_the_benchmark_and_the_explorer_draw_the_same_lines():
