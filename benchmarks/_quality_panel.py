@@ -1,6 +1,6 @@
 """The quality benchmark's panel (the shared corpora, the KJV Bible built at run time, a synthetic corpus) and the
-check collections (quotations, man pages, Bible verses, package titles, the Python standard library's docstrings),
-built at run time, on which no default was tuned."""
+check collections (quotations, man pages in English, German and French, Bible verses, package titles, the Python
+standard library's docstrings), built at run time, on which no default was tuned."""
 
 from __future__ import annotations
 
@@ -150,6 +150,8 @@ def fortunes_texts() -> tuple[list[str], str]:
 
 
 MANPAGE_PACKAGES = ("manpages", "manpages-dev")  # the Linux man-pages project: sections 2-5 and 7
+# a page of a man section, in English (/usr/share/man/man2/open.2.gz) or a language's folder (.../man/de/man1/ls.1.gz)
+_MANPAGE_PATH = re.compile(r"/man/(?:[a-z]{2,3}(?:_[A-Z]{2})?(?:\.[\w-]+)?/)?man\d/[^/]+\.gz$")
 _ROFF_COMMENT = re.compile(r"^['.]\\\"")
 _ROFF_ESCAPE = re.compile(r"\\(?:[fF*n](?:\[[^\]]*\]|\(..|.)|\(..|\[[^\]]*\]|[sS][-+]?\d|.)")
 
@@ -167,18 +169,19 @@ def roff_text(source: str) -> str:
     return "\n".join(lines)
 
 
-def manpage_texts() -> tuple[list[str], str]:
-    """Every page of Debian's manpages and manpages-dev, one text each; pages that only include another
-    (a single ``.so`` request) are left out."""
+def manpage_texts(packages: tuple[str, ...] = MANPAGE_PACKAGES) -> tuple[list[str], str]:
+    """Every page of the Debian ``packages`` (by default manpages and manpages-dev), one text each; pages that only
+    include another (a single ``.so`` request) are left out.  A translation package (manpages-de) installs its
+    pages under the language's folder, which counts as a page as well."""
     paths = []
-    for package in MANPAGE_PACKAGES:
+    for package in packages:
         try:
             done = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True, timeout=60)
         except FileNotFoundError:
             raise FileNotFoundError("dpkg is not available to list the man pages") from None
         if done.returncode != 0:
             raise FileNotFoundError(f"the Debian package {package} is not installed")
-        paths += [Path(line) for line in done.stdout.splitlines() if re.search(r"/man/man\d/[^/]+\.gz$", line)]
+        paths += [Path(line) for line in done.stdout.splitlines() if _MANPAGE_PATH.search(line)]
     texts = []
     for path in sorted(set(paths)):
         if path.is_symlink() or not path.is_file():
@@ -188,8 +191,8 @@ def manpage_texts() -> tuple[list[str], str]:
             continue
         texts.append(roff_text(source))
     if not texts:
-        raise FileNotFoundError(f"no man pages found in the packages {', '.join(MANPAGE_PACKAGES)}")
-    return texts, f"{len(texts)} pages of Debian's {' and '.join(MANPAGE_PACKAGES)}"
+        raise FileNotFoundError(f"no man pages found in the packages {', '.join(packages)}")
+    return texts, f"{len(texts)} pages of Debian's {' and '.join(packages)}"
 
 
 _NOT_LIBRARY = {"site-packages", "dist-packages", "test", "tests", "idle_test", "lib2to3"}  # tests, installed packages
@@ -230,6 +233,7 @@ class BuiltCollection(NamedTuple):
     install: str  # how to get the texts, said when they are missing
     provenance: str  # PROVENANCE.md's first sentence ({program}, {n_docs} filled in)
     source: str  # the collection's short description in reports
+    language: str = "english"  # its stop words: scikit-learn's English list, or engine.stop_word_list(language)
 
 
 BUILT = {
@@ -277,6 +281,25 @@ BUILT = {
         "and escapes stripped; one document per page ({n_docs})",
         "Linux man pages (Debian manpages, manpages-dev)",
     ),
+    # ... the same kind of pages translated (manpages-l10n), in two languages with their own stop words ...
+    "manpages-de": BuiltCollection(
+        lambda: manpage_texts(("manpages-de",)),
+        "`sudo apt-get install manpages-de` installs the German translations of the manpages-l10n project (GPL 3 "
+        "or later, see /usr/share/doc/manpages-de/copyright)",
+        "The German man pages of Debian's manpages-de (manpages-l10n; {program}), roff requests and escapes "
+        "stripped; one document per page ({n_docs})",
+        "German man pages (Debian manpages-de)",
+        "german",
+    ),
+    "manpages-fr": BuiltCollection(
+        lambda: manpage_texts(("manpages-fr",)),
+        "`sudo apt-get install manpages-fr` installs the French translations of the manpages-l10n project (GPL 3 "
+        "or later, see /usr/share/doc/manpages-fr/copyright)",
+        "The French man pages of Debian's manpages-fr (manpages-l10n; {program}), roff requests and escapes "
+        "stripped; one document per page ({n_docs})",
+        "French man pages (Debian manpages-fr)",
+        "french",
+    ),
     # ... and the technical reference entries of the Python standard library's docstrings, mostly short
     "docstrings": BuiltCollection(
         docstring_texts,
@@ -289,21 +312,17 @@ BUILT = {
 
 
 def cached_collection(cache: Path, name: str, read_texts, install: str, provenance: str,
-                      source: str) -> tuple[Collection | None, str]:
-    """The texts of ``read_texts() -> (texts, where)``, vectorised like the shared corpora and split by
-    engine.heldout_split, built once into ``cache / name`` (complete or absent) and loaded from there."""
+                      source: str, language: str = "english") -> tuple[Collection | None, str]:
+    """The texts of ``read_texts() -> (texts, where)``, vectorised like the shared corpora (with ``language``'s
+    stop words) and split by engine.heldout_split, built once into ``cache / name`` (complete or absent) and
+    loaded from there."""
     folder = cache / name
     if not (folder / "test_ho.npz").is_file():
         try:
             texts, program = read_texts()
         except (FileNotFoundError, OSError) as error:
             return None, f"skipping {name}: {error}. {install}"
-        from sklearn.feature_extraction.text import CountVectorizer
-
-        # as the shared corpora's PROVENANCE.md: English stop words, words of 2+ letters, min_df 5, max_df 0.5
-        vectorizer = CountVectorizer(
-            stop_words="english", token_pattern=r"(?u)\b[^\W\d_]{2,}\b", min_df=5, max_df=0.5, strip_accents="unicode"
-        )
+        vectorizer = collection_vectorizer(language)
         counts = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.int64)
         split = engine.heldout_split(
             counts, n_test=round(TEST_FRACTION * counts.shape[0]), seed=SPLIT_SEED, heldout_fraction=HELDOUT_FRACTION
@@ -316,7 +335,7 @@ def cached_collection(cache: Path, name: str, read_texts, install: str, provenan
         (staging / "vocab.txt").write_text("\n".join(vectorizer.get_feature_names_out()) + "\n", encoding="utf-8")
         (staging / "PROVENANCE.md").write_text(
             provenance.format(program=program, n_docs=counts.shape[0])
-            + "; CountVectorizer(stop_words='english', words of 2+ letters, min_df=5, max_df=0.5, accents "
+            + f"; CountVectorizer(stop_words={language!r}, words of 2+ letters, min_df=5, max_df=0.5, accents "
             "stripped); engine.heldout_split(n_test=10 %, seed=0, heldout_fraction=0.2). Built by "
             "benchmarks/quality.py.\n",
             encoding="utf-8",
@@ -324,6 +343,20 @@ def cached_collection(cache: Path, name: str, read_texts, install: str, provenan
         shutil.rmtree(folder, ignore_errors=True)
         staging.rename(folder)  # the cache is complete or absent
     return load_split(folder, name, f"{source}, cached in {folder}"), ""
+
+
+def collection_vectorizer(language: str = "english"):
+    """The shared corpora's vectoriser (their PROVENANCE.md): stop words, words of 2+ letters, min_df 5, max_df 0.5,
+    accents stripped.  English keeps scikit-learn's list, as the shared corpora were built; another language takes
+    ``engine.stop_word_list(language)`` read as the text is (accents stripped, split into the same tokens), so that
+    "für" stops "fur" and "par-devant" stops "par" and "devant"."""
+    from sklearn.feature_extraction.text import CountVectorizer, strip_accents_unicode
+
+    pattern = r"(?u)\b[^\W\d_]{2,}\b"
+    stop_words = "english" if language == "english" else sorted(
+        {token for word in engine.stop_word_list(language)
+         for token in re.findall(pattern, strip_accents_unicode(word.lower()))})
+    return CountVectorizer(stop_words=stop_words, token_pattern=pattern, min_df=5, max_df=0.5, strip_accents="unicode")
 
 
 def synthetic_collection() -> Collection:

@@ -50,3 +50,29 @@ def test_docstrings_are_read_from_the_sources_each_once_without_tests_or_install
     assert str(tmp_path) in where
     with pytest.raises(FileNotFoundError, match="only 4 docstrings"):
         _quality_panel.docstring_texts(tmp_path, minimum=5)
+
+
+@pytest.mark.parametrize(("path", "is_page"), [
+    ("/usr/share/man/man2/open.2.gz", True),
+    ("/usr/share/man/de/man1/ls.1.gz", True),
+    ("/usr/share/man/pt_BR/man8/mount.8.gz", True),
+    ("/usr/share/man/fr.UTF-8/man5/fstab.5.gz", True),
+    ("/usr/share/man/de/man1", False),  # the folder, not a page
+    ("/usr/share/doc/manpages-de/changelog.gz", False),
+    ("/usr/share/man/de/LC_MESSAGES/x.gz", False),
+])
+def test_translated_man_pages_are_found_under_their_language_folder(path, is_page):
+    assert bool(_quality_panel._MANPAGE_PATH.search(path)) is is_page
+
+
+def test_another_languages_stop_words_are_read_as_the_text_is():
+    """German stop words lose their accents as the text does, so "für" in a page is dropped as "fur"; French
+    compounds are split into the same tokens ("par-devant"); English keeps scikit-learn's list (the shared
+    corpora's)."""
+    texts = ["Für die Datei gilt: über alles", "für Dateien über Verzeichnisse"] * 5
+    german = _quality_panel.collection_vectorizer("german").fit(texts)
+    assert set(german.get_feature_names_out()) == {"datei", "dateien", "gilt", "verzeichnisse"}
+    french = _quality_panel.collection_vectorizer("french")
+    assert {"par", "devant", "qu", "apres", "derriere", "le"} <= set(french.stop_words)
+    assert all(word == word.lower() and "é" not in word for word in french.stop_words)
+    assert _quality_panel.collection_vectorizer().stop_words == "english"
