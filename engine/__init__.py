@@ -29,6 +29,7 @@ from engine.data.bow_formats import (
 )
 from engine.data.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.data.gensim_corpus import from_gensim
+from engine.data.language import LanguageGuess, guess_language
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
@@ -145,6 +146,7 @@ __all__ = [
     "HeldoutSplit",
     "LDAStats",
     "LDAvisInputs",
+    "LanguageGuess",
     "LimitExceededError",
     "Limits",
     "LoadedModel",
@@ -174,6 +176,7 @@ __all__ = [
     "export_files",
     "export_tables",
     "from_gensim",
+    "guess_language",
     "heldout_split",
     "intertopic_coordinates",
     "jensen_shannon",

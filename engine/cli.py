@@ -31,7 +31,8 @@ from typing import Any
 from tqdm import tqdm
 
 from engine import __version__
-from engine.data.bow_formats import load_corpus
+from engine.data.bow_formats import holds_text, load_corpus
+from engine.data.language import AUTO_LANGUAGE
 from engine.data.vectorizer import STOP_WORD_LANGUAGES, stop_word_list
 from engine.errors import EngineError
 from engine.inference.run import (
@@ -98,15 +99,16 @@ _non_negative_int = _int_at_least(0)
 
 
 def _stop_words(text: str) -> str:
-    """--stop-words: a language the engine knows (checked here, so a typo fails before the corpus is read)."""
-    if text.strip().lower() == "none":
-        return "none"
+    """--stop-words: a language the engine knows, 'auto' or 'none' (checked here, so a typo fails before the
+    corpus is read)."""
+    if text.strip().lower() in ("none", AUTO_LANGUAGE):
+        return text.strip().lower()
     try:
         stop_word_list(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"unknown language {text!r}; choose one of "
                                          f"{', '.join(STOP_WORD_LANGUAGES)} (or its two-letter code), "
-                                         "or 'none'") from None
+                                         "'auto' or 'none'") from None
     return text
 
 
@@ -284,8 +286,9 @@ def _add_fit(commands: Any) -> None:
                       help="encoding of the text files (e.g. utf-8, windows-1252, latin-1); default: detected "
                       "per file, and the encodings assumed are printed")
     text.add_argument("--stop-words", type=_stop_words, default=None, metavar="LANGUAGE",
-                      help="stop-word language: english (the default), french, german, spanish... or its "
-                      "two-letter code, or 'none' to keep every word")
+                      help="stop-word language: english, french, german, spanish... or its two-letter code; "
+                      "'auto' (the default) guesses it from the texts (English when none is recognised) and "
+                      "prints it; 'none' keeps every word")
     text.add_argument("--keep-accents", action="store_true",
                       help="keep accented letters (by default they are stripped: 'pêche' and 'péché' both "
                       "become 'peche')")
@@ -327,19 +330,31 @@ def _add_app(commands: Any) -> None:
 
 
 # ----------------------------------------------------------------------- fit
-def _load_corpus(args: argparse.Namespace) -> Any:
+STOP_WORDS_KEY = "stop_words"  # of a model file's "cli" record: the language its text was read with, or "none"
+
+
+def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
+    """The corpus of ``fit``; ``resumed``: the resumed checkpoint's command-line record, whose stop words a text
+    corpus is read with again unless --stop-words is given."""
     if not os.path.exists(args.corpus):  # a plain message before any reader runs
         raise _UsageError(f"no such file or folder: {args.corpus!r}; CORPUS must be a corpus file or folder")
     options = {name: getattr(args, name) for name in ("min_df", "max_df", "max_features")
                if getattr(args, name) is not None}
     if args.encoding is not None:
         options["encoding"] = args.encoding
-    if args.stop_words is not None:
-        options["stop_words"] = None if args.stop_words == "none" else args.stop_words
+    chosen = args.stop_words
+    if chosen is None:  # a checkpoint made before the guess took the default, English
+        chosen = AUTO_LANGUAGE if resumed is None else resumed.get(STOP_WORDS_KEY, "english")
+    guessed = chosen == AUTO_LANGUAGE
+    if args.stop_words is not None or holds_text(args.corpus):  # given for a bag of words: its error says so
+        options["stop_words"] = None if chosen == "none" else chosen
     if args.keep_accents:
         options["strip_accents"] = False
     corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, **options)
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
+    used = getattr(getattr(corpus, "vectorizer", None), "stop_words", None)
+    if isinstance(used, str):  # read from text (a bag of words has no stop words to choose)
+        message += f"; {used} stop words" + (" (guessed from the texts)" if guessed else "")
     encodings = collections.Counter(encoding for _, encoding in getattr(corpus, "encodings", ()))
     if encodings:
         message += "; decoded as " + ", ".join(
@@ -562,12 +577,12 @@ def _fit(args: argparse.Namespace) -> int:
     _check_writable(args.out, "--out")
     if args.checkpoint is not None:
         _check_writable(args.checkpoint, "--checkpoint")
-    corpus = _load_corpus(args)
-    test_docs, seed, checkpoint = args.test_docs, args.seed, None
-    if args.resume is not None:  # the same split as the checkpointed run, on the same words
-        checkpoint = load_model(args.resume)
+    checkpoint = None if args.resume is None else load_model(args.resume)
+    cli_info = {} if checkpoint is None else checkpoint.extra.get("cli", {})
+    corpus = _load_corpus(args, None if checkpoint is None else cli_info)
+    test_docs, seed = args.test_docs, args.seed
+    if checkpoint is not None:  # the same split as the checkpointed run, on the same words
         checkpoint.check_vocabulary(corpus.vocabulary)
-        cli_info = checkpoint.extra.get("cli", {})
         for flag, given, stored in (("--test-docs", args.test_docs, cli_info.get("test_docs")),
                                     ("--seed", args.seed if args.seed != 0 else None, cli_info.get("split_seed"))):
             if given is not None and stored is not None and given != stored:
@@ -575,8 +590,11 @@ def _fit(args: argparse.Namespace) -> int:
                                   f"held-out split, so drop {flag}")
         test_docs, seed = cli_info.get("test_docs", test_docs), cli_info.get("split_seed", seed)
     train, observed, heldout, n_test = _split(corpus.counts, test_docs, seed)
-    extra = {"corpus": str(args.corpus), "cli": {"test_docs": n_test, "split_seed": seed},
-             "dropped_documents": len(getattr(corpus, "dropped", ()))}
+    record = {"test_docs": n_test, "split_seed": seed}
+    used = getattr(getattr(corpus, "vectorizer", None), "stop_words", ())
+    if used is None or isinstance(used, str):  # read from text: the stop words a resumed run reads it with again
+        record[STOP_WORDS_KEY] = "none" if used is None else used
+    extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)
     if n_test:
         print(f"training on {train.shape[0]} documents, {n_test} held out for evaluation", file=sys.stderr)

@@ -15,13 +15,20 @@ import pandas as pd
 import streamlit as st
 
 from explorer import clouds, quality, samples, tables, timeline, uploads
-from explorer.engine_api import CoherenceReference, KernelWarmUp, ldavis_topics, most_likely_topics, start_warm_up
+from explorer.engine_api import (
+    CoherenceReference,
+    KernelWarmUp,
+    LanguageGuess,
+    ldavis_topics,
+    most_likely_topics,
+    start_warm_up,
+)
 from explorer.runs import RunRecord, ThreadLimiter, warm_up_workloads
 from explorer.storage import Collection
 
 __all__ = [
-    "coherence_reference", "doc_topic", "kernel_warm_up", "limiter", "run_quality", "sample_collection",
-    "sample_source", "source_collection", "time_columns", "word_cloud",
+    "coherence_reference", "doc_topic", "kernel_warm_up", "language_guess", "limiter", "run_quality",
+    "sample_collection", "sample_source", "source_collection", "time_columns", "word_cloud",
 ]
 
 
@@ -58,6 +65,12 @@ def source_collection(source_id: str, name: str, origin: str, preprocessing: upl
     columns = (uploads.table_columns(_source, corpus, text_column)
                if isinstance(_source, uploads.TableSource) and text_column else None)
     return Collection.of(corpus, name, origin, columns)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def language_guess(source_id: str, text_column: str | None, _source: uploads.Source) -> LanguageGuess | None:
+    """:func:`uploads.language_guess` of a source's text, once per source (``source_id`` identifies ``_source``)."""
+    return uploads.language_guess(_source, text_column)
 
 
 def sample_collection(key: str, preprocessing: uploads.Preprocessing | None = None) -> Collection:

@@ -31,7 +31,7 @@ from explorer.uploads import Preprocessing, Source
 
 __all__ = [
     "collection_for", "current_record", "preprocessing", "reset", "runs", "settings", "start", "start_run",
-    "use_collection", "use_sample_preprocessing", "use_source",
+    "use_collection", "use_guessed_language", "use_sample_preprocessing", "use_source",
 ]
 
 
@@ -179,14 +179,28 @@ def use_source(new: Source | None, keep_choices: bool = False) -> None:
     if new is None:
         state.set_source(None)
         return
-    state.set_source((f"upload:{time.time_ns()}", new))
+    new_id = f"upload:{time.time_ns()}"
+    state.set_source((new_id, new))
     if keep_choices:
         return
     columns = {}
+    text_column = new.text_columns[0] if new.kind == "table" else None
     if new.kind == "table":
-        columns = {Keys.text_column: new.text_columns[0], Keys.title_column: new.suggested_title or ""}
+        columns = {Keys.text_column: text_column, Keys.title_column: new.suggested_title or ""}
     state.set_widgets(columns)
-    _set_preprocessing_widgets(Preprocessing.suggested(new.n_rows))
+    guess = cached.language_guess(new_id, text_column, new)
+    found = guess.language if guess is not None else None
+    _set_preprocessing_widgets(Preprocessing.suggested(new.n_rows, found or "english"))
+
+
+def use_guessed_language() -> None:
+    """Set the stop words' language to the one guessed for the text column now chosen (if one was)."""
+    current = state.source()
+    if current is None:
+        return
+    guess = cached.language_guess(current[0], state.get(Keys.text_column), current[1])
+    if guess is not None and guess.language is not None:
+        state.put(Keys.language, guess.language)
 
 
 def _set_preprocessing_widgets(chosen: Preprocessing) -> None:

@@ -40,6 +40,7 @@ class Keys:
     text_column, title_column = "data.text_column", "data.title_column"
     stop_words = "data.stop_words"  # the extra ones
     language, strip_accents = "data.language", "data.strip_accents"  # of the stop words; accents stripped?
+    use_language = "data.use_language"  # the button that takes the language guessed from the text
     min_df, max_df, max_features = "data.min_df", "data.max_df", "data.max_features"
     # Train page
     model = "train.model"
@@ -49,8 +50,7 @@ class Keys:
     alpha = "train.alpha"
     eta, omega = "train.eta", "train.omega"
     step_size = "train.step_size"  # "schedule" (kappa/tau) or "adaptive"
-    kappa = "train.kappa"
-    tau = "train.tau"
+    kappa, tau = "train.kappa", "train.tau"
     batch_size = "train.batch_size"
     n_test = "train.n_test"
     seed = "train.seed"

@@ -21,16 +21,20 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 import pandas as pd
 
 from explorer import formatting
 from explorer.engine_api import (
     Corpus,
+    EngineError,
+    LanguageGuess,
     Limits,
     current_limits,
     decode_text,
     detect_encoding,
+    guess_language,
     read_ldac,
     read_table,
     read_txt_files,
@@ -42,6 +46,7 @@ from explorer.engine_api import (
 __all__ = [
     "ENCODINGS",
     "BagOfWordsSource",
+    "LanguageNote",
     "Preprocessing",
     "TableSource",
     "TextSource",
@@ -50,6 +55,8 @@ __all__ = [
     "build_corpus",
     "encoding_note",
     "encodings_of",
+    "language_guess",
+    "language_note",
     "read_upload",
     "table_columns",
 ]
@@ -58,6 +65,7 @@ TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl"
 LDAC_SUFFIXES = (".dat", ".ldac")
 ACCEPTED_TYPES = ("txt", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "dat", "ldac", "gz")
 _PREVIEW_ROWS = 500
+LANGUAGE_TIE = 0.5  # a chosen stop-word list covering at least this share of what the guessed one covers is no error
 _MB = 1_000_000
 _TITLE_NAMES = ("title", "name", "headline", "subject", "heading", "label")
 # the Data page's choices besides detection: Unicode, Western, Central European, Cyrillic, East Asian
@@ -112,13 +120,13 @@ class Preprocessing:
                 "stop_words": self.language, "strip_accents": self.strip_accents}
 
     @classmethod
-    def suggested(cls, n_docs: int) -> Preprocessing:
-        """Defaults that suit a collection of ``n_docs`` documents."""
+    def suggested(cls, n_docs: int, language: str = "english") -> Preprocessing:
+        """Defaults that suit a collection of ``n_docs`` documents in ``language``."""
         if n_docs >= 200:
-            return cls(min_df=5, max_df=0.5)
+            return cls(min_df=5, max_df=0.5, language=language)
         if n_docs >= 20:
-            return cls(min_df=2, max_df=0.8)
-        return cls()
+            return cls(min_df=2, max_df=0.8, language=language)
+        return cls(language=language)
 
 
 @dataclass(frozen=True, eq=False)
@@ -365,6 +373,62 @@ def build_corpus(source: Source, preprocessing: Preprocessing, text_column: str 
     else:
         documents = source.documents
     return Corpus.from_documents(documents, **preprocessing.options())
+
+
+def language_guess(source: Source, text_column: str | None = None) -> LanguageGuess | None:
+    """Which language's stop words cover most of the source's words (:func:`engine.guess_language`).
+
+    None for a bag of words (no text), or a table whose ``text_column`` is not chosen or cannot be read.
+    """
+    if isinstance(source, BagOfWordsSource):
+        return None
+    if isinstance(source, TableSource):
+        if not text_column:
+            return None
+        try:
+            documents = table_documents(source, text_column)
+        except (EngineError, ValueError, pd.errors.ParserError):  # building the corpus says what is wrong
+            return None
+    else:
+        documents = source.documents
+    return guess_language([document.text for document in documents])
+
+
+class LanguageNote(NamedTuple):
+    """What the Data page says about the stop words' language: ``level`` "info" or "warning", the text (plain,
+    not Markdown), and the language to offer instead (None: nothing to offer)."""
+
+    level: str
+    text: str
+    suggestion: str | None = None
+
+
+def language_note(guess: LanguageGuess | None, chosen: str) -> LanguageNote | None:
+    """What the guess says about the ``chosen`` language of the stop words; None for a bag of words.
+
+    A warning, with the guessed language to switch to, when the chosen list covers less than half the words the
+    guessed one covers; a note otherwise.
+    """
+    if guess is None:
+        return None
+    if guess.language is None:
+        return LanguageNote("info", "The language of these documents was not recognised: no listed language's stop "
+                                    "words are common in them. Choose it here if it is listed.")
+    found, share = guess.language.capitalize(), formatting.percent(guess.share, 2)
+    if guess.language == chosen:
+        return LanguageNote("info", f"The documents look {found}: {share} of their words are {found} stop words.")
+    mine = guess.share_of(chosen)
+    if mine >= LANGUAGE_TIE * guess.share:
+        return LanguageNote("info", f"{formatting.percent(mine, 2)} of the words are {chosen.capitalize()} stop "
+                                    f"words ({found}: {share}).")
+    examples = ", ".join(f"“{word}”" for word in guess.examples[:3])
+    return LanguageNote(
+        "warning",
+        f"These documents look {found}: {share} of their words are {found} stop words and "
+        f"{formatting.percent(mine, 2)} {chosen.capitalize()} ones. With {chosen.capitalize()} stop words, common "
+        f"{found} words ({examples}) stay in and crowd the topics.",
+        guess.language,
+    )
 
 
 # ------------------------------------------------------------------- encodings

@@ -310,6 +310,16 @@ def write_mtx(corpus: Corpus, path: Source, vocab: Source | None = None) -> Path
     return _atomic_write(path, lambda f: scipy.io.mmwrite(f, corpus.counts, field="integer"))
 
 
+def holds_text(path: Source) -> bool:
+    """Whether :func:`load_corpus` reads ``path`` as raw text (a folder of .txt files, a .zip, a table, a .txt
+    document), which its tokenizer options apply to, rather than as counts (a saved corpus, a bag of words)."""
+    path = Path(path)
+    name = path.name.lower()
+    is_table = path.is_file() and table_format(name) is not None
+    return (path.is_dir() and not (path / "corpus.json").exists()) or name.endswith(".zip") or is_table or (
+        name.endswith(".txt") and not name.startswith("docword"))
+
+
 def load_corpus(path: Source, text_column: str | None = None, title_column: str | None = None,
                 *, id_column: str | None = None, vocab: Source | None = None,
                 encoding: str | None = None, **vectorizer_options: Any) -> Corpus:
@@ -342,8 +352,7 @@ def load_corpus(path: Source, text_column: str | None = None, title_column: str 
     if (text_column or title_column or id_column) and not is_table:
         raise ValueError(f"text_column, title_column and id_column apply to .csv/.tsv/.jsonl tables, "
                          f"not {path.name!r}")
-    is_text = (path.is_dir() and not (path / "corpus.json").exists()) or name.endswith(".zip") or is_table or (
-        name.endswith(".txt") and not name.startswith("docword"))
+    is_text = holds_text(path)
     if vectorizer_options and not is_text:
         raise TypeError(f"{path.name!r} is already a bag of words; tokenizer options "
                         f"{sorted(vectorizer_options)} apply only to raw text")

@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.data import _corpus_folder
+from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.text import RawDocument, SkippedFile
 from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
@@ -260,8 +261,10 @@ class Corpus:
             "german"... or its two-letter code): "english" is scikit-learn's list
             plus the fragments the token pattern leaves of contractions ("ve" of
             "we've", "didn" of "didn't"), the others the ``stop-words`` package's
-            lists.  Or a list of words; None keeps every word.  An unknown
-            language raises ValueError listing the choices.
+            lists.  ``"auto"``: the language :func:`engine.guess_language` finds in
+            the texts, English when it finds none (the corpus' ``vectorizer``
+            records the language used).  Or a list of words; None keeps every word.
+            An unknown language raises ValueError listing the choices.
         extra_stop_words : iterable of str
             Added to ``stop_words`` (normalised like the text).
         min_df, max_df : int or float
@@ -290,6 +293,8 @@ class Corpus:
         ids = _strings([str(d) for d in range(len(texts))] if ids is None else ids, "ids", len(texts))
         titles = ids if titles is None else _strings(titles, "titles", len(texts))
         _strings(texts, "texts", len(texts))
+        if isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE:
+            stop_words = guess_language(texts).language or "english"
         settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents)
         vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern,
                                  settings=settings)

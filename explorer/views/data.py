@@ -106,6 +106,7 @@ with source_box:
                 if state.get(Keys.title_column) not in ("", *source.columns):
                     state.put(Keys.title_column, "")
                 text_column = left.selectbox("Column with the text", source.text_columns, key=Keys.text_column,
+                                             on_change=session.use_guessed_language,
                                              help="Each row's text in this column becomes one document.")
                 title_column = right.selectbox("Column with a title (optional)", ["", *source.columns],
                                                key=Keys.title_column, format_func=lambda c: c or "(none: row numbers)",
@@ -121,7 +122,12 @@ with prep_box:
     left.selectbox("Language of the stop words", STOP_WORD_LANGUAGES, key=Keys.language, disabled=bag_of_words,
                    format_func=str.capitalize,
                    help="Stop words are the common words of a language (the, and, of… or le, et, de…) that say "
-                        "nothing about topics; they are left out.")
+                        "nothing about topics; they are left out. The language is guessed from the documents "
+                        "when they are uploaded.")
+    note = uploads.language_note(cached.language_guess(source_id, text_column, source),
+                                 str(state.get(Keys.language) or "english"))
+    if note is not None and note.level == "info":
+        left.caption(safe_text.markdown(note.text))
     left.text_area("Extra stop words", key=Keys.stop_words, height=68, disabled=bag_of_words,
                    placeholder="e.g. congress, government",
                    help="Words to ignore besides the language's usual stop words; separate them with commas.")
@@ -136,6 +142,10 @@ with prep_box:
     right.checkbox("Ignore accents", key=Keys.strip_accents, disabled=bag_of_words,
                    help="Count “pêche” and “péché” as one word (“peche”). Untick it to keep accented words apart, "
                         "e.g. for French or Spanish.")
+    if note is not None and note.level == "warning":
+        st.warning(safe_text.markdown(note.text), icon=icons.WARNING)
+        st.button(f"Use {note.suggestion.capitalize()} stop words", key=Keys.use_language,
+                  on_click=state.put, args=(Keys.language, note.suggestion))
 
 try:
     collection = cached.source_collection(source_id, name, origin, session.preprocessing(), text_column,

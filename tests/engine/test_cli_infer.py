@@ -122,3 +122,70 @@ def test_infer_streams_the_file_in_blocks_within_its_limits(french_model, tmp_pa
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("\n".join(FRENCH * 3).encode("utf-8"))))
     assert main(["infer", str(french_model), "--file", "-"]) == 0
     assert capsys.readouterr().out == whole
+
+
+GERMAN = [
+    "Der Hund und die Katze schlafen in der Scheune, weil es draußen regnet.",
+    "Die Katze fängt eine Maus in der Scheune und der Hund bellt.",
+    "Auf dem Markt kauft die Bäuerin einen Korb mit Äpfeln und Birnen.",
+    "Der Bauer bringt die Äpfel und die Birnen mit dem Wagen zum Markt.",
+    "Im Winter schläft der Hund neben dem Ofen, und die Katze auch.",
+    "Der Markt ist am Samstag voll, und die Bäuerin verkauft alle Äpfel.",
+]
+
+
+@pytest.fixture
+def german_folder(tmp_path):
+    folder = tmp_path / "texte"
+    folder.mkdir()
+    for i, text in enumerate(GERMAN):
+        (folder / f"dok{i}.txt").write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_fit_guesses_the_stop_words_language_and_records_it(german_folder, tmp_path, capsys):
+    out = tmp_path / "de.npz"
+    assert main(["fit", str(german_folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
+                 "--no-progress"]) == 0
+    assert "german stop words (guessed from the texts)" in capsys.readouterr().err
+    loaded = load_model(out)
+    assert loaded.model.vectorizer_.stop_words == "german" and loaded.extra["cli"]["stop_words"] == "german"
+    assert not {"der", "die", "und", "mit"} & set(loaded.vocabulary)
+    assert main(["fit", str(german_folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
+                 "--no-progress", "--stop-words", "english"]) == 0
+    err = capsys.readouterr().err
+    assert "english stop words" in err and "guessed" not in err
+    assert {"der", "die", "und"} <= set(load_model(out).vocabulary)
+
+
+def test_a_resumed_run_reads_its_text_with_the_checkpoints_stop_words(german_folder, tmp_path, capsys, monkeypatch):
+    """A checkpoint records the language; one made before the guess existed (no record) was read in English."""
+    checkpoint = tmp_path / "ck.npz"
+    common = ["--topics", "2", "--test-docs", "0", "--no-progress"]
+    assert main(["fit", str(german_folder), "--epochs", "1", "--checkpoint", str(checkpoint), "--out",
+                 str(tmp_path / "a.npz"), "--stop-words", "english", *common]) == 0
+    assert main(["fit", str(german_folder), "--resume", str(checkpoint), "--epochs", "2", "--out",
+                 str(tmp_path / "b.npz"), "--no-progress"]) == 0
+    assert load_model(tmp_path / "b.npz").model.vectorizer_.stop_words == "english"  # as recorded, not guessed
+    monkeypatch.setattr("engine.cli.STOP_WORDS_KEY", "not recorded")  # a checkpoint of an older version
+    assert main(["fit", str(german_folder), "--epochs", "1", "--checkpoint", str(checkpoint), "--out",
+                 str(tmp_path / "c.npz"), "--stop-words", "english", *common]) == 0
+    monkeypatch.undo()
+    assert "stop_words" not in load_model(checkpoint).extra["cli"]
+    assert main(["fit", str(german_folder), "--resume", str(checkpoint), "--epochs", "2", "--out",
+                 str(tmp_path / "d.npz"), "--no-progress"]) == 0
+    assert load_model(tmp_path / "d.npz").model.vectorizer_.stop_words == "english"
+    capsys.readouterr()
+
+
+def test_a_bag_of_words_trains_without_stop_words_and_refuses_them(tmp_path, capsys):
+    from engine import Corpus, write_uci
+
+    write_uci(Corpus.from_texts(GERMAN, stop_words="german"), tmp_path / "docword.de.txt", tmp_path / "vocab.de.txt")
+    out = tmp_path / "bow.npz"
+    assert main(["fit", str(tmp_path / "docword.de.txt"), "--topics", "2", "--epochs", "1", "--test-docs", "0",
+                 "--out", str(out), "--no-progress"]) == 0
+    assert "stop words" not in capsys.readouterr().err
+    assert "stop_words" not in load_model(out).extra["cli"]
+    assert main(["fit", str(tmp_path / "docword.de.txt"), "--stop-words", "german", "--out", str(out)]) == 2
+    assert "already a bag of words" in capsys.readouterr().err

@@ -145,6 +145,43 @@ def test_upload_each_supported_format(app_path, kind):
         assert at.selectbox(key=Keys.text_column).value in ("body", "text")
 
 
+def test_the_stop_words_language_follows_the_uploaded_text(app_path):
+    """German files take German stop words by themselves; choosing English then warns and offers German back;
+    a table's text column in French takes French."""
+    at = _app(app_path)
+    _page(at, "data")
+    at.radio(key=Keys.source_kind).set_value("upload").run()
+    uploader = at.file_uploader(key=Keys.uploader)
+    for name, content in data.german_zip():
+        uploader.upload(name, content)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key=Keys.language).value == "german"
+    assert any("look German" in c.value for c in at.caption)
+    assert "und" not in _collection(at).corpus.vocabulary
+    assert not at.warning
+    at.selectbox(key=Keys.language).set_value("english").run()
+    assert "und" in _collection(at).corpus.vocabulary  # what the warning is about
+    assert any("look German" in w.value and "“die”" in w.value for w in at.warning)
+    button = at.button(key=Keys.use_language)
+    assert button.label == "Use German stop words"
+    button.click().run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key=Keys.language).value == "german"
+    assert "und" not in _collection(at).corpus.vocabulary and not at.warning
+
+    uploader = at.file_uploader(key=Keys.uploader).clear()
+    for name, content in data.bilingual_table():
+        uploader.upload(name, content)
+    at.run()
+    assert at.selectbox(key=Keys.text_column).value == "english"
+    assert at.selectbox(key=Keys.language).value == "english"
+    at.selectbox(key=Keys.text_column).set_value("french").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key=Keys.language).value == "french"
+    assert "les" not in _collection(at).corpus.vocabulary
+
+
 @pytest.mark.parametrize("kind", [*data.BAD, "zip bomb"])
 def test_bad_uploads_keep_the_previous_collection(app_path, kind, monkeypatch):
     monkeypatch.setenv("SVI_TOPICS_MAX_EXPANDED_MB", "0.01")

@@ -108,3 +108,39 @@ def test_a_tables_other_columns_are_kept_per_document_and_persisted(explorer_env
 def test_text_files_have_no_other_columns():
     corpus = uploads.build_corpus(uploads.read_upload(data.text_files()), PLAIN)
     assert storage.Collection.of(corpus, "texts").columns == ()
+
+
+def test_the_language_is_guessed_from_the_text_of_each_kind_of_source():
+    assert uploads.language_guess(uploads.read_upload(data.german_zip())).language == "german"
+    assert uploads.language_guess(uploads.read_upload(data.text_files())).language == "english"
+    table = uploads.read_upload(data.bilingual_table())
+    assert uploads.language_guess(table, "english").language == "english"
+    assert uploads.language_guess(table, "french").language == "french"
+    assert uploads.language_guess(table, None) is None  # no text column chosen yet
+    assert uploads.language_guess(table, "no such column") is None  # building the corpus says what is wrong
+    assert uploads.language_guess(uploads.read_upload(data.uci())) is None  # a bag of words has no text
+    assert uploads.Preprocessing.suggested(500, "german") == uploads.Preprocessing(min_df=5, max_df=0.5,
+                                                                                 language="german")
+    assert uploads.Preprocessing.suggested(5, "french").language == "french"
+
+
+def _guess(language, share, shares, examples=("der", "die", "und")):
+    from explorer.engine_api import LanguageGuess
+
+    return LanguageGuess(language, share, dict(sorted(shares.items(), key=lambda kv: -kv[1])), 1000, examples)
+
+
+def test_the_language_note_says_what_was_found_and_warns_of_a_wrong_choice():
+    german = _guess("german", 0.4, {"german": 0.4, "english": 0.05, "dutch": 0.25})
+    note = uploads.language_note(german, "german")
+    assert note == uploads.LanguageNote("info", "The documents look German: 40% of their words are German stop "
+                                                "words.")
+    wrong = uploads.language_note(german, "english")
+    assert wrong.level == "warning" and wrong.suggestion == "german"
+    assert "40% of their words are German stop words and 5% English ones" in wrong.text
+    assert "“der”, “die”, “und”" in wrong.text
+    close = uploads.language_note(german, "dutch")  # 0.25 >= half of 0.4: a neighbour's list, not an error
+    assert close.level == "info" and close.suggestion is None and "25% of the words are Dutch" in close.text
+    unknown = uploads.language_note(_guess(None, 0.05, {"english": 0.05}), "english")
+    assert unknown.level == "info" and "not recognised" in unknown.text and unknown.suggestion is None
+    assert uploads.language_note(None, "english") is None

@@ -21,6 +21,40 @@ TEXTS = [
 ]
 
 
+# the same six documents in German, and in French (a second text column of a table)
+GERMAN = [
+    "Der Planet umkreist einen fernen Stern, und der Start der Rakete wurde wegen des Kometen verschoben.",
+    "Das Brot wird im heißen Ofen mit Butter, Mehl und einer Prise Salz gebacken.",
+    "Die Mannschaft hat spät ein Tor geschossen, und der Trainer lobte die Spieler nach dem Spiel.",
+    "Die Aktienmärkte fielen, weil sich die Anleger über die Inflation und die Zinsen sorgten.",
+    "Die Astronauten auf der Station haben die Galaxie durch das Teleskop fotografiert.",
+    "Die Soße mit Knoblauch und Zwiebeln köcheln lassen, dann den Braten mit Pfeffer würzen.",
+]
+FRENCH = [
+    "La planète tourne autour d'une étoile lointaine, et le lancement de la fusée a été retardé par la comète.",
+    "Le pain est cuit dans un four chaud avec du beurre, de la farine et une pincée de sel.",
+    "L'équipe a marqué un but tardif et l'entraîneur a félicité les joueurs après le match.",
+    "Les marchés ont baissé car les investisseurs s'inquiétaient de l'inflation et des taux.",
+    "Les astronautes de la station ont photographié la galaxie avec le télescope.",
+    "Faire mijoter la sauce avec l'ail et l'oignon, puis assaisonner le rôti avec du poivre.",
+]
+
+
+def german_zip() -> list[tuple[str, bytes]]:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for i, text in enumerate(GERMAN):
+            archive.writestr(f"texte/dok{i}.txt", text.encode("utf-8"))
+    return [("texte.zip", buffer.getvalue())]
+
+
+def bilingual_table() -> list[tuple[str, bytes]]:
+    """English in the wordiest column (``english``, the one suggested), French in ``french``."""
+    pairs = enumerate(zip(TEXTS, FRENCH, strict=True))
+    rows = ["id,english,french"] + [f'{i},"{e} {e}","{f}"' for i, (e, f) in pairs]
+    return [("bilingual.csv", "\n".join(rows).encode("utf-8"))]
+
+
 def text_files() -> list[tuple[str, bytes]]:
     return [(f"doc{i}.txt", text.encode("utf-8")) for i, text in enumerate(TEXTS)]
 

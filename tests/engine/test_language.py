@@ -1,0 +1,127 @@
+"""engine.guess_language: the stop-word list that covers most of a collection's words names its language."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pytest
+
+import engine
+from engine.data import language as module
+
+# a few sentences of each language, as a user's documents would hold them
+TEXTS = {
+    "english": "The committee met on Tuesday and agreed that the new bridge over the river should be finished "
+               "before the winter, although some members said that the costs were still far too high for a town "
+               "of this size and that they would rather repair the old one.",
+    "german": "Der Ausschuss hat sich am Dienstag getroffen und beschlossen, dass die neue Brücke über den Fluss "
+              "vor dem Winter fertig sein soll, obwohl einige Mitglieder sagten, dass die Kosten für eine Stadt "
+              "dieser Größe noch viel zu hoch seien und sie lieber die alte reparieren würden.",
+    "french": "Le comité s'est réuni mardi et a décidé que le nouveau pont sur la rivière devait être terminé "
+              "avant l'hiver, bien que certains membres aient dit que les coûts étaient encore beaucoup trop "
+              "élevés pour une ville de cette taille et qu'ils préféreraient réparer l'ancien.",
+    "spanish": "El comité se reunió el martes y acordó que el nuevo puente sobre el río debería estar terminado "
+               "antes del invierno, aunque algunos miembros dijeron que los costes eran todavía demasiado altos "
+               "para una ciudad de este tamaño y que preferirían reparar el viejo.",
+}
+
+
+@pytest.mark.parametrize("language", sorted(TEXTS))
+def test_each_language_is_found_from_its_own_text(language):
+    guess = engine.guess_language([TEXTS[language]] * 3)
+    assert guess.language == language
+    assert guess.share == guess.shares[language] == max(guess.shares.values())
+    assert guess.share >= 0.3
+    others = [share for name, share in guess.shares.items() if name != language]
+    assert max(others) < 0.8 * guess.share  # not a near tie with a neighbour
+
+
+def test_the_examples_are_the_guessed_languages_commonest_stop_words_in_the_text():
+    guess = engine.guess_language(["und und und der der die Brücke Brücke Brücke Fluss " * 5])
+    assert guess.language == "german"
+    assert guess.examples == ("und", "der", "die")  # by count; "brücke" and "fluss" are not stop words
+    # "the" 6 times, "that" 3, "and" 2, then words used once, in alphabetical order
+    assert engine.guess_language([TEXTS["english"]]).examples == ("the", "that", "and", "although", "be")
+    assert len(engine.guess_language([TEXTS["french"]] * 4).examples) == module.N_EXAMPLES
+
+
+def test_the_shares_are_the_brute_force_count_of_each_lists_words():
+    texts = [TEXTS["french"], TEXTS["english"], "Les 3 PETITS chats, und der Hund: the end"]
+    guess = engine.guess_language(texts)
+    tokens = [t.lower() for text in texts for t in re.findall(r"(?u)\b[^\W\d_]{2,}\b", text)]
+    assert guess.n_tokens == len(tokens)
+    for language in engine.STOP_WORD_LANGUAGES:
+        words = {w.lower() for w in engine.stop_word_list(language)}
+        assert guess.share_of(language) == pytest.approx(sum(t in words for t in tokens) / len(tokens), abs=1e-12)
+    assert list(guess.shares.values()) == sorted(guess.shares.values(), reverse=True)
+    assert set(guess.shares) == set(engine.STOP_WORD_LANGUAGES)
+    assert guess.share_of("klingon") == 0.0
+
+
+def test_a_mixed_collection_takes_the_language_most_of_its_words_are_in():
+    texts = [TEXTS["german"]] * 8 + [TEXTS["english"]] * 2
+    assert engine.guess_language(texts).language == "german"
+    assert engine.guess_language(texts[::-1]).language == "german"  # wherever the odd documents sit
+
+
+@pytest.mark.parametrize("texts", [
+    [],
+    [""],
+    ["1234 5678 !!! ---", "42"],
+    ["我们今天在河边开会讨论新桥的费用问题"] * 5,  # no spaces between words: no token a list holds
+    [None, float("nan")],  # a table's missing cells
+])
+def test_no_words_no_guess(texts):
+    guess = engine.guess_language(texts)
+    assert guess.language is None
+    assert guess.share == 0.0
+    assert all(share == 0.0 for share in guess.shares.values())
+
+
+def test_too_few_words_or_too_few_stop_words_give_no_guess():
+    few = "the bridge and the river"  # three English stop words of five words, but only five
+    assert engine.guess_language([few]).language is None
+    assert engine.guess_language([few]).share == pytest.approx(0.6)
+    names = " ".join(["bridge river winter costs town members repair tuesday committee"] * 10)  # no stop words
+    guess = engine.guess_language([names])
+    assert guess.n_tokens >= module.MIN_TOKENS and guess.language is None
+
+
+class _Recording(Sequence):
+    """Documents of ``length`` characters that remember which were read and how much of each."""
+
+    def __init__(self, n: int, length: int):
+        self.n, self.length, self.read = n, length, []
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        self.read.append(i)
+        return _Text(("der und die " * (self.length // 12 + 1))[:self.length], self)
+
+
+class _Text(str):
+    def __new__(cls, value, owner):
+        text = super().__new__(cls, value)
+        text.owner = owner
+        return text
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            self.owner.sliced = max(getattr(self.owner, "sliced", 0), len(range(*key.indices(len(self)))))
+        return str.__getitem__(self, key)
+
+
+def test_a_large_collection_is_read_only_as_far_as_the_sample():
+    documents = _Recording(100_000, 1_000_000)
+    guess = engine.guess_language(documents)
+    assert guess.language == "german"
+    assert len(documents.read) == len(set(documents.read)) == module.SAMPLE_DOCUMENTS
+    assert documents.read[0] == 0 and documents.read[-1] == 99_999  # spread over the whole collection
+    assert documents.sliced == module.SAMPLE_CHARACTERS
+    assert guess.n_tokens <= module.SAMPLE_DOCUMENTS * module.SAMPLE_CHARACTERS // 3
+    small = _Recording(7, 100)
+    engine.guess_language(small)
+    assert sorted(small.read) == list(range(7))
