@@ -31,6 +31,7 @@ from explorer.engine_api import (
     EngineError,
     LanguageGuess,
     Limits,
+    Vectorizer,
     current_limits,
     decode_text,
     detect_encoding,
@@ -41,6 +42,7 @@ from explorer.engine_api import (
     read_uci,
     read_zip,
     settings,
+    top_corpus_words,
 )
 
 __all__ = [
@@ -403,11 +405,12 @@ class LanguageNote(NamedTuple):
     suggestion: str | None = None
 
 
-def language_note(guess: LanguageGuess | None, chosen: str) -> LanguageNote | None:
+def language_note(guess: LanguageGuess | None, chosen: str, corpus: Corpus | None = None) -> LanguageNote | None:
     """What the guess says about the ``chosen`` language of the stop words; None for a bag of words.
 
     A warning, with the guessed language to switch to, when the chosen list covers less than half the words the
-    guessed one covers; a note otherwise.
+    guessed one covers; a note otherwise.  The warning names the guessed language's stop words that are most
+    frequent in ``corpus`` (the collection as read with the chosen list), or without it those of the text.
     """
     if guess is None:
         return None
@@ -421,14 +424,26 @@ def language_note(guess: LanguageGuess | None, chosen: str) -> LanguageNote | No
     if mine >= LANGUAGE_TIE * guess.share:
         return LanguageNote("info", f"{formatting.percent(mine, 2)} of the words are {chosen.capitalize()} stop "
                                     f"words ({found}: {share}).")
-    examples = ", ".join(f"“{word}”" for word in guess.examples[:3])
+    examples = guess.examples[:3] if corpus is None else _kept_stop_words(corpus, guess.language, 3)
+    kept = (f"common {found} words stay in the vocabulary ({', '.join(f'“{word}”' for word in examples)}) and "
+            "crowd the topics" if examples else f"common {found} words can stay in and crowd the topics")
     return LanguageNote(
         "warning",
         f"These documents look {found}: {share} of their words are {found} stop words and "
-        f"{formatting.percent(mine, 2)} {chosen.capitalize()} ones. With {chosen.capitalize()} stop words, common "
-        f"{found} words ({examples}) stay in and crowd the topics.",
+        f"{formatting.percent(mine, 2)} {chosen.capitalize()} ones. With {chosen.capitalize()} stop words, {kept}.",
         guess.language,
     )
+
+
+def _kept_stop_words(corpus: Corpus, language: str, n: int) -> tuple[str, ...]:
+    """The ``n`` most frequent words of ``corpus``'s vocabulary that ``language``'s stop words would remove."""
+    strip = corpus.vectorizer.strip_accents if corpus.vectorizer is not None else True
+    stop = Vectorizer(stop_words=language, strip_accents=strip).stop_word_set()
+    columns = [i for i, word in enumerate(corpus.vocabulary) if word in stop]
+    if not columns:
+        return ()
+    return tuple(word for word, _ in top_corpus_words(corpus.counts[:, columns],
+                                                      [corpus.vocabulary[i] for i in columns], n))
 
 
 # ------------------------------------------------------------------- encodings

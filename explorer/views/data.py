@@ -142,10 +142,6 @@ with prep_box:
     right.checkbox("Ignore accents", key=Keys.strip_accents, disabled=bag_of_words,
                    help="Count “pêche” and “péché” as one word (“peche”). Untick it to keep accented words apart, "
                         "e.g. for French or Spanish.")
-    if note is not None and note.level == "warning":
-        st.warning(safe_text.markdown(note.text), icon=icons.WARNING)
-        st.button(f"Use {note.suggestion.capitalize()} stop words", key=Keys.use_language,
-                  on_click=state.put, args=(Keys.language, note.suggestion))
 
 try:
     collection = cached.source_collection(source_id, name, origin, session.preprocessing(), text_column,
@@ -165,6 +161,13 @@ if session.use_collection(collection, sample.n_topics if kind == "sample" else N
     state.notice(f"New runs will train on “{safe_text.markdown(collection.name)}”.", page="data")
     st.rerun()  # the sidebar and the other pages follow the new collection
 corpus = collection.corpus
+if note is not None and note.level == "warning":  # named by the words the chosen list leaves in the vocabulary
+    note = uploads.language_note(cached.language_guess(source_id, text_column, source),
+                                 str(state.get(Keys.language) or "english"), corpus)
+    with prep_box:
+        st.warning(safe_text.markdown(note.text), icon=icons.WARNING)
+        st.button(f"Use {note.suggestion.capitalize()} stop words", key=Keys.use_language,
+                  on_click=state.put, args=(Keys.language, note.suggestion))
 st.subheader("Preview")
 cols = st.columns(4)
 cols[0].metric("Documents", formatting.count(corpus.n_docs))

@@ -144,3 +144,22 @@ def test_the_language_note_says_what_was_found_and_warns_of_a_wrong_choice():
     unknown = uploads.language_note(_guess(None, 0.05, {"english": 0.05}), "english")
     assert unknown.level == "info" and "not recognised" in unknown.text and unknown.suggestion is None
     assert uploads.language_note(None, "english") is None
+
+
+def test_the_warning_names_the_stop_words_the_chosen_list_leaves_in_the_vocabulary():
+    from explorer.engine_api import Corpus, Vectorizer, guess_language
+
+    texts = data.GERMAN * 4
+    guess = guess_language(texts)
+    assert guess.language == "german" and guess.examples[:2] == ("die", "der")
+    corpus = Corpus.from_texts(texts, stop_words="english", max_df=0.5)  # "die" is in more than half the texts
+    assert "die" not in corpus.vocabulary
+    german = Vectorizer(stop_words="german").stop_word_set()
+    totals = corpus.counts.sum(axis=0).A1
+    kept = sorted((-totals[i], w) for i, w in enumerate(corpus.vocabulary) if w in german)  # by count, then name
+    expected = [w for _, w in kept[:3]]
+    note = uploads.language_note(guess, "english", corpus)
+    assert note.level == "warning" and note.suggestion == "german"
+    assert "stay in the vocabulary (" + ", ".join(f"“{w}”" for w in expected) + ")" in note.text
+    bare = Corpus.from_texts(["Brücke Fluss Winter Kosten"] * 3, stop_words="english")  # no German stop word left
+    assert "can stay in and crowd the topics" in uploads.language_note(guess, "english", bare).text
