@@ -55,6 +55,7 @@ from engine.data._disk_sources import (
 from engine.data._disk_writer import _check_target, _DiskWriter
 from engine.data.bow_formats import _check_vocabulary, _find_vocabulary
 from engine.data.corpus import _EMPTY_ROW, TOKEN_PATTERN, Corpus, DroppedDocument, _settings, _vectorizer
+from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.text import SkippedFile, _check_encoding, table_format
 from engine.data.vectorizer import Vectorizer
 from engine.errors import CorpusFormatError, EmptyCorpusError
@@ -217,10 +218,12 @@ class DiskCorpus:
             The encoding of the source's files; None detects each ``.txt`` file's
             and reads tables as UTF-8.
         **vectorizer_options
-            ``stop_words`` (a language such as "french", a list of words or None),
-            ``extra_stop_words``, ``strip_accents``, ``min_df``, ``max_df``,
+            ``stop_words`` (a language such as "french", ``"auto"``, a list of words or
+            None), ``extra_stop_words``, ``strip_accents``, ``min_df``, ``max_df``,
             ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts`.  The
-            per-token settings are recorded in :attr:`vectorizer`.
+            per-token settings are recorded in :attr:`vectorizer`.  ``"auto"`` guesses the
+            language from the source's first documents (as many as
+            :func:`engine.guess_language` reads), as the stream cannot be sampled evenly.
         """
         source = Path(source)
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
@@ -235,9 +238,6 @@ class DiskCorpus:
         chunk_size = check_int("chunk_size", chunk_size, 1)
         _check_encoding(encoding)
         _check_target(Path(folder), overwrite)  # before the first pass
-        settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
-                             options["strip_accents"])
-        analyzer = _vectorizer(**options, settings=settings).build_analyzer()
         is_table = source.is_file() and table_format(source.name) is not None
         if (text_column or id_column) and not is_table:
             raise ValueError(f"text_column and id_column apply to .csv/.tsv/.jsonl tables, not {source.name!r}")
@@ -246,6 +246,12 @@ class DiskCorpus:
             if is_table:
                 return _table_chunks(source, text_column or "text", id_column, chunk_size, encoding)
             return _batched(_text_documents(source, skipped, encoding), chunk_size)
+
+        if isinstance(options["stop_words"], str) and options["stop_words"].strip().lower() == AUTO_LANGUAGE:
+            options["stop_words"] = guess_language(_first_texts(chunks(None), SAMPLE_DOCUMENTS)).language or "english"
+        settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
+                             options["strip_accents"])
+        analyzer = _vectorizer(**options, settings=settings).build_analyzer()
 
         skipped: list[SkippedFile] = []
         stats = _TermStats()
@@ -341,3 +347,18 @@ def _stored_vectorizer(folder: Path, values: Any, trust_token_pattern: bool) -> 
     except (TypeError, ValueError) as exc:
         raise CorpusFormatError(f"{str(folder)!r}: manifest.json records unusable preprocessing settings ({exc}); "
                                 "rebuild the corpus") from None
+
+
+def _first_texts(chunks: Iterator[tuple[list[str], list[str], list[str]]], n: int) -> list[str]:
+    """The texts of the first ``n`` documents of a stream of (ids, titles, texts) chunks; the stream is closed."""
+    texts: list[str] = []
+    try:
+        for _, _, chunk in chunks:
+            texts.extend(chunk[: n - len(texts)])
+            if len(texts) >= n:
+                break
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+    return texts

@@ -105,13 +105,16 @@ FRENCH = {
 
 
 @pytest.mark.parametrize("options", [{"stop_words": "french"}, {"strip_accents": False},
-                                     {"stop_words": "fr", "strip_accents": False, "min_df": 2}])
+                                     {"stop_words": "fr", "strip_accents": False, "min_df": 2},
+                                     {"stop_words": "auto"}])
 def test_languages_and_accents_equal_corpus_from_texts_and_are_recorded(tmp_path, options):
     source = write_folder(tmp_path / "texts", FRENCH)
     disk = DiskCorpus.from_texts(source, tmp_path / "disk", chunk_size=2, **options)
     corpus = Corpus.from_texts([FRENCH[name] for name in sorted(FRENCH)], ids=sorted(FRENCH), **options)
     assert_same(disk, corpus)
     assert disk.vectorizer == corpus.vectorizer and disk.vectorizer is not None
+    if options.get("stop_words") == "auto":
+        assert disk.vectorizer.stop_words == "french"  # guessed, and recorded as the language
     if options.get("strip_accents") is False:
         assert {"pêche", "péché"} <= set(disk.vocabulary)
     reopened = DiskCorpus.open(tmp_path / "disk")
@@ -119,6 +122,22 @@ def test_languages_and_accents_equal_corpus_from_texts_and_are_recorded(tmp_path
     assert pickle.loads(pickle.dumps(reopened)).vectorizer == corpus.vectorizer
     assert disk.subset_to_memory([0]).vectorizer == corpus.vectorizer
     assert DiskCorpus.from_counts(corpus, tmp_path / "copy").vectorizer == corpus.vectorizer
+
+
+def test_the_guess_reads_only_the_first_documents_of_the_stream_and_closes_it():
+    read, closed = [], []
+
+    def stream():
+        try:
+            for i in range(100):
+                read.append(i)
+                yield [str(i), str(i + 1)], ["", ""], [f"text {i}", f"text {i + 1}"]
+        finally:
+            closed.append(True)
+
+    assert ondisk._first_texts(stream(), 5) == ["text 0", "text 1", "text 1", "text 2", "text 2"]
+    assert read == [0, 1, 2] and closed == [True]
+    assert ondisk._first_texts(iter([([], [], [])]), 5) == []  # a stream without close()
 
 
 def test_a_folder_written_before_the_vectorizer_was_recorded_opens(tmp_path):
