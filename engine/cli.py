@@ -342,11 +342,11 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
                if getattr(args, name) is not None}
     if args.encoding is not None:
         options["encoding"] = args.encoding
-    chosen = args.stop_words
+    chosen, text = args.stop_words, holds_text(args.corpus)
     if chosen is None:  # a checkpoint made before the guess took the default, English
         chosen = AUTO_LANGUAGE if resumed is None else resumed.get(STOP_WORDS_KEY, "english")
-    guessed = chosen == AUTO_LANGUAGE
-    if args.stop_words is not None or holds_text(args.corpus):  # given for a bag of words: its error says so
+    guessed = text and chosen == AUTO_LANGUAGE
+    if args.stop_words is not None or text:  # given for counts (a bag of words, a saved corpus): its error says so
         options["stop_words"] = None if chosen == "none" else chosen
     if args.keep_accents:
         options["strip_accents"] = False

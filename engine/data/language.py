@@ -2,9 +2,9 @@
 
 A collection vectorised with the wrong language's stop words keeps its own function words
 ("der", "und", "les", "dans"), and they crowd into the topics' top words.  Function words
-are a large share of running text in the language they belong to (about 40-55 % of the
-words of English prose, 37-40 % of German and French pages, RESULTS.md run 55) and a small
-share of any other text, so the list that covers the most words names the language.
+are a large share of running text in the language they belong to and a small share of any
+other text (benchmarks/RESULTS.md run 55 gives the shares measured), so the list that
+covers the most words names the language.
 
 Only a sample is read, whatever the collection's size: at most :data:`SAMPLE_DOCUMENTS`
 documents spread evenly over it, the first :data:`SAMPLE_CHARACTERS` characters of each.

@@ -178,7 +178,7 @@ def test_a_resumed_run_reads_its_text_with_the_checkpoints_stop_words(german_fol
     capsys.readouterr()
 
 
-def test_a_bag_of_words_trains_without_stop_words_and_refuses_them(tmp_path, capsys):
+def test_counts_train_without_a_guess_and_refuse_stop_words(tmp_path, capsys):
     from engine import Corpus, write_uci
 
     write_uci(Corpus.from_texts(GERMAN, stop_words="german"), tmp_path / "docword.de.txt", tmp_path / "vocab.de.txt")
@@ -189,3 +189,8 @@ def test_a_bag_of_words_trains_without_stop_words_and_refuses_them(tmp_path, cap
     assert "stop_words" not in load_model(out).extra["cli"]
     assert main(["fit", str(tmp_path / "docword.de.txt"), "--stop-words", "german", "--out", str(out)]) == 2
     assert "already a bag of words" in capsys.readouterr().err
+    saved = Corpus.from_texts(GERMAN, stop_words="german").save(tmp_path / "saved")  # counts that remember the list
+    assert main(["fit", str(saved), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
+                 "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "german stop words" in err and "guessed" not in err  # read as saved, not guessed
