@@ -6,9 +6,11 @@ functions): the language ``engine.guess_language`` finds, its share of the words
 and the seconds it took; then the default LDA (``engine.LDA(n_topics=K, n_words=V, seed=s)``
 trained by ``engine.SVI`` for ``--epochs`` passes, one thread) on the collection vectorised
 with English stop words and with the guessed language's (``engine.Corpus.from_texts``, min_df
-5, max_df 0.5, as the app suggests for 200 documents or more): the share of the topics' 10 top
+5, max_df 0.5, as the app suggests for 200 documents or more), and for a language other than
+English also with its accents kept, as the app now reads it: the share of the topics' 10 top
 words that are stop words of the guessed language, the topics with 3 or more of them, and the
-mean NPMI over the training documents, as means and standard deviations over the seeds.
+mean NPMI over the training documents, as means and standard deviations over the seeds, and the
+last seed's topic with the most such words ("-": none has any).
 
     python benchmarks/stop_word_languages.py --corpora manpages-de manpages-fr manpages --seeds 0 1 2 3 4
 """
@@ -35,9 +37,10 @@ from _quality_panel import BUILT  # noqa: E402
 
 
 def topic_stop_words(texts: list[str], stop_words: str, flagged: frozenset[str], k: int, seeds: list[int],
-                     epochs: int) -> dict:
+                     epochs: int, strip_accents: bool = True) -> dict:
     """The default LDA's top words on ``texts`` read with ``stop_words``: how many are in ``flagged``; NPMI."""
-    corpus = engine.Corpus.from_texts(texts, stop_words=stop_words, min_df=5, max_df=0.5)
+    corpus = engine.Corpus.from_texts(texts, stop_words=stop_words, min_df=5, max_df=0.5,
+                                      strip_accents=strip_accents)
     vocabulary = np.asarray(corpus.vocabulary)
     is_flagged = np.array([word in flagged for word in vocabulary])
     reference = engine.CoherenceReference(corpus.counts, corpus.n_words)
@@ -49,8 +52,10 @@ def topic_stop_words(texts: list[str], stop_words: str, flagged: frozenset[str],
         shares.append(is_flagged[top].mean())
         crowded.append(int((is_flagged[top].sum(axis=1) >= 3).sum()))
         npmi.append(float(np.mean(reference.score(top))))
+    most = int(np.argmax(is_flagged[top].sum(axis=1)))  # of the last seed
+    example = " ".join(vocabulary[top[most]]) if is_flagged[top[most]].any() else "-"
     return {"V": corpus.n_words, "share": np.array(shares), "crowded": np.array(crowded), "npmi": np.array(npmi),
-            "example": " ".join(vocabulary[top[int(np.argmax(is_flagged[top].sum(axis=1)))]])}
+            "example": example}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,11 +84,15 @@ def main(argv: list[str] | None = None) -> int:
         language = guess.language or "english"
         runner_up, runner_share = list(guess.shares.items())[1]
         flagged = engine.Vectorizer(stop_words=language).stop_word_set()  # as the corpus' tokens (accents stripped)
-        for stop_words in dict.fromkeys(("english", language)):
+        readings = dict.fromkeys([("english", True), (language, True), (language, language == "english")])
+        for stop_words, strip in readings:
+            if not strip:  # accents kept, as the app reads a language other than English: the stop words so too
+                flagged = engine.Vectorizer(stop_words=language, strip_accents=False).stop_word_set()
             with threadpool_limits(1):
-                result = topic_stop_words(texts, stop_words, flagged, args.k, args.seeds, args.epochs)
+                result = topic_stop_words(texts, stop_words, flagged, args.k, args.seeds, args.epochs, strip)
             print(f"| {name} | {len(texts):,} | {guess.language} ({guess.share:.3f}) | {runner_up} "
-                  f"({runner_share:.3f}) | {seconds:.3f} | {stop_words} | {result['V']:,} | "
+                  f"({runner_share:.3f}) | {seconds:.3f} | {stop_words}{'' if strip else ', accents kept'} | "
+                  f"{result['V']:,} | "
                   f"{result['share'].mean():.3f} ± {result['share'].std(ddof=1):.3f} | "
                   f"{result['crowded'].mean():.1f} | {result['npmi'].mean():.3f} ± {result['npmi'].std(ddof=1):.3f} "
                   f"| {result['example']} |", flush=True)

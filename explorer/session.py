@@ -200,7 +200,9 @@ def use_guessed_language() -> None:
         return
     guess = cached.language_guess(current[0], state.get(Keys.text_column), current[1])
     if guess is not None and guess.language is not None:
-        state.put(Keys.language, guess.language)
+        chosen = Preprocessing.suggested(current[1].n_rows, guess.language)
+        state.put(Keys.language, chosen.language)
+        state.put(Keys.strip_accents, chosen.strip_accents)
 
 
 def _set_preprocessing_widgets(chosen: Preprocessing) -> None:

@@ -123,12 +123,17 @@ class Preprocessing:
 
     @classmethod
     def suggested(cls, n_docs: int, language: str = "english") -> Preprocessing:
-        """Defaults that suit a collection of ``n_docs`` documents in ``language``."""
+        """Defaults that suit a collection of ``n_docs`` documents in ``language``.
+
+        Accents are kept in any language but English, so that topic words read as written ("données", not
+        "donnees"); on German and French man pages that left the topics' NPMI unchanged (RESULTS run 55).
+        """
+        strip = language == "english"
         if n_docs >= 200:
-            return cls(min_df=5, max_df=0.5, language=language)
+            return cls(min_df=5, max_df=0.5, language=language, strip_accents=strip)
         if n_docs >= 20:
-            return cls(min_df=2, max_df=0.8, language=language)
-        return cls(language=language)
+            return cls(min_df=2, max_df=0.8, language=language, strip_accents=strip)
+        return cls(language=language, strip_accents=strip)
 
 
 @dataclass(frozen=True, eq=False)

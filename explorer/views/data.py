@@ -140,8 +140,9 @@ with prep_box:
                        disabled=bag_of_words,
                        help="A smaller vocabulary trains faster; the most frequent words are kept.")
     right.checkbox("Ignore accents", key=Keys.strip_accents, disabled=bag_of_words,
-                   help="Count “pêche” and “péché” as one word (“peche”). Untick it to keep accented words apart, "
-                        "e.g. for French or Spanish.")
+                   help="Count “pêche” and “péché” as one word (“peche”). Untick it to keep accented words apart "
+                        "and show them as written; it is unticked when the documents are in another language "
+                        "than English.")
 
 try:
     collection = cached.source_collection(source_id, name, origin, session.preprocessing(), text_column,

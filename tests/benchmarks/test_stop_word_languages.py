@@ -26,3 +26,4 @@ def test_english_stop_words_leave_the_german_ones_in_the_topics_and_german_ones_
     assert np.all(english["share"] > 0) and english["V"] > german["V"]
     assert np.all(np.isfinite(english["npmi"])) and len(english["example"].split()) == 10
     assert any(word in flagged for word in english["example"].split())
+    assert german["example"] == "-"  # no topic holds a German stop word

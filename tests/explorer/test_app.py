@@ -157,6 +157,8 @@ def test_the_stop_words_language_follows_the_uploaded_text(app_path):
     at.run()
     assert not at.exception, at.exception
     assert at.selectbox(key=Keys.language).value == "german"
+    assert at.checkbox(key=Keys.strip_accents).value is False  # German words shown as written
+    assert {"köcheln", "würzen"} <= set(_collection(at).corpus.vocabulary)
     assert any("look German" in c.value for c in at.caption)
     assert "und" not in _collection(at).corpus.vocabulary
     assert not at.warning
@@ -176,9 +178,12 @@ def test_the_stop_words_language_follows_the_uploaded_text(app_path):
     at.run()
     assert at.selectbox(key=Keys.text_column).value == "english"
     assert at.selectbox(key=Keys.language).value == "english"
+    assert at.checkbox(key=Keys.strip_accents).value is True
     at.selectbox(key=Keys.text_column).set_value("french").run()
     assert not at.exception, at.exception
     assert at.selectbox(key=Keys.language).value == "french"
+    assert at.checkbox(key=Keys.strip_accents).value is False
+    assert "planète" in _collection(at).corpus.vocabulary
     assert "les" not in _collection(at).corpus.vocabulary
 
 

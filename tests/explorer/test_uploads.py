@@ -119,9 +119,11 @@ def test_the_language_is_guessed_from_the_text_of_each_kind_of_source():
     assert uploads.language_guess(table, None) is None  # no text column chosen yet
     assert uploads.language_guess(table, "no such column") is None  # building the corpus says what is wrong
     assert uploads.language_guess(uploads.read_upload(data.uci())) is None  # a bag of words has no text
-    assert uploads.Preprocessing.suggested(500, "german") == uploads.Preprocessing(min_df=5, max_df=0.5,
-                                                                                 language="german")
-    assert uploads.Preprocessing.suggested(5, "french").language == "french"
+    assert uploads.Preprocessing.suggested(500, "german") == uploads.Preprocessing(
+        min_df=5, max_df=0.5, language="german", strip_accents=False)  # "für" shown as written
+    assert uploads.Preprocessing.suggested(5, "french") == uploads.Preprocessing(language="french",
+                                                                               strip_accents=False)
+    assert uploads.Preprocessing.suggested(50) == uploads.Preprocessing(min_df=2, max_df=0.8)  # English: stripped
 
 
 def _guess(language, share, shares, examples=("der", "die", "und")):
