@@ -44,13 +44,13 @@ def test_the_assumed_encoding_is_shown_and_another_can_be_chosen():
     files = [(f"fr{i}.txt", f"{FRENCH} Chapitre {i}.".encode("cp1252")) for i in range(3)]
     _upload(at, files)
     assert _notes(at) == ["Decoded as windows-1252 (detected)."]
-    assert "chateau" in _vocabulary(at)  # "château", accents stripped by the default preprocessing
+    assert "château" in _vocabulary(at)  # decoded right, accents kept: the text is French
     at.selectbox(key=Keys.encoding).set_value("windows-1251").run()  # as if the files were Cyrillic
     assert not at.exception, at.exception
     assert _notes(at) == ["Decoded as windows-1251 (chosen)."]
-    assert "chвteau" in _vocabulary(at) and "chateau" not in _vocabulary(at)  # the files were read again
+    assert "chвteau" in _vocabulary(at) and "château" not in _vocabulary(at)  # the files were read again
     at.selectbox(key=Keys.encoding).set_value("").run()  # back to detection
-    assert _notes(at) == ["Decoded as windows-1252 (detected)."] and "chateau" in _vocabulary(at)
+    assert _notes(at) == ["Decoded as windows-1252 (detected)."] and "château" in _vocabulary(at)
 
 
 def test_files_in_different_encodings_are_named_per_file():
@@ -78,7 +78,7 @@ def test_a_table_is_read_whole_in_the_encoding_of_its_preview():
     rows = ["title,text"] + [f'"t{i}","{FRENCH} {i}"' for i in range(4)]
     _upload(at, [("french.csv", "\n".join(rows).encode("cp1252"))])
     assert _notes(at) == ["Decoded as windows-1252 (detected)."]
-    assert "chateau" in _vocabulary(at)  # the rows, not only the preview, were decoded as windows-1252
+    assert "château" in _vocabulary(at)  # the rows, not only the preview, were decoded as windows-1252
     at.selectbox(key=Keys.encoding).set_value("windows-1251").run()
     assert _notes(at) == ["Decoded as windows-1251 (chosen)."] and "chвteau" in _vocabulary(at)
 
