@@ -348,15 +348,14 @@ def cached_collection(cache: Path, name: str, read_texts, install: str, provenan
 def collection_vectorizer(language: str = "english"):
     """The shared corpora's vectoriser (their PROVENANCE.md): stop words, words of 2+ letters, min_df 5, max_df 0.5,
     accents stripped.  English keeps scikit-learn's list, as the shared corpora were built; another language takes
-    ``engine.stop_word_list(language)`` read as the text is (accents stripped, split into the same tokens), so that
-    "für" stops "fur" and "par-devant" stops "par" and "devant"."""
-    from sklearn.feature_extraction.text import CountVectorizer, strip_accents_unicode
+    ``engine.Vectorizer``'s, its stop words read as the text is (accents stripped, split into the same tokens), so
+    that "für" stops "fur" and "par-devant" stops "par" and "devant"."""
+    if language != "english":
+        return engine.Vectorizer(stop_words=language).count_vectorizer(min_df=5, max_df=0.5)
+    from sklearn.feature_extraction.text import CountVectorizer
 
-    pattern = r"(?u)\b[^\W\d_]{2,}\b"
-    stop_words = "english" if language == "english" else sorted(
-        {token for word in engine.stop_word_list(language)
-         for token in re.findall(pattern, strip_accents_unicode(word.lower()))})
-    return CountVectorizer(stop_words=stop_words, token_pattern=pattern, min_df=5, max_df=0.5, strip_accents="unicode")
+    return CountVectorizer(stop_words="english", token_pattern=engine.TOKEN_PATTERN, min_df=5, max_df=0.5,
+                           strip_accents="unicode")
 
 
 def synthetic_collection() -> Collection:

@@ -16,6 +16,7 @@ explorer's own (:class:`UploadLimits`).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import tempfile
 from collections.abc import Sequence
@@ -442,8 +443,8 @@ def language_note(guess: LanguageGuess | None, chosen: str, corpus: Corpus | Non
 
 def _kept_stop_words(corpus: Corpus, language: str, n: int) -> tuple[str, ...]:
     """The ``n`` most frequent words of ``corpus``'s vocabulary that ``language``'s stop words would remove."""
-    strip = corpus.vectorizer.strip_accents if corpus.vectorizer is not None else True
-    stop = Vectorizer(stop_words=language, strip_accents=strip).stop_word_set()
+    reading = Vectorizer() if corpus.vectorizer is None else corpus.vectorizer  # None: counts saved before it was kept
+    stop = dataclasses.replace(reading, stop_words=language, extra_stop_words=()).stop_word_set()
     columns = [i for i, word in enumerate(corpus.vocabulary) if word in stop]
     if not columns:
         return ()

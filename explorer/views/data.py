@@ -124,8 +124,8 @@ with prep_box:
                    help="Stop words are the common words of a language (the, and, of… or le, et, de…) that say "
                         "nothing about topics; they are left out. The language is guessed from the documents "
                         "when they are uploaded.")
-    note = uploads.language_note(cached.language_guess(source_id, text_column, source),
-                                 str(state.get(Keys.language) or "english"))
+    guess, language = cached.language_guess(source_id, text_column, source), session.preprocessing().language
+    note = uploads.language_note(guess, language)
     if note is not None and note.level == "info":
         left.caption(safe_text.markdown(note.text))
     left.text_area("Extra stop words", key=Keys.stop_words, height=68, disabled=bag_of_words,
@@ -163,8 +163,7 @@ if session.use_collection(collection, sample.n_topics if kind == "sample" else N
     st.rerun()  # the sidebar and the other pages follow the new collection
 corpus = collection.corpus
 if note is not None and note.level == "warning":  # named by the words the chosen list leaves in the vocabulary
-    note = uploads.language_note(cached.language_guess(source_id, text_column, source),
-                                 str(state.get(Keys.language) or "english"), corpus)
+    note = uploads.language_note(guess, language, corpus)
     with prep_box:
         st.warning(safe_text.markdown(note.text), icon=icons.WARNING)
         st.button(f"Use {note.suggestion.capitalize()} stop words", key=Keys.use_language,
