@@ -45,7 +45,15 @@ from engine.data.text import (
     read_zip,
     table_format,
 )
-from engine.data.vectorizer import STOP_WORD_LANGUAGES, STORED_TOKEN_PATTERNS, TextCounts, Vectorizer, stop_word_list
+from engine.data.vectorizer import (
+    CJK_TOKEN_PATTERN,
+    STOP_WORD_LANGUAGES,
+    STORED_TOKEN_PATTERNS,
+    TextCounts,
+    Vectorizer,
+    stop_word_list,
+    token_pattern_for,
+)
 from engine.errors import (
     ClusterError,
     CorpusFormatError,
@@ -109,6 +117,7 @@ except importlib.metadata.PackageNotFoundError:  # a checkout that was never ins
     __version__ = "unknown"
 
 __all__ = [
+    "CJK_TOKEN_PATTERN",
     "COHERENCE_TOP_WORDS",
     "DEFAULT_ADAPTIVE_INIT_BATCHES",
     "DEFAULT_BATCH_SIZE",
@@ -205,6 +214,7 @@ __all__ = [
     "text_segments",
     "to_gensim",
     "to_pyldavis",
+    "token_pattern_for",
     "top_corpus_words",
     "top_documents",
     "top_relevant_words",

@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from engine.data import _corpus_folder
 from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.text import RawDocument, SkippedFile
-from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer
+from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
 
 __all__ = ["TOKEN_PATTERN", "Corpus", "DroppedDocument"]
@@ -239,7 +239,7 @@ class Corpus:
         min_df: int | float = 1,
         max_df: int | float = 1.0,
         max_features: int | None = None,
-        token_pattern: str = TOKEN_PATTERN,
+        token_pattern: str | None = None,
         skipped: Iterable[SkippedFile] = (),
         encodings: Iterable[tuple[str, str]] | dict[str, str] = (),
         strip_accents: bool = True,
@@ -247,9 +247,11 @@ class Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
         Text is lowercased, accents are stripped unless ``strip_accents=False``, and
-        tokens are words of two or more letters (``token_pattern``).  These settings
-        are recorded in :attr:`vectorizer`, so a model trained on the corpus counts new
-        text the same way (``model.transform_texts``).
+        tokens are words of two or more letters (``token_pattern``); Chinese and
+        Japanese text, which has no spaces between words, is read as pairs of
+        characters (:data:`engine.CJK_TOKEN_PATTERN`).  These settings are recorded in
+        :attr:`vectorizer`, so a model trained on the corpus counts new text the same
+        way (``model.transform_texts``).
 
         Parameters
         ----------
@@ -272,6 +274,12 @@ class Corpus:
             (a float is a fraction of the documents).
         max_features : int, optional
             Keep only the most frequent words.
+        token_pattern : str, optional
+            The regular expression of a token.  None (the default):
+            :func:`engine.token_pattern_for` the texts, :data:`engine.TOKEN_PATTERN`
+            (words of two or more letters), or :data:`engine.CJK_TOKEN_PATTERN` if any
+            text holds Chinese or Japanese characters (the same words, and every pair
+            of adjacent Han characters and each katakana word as tokens).
         skipped : iterable of SkippedFile
             Files ignored by the reader, recorded on the corpus.
         encodings : dict or iterable of (str, str)
@@ -293,6 +301,8 @@ class Corpus:
         ids = _strings([str(d) for d in range(len(texts))] if ids is None else ids, "ids", len(texts))
         titles = ids if titles is None else _strings(titles, "titles", len(texts))
         _strings(texts, "texts", len(texts))
+        if token_pattern is None:
+            token_pattern = token_pattern_for(texts)
         if isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE:
             stop_words = guess_language(texts).language or "english"
         settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents)

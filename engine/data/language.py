@@ -8,8 +8,11 @@ covers the most words names the language.
 
 Only a sample is read, whatever the collection's size: at most :data:`SAMPLE_DOCUMENTS`
 documents spread evenly over it, the first :data:`SAMPLE_CHARACTERS` characters of each.
-Languages written without spaces between words (Chinese, Japanese) give no tokens the
-lists match, so no language is guessed for them.
+Chinese and Japanese text is read as :data:`engine.CJK_TOKEN_PATTERN` reads it (pairs of
+Han characters, katakana words whole, hiragana left out); the stop-word lists of those
+languages are single characters and particles, which that leaves out already, so their
+shares stay small and no language is guessed for such text (``LanguageGuess.token_pattern``
+says it needs the pairs).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from functools import cache
 
 import numpy as np
 
-from engine.data.vectorizer import STOP_WORD_LANGUAGES, TOKEN_PATTERN, stop_word_list
+from engine.data.vectorizer import STOP_WORD_LANGUAGES, TOKEN_PATTERN, stop_word_list, token_pattern_for
 
 __all__ = ["LanguageGuess", "guess_language"]
 
@@ -34,7 +37,6 @@ MIN_TOKENS = 30  # fewer words in the sample: no guess
 MIN_SHARE = 0.15  # the best list must hold at least this share of the sample's words
 N_EXAMPLES = 5  # LanguageGuess.examples
 
-_TOKENS = re.compile(TOKEN_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,9 @@ class LanguageGuess:
     examples : tuple of str
         The stop words of the best-covering language the sample uses most, at most five,
         most frequent first (what a wrong choice would leave in the topics).
+    token_pattern : str
+        How the sample was read: :data:`engine.CJK_TOKEN_PATTERN` if it holds Chinese or
+        Japanese characters, else :data:`engine.TOKEN_PATTERN`.
     """
 
     language: str | None
@@ -63,6 +68,12 @@ class LanguageGuess:
     shares: dict[str, float] = field(repr=False)
     n_tokens: int
     examples: tuple[str, ...] = ()
+    token_pattern: str = TOKEN_PATTERN
+
+    @property
+    def reads_pairs(self) -> bool:
+        """Whether the sample holds Chinese or Japanese characters (read as pairs of characters)."""
+        return self.token_pattern != TOKEN_PATTERN
 
     def share_of(self, language: str) -> float:
         """The share of the sample's words that are ``language``'s stop words (0 for an unknown language)."""
@@ -84,14 +95,16 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     """
     n = len(texts)
     picks = np.unique(np.linspace(0, n - 1, min(n, SAMPLE_DOCUMENTS)).round().astype(np.int64)) if n else []
+    sample = [text[:SAMPLE_CHARACTERS] for text in (texts[int(i)] for i in picks)
+              if isinstance(text, str)]  # a table's missing cell (None, NaN) has no words
+    pattern = token_pattern_for(sample)
+    tokens = re.compile(pattern).findall
     counts: Counter[str] = Counter()
-    for i in picks:
-        text = texts[int(i)]
-        if isinstance(text, str):  # a table's missing cell (None, NaN) has no words
-            counts.update(token.lower() for token in _TOKENS.findall(text[:SAMPLE_CHARACTERS]))
+    for text in sample:
+        counts.update(token.lower() for token in tokens(text))
     n_tokens = sum(counts.values())
     if not n_tokens:
-        return LanguageGuess(None, 0.0, dict.fromkeys(STOP_WORD_LANGUAGES, 0.0), 0)
+        return LanguageGuess(None, 0.0, dict.fromkeys(STOP_WORD_LANGUAGES, 0.0), 0, (), pattern)
     covered = {language: sum(counts[word] for word in words if word in counts) / n_tokens
                for language, words in _lists().items()}
     shares = dict(sorted(covered.items(), key=lambda item: (-item[1], item[0])))
@@ -100,4 +113,4 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     words = _lists()[language]
     examples = tuple(word for word, _ in sorted(((w, c) for w, c in counts.items() if w in words),
                                                 key=lambda item: (-item[1], item[0]))[:N_EXAMPLES])
-    return LanguageGuess(found, share, shares, n_tokens, examples)
+    return LanguageGuess(found, share, shares, n_tokens, examples, pattern)

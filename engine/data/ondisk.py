@@ -54,10 +54,10 @@ from engine.data._disk_sources import (
 )
 from engine.data._disk_writer import _check_target, _DiskWriter
 from engine.data.bow_formats import _check_vocabulary, _find_vocabulary
-from engine.data.corpus import _EMPTY_ROW, TOKEN_PATTERN, Corpus, DroppedDocument, _settings, _vectorizer
+from engine.data.corpus import _EMPTY_ROW, Corpus, DroppedDocument, _settings, _vectorizer
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.text import SkippedFile, _check_encoding, table_format
-from engine.data.vectorizer import Vectorizer
+from engine.data.vectorizer import Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import current_limits
 from engine.validation import check_int
@@ -223,11 +223,13 @@ class DiskCorpus:
             ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts`.  The
             per-token settings are recorded in :attr:`vectorizer`.  ``"auto"`` guesses the
             language from the source's first documents (as many as
-            :func:`engine.guess_language` reads), as the stream cannot be sampled evenly.
+            :func:`engine.guess_language` reads), as the stream cannot be sampled evenly;
+            ``token_pattern=None`` (the default) reads Chinese and Japanese characters as
+            pairs if those first documents hold any (:func:`engine.token_pattern_for`).
         """
         source = Path(source)
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
-                   "max_features": None, "token_pattern": TOKEN_PATTERN, "strip_accents": True, **vectorizer_options}
+                   "max_features": None, "token_pattern": None, "strip_accents": True, **vectorizer_options}
         unknown = sorted(set(options) - {"stop_words", "extra_stop_words", "min_df", "max_df", "max_features",
                                          "token_pattern", "strip_accents"})
         if unknown:
@@ -247,8 +249,14 @@ class DiskCorpus:
                 return _table_chunks(source, text_column or "text", id_column, chunk_size, encoding)
             return _batched(_text_documents(source, skipped, encoding), chunk_size)
 
-        if isinstance(options["stop_words"], str) and options["stop_words"].strip().lower() == AUTO_LANGUAGE:
-            options["stop_words"] = guess_language(_first_texts(chunks(None), SAMPLE_DOCUMENTS)).language or "english"
+        stop_words = options["stop_words"]
+        guess_stop_words = isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE
+        if guess_stop_words or options["token_pattern"] is None:
+            first = _first_texts(chunks(None), SAMPLE_DOCUMENTS)
+            if options["token_pattern"] is None:
+                options["token_pattern"] = token_pattern_for(first)
+            if guess_stop_words:
+                options["stop_words"] = guess_language(first).language or "english"
         settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
                              options["strip_accents"])
         analyzer = _vectorizer(**options, settings=settings).build_analyzer()

@@ -15,6 +15,7 @@ the other languages are the lists of the ``stop-words`` package (PyPI ``stop-wor
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -23,15 +24,44 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "TextCounts", "Vectorizer",
-           "stop_word_list"]
+__all__ = ["CJK_TOKEN_PATTERN", "STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "TextCounts",
+           "Vectorizer", "stop_word_list", "token_pattern_for"]
 
 TOKEN_PATTERN = r"(?u)\b[^\W\d_]{2,}\b"  # words of two or more letters, no digits or underscores
+
+# Chinese and Japanese put no spaces between words, so TOKEN_PATTERN reads a whole clause as one "word"
+# (and min_df then drops nearly all of them).  CJK_TOKEN_PATTERN reads them as IR systems without a
+# dictionary do: every overlapping pair of Han characters (Chinese characters, Japanese kanji), each run of
+# katakana whole (loanwords: "ファイル"), hiragana as the particles and endings between words (never a token,
+# like one-letter words); every other word exactly as TOKEN_PATTERN reads it.  The ranges are the letters
+# of those scripts (Unicode 13), each tested to be a word character.
+_HAN = ("\u3005\u3006\u3400-\u4dbf\u4e00-\u9ffc\uf900-\ufa6d\ufa70-\ufad9"
+        "\U00020000-\U0002a6dd\U0002a700-\U0002b734\U0002b740-\U0002b81d\U0002b820-\U0002cea1"
+        "\U0002ceb0-\U0002ebe0\U0002f800-\U0002fa1d\U00030000-\U0003134a")
+_KATAKANA = "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+_HIRAGANA = "\u3041-\u3096\u309d-\u309f"
+_CJK = _HAN + _KATAKANA + _HIRAGANA
+CJK_TOKEN_PATTERN = (
+    "(?u)(?=("  # one group, read ahead so that Han pairs overlap
+    f"[{_HAN}]{{2}}"
+    f"|(?<![{_KATAKANA}])[{_KATAKANA}]{{2,}}(?![{_KATAKANA}])"
+    f"|(?<![^\\W{_CJK}])[^\\W\\d_{_CJK}]{{2,}}(?![^\\W{_CJK}])"  # TOKEN_PATTERN's words; CJK letters end them
+    f"))(?:[{_HAN}]|[{_KATAKANA}]+|[^\\W\\d_{_CJK}]+)"
+)
+_HOLDS_CJK = re.compile(f"[{_HAN}{_KATAKANA}]")
+
 # The token patterns a stored setting (a model file, a saved corpus) may name: the ones this project
 # writes.  A file is hostile input and a regular expression can backtrack for hours on one short text
 # ("(x+x+)+y"), so a pattern read from a file is never compiled unless it is one of these; patterns
 # given in Python stay free.
-STORED_TOKEN_PATTERNS: tuple[str, ...] = (TOKEN_PATTERN,)
+STORED_TOKEN_PATTERNS: tuple[str, ...] = (TOKEN_PATTERN, CJK_TOKEN_PATTERN)
+
+
+def token_pattern_for(texts: Iterable[Any]) -> str:
+    """The token pattern texts need: :data:`CJK_TOKEN_PATTERN` if any holds a Han or katakana letter, else
+    :data:`TOKEN_PATTERN` (both read every other word alike; the first is slower).  Non-strings are skipped."""
+    search = _HOLDS_CJK.search
+    return CJK_TOKEN_PATTERN if any(isinstance(text, str) and search(text) for text in texts) else TOKEN_PATTERN
 
 
 def _package_languages() -> tuple[str, ...]:
@@ -79,6 +109,21 @@ def stop_word_list(language: str) -> tuple[str, ...]:
     from stop_words import get_stop_words
 
     return tuple(sorted(set(get_stop_words(language, cache=False))))
+
+
+_KANA_VOICING = frozenset("\u3099\u309a")  # the combining marks of ガ and パ
+
+
+def strip_accents_keeping_kana(text: str) -> str:
+    """``text`` with accents stripped as scikit-learn's ``strip_accents_unicode`` strips them, but kana's voicing
+    marks kept: that function decomposes "データ" into テ + a combining mark and drops the mark ("テータ"); here the
+    marks stay and the result is recomposed (NFC), so kana words keep their spelling.  The stripping of
+    :data:`CJK_TOKEN_PATTERN` vectorizers (a setting no earlier file holds, so no stored model changes)."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in decomposed if c in _KANA_VOICING or not unicodedata.combining(c)))
 
 
 class TextCounts(NamedTuple):
@@ -176,15 +221,24 @@ class Vectorizer:
         return self._preprocess()(text)
 
     def _preprocess(self) -> Callable[[str], str]:
-        from sklearn.feature_extraction.text import strip_accents_unicode
-
-        if self.lowercase and self.strip_accents:
-            return lambda text: strip_accents_unicode(text.lower())
+        strip = self._accent_stripper()
+        if self.lowercase and strip is not None:
+            return lambda text: strip(text.lower())
         if self.lowercase:
             return str.lower
-        if self.strip_accents:
-            return strip_accents_unicode
+        if strip is not None:
+            return strip
         return lambda text: text
+
+    def _accent_stripper(self) -> Callable[[str], str] | None:
+        """scikit-learn's ``strip_accents_unicode``; for Chinese and Japanese text, one that keeps kana's voicing."""
+        if not self.strip_accents:
+            return None
+        if self.token_pattern == CJK_TOKEN_PATTERN:
+            return strip_accents_keeping_kana
+        from sklearn.feature_extraction.text import strip_accents_unicode
+
+        return strip_accents_unicode
 
     def stop_word_set(self) -> frozenset[str]:
         """The stop words as the tokens they remove: normalised like the text."""
@@ -199,7 +253,7 @@ class Vectorizer:
         from sklearn.feature_extraction.text import CountVectorizer
 
         stop_words = sorted(self.stop_word_set())
-        return CountVectorizer(lowercase=self.lowercase, strip_accents="unicode" if self.strip_accents else None,
+        return CountVectorizer(lowercase=self.lowercase, strip_accents=self._accent_stripper(),
                                token_pattern=self.token_pattern, stop_words=stop_words or None, dtype=np.int64,
                                **options)
 

@@ -124,6 +124,9 @@ def text_segments(text: str, vocabulary: Sequence[str],
     ``vectorizer`` (a corpus's ``vectorizer``; by default ``TOKEN_PATTERN``, lower case,
     accents stripped).  Words outside the vocabulary (stop words, filtered words) and
     the text between words are tagged None.  Joining the segments gives ``text`` back.
+    Where tokens overlap (the pairs of :data:`engine.CJK_TOKEN_PATTERN`: "文件" and
+    "件系" in "文件系统"), a vocabulary token that begins inside the one before it is
+    left untagged, so every character is in one segment.
     """
     from sklearn.feature_extraction.text import strip_accents_unicode  # slow to import: only when needed
 
@@ -132,14 +135,18 @@ def text_segments(text: str, vocabulary: Sequence[str],
     normalise = (lambda word: strip_accents_unicode(word.lower())) if vectorizer is None else vectorizer.preprocess
     segments: list[tuple[str, int | None]] = []
     position = 0
+    group = 1 if token.groups else 0  # a pattern with a group takes its group as the token, as scikit-learn does
     for match in token.finditer(text):
-        column = index.get(normalise(match.group()))
+        start, end = match.span(group)
+        if start < position:
+            continue
+        column = index.get(normalise(text[start:end]))
         if column is None:
             continue
-        if match.start() > position:
-            segments.append((text[position:match.start()], None))
-        segments.append((match.group(), column))
-        position = match.end()
+        if start > position:
+            segments.append((text[position:start], None))
+        segments.append((text[start:end], column))
+        position = end
     if position < len(text):
         segments.append((text[position:], None))
     return segments

@@ -1,0 +1,167 @@
+"""Chinese and Japanese text read as pairs of characters: engine.CJK_TOKEN_PATTERN and where it is chosen."""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+
+import numpy as np
+import pytest
+
+import engine
+from engine import CJK_TOKEN_PATTERN, TOKEN_PATTERN, Corpus, DiskCorpus, Vectorizer
+from engine.data import vectorizer as module
+from engine.models.inspection import text_segments
+
+CHINESE = [
+    "文件系统的挂载点由管理员设置，用户可以读取文件。",
+    "命令行程序读取标准输入，并把结果写到标准输出。",
+    "网络接口的地址由管理员配置，内核负责转发数据包。",
+    "进程调度由内核完成，每个进程都有自己的优先级。",
+]
+JAPANESE = [
+    "コンピュータをスタンバイモードにして、後で復帰する。",
+    "ファイルシステムをマウントするには管理者の権限が必要です。",
+    "データベースのバックアップを毎日取得してください。",
+    "ネットワークの設定ファイルを編集して再起動します。",
+]
+ENGLISH = ["The kernel schedules each process by its priority.", "Mount the file system before reading files."]
+
+
+def kind(c: str) -> str:
+    """Each character's class, from Unicode names and properties alone (no regular expression)."""
+    name = unicodedata.name(c, "")
+    if c in "\u3005\u3006" or name.startswith(("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH")):
+        return "han"
+    if name.startswith(("KATAKANA", "HALFWIDTH KATAKANA")) and c != "\u30fb" and unicodedata.category(c)[0] == "L":
+        return "katakana"
+    if name.startswith("HIRAGANA") and unicodedata.category(c)[0] == "L":
+        return "hiragana"
+    if c.isalnum() or c == "_":
+        return "digit" if c == "_" or unicodedata.category(c) == "Nd" else "letter"
+    return "space"
+
+
+def brute_force_tokens(text: str) -> list[str]:
+    """The tokens the pattern's rule gives, by walking runs of characters of one class.
+
+    A run of letters and digits of other scripts is a token if it has no digit and 2+ letters (TOKEN_PATTERN's
+    word); a run of Han characters gives every adjacent pair; a run of katakana of 2+ is one token; hiragana
+    and everything else separates tokens.
+    """
+    tokens, i = [], 0
+    kinds = [kind(c) for c in text]
+    while i < len(text):
+        j = i
+        group = {"letter": "word", "digit": "word"}.get(kinds[i], kinds[i])
+        while j < len(text) and {"letter": "word", "digit": "word"}.get(kinds[j], kinds[j]) == group:
+            j += 1
+        run = text[i:j]
+        if group == "word" and j - i >= 2 and "digit" not in kinds[i:j]:
+            tokens.append(run)
+        elif group == "han":
+            tokens += [run[n:n + 2] for n in range(len(run) - 1)]
+        elif group == "katakana" and j - i >= 2:
+            tokens.append(run)
+        i = j
+    return tokens
+
+
+ALPHABET = ("ab cé1_-'ÀZ\n.ß" "дом" "한국" "αβ" "文件系统的" "ファイルー・" "をはにすﾞｶ" "々" "，。" "𠀋")
+
+
+def random_texts(alphabet: str, n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24))) for _ in range(n)]
+
+
+def test_the_pattern_gives_the_brute_force_tokens_on_random_mixed_text():
+    pattern = re.compile(CJK_TOKEN_PATTERN)
+    for text in random_texts(ALPHABET, 5_000, seed=0) + CHINESE + JAPANESE:
+        assert pattern.findall(text) == brute_force_tokens(text), text
+
+
+def test_text_without_chinese_or_japanese_is_read_exactly_as_before():
+    old, new = re.compile(TOKEN_PATTERN), re.compile(CJK_TOKEN_PATTERN)
+    for text in random_texts("ab cé1_-'ÀZ\n.ßдом한국αβ²", 5_000, seed=1) + ENGLISH:
+        assert new.findall(text) == old.findall(text), text
+
+
+def test_the_letters_of_the_scripts_are_word_characters():
+    for ranges in (module._HAN, module._KATAKANA, module._HIRAGANA):
+        members = re.compile(f"[{ranges}]")
+        letters = [chr(i) for i in range(0x3000, 0x32000) if members.match(chr(i))]
+        assert letters and all(re.match(r"\w", c) and not re.match(r"[\d_]", c) for c in letters)
+
+
+def test_examples_read_as_documented():
+    analyze = Vectorizer(token_pattern=CJK_TOKEN_PATTERN, stop_words=None).analyzer()
+    assert analyze("Linux系统的文件 ls命令") == ["linux", "系统", "统的", "的文", "文件", "ls", "命令"]
+    # katakana words whole, hiragana between words, a lone kanji (入, 後) not a word, as one-letter words are not
+    assert analyze(JAPANESE[0]) == ["コンピュータ", "スタンバイモード", "復帰"]
+
+
+def test_accent_stripping_keeps_kana_voicing_and_merges_halfwidth_kana():
+    analyze = Vectorizer(token_pattern=CJK_TOKEN_PATTERN, stop_words=None).analyzer()
+    assert analyze("データ ﾃﾞｰﾀ Café") == ["データ", "データ", "cafe"]
+    # scikit-learn's stripping would have made "テータ" of it, which is why the pattern has its own
+    assert engine.Vectorizer().preprocess("データ") == "テータ"
+    assert module.strip_accents_keeping_kana("naïve データ") == "naive データ"
+
+
+def test_the_pattern_is_chosen_when_any_text_holds_han_or_katakana():
+    assert engine.token_pattern_for(ENGLISH) == TOKEN_PATTERN
+    assert engine.token_pattern_for([*ENGLISH, None, "ひらがな"]) == TOKEN_PATTERN  # hiragana alone: words as before
+    assert engine.token_pattern_for([*ENGLISH, CHINESE[0]]) == CJK_TOKEN_PATTERN
+    assert engine.token_pattern_for(["カタカナ"]) == CJK_TOKEN_PATTERN
+    assert Corpus.from_texts(ENGLISH).vectorizer.token_pattern == TOKEN_PATTERN
+    corpus = Corpus.from_texts(CHINESE + ENGLISH)
+    assert corpus.vectorizer.token_pattern == CJK_TOKEN_PATTERN
+    assert {"文件", "管理", "内核", "kernel", "mount"} <= set(corpus.vocabulary)
+    explicit = Corpus.from_texts(CHINESE, token_pattern=TOKEN_PATTERN)  # a pattern given is used
+    assert explicit.vectorizer.token_pattern == TOKEN_PATTERN
+    assert "文件系统的挂载点由管理员设置" in explicit.vocabulary  # a clause as one "word": what the pairs avoid
+
+
+def test_a_model_counts_new_chinese_text_as_its_training_text_and_keeps_it_in_its_file(tmp_path):
+    corpus = Corpus.from_texts(CHINESE + JAPANESE)
+    model = engine.LDA(n_topics=2, seed=0, n_epochs=2).fit(corpus)
+    counted = model.count_texts(corpus.texts)
+    assert (counted.counts != corpus.counts).nnz == 0
+    path = tmp_path / "model.npz"
+    engine.save_model(path, model)
+    loaded = engine.load_model(path).model  # the pattern is one this project writes: no trust needed
+    assert loaded.vectorizer_.token_pattern == CJK_TOKEN_PATTERN
+    assert (loaded.count_texts(corpus.texts).counts != corpus.counts).nnz == 0
+    np.testing.assert_allclose(loaded.transform_texts(CHINESE), model.transform_texts(CHINESE), rtol=1e-12)
+
+
+def test_a_disk_corpus_chooses_the_pattern_from_its_first_documents(tmp_path):
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    for i, text in enumerate(CHINESE + ENGLISH):
+        (folder / f"{i}.txt").write_text(text, encoding="utf-8")
+    disk = DiskCorpus.from_texts(folder, tmp_path / "disk", chunk_size=2)
+    corpus = Corpus.from_texts([(folder / f"{i}.txt").read_text(encoding="utf-8") for i in range(6)])
+    assert disk.vectorizer == corpus.vectorizer and disk.vectorizer.token_pattern == CJK_TOKEN_PATTERN
+    assert disk.vocabulary == corpus.vocabulary
+    assert DiskCorpus.open(tmp_path / "disk").vectorizer.token_pattern == CJK_TOKEN_PATTERN
+
+
+def test_segments_of_overlapping_pairs_rebuild_the_text_and_tag_each_character_once():
+    vectorizer = Vectorizer(token_pattern=CJK_TOKEN_PATTERN, strip_accents=False)
+    text = "Linux文件系统的管理 ファイルを"
+    vocabulary = ["文件", "件系", "系统", "管理", "linux", "ファイル"]
+    segments = text_segments(text, vocabulary, vectorizer)
+    assert "".join(part for part, _ in segments) == text
+    assert [(part, column) for part, column in segments if column is not None] == [
+        ("Linux", 4), ("文件", 0), ("系统", 2), ("管理", 3), ("ファイル", 5)]  # 件系 starts inside 文件
+
+
+@pytest.mark.parametrize("texts", [CHINESE * 10, JAPANESE * 10])
+def test_the_language_guess_reads_the_pairs(texts):
+    guess = engine.guess_language(texts)
+    assert guess.token_pattern == CJK_TOKEN_PATTERN and guess.reads_pairs
+    assert guess.n_tokens > 100  # the pairs are counted as words, not whole clauses
+    assert not engine.guess_language(ENGLISH * 10).reads_pairs
