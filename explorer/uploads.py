@@ -420,6 +420,11 @@ def language_note(guess: LanguageGuess | None, chosen: str, corpus: Corpus | Non
     """
     if guess is None:
         return None
+    if guess.language is None and guess.reads_pairs:
+        return LanguageNote("info", "These documents hold Chinese or Japanese characters. Without spaces between "
+                                    "words, they are read as every pair of adjacent Chinese characters and each "
+                                    "katakana word; the stop words chosen here apply to the words of other "
+                                    "languages in them.")
     if guess.language is None:
         return LanguageNote("info", "The language of these documents was not recognised: no listed language's stop "
                                     "words are common in them. Choose it here if it is listed.")

@@ -13,6 +13,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+import engine
 from explorer import formatting, porting
 from explorer.engine_api import LDA
 from explorer.state import Keys
@@ -185,6 +186,22 @@ def test_the_stop_words_language_follows_the_uploaded_text(app_path):
     assert at.checkbox(key=Keys.strip_accents).value is False
     assert "planète" in _collection(at).corpus.vocabulary
     assert "les" not in _collection(at).corpus.vocabulary
+
+
+def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
+    at = _app(app_path)
+    _page(at, "data")
+    at.radio(key=Keys.source_kind).set_value("upload").run()
+    uploader = at.file_uploader(key=Keys.uploader)
+    for name, content in data.cjk_zip():
+        uploader.upload(name, content)
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    corpus = _collection(at).corpus
+    assert corpus.n_docs == 5 and corpus.vectorizer.token_pattern == engine.CJK_TOKEN_PATTERN
+    assert {"文件", "管理", "标准", "データベース", "ファイルシステム", "権限"} <= set(corpus.vocabulary)
+    assert any("Chinese or Japanese characters" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize("kind", [*data.BAD, "zip bomb"])

@@ -148,6 +148,17 @@ def test_the_language_note_says_what_was_found_and_warns_of_a_wrong_choice():
     assert uploads.language_note(None, "english") is None
 
 
+def test_the_language_note_says_how_chinese_and_japanese_characters_are_read():
+    from explorer.engine_api import guess_language
+
+    chinese = guess_language(["文件系统的挂载点由管理员设置，用户可以读取文件。 The file system."] * 40)
+    note = uploads.language_note(chinese, "english")
+    assert note.level == "info" and "Chinese or Japanese characters" in note.text and "pair" in note.text
+    assert note.suggestion is None
+    english = uploads.language_note(guess_language(["The committee met on Tuesday and agreed."] * 40), "english")
+    assert "Chinese" not in english.text
+
+
 def test_the_warning_names_the_stop_words_the_chosen_list_leaves_in_the_vocabulary():
     from explorer.engine_api import Corpus, Vectorizer, guess_language
 

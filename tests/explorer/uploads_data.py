@@ -48,6 +48,22 @@ def german_zip() -> list[tuple[str, bytes]]:
     return [("texte.zip", buffer.getvalue())]
 
 
+CHINESE = ["文件系统的挂载点由管理员设置，用户可以读取文件。", "命令行程序读取标准输入，并把结果写到标准输出。",
+           "网络接口的地址由管理员配置，内核负责转发数据包。"]
+JAPANESE = ["ファイルシステムをマウントするには管理者の権限が必要です。", "データベースのバックアップを毎日取得してください。"]
+
+
+def cjk_zip() -> list[tuple[str, bytes]]:
+    """Chinese in UTF-8 and GB18030, Japanese in Shift_JIS: the encodings such files come in."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for i, text in enumerate(CHINESE):
+            archive.writestr(f"zh/{i}.txt", text.encode("gb18030" if i == 0 else "utf-8"))
+        for i, text in enumerate(JAPANESE):
+            archive.writestr(f"ja/{i}.txt", text.encode("shift_jis"))
+    return [("cjk.zip", buffer.getvalue())]
+
+
 def bilingual_table() -> list[tuple[str, bytes]]:
     """English in the wordiest column (``english``, the one suggested), French in ``french``."""
     pairs = enumerate(zip(TEXTS, FRENCH, strict=True))
