@@ -11,7 +11,8 @@ DEFAULT_OUT = HERE / "results" / "quality.jsonl"
 SHARED_CORPORA = ("ap", "foldoc", "sotu", "jargon")
 PANEL = (*SHARED_CORPORA, "bible", "synthetic")
 # built at run time too; no default was chosen on them (--corpora ...)
-CHECK_COLLECTIONS = ("fortunes", "manpages", "verses", "packages", "docstrings", "manpages-de", "manpages-fr")
+CHECK_COLLECTIONS = ("fortunes", "manpages", "verses", "packages", "docstrings", "manpages-de", "manpages-fr",
+                     "manpages-zh", "manpages-ja")
 SYSTEMS = ("engine-lda", "engine-hdp", "tomotopy-lda", "tomotopy-hdp", "gensim-lda", "gensim-hdp", "sklearn-lda")
 HDP_SYSTEMS = ("engine-hdp", "tomotopy-hdp", "gensim-hdp")
 HDP_TRUNCATION, HDP_DOC_TRUNCATION = 150, 20  # engine.HDP(n_topics=150, doc_truncation=20), the defaults

@@ -169,10 +169,11 @@ def roff_text(source: str) -> str:
     return "\n".join(lines)
 
 
-def manpage_texts(packages: tuple[str, ...] = MANPAGE_PACKAGES) -> tuple[list[str], str]:
+def manpage_texts(packages: tuple[str, ...] = MANPAGE_PACKAGES, folder: str | None = None) -> tuple[list[str], str]:
     """Every page of the Debian ``packages`` (by default manpages and manpages-dev), one text each; pages that only
     include another (a single ``.so`` request) are left out.  A translation package (manpages-de) installs its
-    pages under the language's folder, which counts as a page as well."""
+    pages under the language's folder, which counts as a page as well; ``folder`` keeps only the pages under
+    that language folder (manpages-zh installs the same pages in zh_CN and zh_TW)."""
     paths = []
     for package in packages:
         try:
@@ -181,7 +182,8 @@ def manpage_texts(packages: tuple[str, ...] = MANPAGE_PACKAGES) -> tuple[list[st
             raise FileNotFoundError("dpkg is not available to list the man pages") from None
         if done.returncode != 0:
             raise FileNotFoundError(f"the Debian package {package} is not installed")
-        paths += [Path(line) for line in done.stdout.splitlines() if _MANPAGE_PATH.search(line)]
+        paths += [Path(line) for line in done.stdout.splitlines() if _MANPAGE_PATH.search(line)
+                  and (folder is None or f"/man/{folder}/" in line)]
     texts = []
     for path in sorted(set(paths)):
         if path.is_symlink() or not path.is_file():
@@ -192,7 +194,8 @@ def manpage_texts(packages: tuple[str, ...] = MANPAGE_PACKAGES) -> tuple[list[st
         texts.append(roff_text(source))
     if not texts:
         raise FileNotFoundError(f"no man pages found in the packages {', '.join(packages)}")
-    return texts, f"{len(texts)} pages of Debian's {' and '.join(packages)}"
+    where = f" ({folder})" if folder else ""
+    return texts, f"{len(texts)} pages of Debian's {' and '.join(packages)}{where}"
 
 
 _NOT_LIBRARY = {"site-packages", "dist-packages", "test", "tests", "idle_test", "lib2to3"}  # tests, installed packages
@@ -300,6 +303,25 @@ BUILT = {
         "French man pages (Debian manpages-fr)",
         "french",
     ),
+    # ... and in two languages written without spaces between words, read as pairs of characters
+    "manpages-zh": BuiltCollection(
+        lambda: manpage_texts(("manpages-zh",), "zh_CN"),
+        "`sudo apt-get install manpages-zh` installs the Chinese translations of the man pages (GFDL 1.2 or later, "
+        "see /usr/share/doc/manpages-zh/copyright)",
+        "The simplified Chinese man pages of Debian's manpages-zh ({program}), roff requests and escapes "
+        "stripped; one document per page ({n_docs})",
+        "Chinese man pages (Debian manpages-zh, zh_CN)",
+        "chinese",
+    ),
+    "manpages-ja": BuiltCollection(
+        lambda: manpage_texts(("manpages-ja",)),
+        "`sudo apt-get install manpages-ja` installs the Japanese translations of the JM project (various free "
+        "licences, see /usr/share/doc/manpages-ja/copyright)",
+        "The Japanese man pages of Debian's manpages-ja (the JM project; {program}), roff requests and escapes "
+        "stripped; one document per page ({n_docs})",
+        "Japanese man pages (Debian manpages-ja)",
+        "japanese",
+    ),
     # ... and the technical reference entries of the Python standard library's docstrings, mostly short
     "docstrings": BuiltCollection(
         docstring_texts,
@@ -335,7 +357,10 @@ def cached_collection(cache: Path, name: str, read_texts, install: str, provenan
         (staging / "vocab.txt").write_text("\n".join(vectorizer.get_feature_names_out()) + "\n", encoding="utf-8")
         (staging / "PROVENANCE.md").write_text(
             provenance.format(program=program, n_docs=counts.shape[0])
-            + f"; CountVectorizer(stop_words={language!r}, words of 2+ letters, min_df=5, max_df=0.5, accents "
+            + (f"; CountVectorizer(stop_words={language!r}, words of 2+ letters" if language not in CJK_LANGUAGES
+               else "; CountVectorizer(stop_words='english', engine.CJK_TOKEN_PATTERN: pairs of Han characters, "
+                    "katakana words, words of 2+ letters")
+            + ", min_df=5, max_df=0.5, accents "
             "stripped); engine.heldout_split(n_test=10 %, seed=0, heldout_fraction=0.2). Built by "
             "benchmarks/quality.py.\n",
             encoding="utf-8",
@@ -345,11 +370,16 @@ def cached_collection(cache: Path, name: str, read_texts, install: str, provenan
     return load_split(folder, name, f"{source}, cached in {folder}"), ""
 
 
+CJK_LANGUAGES = ("chinese", "japanese")  # read by engine.CJK_TOKEN_PATTERN, as engine.Corpus.from_texts reads them
+
+
 def collection_vectorizer(language: str = "english"):
     """The shared corpora's vectoriser (their PROVENANCE.md): stop words, words of 2+ letters, min_df 5, max_df 0.5,
     accents stripped.  English keeps scikit-learn's list, as the shared corpora were built; another language takes
     ``engine.Vectorizer``'s, its stop words read as the text is (accents stripped, split into the same tokens), so
     that "für" stops "fur" and "par-devant" stops "par" and "devant"."""
+    if language in CJK_LANGUAGES:  # pairs of characters; the English words in them take English stop words
+        return engine.Vectorizer(token_pattern=engine.CJK_TOKEN_PATTERN).count_vectorizer(min_df=5, max_df=0.5)
     if language != "english":
         return engine.Vectorizer(stop_words=language).count_vectorizer(min_df=5, max_df=0.5)
     from sklearn.feature_extraction.text import CountVectorizer
