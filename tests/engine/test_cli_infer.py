@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import engine
 from engine import LDA, load_model, save_model
 from engine.cli import main
 
@@ -156,6 +157,22 @@ def test_fit_guesses_the_stop_words_language_and_records_it(german_folder, tmp_p
     err = capsys.readouterr().err
     assert "english stop words" in err and "guessed" not in err
     assert {"der", "die", "und"} <= set(load_model(out).vocabulary)
+
+
+def test_fit_reads_chinese_as_pairs_of_characters_and_says_so(tmp_path, capsys):
+    from tests.engine.test_cjk_tokens import CHINESE
+
+    folder = tmp_path / "zh"
+    folder.mkdir()
+    for i, text in enumerate(CHINESE):
+        (folder / f"{i}.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "zh.npz"
+    assert main(["fit", str(folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
+                 "--no-progress"]) == 0
+    assert "Chinese and Japanese characters read as pairs" in capsys.readouterr().err
+    loaded = load_model(out)
+    assert loaded.model.vectorizer_.token_pattern == engine.CJK_TOKEN_PATTERN
+    assert {"文件", "管理", "内核"} <= set(loaded.vocabulary)
 
 
 def test_a_resumed_run_reads_its_text_with_the_checkpoints_stop_words(german_folder, tmp_path, capsys, monkeypatch):
