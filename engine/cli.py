@@ -32,6 +32,7 @@ from tqdm import tqdm
 
 from engine import __version__
 from engine.data.bow_formats import holds_text, load_corpus
+from engine.data.corpus import AUTO_ACCENTS
 from engine.data.language import AUTO_LANGUAGE
 from engine.data.vectorizer import CJK_TOKEN_PATTERN, STOP_WORD_LANGUAGES, stop_word_list
 from engine.errors import EngineError
@@ -290,8 +291,8 @@ def _add_fit(commands: Any) -> None:
                       "'auto' (the default) guesses it from the texts (English when none is recognised) and "
                       "prints it; 'none' keeps every word")
     text.add_argument("--keep-accents", action="store_true",
-                      help="keep accented letters (by default they are stripped: 'pêche' and 'péché' both "
-                      "become 'peche')")
+                      help="keep accented letters (by default they are kept only when the stop words are of a "
+                      "language other than English; otherwise 'pêche' and 'péché' both become 'peche')")
 
     fit.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     fit.set_defaults(handler=_fit)
@@ -331,6 +332,7 @@ def _add_app(commands: Any) -> None:
 
 # ----------------------------------------------------------------------- fit
 STOP_WORDS_KEY = "stop_words"  # of a model file's "cli" record: the language its text was read with, or "none"
+STRIP_ACCENTS_KEY = "strip_accents"  # ... and whether accents were stripped (missing: True, the older default)
 
 
 def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
@@ -350,11 +352,14 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["stop_words"] = None if chosen == "none" else chosen
     if args.keep_accents:
         options["strip_accents"] = False
+    elif text:  # as the app: accents kept for a language other than English; a resumed run reads as it did
+        options["strip_accents"] = AUTO_ACCENTS if resumed is None else resumed.get(STRIP_ACCENTS_KEY, True)
     corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, **options)
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
     used = getattr(getattr(corpus, "vectorizer", None), "stop_words", None)
     if isinstance(used, str):  # read from text (a bag of words has no stop words to choose)
         message += f"; {used} stop words" + (" (guessed from the texts)" if guessed else "")
+        message += "" if corpus.vectorizer.strip_accents else ", accents kept"
     if getattr(getattr(corpus, "vectorizer", None), "token_pattern", None) == CJK_TOKEN_PATTERN:
         message += "; Chinese and Japanese characters read as pairs (katakana words whole)"
     encodings = collections.Counter(encoding for _, encoding in getattr(corpus, "encodings", ()))
@@ -596,6 +601,7 @@ def _fit(args: argparse.Namespace) -> int:
     used = getattr(getattr(corpus, "vectorizer", None), "stop_words", ())
     if used is None or isinstance(used, str):  # read from text: the stop words a resumed run reads it with again
         record[STOP_WORDS_KEY] = "none" if used is None else used
+        record[STRIP_ACCENTS_KEY] = corpus.vectorizer.strip_accents
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)
     if n_test:

@@ -13,6 +13,7 @@ dropped silently: they are listed in :attr:`Corpus.dropped`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyEr
 
 __all__ = ["TOKEN_PATTERN", "Corpus", "DroppedDocument"]
 
+AUTO_ACCENTS = "auto"  # strip_accents="auto": strip them unless the stop words are another language's
 _EMPTY_TEXT = "empty text"
 _NO_WORDS = "no words left after tokenisation, stop words and min_df/max_df/max_features"
 _EMPTY_ROW = "no words (empty row of counts)"
@@ -242,7 +244,7 @@ class Corpus:
         token_pattern: str | None = None,
         skipped: Iterable[SkippedFile] = (),
         encodings: Iterable[tuple[str, str]] | dict[str, str] = (),
-        strip_accents: bool = True,
+        strip_accents: bool | str = True,
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -284,9 +286,12 @@ class Corpus:
             Files ignored by the reader, recorded on the corpus.
         encodings : dict or iterable of (str, str)
             The encoding each file was decoded with, recorded on the corpus.
-        strip_accents : bool
+        strip_accents : bool or "auto"
             Replace accented letters by their base letters (True, the default, merges
             "pêche" and "péché" into "peche"); False keeps them distinct words.
+            ``"auto"``: strip them only when the stop words are English's or not a
+            language's (after ``stop_words="auto"`` is resolved), so that words of
+            another language stay as written; the app's rule and the command line's.
 
         Raises
         ------
@@ -381,8 +386,14 @@ def _stored_vectorizer(values: Any, trust_token_pattern: bool) -> Vectorizer | N
 def _settings(stop_words, extra_stop_words, token_pattern, strip_accents) -> Vectorizer:
     if isinstance(stop_words, Iterable) and not isinstance(stop_words, str):
         stop_words = tuple(stop_words)
-    return Vectorizer(stop_words=stop_words, extra_stop_words=_words_of(extra_stop_words),
-                      strip_accents=strip_accents, token_pattern=token_pattern)
+    auto = isinstance(strip_accents, str) and strip_accents == AUTO_ACCENTS
+    if isinstance(strip_accents, str) and not auto:
+        raise TypeError(f"strip_accents must be True, False or {AUTO_ACCENTS!r}, got {strip_accents!r}")
+    settings = Vectorizer(stop_words=stop_words, extra_stop_words=_words_of(extra_stop_words),
+                          strip_accents=True if auto else strip_accents, token_pattern=token_pattern)
+    if auto and isinstance(settings.stop_words, str) and settings.stop_words != "english":
+        settings = dataclasses.replace(settings, strip_accents=False)  # words of that language as written
+    return settings
 
 
 def _words_of(extra_stop_words) -> tuple:

@@ -259,6 +259,7 @@ class DiskCorpus:
                 options["stop_words"] = guess_language(first).language or "english"
         settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
                              options["strip_accents"])
+        options["strip_accents"] = settings.strip_accents  # "auto" resolved, as the stop words and pattern are
         analyzer = _vectorizer(**options, settings=settings).build_analyzer()
 
         skipped: list[SkippedFile] = []

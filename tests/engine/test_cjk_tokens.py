@@ -165,3 +165,14 @@ def test_the_language_guess_reads_the_pairs(texts):
     assert guess.token_pattern == CJK_TOKEN_PATTERN and guess.reads_pairs
     assert guess.n_tokens > 100  # the pairs are counted as words, not whole clauses
     assert not engine.guess_language(ENGLISH * 10).reads_pairs
+
+
+@pytest.mark.parametrize(("stop_words", "stripped"), [("french", False), ("fr", False), ("english", True),
+                                                      (None, True), (["le", "la"], True), ("auto", False)])
+def test_accents_auto_are_kept_for_a_language_other_than_english(stop_words, stripped):
+    texts = ["Le pêcheur et la pêche au bord de la mer, sans péché.", "Le péché du pêcheur est la pêche."] * 3
+    corpus = Corpus.from_texts(texts, stop_words=stop_words, strip_accents="auto")
+    assert corpus.vectorizer.strip_accents is stripped
+    assert ("pêche" in corpus.vocabulary) is not stripped and ("peche" in corpus.vocabulary) is stripped
+    with pytest.raises(TypeError, match="True, False or 'auto'"):
+        Corpus.from_texts(texts, strip_accents="yes")

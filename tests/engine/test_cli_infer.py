@@ -148,15 +148,17 @@ def test_fit_guesses_the_stop_words_language_and_records_it(german_folder, tmp_p
     out = tmp_path / "de.npz"
     assert main(["fit", str(german_folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
                  "--no-progress"]) == 0
-    assert "german stop words (guessed from the texts)" in capsys.readouterr().err
+    assert "german stop words (guessed from the texts), accents kept" in capsys.readouterr().err
     loaded = load_model(out)
     assert loaded.model.vectorizer_.stop_words == "german" and loaded.extra["cli"]["stop_words"] == "german"
+    assert loaded.model.vectorizer_.strip_accents is False and loaded.extra["cli"]["strip_accents"] is False
+    assert {"bäuerin", "äpfel"} <= set(loaded.vocabulary)  # as written, as the app reads German
     assert not {"der", "die", "und", "mit"} & set(loaded.vocabulary)
     assert main(["fit", str(german_folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
                  "--no-progress", "--stop-words", "english"]) == 0
     err = capsys.readouterr().err
-    assert "english stop words" in err and "guessed" not in err
-    assert {"der", "die", "und"} <= set(load_model(out).vocabulary)
+    assert "english stop words" in err and "guessed" not in err and "accents kept" not in err
+    assert {"der", "die", "und", "bauerin"} <= set(load_model(out).vocabulary)
 
 
 def test_fit_reads_chinese_as_pairs_of_characters_and_says_so(tmp_path, capsys):
@@ -192,6 +194,30 @@ def test_a_resumed_run_reads_its_text_with_the_checkpoints_stop_words(german_fol
     assert main(["fit", str(german_folder), "--resume", str(checkpoint), "--epochs", "2", "--out",
                  str(tmp_path / "d.npz"), "--no-progress"]) == 0
     assert load_model(tmp_path / "d.npz").model.vectorizer_.stop_words == "english"
+    capsys.readouterr()
+
+
+def test_a_resumed_run_reads_its_text_with_the_checkpoints_accents(german_folder, tmp_path, capsys, monkeypatch):
+    """German read with its accents is resumed so; a checkpoint of a version that stripped them and did not
+    record it is resumed stripped (else its vocabulary would not match)."""
+    checkpoint = tmp_path / "ck.npz"
+    common = ["--topics", "2", "--test-docs", "0", "--no-progress"]
+    assert main(["fit", str(german_folder), "--epochs", "1", "--checkpoint", str(checkpoint), "--out",
+                 str(tmp_path / "a.npz"), *common]) == 0
+    assert main(["fit", str(german_folder), "--resume", str(checkpoint), "--epochs", "2", "--out",
+                 str(tmp_path / "b.npz"), "--no-progress"]) == 0
+    resumed = load_model(tmp_path / "b.npz")
+    assert resumed.model.vectorizer_.strip_accents is False and "bäuerin" in resumed.vocabulary
+    monkeypatch.setattr("engine.cli.STRIP_ACCENTS_KEY", "not recorded")  # an older version: stripped, unrecorded
+    monkeypatch.setattr("engine.cli.AUTO_ACCENTS", True)
+    assert main(["fit", str(german_folder), "--epochs", "1", "--checkpoint", str(checkpoint), "--out",
+                 str(tmp_path / "c.npz"), *common]) == 0
+    monkeypatch.undo()
+    assert "strip_accents" not in load_model(checkpoint).extra["cli"]
+    assert main(["fit", str(german_folder), "--resume", str(checkpoint), "--epochs", "2", "--out",
+                 str(tmp_path / "d.npz"), "--no-progress"]) == 0
+    old = load_model(tmp_path / "d.npz")
+    assert old.model.vectorizer_.strip_accents is True and "bauerin" in old.vocabulary
     capsys.readouterr()
 
 

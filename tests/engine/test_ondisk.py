@@ -106,7 +106,7 @@ FRENCH = {
 
 @pytest.mark.parametrize("options", [{"stop_words": "french"}, {"strip_accents": False},
                                      {"stop_words": "fr", "strip_accents": False, "min_df": 2},
-                                     {"stop_words": "auto"}])
+                                     {"stop_words": "auto"}, {"stop_words": "auto", "strip_accents": "auto"}])
 def test_languages_and_accents_equal_corpus_from_texts_and_are_recorded(tmp_path, options):
     source = write_folder(tmp_path / "texts", FRENCH)
     disk = DiskCorpus.from_texts(source, tmp_path / "disk", chunk_size=2, **options)
@@ -115,8 +115,8 @@ def test_languages_and_accents_equal_corpus_from_texts_and_are_recorded(tmp_path
     assert disk.vectorizer == corpus.vectorizer and disk.vectorizer is not None
     if options.get("stop_words") == "auto":
         assert disk.vectorizer.stop_words == "french"  # guessed, and recorded as the language
-    if options.get("strip_accents") is False:
-        assert {"pêche", "péché"} <= set(disk.vocabulary)
+    if options.get("strip_accents") in (False, "auto"):  # "auto": French stop words, so accents kept
+        assert {"pêche", "péché"} <= set(disk.vocabulary) and disk.vectorizer.strip_accents is False
     reopened = DiskCorpus.open(tmp_path / "disk")
     assert reopened.vectorizer == corpus.vectorizer
     assert pickle.loads(pickle.dumps(reopened)).vectorizer == corpus.vectorizer
