@@ -48,7 +48,8 @@ CJK_TOKEN_PATTERN = (
     f"|(?<![^\\W{_CJK}])[^\\W\\d_{_CJK}]{{2,}}(?![^\\W{_CJK}])"  # TOKEN_PATTERN's words; CJK letters end them
     f"))(?:[{_HAN}]|[{_KATAKANA}]+|[^\\W\\d_{_CJK}]+)"
 )
-_HOLDS_CJK = re.compile(f"[{_HAN}{_KATAKANA}]")
+_HOLDS_CJK = re.compile(f"[{_HAN}{_KATAKANA}]").search
+_MAYBE_CJK = re.compile("[\u3005-\U0003134f]").search  # holds every letter of _HOLDS_CJK; a plain range is faster
 
 # The token patterns a stored setting (a model file, a saved corpus) may name: the ones this project
 # writes.  A file is hostile input and a regular expression can backtrack for hours on one short text
@@ -60,8 +61,10 @@ STORED_TOKEN_PATTERNS: tuple[str, ...] = (TOKEN_PATTERN, CJK_TOKEN_PATTERN)
 def token_pattern_for(texts: Iterable[Any]) -> str:
     """The token pattern texts need: :data:`CJK_TOKEN_PATTERN` if any holds a Han or katakana letter, else
     :data:`TOKEN_PATTERN` (both read every other word alike; the first is slower).  Non-strings are skipped."""
-    search = _HOLDS_CJK.search
-    return CJK_TOKEN_PATTERN if any(isinstance(text, str) and search(text) for text in texts) else TOKEN_PATTERN
+    for text in texts:
+        if isinstance(text, str) and not text.isascii() and _MAYBE_CJK(text) and _HOLDS_CJK(text):
+            return CJK_TOKEN_PATTERN
+    return TOKEN_PATTERN
 
 
 def _package_languages() -> tuple[str, ...]:

@@ -95,6 +95,12 @@ def test_the_letters_of_the_scripts_are_word_characters():
         assert letters and all(re.match(r"\w", c) and not re.match(r"[\d_]", c) for c in letters)
 
 
+def test_the_choice_is_the_brute_force_one_on_random_text():
+    for text in random_texts(ALPHABET + "😀é’", 3_000, seed=2):
+        expected = CJK_TOKEN_PATTERN if any(kind(c) in ("han", "katakana") for c in text) else TOKEN_PATTERN
+        assert engine.token_pattern_for([text]) == expected, text
+
+
 def test_examples_read_as_documented():
     analyze = Vectorizer(token_pattern=CJK_TOKEN_PATTERN, stop_words=None).analyzer()
     assert analyze("Linux系统的文件 ls命令") == ["linux", "系统", "统的", "的文", "文件", "ls", "命令"]
