@@ -1,15 +1,68 @@
-"""Word-cloud pictures of topics, drawn with the ``wordcloud`` package (no Streamlit here)."""
+"""Word-cloud pictures of topics, drawn with the ``wordcloud`` package (no Streamlit here).
+
+The picture is drawn on the server, so its letters need a font on the server: ``wordcloud``'s
+own (Droid Sans Mono) has Latin, Greek and Cyrillic letters but no Chinese or Japanese ones, and
+would draw those as empty boxes.  Words it cannot draw take the first font on this machine that
+has every letter of them (Debian's ``fonts-wqy-zenhei`` or ``fonts-noto-cjk`` have Chinese,
+Japanese and Latin ones; a fallback font without Latin letters cannot draw a mixed cloud); with
+none, :class:`MissingGlyphsError` says which letters are missing and what to install.
+"""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
+from functools import cache
 
 from wordcloud import WordCloud
 
-__all__ = ["word_cloud_png"]
+__all__ = ["MissingGlyphsError", "cloud_font", "word_cloud_png"]
 
 WIDTH, HEIGHT = 320, 200
+FONT_PACKAGES = "fonts-wqy-zenhei or fonts-noto-cjk"  # Debian's, with Chinese, Japanese and Latin letters
+# fonts whose file names say they cover many scripts are tried first; any other font on the machine after them
+_WIDE_FONT_NAMES = ("fallback", "cjk", "wqy", "ipa", "unifont", "noto")
+
+
+class MissingGlyphsError(ValueError):
+    """No font on the server can draw every letter of a word cloud."""
+
+
+@cache
+def _letters_of(path: str) -> frozenset[int]:
+    """The code points a font file has glyphs for (the first font of a collection); empty if it cannot be read."""
+    from fontTools.ttLib import TTFont
+
+    try:
+        with open(path, "rb") as file:  # opened here, so that a file fontTools refuses is closed too
+            return frozenset(TTFont(file, fontNumber=0, lazy=True).getBestCmap() or ())
+    except Exception:  # a broken or unsupported font file on the machine: not a candidate
+        return frozenset()
+
+
+def _default_font() -> str:
+    from wordcloud import wordcloud as module
+
+    return module.FONT_PATH
+
+
+def _system_fonts() -> list[str]:
+    from matplotlib import font_manager
+
+    fonts = sorted(set(font_manager.findSystemFonts()))
+    wide = [f for f in fonts if any(name in os.path.basename(f).lower() for name in _WIDE_FONT_NAMES)]
+    return wide + [f for f in fonts if f not in wide]
+
+
+def cloud_font(words: Iterable[str]) -> str | None:
+    """The font file to draw ``words`` with: ``wordcloud``'s own when it has every letter (spaces aside),
+    else the first font on this machine that has them all; None when none has."""
+    needed = {ord(c) for word in words for c in word if not c.isspace()}
+    default = _default_font()
+    if needed <= _letters_of(default):
+        return default
+    return next((path for path in _system_fonts() if needed <= _letters_of(path)), None)
 
 
 def _shade(color: str):
@@ -28,7 +81,13 @@ def word_cloud_png(weights: Mapping[str, float], color: str = "#4e79a7", width: 
     positive = {word: float(w) for word, w in weights.items() if w > 0}
     if not positive:
         raise ValueError("a word cloud needs at least one word with a positive weight")
-    cloud = WordCloud(width=width, height=height, background_color="white", prefer_horizontal=1.0,
+    font = cloud_font(positive)
+    if font is None:
+        missing = sorted({c for word in positive for c in word if ord(c) not in _letters_of(_default_font())})
+        raise MissingGlyphsError(
+            f"no font on this server has the letters {''.join(missing[:8])}{'…' if len(missing) > 8 else ''}; "
+            f"to draw such words, the server's administrator can install one (Debian: {FONT_PACKAGES})")
+    cloud = WordCloud(font_path=font, width=width, height=height, background_color="white", prefer_horizontal=1.0,
                       max_words=len(positive), random_state=0, color_func=_shade(color), margin=3,
                       collocations=False, normalize_plurals=False, relative_scaling=0.5)
     cloud.generate_from_frequencies(positive)

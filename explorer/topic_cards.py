@@ -8,7 +8,20 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import cached, charts, formatting, icons, intertopic, model_extra, quality, safe_text, state, tables, ui
+from explorer import (
+    cached,
+    charts,
+    clouds,
+    formatting,
+    icons,
+    intertopic,
+    model_extra,
+    quality,
+    safe_text,
+    state,
+    tables,
+    ui,
+)
 from explorer.engine_api import topic_order
 from explorer.merging import merge_button
 from explorer.runs import RunRecord
@@ -77,7 +90,12 @@ def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.Da
         st.altair_chart(charts.topic_words_chart(words.head(n_words), color), width="stretch",
                         key=Keys.topic_chart(topic))
         if show_cloud:
-            st.image(_cloud(record, topic, words.head(CLOUD_WORDS), training), width="stretch")
+            try:
+                png = _cloud(record, topic, words.head(CLOUD_WORDS), training)
+            except clouds.MissingGlyphsError as error:
+                st.caption(f"No word cloud: {error}. The bars above list the words.")
+            else:
+                st.image(png, width="stretch")
 
 
 def _alpha(model, labels: list[str], order: list[int]) -> None:

@@ -320,3 +320,25 @@ def test_a_topic_tied_to_another_is_flagged_on_its_card(app_path):
     assert [i.value for i in at.info if "the same as another topic" in i.value] == [
         "1 of the 4 topics is the same as another topic: the documents seem to hold about 3 distinct topics, so a "
         "run with that many shows each of them once. The repeated topics are marked below."]
+
+
+def test_a_word_cloud_the_server_has_no_font_for_is_replaced_by_a_note(app_path, monkeypatch):
+    from explorer import cached, clouds
+
+    monkeypatch.setattr(clouds, "cloud_font", lambda words: None)  # as for Chinese words on a server without a font
+    cached.word_cloud.clear()
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    collection = at.session_state[Keys.collection]
+    at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
+    at.switch_page("views/topics.py")
+    at.run()
+    assert not at.exception, at.exception
+    notes = [c.value for c in _card(at, 0).caption if c.value.startswith("No word cloud")]
+    assert notes and "no font on this server has the letters" in notes[0] and "fonts-noto-cjk" in notes[0]
+    assert not _card(at, 0).get("image")
+    monkeypatch.undo()
+    cached.word_cloud.clear()
+    at.run()
+    assert not [c for c in _card(at, 0).caption if c.value.startswith("No word cloud")]
+    assert _card(at, 0).get("image")

@@ -1,0 +1,52 @@
+"""explorer/clouds.py: the font a word cloud is drawn with, and a clear error when the server has none."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from explorer import clouds
+
+WORDS = {"文件": 3.0, "系统": 2.0, "ファイル": 2.0, "gnu": 1.0}
+
+
+def test_latin_words_take_wordclouds_own_font():
+    assert clouds.cloud_font(["gnu", "café", "naïve"]) == clouds._default_font()
+
+
+def test_the_first_font_with_every_letter_is_taken(monkeypatch):
+    """A fallback font with the Chinese letters only is passed over for one that also has the Latin ones."""
+    letters = {"fallback.ttf": {ord(c) for c in "文件系统ファイル"},
+               "wide.ttc": {ord(c) for c in "文件系统ファイルgnu"}, "latin.ttf": {ord(c) for c in "gnu"}}
+    monkeypatch.setattr(clouds, "_system_fonts", lambda: ["latin.ttf", "fallback.ttf", "wide.ttc"])
+    monkeypatch.setattr(clouds, "_letters_of", lambda path: frozenset(letters.get(path, set())))
+    assert clouds.cloud_font(WORDS) == "wide.ttc"
+    assert clouds.cloud_font(["文件", "系统"]) == "fallback.ttf"
+    assert clouds.cloud_font(["文件 系统"]) == "fallback.ttf"  # spaces need no glyph
+    monkeypatch.setattr(clouds, "_system_fonts", lambda: ["latin.ttf", "fallback.ttf"])
+    assert clouds.cloud_font(WORDS) is None
+
+
+def test_no_font_with_the_letters_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(clouds, "_system_fonts", lambda: [])
+    with pytest.raises(clouds.MissingGlyphsError, match="no font on this server has the letters .*fonts-noto-cjk"):
+        clouds.word_cloud_png(WORDS)
+    assert clouds.word_cloud_png({"gnu": 1.0, "linux": 2.0}).startswith(b"\x89PNG")  # Latin words are drawn
+
+
+def test_a_broken_font_file_is_no_candidate(tmp_path):
+    broken = tmp_path / "broken.ttf"
+    broken.write_bytes(b"not a font")
+    assert clouds._letters_of(str(broken)) == frozenset()
+
+
+def test_chinese_and_japanese_words_are_drawn_with_a_font_that_has_them():
+    font = clouds.cloud_font(WORDS)
+    if font is None:
+        pytest.skip("no font with Chinese, Japanese and Latin letters on this machine (e.g. fonts-wqy-zenhei)")
+    assert {ord(c) for word in WORDS for c in word} <= clouds._letters_of(font)
+    picture = Image.open(io.BytesIO(clouds.word_cloud_png(WORDS)))
+    assert picture.size == (clouds.WIDTH, clouds.HEIGHT)
+    assert len(picture.convert("L").getcolors(maxcolors=256 * 256)) > 2  # something was drawn
