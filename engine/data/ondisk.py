@@ -57,7 +57,7 @@ from engine.data.bow_formats import _check_vocabulary, _find_vocabulary
 from engine.data.corpus import _EMPTY_ROW, Corpus, DroppedDocument, _settings, _vectorizer
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.text import SkippedFile, _check_encoding, table_format
-from engine.data.vectorizer import Vectorizer, token_pattern_for
+from engine.data.vectorizer import CJK_TOKEN_PATTERN, TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import current_limits
 from engine.validation import check_int
@@ -225,7 +225,8 @@ class DiskCorpus:
             language from the source's first documents (as many as
             :func:`engine.guess_language` reads), as the stream cannot be sampled evenly;
             ``token_pattern=None`` (the default) reads Chinese and Japanese characters as
-            pairs if those first documents hold any (:func:`engine.token_pattern_for`).
+            pairs if any document holds them (:func:`engine.token_pattern_for`; found after
+            the first documents, the first pass starts again with the pairs).
         """
         source = Path(source)
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
@@ -251,21 +252,25 @@ class DiskCorpus:
 
         stop_words = options["stop_words"]
         guess_stop_words = isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE
-        if guess_stop_words or options["token_pattern"] is None:
+        choose_pattern = options["token_pattern"] is None
+        if guess_stop_words or choose_pattern:
             first = _first_texts(chunks(None), SAMPLE_DOCUMENTS)
-            if options["token_pattern"] is None:
+            if choose_pattern:
                 options["token_pattern"] = token_pattern_for(first)
             if guess_stop_words:
                 options["stop_words"] = guess_language(first).language or "english"
-        settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
-                             options["strip_accents"])
-        options["strip_accents"] = settings.strip_accents  # "auto" resolved, as the stop words and pattern are
-        analyzer = _vectorizer(**options, settings=settings).build_analyzer()
-
-        skipped: list[SkippedFile] = []
-        stats = _TermStats()
-        for _, _, texts in chunks(skipped):  # pass 1: document and corpus frequencies
-            stats.add([analyzer(t) for t in texts if t.strip()])
+        accents = options["strip_accents"]
+        while True:  # pass 1: document and corpus frequencies (again if Chinese or Japanese text comes later)
+            settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
+                                 accents)
+            options["strip_accents"] = settings.strip_accents  # "auto" resolved, as the stop words and pattern are
+            analyzer = _vectorizer(**options, settings=settings).build_analyzer()
+            skipped: list[SkippedFile] = []
+            stats = _TermStats()
+            watch = choose_pattern and settings.token_pattern == TOKEN_PATTERN
+            if _count_terms(chunks(skipped), analyzer, stats, watch):
+                break
+            options["token_pattern"] = CJK_TOKEN_PATTERN  # a later document holds such text: all are read as pairs
         vocabulary, expected_nnz = stats.vocabulary(options["min_df"], options["max_df"], options["max_features"])
         index = {word: i for i, word in enumerate(vocabulary)}
         with _DiskWriter(folder, len(vocabulary), overwrite) as writer:
@@ -356,6 +361,22 @@ def _stored_vectorizer(folder: Path, values: Any, trust_token_pattern: bool) -> 
     except (TypeError, ValueError) as exc:
         raise CorpusFormatError(f"{str(folder)!r}: manifest.json records unusable preprocessing settings ({exc}); "
                                 "rebuild the corpus") from None
+
+
+def _count_terms(chunks: Iterator[tuple[list[str], list[str], list[str]]], analyzer, stats: _TermStats,
+                 watch_for_pairs: bool) -> bool:
+    """Add each chunk's documents' tokens to ``stats``; with ``watch_for_pairs``, stop at the first chunk whose texts
+    hold Chinese or Japanese characters and return False (the stream is closed); else True."""
+    try:
+        for _, _, texts in chunks:
+            if watch_for_pairs and token_pattern_for(texts) != TOKEN_PATTERN:
+                return False
+            stats.add([analyzer(t) for t in texts if t.strip()])
+        return True
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
 
 
 def _first_texts(chunks: Iterator[tuple[list[str], list[str], list[str]]], n: int) -> list[str]:

@@ -155,6 +155,25 @@ def test_a_disk_corpus_chooses_the_pattern_from_its_first_documents(tmp_path):
     assert DiskCorpus.open(tmp_path / "disk").vectorizer.token_pattern == CJK_TOKEN_PATTERN
 
 
+def test_a_disk_corpus_whose_chinese_text_comes_later_reads_every_document_as_pairs(tmp_path, monkeypatch):
+    from engine.data import language, ondisk
+
+    monkeypatch.setattr(ondisk, "SAMPLE_DOCUMENTS", 2)  # the pattern is first chosen from 2 English documents
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    texts = ENGLISH + CHINESE
+    for i, text in enumerate(texts):
+        (folder / f"{i}.txt").write_text(text, encoding="utf-8")
+    disk = DiskCorpus.from_texts(folder, tmp_path / "disk", chunk_size=2, stop_words="auto")
+    corpus = Corpus.from_texts(texts)
+    assert disk.vectorizer.token_pattern == CJK_TOKEN_PATTERN and disk.vocabulary == corpus.vocabulary
+    assert disk.vectorizer == corpus.vectorizer and disk.manifest["source"]["options"]["token_pattern"] == (
+        CJK_TOKEN_PATTERN)
+    assert language.SAMPLE_DOCUMENTS == 500  # only the disk corpus' sample was made smaller
+    english = DiskCorpus.from_texts(folder, tmp_path / "given", chunk_size=2, token_pattern=TOKEN_PATTERN)
+    assert english.vectorizer.token_pattern == TOKEN_PATTERN  # a pattern given is kept
+
+
 def test_segments_of_overlapping_pairs_rebuild_the_text_and_tag_each_character_once():
     vectorizer = Vectorizer(token_pattern=CJK_TOKEN_PATTERN, strip_accents=False)
     text = "Linux文件系统的管理 ファイルを"
