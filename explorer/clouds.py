@@ -47,12 +47,14 @@ def _default_font() -> str:
     return module.FONT_PATH
 
 
-def _system_fonts() -> list[str]:
+@cache
+def _system_fonts() -> tuple[str, ...]:
+    """The machine's font files (listed once a process: a font installed later is found after a restart)."""
     from matplotlib import font_manager
 
     fonts = sorted(set(font_manager.findSystemFonts()))
     wide = [f for f in fonts if any(name in os.path.basename(f).lower() for name in _WIDE_FONT_NAMES)]
-    return wide + [f for f in fonts if f not in wide]
+    return tuple(wide + [f for f in fonts if f not in wide])
 
 
 def cloud_font(words: Iterable[str]) -> str | None:

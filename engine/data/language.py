@@ -9,10 +9,10 @@ covers the most words names the language.
 Only a sample is read, whatever the collection's size: at most :data:`SAMPLE_DOCUMENTS`
 documents spread evenly over it, the first :data:`SAMPLE_CHARACTERS` characters of each.
 Chinese and Japanese text is read as :data:`engine.CJK_TOKEN_PATTERN` reads it (pairs of
-Han characters, katakana words whole, hiragana left out); the stop-word lists of those
-languages are single characters and particles, which that leaves out already, so their
-shares stay small and no language is guessed for such text (``LanguageGuess.token_pattern``
-says it needs the pairs).
+Han characters, katakana words whole, hiragana left out).  The ``stop-words`` lists of those
+languages hold mostly single characters and kana particles, which are never such tokens, so
+their shares stay small and no language is guessed for such text; ``LanguageGuess.reads_pairs``
+says it holds those characters.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ SAMPLE_CHARACTERS = 2_000  # characters read from the start of each
 MIN_TOKENS = 30  # fewer words in the sample: no guess
 MIN_SHARE = 0.15  # the best list must hold at least this share of the sample's words
 N_EXAMPLES = 5  # LanguageGuess.examples
-
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,9 @@ that corpus keeps them (``vectorizer_``) and its model file stores them, so
 counted.  Only the per-token steps are recorded: ``min_df``, ``max_df`` and
 ``max_features`` choose the vocabulary, which the model already holds.
 
+Chinese and Japanese, written without spaces between words, are read as pairs of characters
+(:data:`CJK_TOKEN_PATTERN`, chosen by :func:`token_pattern_for` when a text holds them).
+
 Stop words come in languages: ``"english"`` is scikit-learn's list plus the fragments
 the token pattern leaves of English contractions (the list every earlier version used);
 the other languages are the lists of the ``stop-words`` package (PyPI ``stop-words``).
