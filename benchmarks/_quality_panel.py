@@ -358,7 +358,7 @@ def cached_collection(cache: Path, name: str, read_texts, install: str, provenan
         (staging / "PROVENANCE.md").write_text(
             provenance.format(program=program, n_docs=counts.shape[0])
             + (f"; CountVectorizer(stop_words={language!r}, words of 2+ letters" if language not in CJK_LANGUAGES
-               else "; CountVectorizer(stop_words='english', engine.CJK_TOKEN_PATTERN: pairs of Han characters, "
+               else "; CountVectorizer(stop_words='english', engine.UNICODE_TOKEN_PATTERN: pairs of Han characters, "
                     "katakana words, words of 2+ letters")
             + ", min_df=5, max_df=0.5, accents "
             "stripped); engine.heldout_split(n_test=10 %, seed=0, heldout_fraction=0.2). Built by "
@@ -370,7 +370,7 @@ def cached_collection(cache: Path, name: str, read_texts, install: str, provenan
     return load_split(folder, name, f"{source}, cached in {folder}"), ""
 
 
-CJK_LANGUAGES = ("chinese", "japanese")  # read by engine.CJK_TOKEN_PATTERN, as engine.Corpus.from_texts reads them
+CJK_LANGUAGES = ("chinese", "japanese")  # read by engine.UNICODE_TOKEN_PATTERN, as engine.Corpus.from_texts reads them
 
 
 def collection_vectorizer(language: str = "english"):
@@ -379,7 +379,7 @@ def collection_vectorizer(language: str = "english"):
     ``engine.Vectorizer``'s, its stop words read as the text is (accents stripped, split into the same tokens), so
     that "für" stops "fur" and "par-devant" stops "par" and "devant"."""
     if language in CJK_LANGUAGES:  # pairs of characters; the English words in them take English stop words
-        return engine.Vectorizer(token_pattern=engine.CJK_TOKEN_PATTERN).count_vectorizer(min_df=5, max_df=0.5)
+        return engine.Vectorizer(token_pattern=engine.UNICODE_TOKEN_PATTERN).count_vectorizer(min_df=5, max_df=0.5)
     if language != "english":
         return engine.Vectorizer(stop_words=language).count_vectorizer(min_df=5, max_df=0.5)
     from sklearn.feature_extraction.text import CountVectorizer

@@ -46,9 +46,9 @@ from engine.data.text import (
     table_format,
 )
 from engine.data.vectorizer import (
-    CJK_TOKEN_PATTERN,
     STOP_WORD_LANGUAGES,
     STORED_TOKEN_PATTERNS,
+    UNICODE_TOKEN_PATTERN,
     TextCounts,
     Vectorizer,
     stop_word_list,
@@ -117,7 +117,6 @@ except importlib.metadata.PackageNotFoundError:  # a checkout that was never ins
     __version__ = "unknown"
 
 __all__ = [
-    "CJK_TOKEN_PATTERN",
     "COHERENCE_TOP_WORDS",
     "DEFAULT_ADAPTIVE_INIT_BATCHES",
     "DEFAULT_BATCH_SIZE",
@@ -135,6 +134,7 @@ __all__ = [
     "STORED_TOKEN_PATTERNS",
     "SVI",
     "TOKEN_PATTERN",
+    "UNICODE_TOKEN_PATTERN",
     "AdaptiveStepSize",
     "BatchVI",
     "ClusterError",

@@ -34,7 +34,7 @@ from engine import __version__
 from engine.data.bow_formats import holds_text, load_corpus
 from engine.data.corpus import AUTO_ACCENTS
 from engine.data.language import AUTO_LANGUAGE
-from engine.data.vectorizer import CJK_TOKEN_PATTERN, STOP_WORD_LANGUAGES, stop_word_list
+from engine.data.vectorizer import STOP_WORD_LANGUAGES, UNICODE_TOKEN_PATTERN, stop_word_list
 from engine.errors import EngineError
 from engine.inference.run import (
     DEFAULT_PASSES,
@@ -360,8 +360,9 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
     if isinstance(used, str):  # read from text (a bag of words has no stop words to choose)
         message += f"; {used} stop words" + (" (guessed from the texts)" if guessed else "")
         message += "" if corpus.vectorizer.strip_accents else ", accents kept"
-    if getattr(getattr(corpus, "vectorizer", None), "token_pattern", None) == CJK_TOKEN_PATTERN:
-        message += "; Chinese and Japanese characters read as pairs (katakana words whole)"
+    if getattr(getattr(corpus, "vectorizer", None), "token_pattern", None) == UNICODE_TOKEN_PATTERN:
+        message += ("; read with UNICODE_TOKEN_PATTERN (combining marks kept in words, Chinese and Japanese as "
+                    "pairs of characters)")
     encodings = collections.Counter(encoding for _, encoding in getattr(corpus, "encodings", ()))
     if encodings:
         message += "; decoded as " + ", ".join(

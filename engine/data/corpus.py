@@ -251,7 +251,7 @@ class Corpus:
         Text is lowercased, accents are stripped unless ``strip_accents=False``, and
         tokens are words of two or more letters (``token_pattern``); Chinese and
         Japanese text, which has no spaces between words, is read as pairs of
-        characters (:data:`engine.CJK_TOKEN_PATTERN`).  These settings are recorded in
+        characters (:data:`engine.UNICODE_TOKEN_PATTERN`).  These settings are recorded in
         :attr:`vectorizer`, so a model trained on the corpus counts new text the same
         way (``model.transform_texts``).
 
@@ -279,7 +279,7 @@ class Corpus:
         token_pattern : str, optional
             The regular expression of a token.  None (the default):
             :func:`engine.token_pattern_for` the texts, :data:`engine.TOKEN_PATTERN`
-            (words of two or more letters), or :data:`engine.CJK_TOKEN_PATTERN` if any
+            (words of two or more letters), or :data:`engine.UNICODE_TOKEN_PATTERN` if any
             text holds Chinese or Japanese characters (the same words, and every pair
             of adjacent Han characters and each katakana word as tokens).
         skipped : iterable of SkippedFile

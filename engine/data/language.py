@@ -8,9 +8,10 @@ covers the most words names the language.
 
 Only a sample is read, whatever the collection's size: at most :data:`SAMPLE_DOCUMENTS`
 documents spread evenly over it, the first :data:`SAMPLE_CHARACTERS` characters of each.
-Chinese and Japanese text is read as :data:`engine.CJK_TOKEN_PATTERN` reads it (pairs of
-Han characters, katakana words whole, hiragana left out).  The ``stop-words`` lists of those
-languages hold mostly single characters and kana particles, which are never such tokens, so
+Text is read with the token pattern it needs (:func:`engine.token_pattern_for`): Hindi and
+the other scripts with combining marks as whole words, Chinese and Japanese as pairs of Han
+characters and katakana words (hiragana left out).  The ``stop-words`` lists of Chinese and
+Japanese hold mostly single characters and kana particles, which are never such tokens, so
 their shares stay small and no language is guessed for such text; ``LanguageGuess.reads_pairs``
 says it holds those characters.
 """
@@ -25,7 +26,7 @@ from functools import cache
 
 import numpy as np
 
-from engine.data.vectorizer import STOP_WORD_LANGUAGES, TOKEN_PATTERN, stop_word_list, token_pattern_for
+from engine.data.vectorizer import STOP_WORD_LANGUAGES, TOKEN_PATTERN, holds_pairs, stop_word_list, token_pattern_for
 
 __all__ = ["LanguageGuess", "guess_language"]
 
@@ -58,8 +59,10 @@ class LanguageGuess:
         The stop words of the best-covering language the sample uses most, at most five,
         most frequent first (what a wrong choice would leave in the topics).
     token_pattern : str
-        How the sample was read: :data:`engine.CJK_TOKEN_PATTERN` if it holds Chinese or
-        Japanese characters, else :data:`engine.TOKEN_PATTERN`.
+        How the sample was read (:func:`engine.token_pattern_for` of it).
+    reads_pairs : bool
+        Whether the sample holds Chinese or Japanese characters (Han or katakana), which
+        that pattern reads as pairs of characters and katakana words.
     """
 
     language: str | None
@@ -68,11 +71,7 @@ class LanguageGuess:
     n_tokens: int
     examples: tuple[str, ...] = ()
     token_pattern: str = TOKEN_PATTERN
-
-    @property
-    def reads_pairs(self) -> bool:
-        """Whether the sample holds Chinese or Japanese characters (read as pairs of characters)."""
-        return self.token_pattern != TOKEN_PATTERN
+    reads_pairs: bool = False
 
     def share_of(self, language: str) -> float:
         """The share of the sample's words that are ``language``'s stop words (0 for an unknown language)."""
@@ -97,13 +96,14 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     sample = [text[:SAMPLE_CHARACTERS] for text in (texts[int(i)] for i in picks)
               if isinstance(text, str)]  # a table's missing cell (None, NaN) has no words
     pattern = token_pattern_for(sample)
+    pairs = pattern != TOKEN_PATTERN and any(holds_pairs(text) for text in sample)
     tokens = re.compile(pattern).findall
     counts: Counter[str] = Counter()
     for text in sample:
         counts.update(token.lower() for token in tokens(text))
     n_tokens = sum(counts.values())
     if not n_tokens:
-        return LanguageGuess(None, 0.0, dict.fromkeys(STOP_WORD_LANGUAGES, 0.0), 0, (), pattern)
+        return LanguageGuess(None, 0.0, dict.fromkeys(STOP_WORD_LANGUAGES, 0.0), 0, (), pattern, pairs)
     covered = {language: sum(counts[word] for word in words if word in counts) / n_tokens
                for language, words in _lists().items()}
     shares = dict(sorted(covered.items(), key=lambda item: (-item[1], item[0])))
@@ -112,4 +112,4 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     words = _lists()[language]
     examples = tuple(word for word, _ in sorted(((w, c) for w, c in counts.items() if w in words),
                                                 key=lambda item: (-item[1], item[0]))[:N_EXAMPLES])
-    return LanguageGuess(found, share, shares, n_tokens, examples, pattern)
+    return LanguageGuess(found, share, shares, n_tokens, examples, pattern, pairs)

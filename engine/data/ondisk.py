@@ -57,7 +57,7 @@ from engine.data.bow_formats import _check_vocabulary, _find_vocabulary
 from engine.data.corpus import _EMPTY_ROW, Corpus, DroppedDocument, _settings, _vectorizer
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.text import SkippedFile, _check_encoding, table_format
-from engine.data.vectorizer import CJK_TOKEN_PATTERN, TOKEN_PATTERN, Vectorizer, token_pattern_for
+from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import current_limits
 from engine.validation import check_int
@@ -270,7 +270,7 @@ class DiskCorpus:
             watch = choose_pattern and settings.token_pattern == TOKEN_PATTERN
             if _count_terms(chunks(skipped), analyzer, stats, watch):
                 break
-            options["token_pattern"] = CJK_TOKEN_PATTERN  # a later document holds such text: all are read as pairs
+            options["token_pattern"] = UNICODE_TOKEN_PATTERN  # a later document holds such text: all are read as pairs
         vocabulary, expected_nnz = stats.vocabulary(options["min_df"], options["max_df"], options["max_features"])
         index = {word: i for i, word in enumerate(vocabulary)}
         with _DiskWriter(folder, len(vocabulary), overwrite) as writer:

@@ -8,7 +8,7 @@ counted.  Only the per-token steps are recorded: ``min_df``, ``max_df`` and
 ``max_features`` choose the vocabulary, which the model already holds.
 
 Chinese and Japanese, written without spaces between words, are read as pairs of characters
-(:data:`CJK_TOKEN_PATTERN`, chosen by :func:`token_pattern_for` when a text holds them).
+(:data:`UNICODE_TOKEN_PATTERN`, chosen by :func:`token_pattern_for` when a text holds them).
 
 Stop words come in languages: ``"english"`` is scikit-learn's list plus the fragments
 the token pattern leaves of English contractions (the list every earlier version used);
@@ -27,47 +27,112 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CJK_TOKEN_PATTERN", "STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "TextCounts",
+__all__ = ["STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "UNICODE_TOKEN_PATTERN", "TextCounts",
            "Vectorizer", "stop_word_list", "token_pattern_for"]
 
 TOKEN_PATTERN = r"(?u)\b[^\W\d_]{2,}\b"  # words of two or more letters, no digits or underscores
 
-# Chinese and Japanese put no spaces between words, so TOKEN_PATTERN reads a whole clause as one "word"
-# (and min_df then drops nearly all of them).  CJK_TOKEN_PATTERN reads them as IR systems without a
-# dictionary do: every overlapping pair of Han characters (Chinese characters, Japanese kanji), each run of
-# katakana whole (loanwords: "ファイル"), hiragana as the particles and endings between words (never a token,
-# like one-letter words); every other word exactly as TOKEN_PATTERN reads it.  The ranges are the letters
-# of those scripts (Unicode 13), each tested to be a word character.
+# TOKEN_PATTERN fails two kinds of script.  Chinese and Japanese put no spaces between words, so it reads a
+# whole clause as one "word" (and min_df then drops nearly all of them).  And Python's \w holds no combining
+# mark, so it cuts Hindi, Bengali, Tamil and the other Indic scripts at every vowel sign ("हिंदी" gives no word
+# at all), and Hebrew and Arabic at their vowel points.  UNICODE_TOKEN_PATTERN reads a word as a letter
+# followed by letters and combining marks (two characters or more, no digit or underscore), and Chinese and
+# Japanese as IR systems without a dictionary do: every overlapping pair of Han characters (Chinese
+# characters, Japanese kanji), each run of katakana whole (loanwords: "ファイル"), hiragana as the particles
+# and endings between words (never a token, like one-letter words).  Text with neither reads exactly as with
+# TOKEN_PATTERN (tested).  The ranges are hard-coded so that the stored pattern is the same on every Python;
+# each is tested to hold letters (or marks) only.
+# Thai, Lao, Tibetan, Myanmar, Khmer and the Tai scripts write no spaces between words either, and no reading
+# here suits them: their marks are left out of _MARKS, so they are read as TOKEN_PATTERN reads them
+# (benchmarks/RESULTS.md run 58: read whole, Thai lost more than it gained)
+_UNSPACED_SCRIPTS = ((0x0E00, 0x0EFF), (0x0F00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x1950, 0x19FF),
+                     (0x1A20, 0x1AAF), (0xA9E0, 0xA9FF), (0xAA60, 0xAADF))
+# every combining mark (categories Mn, Mc, Me) of Unicode 14.0, generated from unicodedata, but those of the scripts
+# written without spaces between words other than Chinese and Japanese (_UNSPACED_SCRIPTS)
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1-\u05c2\u05c4-\u05c5\u05c7\u0610-\u061a"
+    "\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7-\u06e8\u06ea-\u06ed\u0711\u0730-\u074a"
+    "\u07a6-\u07b0\u07eb-\u07f3\u07fd\u0816-\u0819\u081b-\u0823\u0825-\u0827\u0829-\u082d\u0859-\u085b"
+    "\u0898-\u089f\u08ca-\u08e1\u08e3-\u0903\u093a-\u093c\u093e-\u094f\u0951-\u0957\u0962-\u0963"
+    "\u0981-\u0983\u09bc\u09be-\u09c4\u09c7-\u09c8\u09cb-\u09cd\u09d7\u09e2-\u09e3\u09fe\u0a01-\u0a03"
+    "\u0a3c\u0a3e-\u0a42\u0a47-\u0a48\u0a4b-\u0a4d\u0a51\u0a70-\u0a71\u0a75\u0a81-\u0a83\u0abc"
+    "\u0abe-\u0ac5\u0ac7-\u0ac9\u0acb-\u0acd\u0ae2-\u0ae3\u0afa-\u0aff\u0b01-\u0b03\u0b3c\u0b3e-\u0b44"
+    "\u0b47-\u0b48\u0b4b-\u0b4d\u0b55-\u0b57\u0b62-\u0b63\u0b82\u0bbe-\u0bc2\u0bc6-\u0bc8\u0bca-\u0bcd"
+    "\u0bd7\u0c00-\u0c04\u0c3c\u0c3e-\u0c44\u0c46-\u0c48\u0c4a-\u0c4d\u0c55-\u0c56\u0c62-\u0c63"
+    "\u0c81-\u0c83\u0cbc\u0cbe-\u0cc4\u0cc6-\u0cc8\u0cca-\u0ccd\u0cd5-\u0cd6\u0ce2-\u0ce3\u0d00-\u0d03"
+    "\u0d3b-\u0d3c\u0d3e-\u0d44\u0d46-\u0d48\u0d4a-\u0d4d\u0d57\u0d62-\u0d63\u0d81-\u0d83\u0dca"
+    "\u0dcf-\u0dd4\u0dd6\u0dd8-\u0ddf\u0df2-\u0df3\u135d-\u135f\u1712-\u1715\u1732-\u1734\u1752-\u1753"
+    "\u1772-\u1773\u180b-\u180d\u180f\u1885-\u1886\u18a9\u1920-\u192b\u1930-\u193b\u1a17-\u1a1b"
+    "\u1ab0-\u1ace\u1b00-\u1b04\u1b34-\u1b44\u1b6b-\u1b73\u1b80-\u1b82\u1ba1-\u1bad\u1be6-\u1bf3"
+    "\u1c24-\u1c37\u1cd0-\u1cd2\u1cd4-\u1ce8\u1ced\u1cf4\u1cf7-\u1cf9\u1dc0-\u1dff\u20d0-\u20f0"
+    "\u2cef-\u2cf1\u2d7f\u2de0-\u2dff\u302a-\u302f\u3099-\u309a\ua66f-\ua672\ua674-\ua67d\ua69e-\ua69f"
+    "\ua6f0-\ua6f1\ua802\ua806\ua80b\ua823-\ua827\ua82c\ua880-\ua881\ua8b4-\ua8c5\ua8e0-\ua8f1\ua8ff"
+    "\ua926-\ua92d\ua947-\ua953\ua980-\ua983\ua9b3-\ua9c0\uaa29-\uaa36\uaa43\uaa4c-\uaa4d\uaaeb-\uaaef"
+    "\uaaf5-\uaaf6\uabe3-\uabea\uabec-\uabed\ufb1e\ufe00-\ufe0f\ufe20-\ufe2f\U000101fd\U000102e0"
+    "\U00010376-\U0001037a\U00010a01-\U00010a03\U00010a05-\U00010a06\U00010a0c-\U00010a0f"
+    "\U00010a38-\U00010a3a\U00010a3f\U00010ae5-\U00010ae6\U00010d24-\U00010d27\U00010eab-\U00010eac"
+    "\U00010f46-\U00010f50\U00010f82-\U00010f85\U00011000-\U00011002\U00011038-\U00011046\U00011070"
+    "\U00011073-\U00011074\U0001107f-\U00011082\U000110b0-\U000110ba\U000110c2\U00011100-\U00011102"
+    "\U00011127-\U00011134\U00011145-\U00011146\U00011173\U00011180-\U00011182\U000111b3-\U000111c0"
+    "\U000111c9-\U000111cc\U000111ce-\U000111cf\U0001122c-\U00011237\U0001123e\U000112df-\U000112ea"
+    "\U00011300-\U00011303\U0001133b-\U0001133c\U0001133e-\U00011344\U00011347-\U00011348"
+    "\U0001134b-\U0001134d\U00011357\U00011362-\U00011363\U00011366-\U0001136c\U00011370-\U00011374"
+    "\U00011435-\U00011446\U0001145e\U000114b0-\U000114c3\U000115af-\U000115b5\U000115b8-\U000115c0"
+    "\U000115dc-\U000115dd\U00011630-\U00011640\U000116ab-\U000116b7\U0001171d-\U0001172b"
+    "\U0001182c-\U0001183a\U00011930-\U00011935\U00011937-\U00011938\U0001193b-\U0001193e\U00011940"
+    "\U00011942-\U00011943\U000119d1-\U000119d7\U000119da-\U000119e0\U000119e4\U00011a01-\U00011a0a"
+    "\U00011a33-\U00011a39\U00011a3b-\U00011a3e\U00011a47\U00011a51-\U00011a5b\U00011a8a-\U00011a99"
+    "\U00011c2f-\U00011c36\U00011c38-\U00011c3f\U00011c92-\U00011ca7\U00011ca9-\U00011cb6"
+    "\U00011d31-\U00011d36\U00011d3a\U00011d3c-\U00011d3d\U00011d3f-\U00011d45\U00011d47"
+    "\U00011d8a-\U00011d8e\U00011d90-\U00011d91\U00011d93-\U00011d97\U00011ef3-\U00011ef6"
+    "\U00016af0-\U00016af4\U00016b30-\U00016b36\U00016f4f\U00016f51-\U00016f87\U00016f8f-\U00016f92"
+    "\U00016fe4\U00016ff0-\U00016ff1\U0001bc9d-\U0001bc9e\U0001cf00-\U0001cf2d\U0001cf30-\U0001cf46"
+    "\U0001d165-\U0001d169\U0001d16d-\U0001d172\U0001d17b-\U0001d182\U0001d185-\U0001d18b"
+    "\U0001d1aa-\U0001d1ad\U0001d242-\U0001d244\U0001da00-\U0001da36\U0001da3b-\U0001da6c\U0001da75"
+    "\U0001da84\U0001da9b-\U0001da9f\U0001daa1-\U0001daaf\U0001e000-\U0001e006\U0001e008-\U0001e018"
+    "\U0001e01b-\U0001e021\U0001e023-\U0001e024\U0001e026-\U0001e02a\U0001e130-\U0001e136\U0001e2ae"
+    "\U0001e2ec-\U0001e2ef\U0001e8d0-\U0001e8d6\U0001e944-\U0001e94a\U000e0100-\U000e01ef"
+)
 _HAN = ("\u3005\u3006\u3400-\u4dbf\u4e00-\u9ffc\uf900-\ufa6d\ufa70-\ufad9"
         "\U00020000-\U0002a6dd\U0002a700-\U0002b734\U0002b740-\U0002b81d\U0002b820-\U0002cea1"
         "\U0002ceb0-\U0002ebe0\U0002f800-\U0002fa1d\U00030000-\U0003134a")
 _KATAKANA = "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 _HIRAGANA = "\u3041-\u3096\u309d-\u309f"
 _CJK = _HAN + _KATAKANA + _HIRAGANA
-CJK_TOKEN_PATTERN = (
+_LETTER = f"[^\\W\\d_{_CJK}]"  # a letter of any other script
+_IN_WORD = f"(?:{_LETTER}|[{_MARKS}])"  # a letter or a combining mark
+_WORD_CHARACTER = f"(?:[^\\W{_CJK}]|[{_MARKS}])"  # ... or a digit or underscore: what a word may not touch
+UNICODE_TOKEN_PATTERN = (
     "(?u)(?=("  # one group, read ahead so that Han pairs overlap
     f"[{_HAN}]{{2}}"
     f"|(?<![{_KATAKANA}])[{_KATAKANA}]{{2,}}(?![{_KATAKANA}])"
-    f"|(?<![^\\W{_CJK}])[^\\W\\d_{_CJK}]{{2,}}(?![^\\W{_CJK}])"  # TOKEN_PATTERN's words; CJK letters end them
-    f"))(?:[{_HAN}]|[{_KATAKANA}]+|[^\\W\\d_{_CJK}]+)"
+    f"|(?<!{_WORD_CHARACTER}){_LETTER}{_IN_WORD}+(?!{_WORD_CHARACTER})"
+    f"))(?:[{_HAN}]|[{_KATAKANA}]+|{_IN_WORD}+)"
 )
-_HOLDS_CJK = re.compile(f"[{_HAN}{_KATAKANA}]").search
-_MAYBE_CJK = re.compile("[\u3005-\U0003134f]").search  # holds every letter of _HOLDS_CJK; a plain range is faster
+_NEEDS_UNICODE = re.compile(f"[{_HAN}{_KATAKANA}{_MARKS}]").search
+_PAIRED = re.compile(f"[{_HAN}{_KATAKANA}]").search
 
 # The token patterns a stored setting (a model file, a saved corpus) may name: the ones this project
 # writes.  A file is hostile input and a regular expression can backtrack for hours on one short text
 # ("(x+x+)+y"), so a pattern read from a file is never compiled unless it is one of these; patterns
 # given in Python stay free.
-STORED_TOKEN_PATTERNS: tuple[str, ...] = (TOKEN_PATTERN, CJK_TOKEN_PATTERN)
+STORED_TOKEN_PATTERNS: tuple[str, ...] = (TOKEN_PATTERN, UNICODE_TOKEN_PATTERN)
 
 
 def token_pattern_for(texts: Iterable[Any]) -> str:
-    """The token pattern texts need: :data:`CJK_TOKEN_PATTERN` if any holds a Han or katakana letter, else
-    :data:`TOKEN_PATTERN` (both read every other word alike; the first is slower).  Non-strings are skipped."""
+    """The token pattern texts need: :data:`UNICODE_TOKEN_PATTERN` if any holds a Han or katakana letter or a
+    combining mark (an Indic vowel sign, a Hebrew point, an accent written apart), else :data:`TOKEN_PATTERN`
+    (both read every other word alike; the first is slower).  Non-strings are skipped."""
     for text in texts:
-        if isinstance(text, str) and not text.isascii() and _MAYBE_CJK(text) and _HOLDS_CJK(text):
-            return CJK_TOKEN_PATTERN
+        if isinstance(text, str) and not text.isascii() and _NEEDS_UNICODE(text):
+            return UNICODE_TOKEN_PATTERN
     return TOKEN_PATTERN
+
+
+def holds_pairs(text: str) -> bool:
+    """Whether ``text`` holds a Han or katakana letter (what :data:`UNICODE_TOKEN_PATTERN` reads as pairs and
+    katakana words)."""
+    return not text.isascii() and _PAIRED(text) is not None
 
 
 def _package_languages() -> tuple[str, ...]:
@@ -117,19 +182,23 @@ def stop_word_list(language: str) -> tuple[str, ...]:
     return tuple(sorted(set(get_stop_words(language, cache=False))))
 
 
-_KANA_VOICING = frozenset("\u3099\u309a")  # the combining marks of ガ and パ
+# what accent stripping removes: the combining diacritics of Latin, Greek and Cyrillic letters, and the optional
+# vowel points and cantillation of Hebrew and the optional vowel marks (tashkeel) of Arabic, which most text omits
+_ACCENTS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+                      "\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7"
+                      "\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]")
 
 
-def strip_accents_keeping_kana(text: str) -> str:
-    """``text`` with accents stripped as scikit-learn's ``strip_accents_unicode`` strips them, but kana's voicing
-    marks kept: that function decomposes "データ" into テ + a combining mark and drops the mark ("テータ"); here the
-    marks stay and the result is recomposed (NFC), so kana words keep their spelling.  The stripping of
-    :data:`CJK_TOKEN_PATTERN` vectorizers (a setting no earlier file holds, so no stored model changes)."""
+def strip_accents_keeping_scripts(text: str) -> str:
+    """``text`` with accents stripped as scikit-learn's ``strip_accents_unicode`` strips them from Latin, Greek
+    and Cyrillic letters, and Hebrew and Arabic vowel points with them, but the marks that other scripts spell
+    with kept: that function drops every combining mark of a nonzero combining class, so "データ" lost its
+    voicing ("テータ") and Hindi its viramas ("परीक्षण" became "परीकषण").  The rest is recomposed (NFC).  The
+    stripping of :data:`UNICODE_TOKEN_PATTERN` vectorizers (files with :data:`TOKEN_PATTERN` keep
+    scikit-learn's, as they were made with it)."""
     if text.isascii():
         return text
-    decomposed = unicodedata.normalize("NFKD", text)
-    return unicodedata.normalize(
-        "NFC", "".join(c for c in decomposed if c in _KANA_VOICING or not unicodedata.combining(c)))
+    return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFKD", text)))
 
 
 class TextCounts(NamedTuple):
@@ -237,11 +306,12 @@ class Vectorizer:
         return lambda text: text
 
     def _accent_stripper(self) -> Callable[[str], str] | None:
-        """scikit-learn's ``strip_accents_unicode``; for Chinese and Japanese text, one that keeps kana's voicing."""
+        """scikit-learn's ``strip_accents_unicode``; with :data:`UNICODE_TOKEN_PATTERN`, one that keeps the marks
+        of scripts other than Latin, Greek and Cyrillic."""
         if not self.strip_accents:
             return None
-        if self.token_pattern == CJK_TOKEN_PATTERN:
-            return strip_accents_keeping_kana
+        if self.token_pattern == UNICODE_TOKEN_PATTERN:
+            return strip_accents_keeping_scripts
         from sklearn.feature_extraction.text import strip_accents_unicode
 
         return strip_accents_unicode

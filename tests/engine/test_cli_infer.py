@@ -162,7 +162,7 @@ def test_fit_guesses_the_stop_words_language_and_records_it(german_folder, tmp_p
 
 
 def test_fit_reads_chinese_as_pairs_of_characters_and_says_so(tmp_path, capsys):
-    from tests.engine.test_cjk_tokens import CHINESE
+    from tests.engine.test_unicode_tokens import CHINESE
 
     folder = tmp_path / "zh"
     folder.mkdir()
@@ -171,9 +171,9 @@ def test_fit_reads_chinese_as_pairs_of_characters_and_says_so(tmp_path, capsys):
     out = tmp_path / "zh.npz"
     assert main(["fit", str(folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
                  "--no-progress"]) == 0
-    assert "Chinese and Japanese characters read as pairs" in capsys.readouterr().err
+    assert "read with UNICODE_TOKEN_PATTERN" in capsys.readouterr().err
     loaded = load_model(out)
-    assert loaded.model.vectorizer_.token_pattern == engine.CJK_TOKEN_PATTERN
+    assert loaded.model.vectorizer_.token_pattern == engine.UNICODE_TOKEN_PATTERN
     assert {"文件", "管理", "内核"} <= set(loaded.vocabulary)
 
 

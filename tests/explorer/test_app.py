@@ -199,7 +199,7 @@ def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     corpus = _collection(at).corpus
-    assert corpus.n_docs == 5 and corpus.vectorizer.token_pattern == engine.CJK_TOKEN_PATTERN
+    assert corpus.n_docs == 5 and corpus.vectorizer.token_pattern == engine.UNICODE_TOKEN_PATTERN
     assert {"文件", "管理", "标准", "データベース", "ファイルシステム", "権限"} <= set(corpus.vocabulary)
     assert any("Chinese or Japanese characters" in c.value for c in at.caption)
 

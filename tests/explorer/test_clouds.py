@@ -31,7 +31,7 @@ def test_the_first_font_with_every_letter_is_taken(monkeypatch):
 
 def test_no_font_with_the_letters_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(clouds, "_system_fonts", lambda: [])
-    with pytest.raises(clouds.MissingGlyphsError, match="no font on this server has the letters .*fonts-noto-cjk"):
+    with pytest.raises(clouds.MissingGlyphsError, match=r"no font on this server has the letters .*fonts-noto-cjk"):
         clouds.word_cloud_png(WORDS)
     assert clouds.word_cloud_png({"gnu": 1.0, "linux": 2.0}).startswith(b"\x89PNG")  # Latin words are drawn
 
