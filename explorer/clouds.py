@@ -4,8 +4,9 @@ The picture is drawn on the server, so its letters need a font on the server: ``
 own (Droid Sans Mono) has Latin, Greek and Cyrillic letters but no Chinese or Japanese ones, and
 would draw those as empty boxes.  Words it cannot draw take the first font on this machine that
 has every letter of them (Debian's ``fonts-wqy-zenhei`` or ``fonts-noto-cjk`` have Chinese,
-Japanese and Latin ones; a fallback font without Latin letters cannot draw a mixed cloud); with
-none, :class:`MissingGlyphsError` says which letters are missing and what to install.
+Japanese and Latin ones, ``fonts-noto-core`` most other scripts'; a fallback font without Latin
+letters cannot draw a mixed cloud); with none, :class:`MissingGlyphsError` says which letters are
+missing and what to install.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from functools import cache
 
 from wordcloud import WordCloud
 
+from explorer.engine_api import holds_pairs
+
 __all__ = ["MissingGlyphsError", "cloud_font", "word_cloud_png"]
 
 WIDTH, HEIGHT = 320, 200
-FONT_PACKAGES = "fonts-wqy-zenhei or fonts-noto-cjk"  # Debian's, with Chinese, Japanese and Latin letters
+CJK_FONT_PACKAGES = "fonts-wqy-zenhei or fonts-noto-cjk"  # Debian's, with Chinese, Japanese and Latin letters
+FONT_PACKAGES = "fonts-noto-core"  # Debian's, with most other scripts' letters (Devanagari, Bengali, Tamil...)
 # fonts whose file names say they cover many scripts are tried first; any other font on the machine after them
 _WIDE_FONT_NAMES = ("fallback", "cjk", "wqy", "ipa", "unifont", "noto")
 
@@ -86,9 +90,10 @@ def word_cloud_png(weights: Mapping[str, float], color: str = "#4e79a7", width: 
     font = cloud_font(positive)
     if font is None:
         missing = sorted({c for word in positive for c in word if ord(c) not in _letters_of(_default_font())})
+        packages = CJK_FONT_PACKAGES if holds_pairs("".join(missing)) else FONT_PACKAGES
         raise MissingGlyphsError(
             f"no font on this server has the letters {''.join(missing[:8])}{'…' if len(missing) > 8 else ''}; "
-            f"to draw such words, the server's administrator can install one (Debian: {FONT_PACKAGES})")
+            f"to draw such words, the server's administrator can install one (Debian: {packages})")
     cloud = WordCloud(font_path=font, width=width, height=height, background_color="white", prefer_horizontal=1.0,
                       max_words=len(positive), random_state=0, color_func=_shade(color), margin=3,
                       collocations=False, normalize_plurals=False, relative_scaling=0.5)

@@ -63,6 +63,7 @@ from engine import (
     top_relevant_words,
     topic_quality,
 )
+from engine.data.vectorizer import holds_pairs  # which font a word cloud needs, not in engine.__all__
 from engine.inference.distributed import canonical_address  # "local:01" -> "local:1", not in engine.__all__
 from engine.inference.distributed import connect as connect_cluster  # a Dask client, not in engine.__all__
 from engine.inference.run import (  # the default run length's parts, for the Train page's help; not in engine.__all__
@@ -131,6 +132,7 @@ __all__ = [
     "first_pass_batch_size",
     "guess_language",
     "heldout_split",
+    "holds_pairs",
     "intertopic_coordinates",
     "ldavis_topics",
     "load_model",

@@ -33,6 +33,8 @@ def test_no_font_with_the_letters_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(clouds, "_system_fonts", lambda: [])
     with pytest.raises(clouds.MissingGlyphsError, match=r"no font on this server has the letters .*fonts-noto-cjk"):
         clouds.word_cloud_png(WORDS)
+    with pytest.raises(clouds.MissingGlyphsError, match=r"letters .*भ.*\(Debian: fonts-noto-core\)"):
+        clouds.word_cloud_png({"हिंदी": 2.0, "भाषा": 1.0})  # another script: another package
     assert clouds.word_cloud_png({"gnu": 1.0, "linux": 2.0}).startswith(b"\x89PNG")  # Latin words are drawn
 
 
