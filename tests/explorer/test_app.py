@@ -204,6 +204,24 @@ def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
     assert any("Chinese or Japanese characters" in c.value for c in at.caption)
 
 
+def test_hindi_files_keep_their_words_whole_and_take_hindi_stop_words(app_path):
+    at = _app(app_path)
+    _page(at, "data")
+    at.radio(key=Keys.source_kind).set_value("upload").run()
+    uploader = at.file_uploader(key=Keys.uploader)
+    for name, content in data.hindi_zip():
+        uploader.upload(name, content)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key=Keys.language).value == "hindi"
+    assert at.checkbox(key=Keys.strip_accents).value is False
+    corpus = _collection(at).corpus
+    assert corpus.vectorizer.token_pattern == engine.UNICODE_TOKEN_PATTERN
+    assert {"भाषा", "परीक्षण", "शब्द"} <= set(corpus.vocabulary)  # the old reading gave "पर", "षण" and no "भाषा"
+    assert not {"में", "है"} & set(corpus.vocabulary)
+    assert any("look Hindi" in c.value for c in at.caption)
+
+
 @pytest.mark.parametrize("kind", [*data.BAD, "zip bomb"])
 def test_bad_uploads_keep_the_previous_collection(app_path, kind, monkeypatch):
     monkeypatch.setenv("SVI_TOPICS_MAX_EXPANDED_MB", "0.01")

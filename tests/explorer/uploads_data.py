@@ -59,6 +59,21 @@ JAPANESE = [
 ]
 
 
+HINDI = [
+    "हिंदी भाषा में लिखा गया पाठ। यह एक परीक्षण है और इसमें कई शब्द हैं।",
+    "इस फ़ाइल में शब्दों की सूची है, जो परीक्षण के लिए लिखी गई है।",
+    "भाषा के शब्द और वाक्य इस पाठ में हैं; यह पाठ परीक्षण के लिए है।",
+]
+
+
+def hindi_zip() -> list[tuple[str, bytes]]:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for i, text in enumerate(HINDI):
+            archive.writestr(f"hi/{i}.txt", text.encode("utf-8"))
+    return [("hindi.zip", buffer.getvalue())]
+
+
 def cjk_zip() -> list[tuple[str, bytes]]:
     """Chinese in UTF-8 and GB18030, Japanese in Shift_JIS: the encodings such files come in."""
     buffer = io.BytesIO()
