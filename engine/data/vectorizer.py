@@ -109,8 +109,26 @@ UNICODE_TOKEN_PATTERN = (
     f"|(?<!{_WORD_CHARACTER}){_LETTER}{_IN_WORD}+(?!{_WORD_CHARACTER})"
     f"))(?:[{_HAN}]|[{_KATAKANA}]+|{_IN_WORD}+)"
 )
-_NEEDS_UNICODE = re.compile(f"[{_HAN}{_KATAKANA}{_MARKS}]").search
-_PAIRED = re.compile(f"[{_HAN}{_KATAKANA}]").search
+
+
+def _searches(ranges: str) -> tuple[Callable, Callable]:
+    """Searches for the characters of a class given as ranges: one for its part in the Basic Multilingual Plane
+    and one for the rest.  Python's re searches a class with ranges beyond the BMP 40 times slower, so the second
+    runs only on text that holds such characters at all (checked by one plain range)."""
+    parts = re.findall(r"(.)(?:-(.))?", ranges, re.DOTALL)
+    bmp = "".join(a + (f"-{b}" if b else "") for a, b in parts if ord(b or a) <= 0xFFFF)
+    astral = "".join(a + (f"-{b}" if b else "") for a, b in parts if ord(b or a) > 0xFFFF)
+    return re.compile(f"[{bmp}]").search, re.compile(f"[{astral}]").search
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]").search
+_NEEDS_UNICODE = _searches(_HAN + _KATAKANA + _MARKS)
+_PAIRED = _searches(_HAN + _KATAKANA)
+
+
+def _holds(searches: tuple[Callable, Callable], text: str) -> bool:
+    bmp, astral = searches
+    return not text.isascii() and (bmp(text) is not None or (_ASTRAL(text) is not None and astral(text) is not None))
 
 # The token patterns a stored setting (a model file, a saved corpus) may name: the ones this project
 # writes.  A file is hostile input and a regular expression can backtrack for hours on one short text
@@ -124,7 +142,7 @@ def token_pattern_for(texts: Iterable[Any]) -> str:
     combining mark (an Indic vowel sign, a Hebrew point, an accent written apart), else :data:`TOKEN_PATTERN`
     (both read every other word alike; the first is slower).  Non-strings are skipped."""
     for text in texts:
-        if isinstance(text, str) and not text.isascii() and _NEEDS_UNICODE(text):
+        if isinstance(text, str) and _holds(_NEEDS_UNICODE, text):
             return UNICODE_TOKEN_PATTERN
     return TOKEN_PATTERN
 
@@ -132,7 +150,7 @@ def token_pattern_for(texts: Iterable[Any]) -> str:
 def holds_pairs(text: str) -> bool:
     """Whether ``text`` holds a Han or katakana letter (what :data:`UNICODE_TOKEN_PATTERN` reads as pairs and
     katakana words)."""
-    return not text.isascii() and _PAIRED(text) is not None
+    return _holds(_PAIRED, text)
 
 
 def _package_languages() -> tuple[str, ...]:

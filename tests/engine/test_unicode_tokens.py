@@ -111,6 +111,15 @@ def test_the_letters_of_the_scripts_are_word_characters_and_the_marks_are_marks(
                                   for i in range(0x110000))
 
 
+def test_the_fast_search_finds_exactly_the_class():
+    """token_pattern_for searches the class in two parts (in and beyond the BMP, for speed): every code point is
+    found by them exactly when it is in the whole class."""
+    whole = re.compile(f"[{module._HAN}{module._KATAKANA}{module._MARKS}]").match
+    for i in range(0x80, 0x110000, 3):
+        assert module._holds(module._NEEDS_UNICODE, chr(i)) == bool(whole(chr(i))), hex(i)
+        assert module._holds(module._NEEDS_UNICODE, f"ab {chr(i)}") == bool(whole(chr(i))), hex(i)
+
+
 def test_the_choice_is_the_brute_force_one_on_random_text():
     for text in random_texts(ALPHABET + "😀é’", 3_000, seed=2):
         needs = any(kind(c) in ("han", "katakana", "mark") for c in text)
