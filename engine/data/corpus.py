@@ -249,9 +249,10 @@ class Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
         Text is lowercased, accents are stripped unless ``strip_accents=False``, and
-        tokens are words of two or more letters (``token_pattern``); Chinese and
-        Japanese text, which has no spaces between words, is read as pairs of
-        characters (:data:`engine.UNICODE_TOKEN_PATTERN`).  These settings are recorded in
+        tokens are words of two or more letters (``token_pattern``); words with
+        combining marks (Hindi, Bengali, Tamil...) are read whole and Chinese and
+        Japanese, which have no spaces between words, as pairs of characters
+        (:data:`engine.UNICODE_TOKEN_PATTERN`).  These settings are recorded in
         :attr:`vectorizer`, so a model trained on the corpus counts new text the same
         way (``model.transform_texts``).
 
@@ -280,8 +281,9 @@ class Corpus:
             The regular expression of a token.  None (the default):
             :func:`engine.token_pattern_for` the texts, :data:`engine.TOKEN_PATTERN`
             (words of two or more letters), or :data:`engine.UNICODE_TOKEN_PATTERN` if any
-            text holds Chinese or Japanese characters (the same words, and every pair
-            of adjacent Han characters and each katakana word as tokens).
+            text holds Chinese or Japanese characters or a combining mark (the same
+            words, with their combining marks, and every pair of adjacent Han characters
+            and each katakana word as tokens).
         skipped : iterable of SkippedFile
             Files ignored by the reader, recorded on the corpus.
         encodings : dict or iterable of (str, str)

@@ -224,9 +224,9 @@ class DiskCorpus:
             per-token settings are recorded in :attr:`vectorizer`.  ``"auto"`` guesses the
             language from the source's first documents (as many as
             :func:`engine.guess_language` reads), as the stream cannot be sampled evenly;
-            ``token_pattern=None`` (the default) reads Chinese and Japanese characters as
-            pairs if any document holds them (:func:`engine.token_pattern_for`; found after
-            the first documents, the first pass starts again with the pairs).
+            ``token_pattern=None`` (the default) reads with :data:`engine.UNICODE_TOKEN_PATTERN`
+            if any document needs it (:func:`engine.token_pattern_for`; found after the first
+            documents, the first pass starts again with it).
         """
         source = Path(source)
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
@@ -270,7 +270,7 @@ class DiskCorpus:
             watch = choose_pattern and settings.token_pattern == TOKEN_PATTERN
             if _count_terms(chunks(skipped), analyzer, stats, watch):
                 break
-            options["token_pattern"] = UNICODE_TOKEN_PATTERN  # a later document holds such text: all are read as pairs
+            options["token_pattern"] = UNICODE_TOKEN_PATTERN  # a later document needs it: all are read with it
         vocabulary, expected_nnz = stats.vocabulary(options["min_df"], options["max_df"], options["max_features"])
         index = {word: i for i, word in enumerate(vocabulary)}
         with _DiskWriter(folder, len(vocabulary), overwrite) as writer:
@@ -364,12 +364,12 @@ def _stored_vectorizer(folder: Path, values: Any, trust_token_pattern: bool) -> 
 
 
 def _count_terms(chunks: Iterator[tuple[list[str], list[str], list[str]]], analyzer, stats: _TermStats,
-                 watch_for_pairs: bool) -> bool:
-    """Add each chunk's documents' tokens to ``stats``; with ``watch_for_pairs``, stop at the first chunk whose texts
-    hold Chinese or Japanese characters and return False (the stream is closed); else True."""
+                 watch_for_unicode: bool) -> bool:
+    """Add each chunk's documents' tokens to ``stats``; with ``watch_for_unicode``, stop at the first chunk whose texts
+    need UNICODE_TOKEN_PATTERN and return False (the stream is closed); else True."""
     try:
         for _, _, texts in chunks:
-            if watch_for_pairs and token_pattern_for(texts) != TOKEN_PATTERN:
+            if watch_for_unicode and token_pattern_for(texts) != TOKEN_PATTERN:
                 return False
             stats.add([analyzer(t) for t in texts if t.strip()])
         return True
