@@ -169,6 +169,6 @@ def word_topic_of_document(run_id: str, step: int, row: int, _model, _counts, _t
 
 
 @st.cache_data(show_spinner=False, max_entries=300)
-def word_cloud(words: tuple[tuple[str, float], ...], color: str) -> bytes:
-    """PNG of a topic's word cloud (cached on the rounded weights, so it is redrawn only on change)."""
-    return clouds.word_cloud_png(dict(words), color)
+def word_cloud(words: tuple[tuple[str, float], ...], color: str) -> clouds.CloudPicture:
+    """A topic's word cloud and the words it left out (cached on the rounded weights: redrawn only on change)."""
+    return clouds.word_cloud(dict(words), color)

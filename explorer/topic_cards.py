@@ -49,15 +49,15 @@ def _save_label(record: RunRecord, topic: int) -> None:
     record.save_record()
 
 
-def _cloud(record: RunRecord, topic: int, words: pd.DataFrame, training: bool) -> bytes:
+def _cloud(record: RunRecord, topic: int, words: pd.DataFrame, training: bool) -> clouds.CloudPicture:
     memory = state.cloud_memory()
     remembered = memory.get((record.run_id, topic))
     if remembered is not None and training and time.monotonic() - remembered[0] < CLOUD_SECONDS:
         return remembered[1]
     weights = tuple((w, float(f"{p:.2g}")) for w, p in zip(words["word"], words["probability"], strict=True))
-    png = cached.word_cloud(weights, charts.topic_color(topic))
-    memory[(record.run_id, topic)] = (time.monotonic(), png)
-    return png
+    picture = cached.word_cloud(weights, charts.topic_color(topic))
+    memory[(record.run_id, topic)] = (time.monotonic(), picture)
+    return picture
 
 
 def _quality_lines(measured: quality.TopicQuality | None, topic: int) -> None:
@@ -91,11 +91,14 @@ def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.Da
                         key=Keys.topic_chart(topic))
         if show_cloud:
             try:
-                png = _cloud(record, topic, words.head(CLOUD_WORDS), training)
+                picture = _cloud(record, topic, words.head(CLOUD_WORDS), training)
             except clouds.MissingGlyphsError as error:
                 st.caption(f"No word cloud: {error}. The bars above list the words.")
             else:
-                st.image(png, width="stretch")
+                st.image(picture.png, width="stretch")
+                if picture.left_out:
+                    st.caption(f"Not in the cloud: {', '.join(picture.left_out)} (no font on this server draws "
+                               "their letters together with the others').")
 
 
 def _alpha(model, labels: list[str], order: list[int]) -> None:

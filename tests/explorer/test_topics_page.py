@@ -343,3 +343,21 @@ def test_a_word_cloud_the_server_has_no_font_for_is_replaced_by_a_note(app_path,
     at.run()
     assert not [c for c in _card(at, 0).caption if c.value.startswith("No word cloud")]
     assert _card(at, 0).get("image")
+
+
+def test_words_left_out_of_a_cloud_are_named_under_it(app_path, monkeypatch):
+    from explorer import cached, clouds
+
+    drawn = clouds.word_cloud({"picture": 1.0})
+    monkeypatch.setattr(clouds, "word_cloud", lambda weights, color: clouds.CloudPicture(drawn.png, ("file",)))
+    cached.word_cloud.clear()
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    at.session_state[Keys.runs].add(_record_with_an_unused_topic(at.session_state[Keys.collection]))
+    at.switch_page("views/topics.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert _card(at, 0).get("image")
+    assert any(c.value.startswith("Not in the cloud: file (no font on this server draws") for c in _card(at, 0).caption)
+    monkeypatch.undo()
+    cached.word_cloud.clear()
