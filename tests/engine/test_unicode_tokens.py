@@ -85,6 +85,15 @@ def test_the_pattern_gives_the_brute_force_tokens_on_random_mixed_text():
     pattern = re.compile(UNICODE_TOKEN_PATTERN)
     for text in random_texts(ALPHABET, 5_000, seed=0) + CHINESE + JAPANESE:
         assert pattern.findall(text) == brute_force_tokens(text), text
+        assert module.unicode_tokens(text) == pattern.findall(text), text  # what the vectorizer runs, per text
+
+
+def test_the_vectorizer_reads_each_text_with_the_faster_pattern_it_allows():
+    counter = Vectorizer(token_pattern=UNICODE_TOKEN_PATTERN, stop_words=None).count_vectorizer()
+    assert counter.tokenizer is module.unicode_tokens and counter.token_pattern is None
+    texts = [*ENGLISH, *CHINESE, "हिंदी भाषा"]
+    by_pattern = [re.findall(UNICODE_TOKEN_PATTERN, t.lower()) for t in texts]
+    assert [counter.build_analyzer()(t) for t in texts] == by_pattern
 
 
 def test_text_without_chinese_japanese_or_combining_marks_is_read_exactly_as_before():
