@@ -285,11 +285,13 @@ class Vectorizer:
         Added to ``stop_words``.
     strip_accents : bool
         Replace accented letters by their base letters ("pêche" and "péché" both become
-        "peche"), as scikit-learn's ``strip_accents="unicode"``.
+        "peche"), as scikit-learn's ``strip_accents="unicode"``; with
+        :data:`UNICODE_TOKEN_PATTERN`, :func:`strip_accents_keeping_scripts`.
     lowercase : bool
         Lower-case the text before tokenising.
     token_pattern : str
-        Regular expression of a token (default :data:`TOKEN_PATTERN`: two or more letters).
+        Regular expression of a token (default :data:`TOKEN_PATTERN`: two or more letters;
+        :data:`UNICODE_TOKEN_PATTERN`: words of every script, see :func:`token_pattern_for`).
 
     Stop words are normalised like the text (lower case, accents stripped as set); a
     language list's entries are split into tokens as the text is ("aujourd'hui" stops
