@@ -59,6 +59,16 @@ def _page(at: AppTest, name: str) -> None:
     assert not at.exception, at.exception
 
 
+def _upload(at: AppTest, files) -> None:
+    """On the Data page, choose "My own files" and upload ``files`` ((name, bytes) pairs) at once."""
+    _page(at, "data")
+    at.radio(key=Keys.source_kind).set_value("upload").run()
+    uploader = at.file_uploader(key=Keys.uploader)
+    for name, content in files:
+        uploader.upload(name, content)
+    at.run()
+
+
 def _start(at: AppTest, target_docs: int = 10**8) -> object:
     _page(at, "train")
     at.number_input(key=Keys.target_docs).set_value(target_docs)
@@ -132,12 +142,7 @@ UPLOADS = {"txt": data.text_files(), "zip": data.zip_of_texts(), "csv": data.csv
 @pytest.mark.parametrize("kind", list(UPLOADS))
 def test_upload_each_supported_format(app_path, kind):
     at = _app(app_path)
-    _page(at, "data")
-    at.radio(key=Keys.source_kind).set_value("upload").run()
-    uploader = at.file_uploader(key=Keys.uploader)
-    for name, content in UPLOADS[kind]:
-        uploader.upload(name, content)
-    at.run()
+    _upload(at, UPLOADS[kind])
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert _collection(at).origin.startswith("upload:")
@@ -150,12 +155,7 @@ def test_the_stop_words_language_follows_the_uploaded_text(app_path):
     """German files take German stop words by themselves; choosing English then warns and offers German back;
     a table's text column in French takes French."""
     at = _app(app_path)
-    _page(at, "data")
-    at.radio(key=Keys.source_kind).set_value("upload").run()
-    uploader = at.file_uploader(key=Keys.uploader)
-    for name, content in data.german_zip():
-        uploader.upload(name, content)
-    at.run()
+    _upload(at, data.german_zip())
     assert not at.exception, at.exception
     assert at.selectbox(key=Keys.language).value == "german"
     assert at.checkbox(key=Keys.strip_accents).value is False  # German words shown as written
@@ -190,12 +190,7 @@ def test_the_stop_words_language_follows_the_uploaded_text(app_path):
 
 def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
     at = _app(app_path)
-    _page(at, "data")
-    at.radio(key=Keys.source_kind).set_value("upload").run()
-    uploader = at.file_uploader(key=Keys.uploader)
-    for name, content in data.cjk_zip():
-        uploader.upload(name, content)
-    at.run()
+    _upload(at, data.cjk_zip())
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     corpus = _collection(at).corpus
@@ -206,12 +201,7 @@ def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
 
 def test_hindi_files_keep_their_words_whole_and_take_hindi_stop_words(app_path):
     at = _app(app_path)
-    _page(at, "data")
-    at.radio(key=Keys.source_kind).set_value("upload").run()
-    uploader = at.file_uploader(key=Keys.uploader)
-    for name, content in data.hindi_zip():
-        uploader.upload(name, content)
-    at.run()
+    _upload(at, data.hindi_zip())
     assert not at.exception, at.exception
     assert at.selectbox(key=Keys.language).value == "hindi"
     assert at.checkbox(key=Keys.strip_accents).value is False
@@ -227,12 +217,7 @@ def test_bad_uploads_keep_the_previous_collection(app_path, kind, monkeypatch):
     monkeypatch.setenv("SVI_TOPICS_MAX_EXPANDED_MB", "0.01")
     at = _app(app_path)
     before = _collection(at).key
-    _page(at, "data")
-    at.radio(key=Keys.source_kind).set_value("upload").run()
-    uploader = at.file_uploader(key=Keys.uploader)
-    for name, content in data.zip_bomb(50_000) if kind == "zip bomb" else data.BAD[kind]:
-        uploader.upload(name, content)
-    at.run()
+    _upload(at, data.zip_bomb(50_000) if kind == "zip bomb" else data.BAD[kind])
     assert not at.exception, at.exception
     assert at.error and "has not changed" in at.error[0].value
     assert _collection(at).key == before

@@ -40,12 +40,17 @@ FRENCH = [
 ]
 
 
-def german_zip() -> list[tuple[str, bytes]]:
+def zip_upload(name: str, members: dict[str, bytes]) -> list[tuple[str, bytes]]:
+    """One .zip upload called ``name`` holding ``members`` (path in the archive -> bytes)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for i, text in enumerate(GERMAN):
-            archive.writestr(f"texte/dok{i}.txt", text.encode("utf-8"))
-    return [("texte.zip", buffer.getvalue())]
+        for path, data in members.items():
+            archive.writestr(path, data)
+    return [(name, buffer.getvalue())]
+
+
+def german_zip() -> list[tuple[str, bytes]]:
+    return zip_upload("texte.zip", {f"texte/dok{i}.txt": text.encode("utf-8") for i, text in enumerate(GERMAN)})
 
 
 CHINESE = [
@@ -67,22 +72,14 @@ HINDI = [
 
 
 def hindi_zip() -> list[tuple[str, bytes]]:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for i, text in enumerate(HINDI):
-            archive.writestr(f"hi/{i}.txt", text.encode("utf-8"))
-    return [("hindi.zip", buffer.getvalue())]
+    return zip_upload("hindi.zip", {f"hi/{i}.txt": text.encode("utf-8") for i, text in enumerate(HINDI)})
 
 
 def cjk_zip() -> list[tuple[str, bytes]]:
     """Chinese in UTF-8 and GB18030, Japanese in Shift_JIS: the encodings such files come in."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for i, text in enumerate(CHINESE):
-            archive.writestr(f"zh/{i}.txt", text.encode("gb18030" if i == 0 else "utf-8"))
-        for i, text in enumerate(JAPANESE):
-            archive.writestr(f"ja/{i}.txt", text.encode("shift_jis"))
-    return [("cjk.zip", buffer.getvalue())]
+    chinese = {f"zh/{i}.txt": text.encode("gb18030" if i == 0 else "utf-8") for i, text in enumerate(CHINESE)}
+    japanese = {f"ja/{i}.txt": text.encode("shift_jis") for i, text in enumerate(JAPANESE)}
+    return zip_upload("cjk.zip", {**chinese, **japanese})
 
 
 def bilingual_table() -> list[tuple[str, bytes]]:
@@ -97,12 +94,8 @@ def text_files() -> list[tuple[str, bytes]]:
 
 
 def zip_of_texts() -> list[tuple[str, bytes]]:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in text_files():
-            archive.writestr(f"docs/{name}", data)
-        archive.writestr("docs/readme.pdf", b"%PDF-1.4")
-    return [("docs.zip", buffer.getvalue())]
+    return zip_upload("docs.zip", {**{f"docs/{name}": data for name, data in text_files()},
+                                   "docs/readme.pdf": b"%PDF-1.4"})
 
 
 def csv_table() -> list[tuple[str, bytes]]:
@@ -146,10 +139,7 @@ def utf16_text() -> list[tuple[str, bytes]]:
 
 
 def zip_bomb(expanded_bytes: int) -> list[tuple[str, bytes]]:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("big.txt", b"a " * (expanded_bytes // 2 + 1))
-    return [("bomb.zip", buffer.getvalue())]
+    return zip_upload("bomb.zip", {"big.txt": b"a " * (expanded_bytes // 2 + 1)})
 
 
 BAD = {
