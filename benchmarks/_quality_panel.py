@@ -9,6 +9,7 @@ import gzip
 import re
 import shutil
 import subprocess
+import sys
 import sysconfig
 import warnings
 from collections.abc import Callable
@@ -69,6 +70,37 @@ class Collection:
 
 def coherence_reference(train: sp.csr_matrix) -> engine.CoherenceReference:
     return engine.CoherenceReference(train, train.shape[1])
+
+
+def add_default_lda_arguments(parser) -> None:
+    """The options of :func:`default_lda_top_words`: --k, --seeds, --epochs."""
+    parser.add_argument("--k", type=int, default=20, help="LDA topics")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--epochs", type=int, default=10, help="passes over the documents")
+
+
+def default_lda_top_words(corpus: engine.Corpus, k: int, seeds: list[int], epochs: int,
+                          n_top: int = 10) -> tuple[list[np.ndarray], np.ndarray]:
+    """The default LDA (``engine.LDA(n_topics=k, n_words=V, seed=s)`` trained by ``engine.SVI`` for ``epochs``
+    passes) on ``corpus``, once per seed: each run's (k, n_top) top words, most probable first, and their mean
+    NPMI over ``corpus``' documents, one per seed."""
+    reference = coherence_reference(corpus.counts)
+    tops, npmi = [], []
+    for seed in seeds:
+        model = engine.LDA(n_topics=k, n_words=corpus.n_words, seed=seed)
+        engine.SVI(model, corpus=corpus, seed=seed).run(n_docs=epochs * corpus.n_docs)
+        tops.append(np.argsort(-model.lambda_, axis=1)[:, :n_top])
+        npmi.append(float(np.mean(reference.score(tops[-1]))))
+    return tops, np.array(npmi)
+
+
+def built_texts(name: str) -> list[str] | None:
+    """The texts of the built collection ``name``, or None after saying on stderr why not and how to get them."""
+    try:
+        return BUILT[name].read_texts()[0]
+    except (FileNotFoundError, OSError) as error:
+        print(f"skipping {name}: {error}. {BUILT[name].install}", file=sys.stderr)
+        return None
 
 
 def load_split(folder: Path, name: str, source: str) -> Collection:

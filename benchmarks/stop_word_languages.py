@@ -33,7 +33,7 @@ except ImportError:  # a checkout that is not pip-installed
     sys.path.insert(0, str(HERE.parent))
     import engine
 
-from _quality_panel import BUILT  # noqa: E402
+from _quality_panel import BUILT, add_default_lda_arguments, built_texts, default_lda_top_words  # noqa: E402
 
 
 def topic_stop_words(texts: list[str], stop_words: str, flagged: frozenset[str], k: int, seeds: list[int],
@@ -43,18 +43,13 @@ def topic_stop_words(texts: list[str], stop_words: str, flagged: frozenset[str],
                                       strip_accents=strip_accents)
     vocabulary = np.asarray(corpus.vocabulary)
     is_flagged = np.array([word in flagged for word in vocabulary])
-    reference = engine.CoherenceReference(corpus.counts, corpus.n_words)
-    shares, crowded, npmi = [], [], []
-    for seed in seeds:
-        model = engine.LDA(n_topics=k, n_words=corpus.n_words, seed=seed)
-        engine.SVI(model, corpus=corpus, seed=seed).run(n_docs=epochs * corpus.n_docs)
-        top = np.argsort(-model.lambda_, axis=1)[:, :10]
-        shares.append(is_flagged[top].mean())
-        crowded.append(int((is_flagged[top].sum(axis=1) >= 3).sum()))
-        npmi.append(float(np.mean(reference.score(top))))
+    tops, npmi = default_lda_top_words(corpus, k, seeds, epochs)
+    shares = [is_flagged[top].mean() for top in tops]
+    crowded = [int((is_flagged[top].sum(axis=1) >= 3).sum()) for top in tops]
+    top = tops[-1]
     most = int(np.argmax(is_flagged[top].sum(axis=1)))  # of the last seed
     example = " ".join(vocabulary[top[most]]) if is_flagged[top[most]].any() else "-"
-    return {"V": corpus.n_words, "share": np.array(shares), "crowded": np.array(crowded), "npmi": np.array(npmi),
+    return {"V": corpus.n_words, "share": np.array(shares), "crowded": np.array(crowded), "npmi": npmi,
             "example": example}
 
 
@@ -63,9 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--corpora", nargs="+", default=["manpages-de", "manpages-fr"], choices=sorted(BUILT),
                         help="collections built at run time (quality.py's)")
-    parser.add_argument("--k", type=int, default=20, help="LDA topics")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
-    parser.add_argument("--epochs", type=int, default=10, help="passes over the documents")
+    add_default_lda_arguments(parser)
     args = parser.parse_args(argv)
     print(f"# stop words' language: the default LDA at K = {args.k}, {args.epochs} passes, seeds {args.seeds}, "
           f"one thread; svi-topics {engine.__version__}")
@@ -73,10 +66,8 @@ def main(argv: list[str] | None = None) -> int:
           "that are the guessed language's stop words | topics with >= 3 | NPMI | the most crowded topic |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.corpora:
-        try:
-            texts, _ = BUILT[name].read_texts()
-        except (FileNotFoundError, OSError) as error:
-            print(f"skipping {name}: {error}. {BUILT[name].install}", file=sys.stderr)
+        texts = built_texts(name)
+        if texts is None:
             continue
         started = time.perf_counter()
         guess = engine.guess_language(texts)

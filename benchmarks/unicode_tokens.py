@@ -32,6 +32,7 @@ import argparse
 import re
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +46,7 @@ except ImportError:  # a checkout that is not pip-installed
     sys.path.insert(0, str(HERE.parent))
     import engine
 
-from _quality_panel import BUILT  # noqa: E402
+from _quality_panel import BUILT, add_default_lda_arguments, built_texts, default_lda_top_words  # noqa: E402
 
 from engine.data.vectorizer import _HAN, _KATAKANA  # noqa: E402  (the scripts' letters, as the pattern has them)
 
@@ -103,34 +104,29 @@ def reading(texts: list[str], pattern: str, k: int, seeds: list[int], epochs: in
     written = np.array([bool(_SCRIPT.search(word)) for word in vocabulary])
     totals = np.asarray(corpus.counts.sum(axis=0)).ravel()
     characters, covered, bare = covered_characters(corpus, texts)
-    reference = engine.CoherenceReference(corpus.counts, corpus.n_words)
-    shares, npmi = [], []
-    for seed in seeds:
-        model = engine.LDA(n_topics=k, n_words=corpus.n_words, seed=seed)
-        engine.SVI(model, corpus=corpus, seed=seed).run(n_docs=epochs * corpus.n_docs)
-        top = np.argsort(-model.lambda_, axis=1)[:, :10]
-        shares.append(written[top].mean())
-        npmi.append(float(np.mean(reference.score(top))))
+    tops, npmi = default_lda_top_words(corpus, k, seeds, epochs)
+    shares = [written[top].mean() for top in tops]
+    top = tops[-1]
     order = np.argsort(-written[top].sum(axis=1), kind="stable")[:2]  # the last seed's
     return {"n_docs": corpus.n_docs, "V": corpus.n_words, "written_V": written.mean(), "tokens": int(totals.sum()),
             "written_tokens": totals[written].sum() / totals.sum(), "covered": covered / max(characters, 1),
-            "bare": bare / len(texts), "seconds": seconds, "share": np.array(shares), "npmi": np.array(npmi),
+            "bare": bare / len(texts), "seconds": seconds, "share": np.array(shares), "npmi": npmi,
             "examples": [" ".join(vocabulary[top[t]]) for t in order]}
 
 
-def _sources(args) -> list[tuple[str, list[str] | None, str]]:
-    """(name, texts or None, why not) of each collection asked for."""
-    sources = []
+def _sources(args) -> Iterator[tuple[str, list[str]]]:
+    """(name, texts) of each collection asked for that is there (why one is not goes to stderr)."""
     for name in args.corpora:
-        try:
-            sources.append((name, BUILT[name].read_texts()[0], ""))
-        except (FileNotFoundError, OSError) as error:
-            sources.append((name, None, f"{error}. {BUILT[name].install}"))
+        texts = built_texts(name)
+        if texts is not None:
+            yield name, texts
     for language in args.messages:
         texts = message_texts(language)
-        sources.append((f"messages-{language}", texts if len(texts) >= 20 else None,
-                        f"fewer than 20 documents of {language} messages under {LOCALE}"))
-    return sources
+        if len(texts) >= 20:
+            yield f"messages-{language}", texts
+        else:
+            print(f"skipping messages-{language}: fewer than 20 documents of {language} messages under {LOCALE}",
+                  file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,9 +136,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="collections built at run time (quality.py's)")
     parser.add_argument("--messages", nargs="*", default=[], metavar="LANGUAGE",
                         help="also the translated messages of this machine's programs in these languages (hi, th...)")
-    parser.add_argument("--k", type=int, default=20, help="LDA topics")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
-    parser.add_argument("--epochs", type=int, default=10, help="passes over the documents")
+    add_default_lda_arguments(parser)
     args = parser.parse_args(argv)
     print(f"# Words of every script: the default LDA at K = {args.k}, {args.epochs} passes, seeds {args.seeds}, "
           f"one thread (engine {engine.__version__})\n")
@@ -152,10 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     examples = []
     with threadpool_limits(1):
-        for name, texts, why_not in _sources(args):
-            if texts is None:
-                print(f"skipping {name}: {why_not}", file=sys.stderr)
-                continue
+        for name, texts in _sources(args):
             found = engine.guess_language(texts).language
             for label, pattern in READINGS.items():
                 r = reading(texts, pattern, args.k, args.seeds, args.epochs)
