@@ -356,11 +356,12 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["strip_accents"] = AUTO_ACCENTS if resumed is None else resumed.get(STRIP_ACCENTS_KEY, True)
     corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, **options)
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
-    used = getattr(getattr(corpus, "vectorizer", None), "stop_words", None)
+    vectorizer = getattr(corpus, "vectorizer", None)  # None: counts without a record of how text was read
+    used = getattr(vectorizer, "stop_words", None)
     if isinstance(used, str):  # read from text (a bag of words has no stop words to choose)
         message += f"; {used} stop words" + (" (guessed from the texts)" if guessed else "")
-        message += "" if corpus.vectorizer.strip_accents else ", accents kept"
-    if getattr(getattr(corpus, "vectorizer", None), "token_pattern", None) == UNICODE_TOKEN_PATTERN:
+        message += "" if vectorizer.strip_accents else ", accents kept"
+    if getattr(vectorizer, "token_pattern", None) == UNICODE_TOKEN_PATTERN:
         message += ("; read with UNICODE_TOKEN_PATTERN (combining marks kept in words, Chinese and Japanese as "
                     "pairs of characters)")
     encodings = collections.Counter(encoding for _, encoding in getattr(corpus, "encodings", ()))
