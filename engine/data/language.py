@@ -18,7 +18,6 @@ says it holds those characters.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,7 +25,14 @@ from functools import cache
 
 import numpy as np
 
-from engine.data.vectorizer import STOP_WORD_LANGUAGES, TOKEN_PATTERN, holds_pairs, stop_word_list, token_pattern_for
+from engine.data.vectorizer import (
+    STOP_WORD_LANGUAGES,
+    TOKEN_PATTERN,
+    holds_pairs,
+    stop_word_list,
+    token_pattern_for,
+    tokenizer,
+)
 
 __all__ = ["LanguageGuess", "guess_language"]
 
@@ -97,7 +103,7 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
               if isinstance(text, str)]  # a table's missing cell (None, NaN) has no words
     pattern = token_pattern_for(sample)
     pairs = pattern != TOKEN_PATTERN and any(holds_pairs(text) for text in sample)
-    tokens = re.compile(pattern).findall
+    tokens = tokenizer(pattern)
     counts: Counter[str] = Counter()
     for text in sample:
         counts.update(token.lower() for token in tokens(text))

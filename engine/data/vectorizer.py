@@ -160,6 +160,12 @@ def unicode_tokens(text: str) -> list[str]:
     return _findall(UNICODE_TOKEN_PATTERN if _holds(_READ_APART, text) else TOKEN_PATTERN)(text)
 
 
+def tokenizer(pattern: str) -> Callable[[str], list[str]]:
+    """The function from a text to ``pattern``'s tokens: :func:`unicode_tokens` for :data:`UNICODE_TOKEN_PATTERN`,
+    the compiled pattern's ``findall`` (compiled once) for any other."""
+    return unicode_tokens if pattern == UNICODE_TOKEN_PATTERN else _findall(pattern)
+
+
 def holds_pairs(text: str) -> bool:
     """Whether ``text`` holds a Han or katakana letter (what :data:`UNICODE_TOKEN_PATTERN` reads as pairs and
     katakana words)."""
