@@ -363,6 +363,13 @@ def _stored_vectorizer(folder: Path, values: Any, trust_token_pattern: bool) -> 
                                 "rebuild the corpus") from None
 
 
+def _close(chunks: Iterator) -> None:
+    """Close a stream of chunks left unfinished (its files), if it can be closed."""
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
+
+
 def _count_terms(chunks: Iterator[tuple[list[str], list[str], list[str]]], analyzer, stats: _TermStats,
                  watch_for_unicode: bool) -> bool:
     """Add each chunk's documents' tokens to ``stats``; with ``watch_for_unicode``, stop at the first chunk whose texts
@@ -374,9 +381,7 @@ def _count_terms(chunks: Iterator[tuple[list[str], list[str], list[str]]], analy
             stats.add([analyzer(t) for t in texts if t.strip()])
         return True
     finally:
-        close = getattr(chunks, "close", None)
-        if close is not None:
-            close()
+        _close(chunks)
 
 
 def _first_texts(chunks: Iterator[tuple[list[str], list[str], list[str]]], n: int) -> list[str]:
@@ -388,7 +393,5 @@ def _first_texts(chunks: Iterator[tuple[list[str], list[str], list[str]]], n: in
             if len(texts) >= n:
                 break
     finally:
-        close = getattr(chunks, "close", None)
-        if close is not None:
-            close()
+        _close(chunks)
     return texts
