@@ -51,6 +51,7 @@ from engine.data.vectorizer import (
     UNICODE_TOKEN_PATTERN,
     TextCounts,
     Vectorizer,
+    languages_of,
     stop_word_list,
     token_pattern_for,
 )
@@ -189,6 +190,7 @@ __all__ = [
     "heldout_split",
     "intertopic_coordinates",
     "jensen_shannon",
+    "languages_of",
     "ldavis_inputs",
     "ldavis_topics",
     "load_corpus",

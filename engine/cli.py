@@ -108,8 +108,8 @@ def _stop_words(text: str) -> str:
         stop_word_list(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"unknown language {text!r}; choose one of "
-                                         f"{', '.join(STOP_WORD_LANGUAGES)} (or its two-letter code), "
-                                         "'auto' or 'none'") from None
+                                         f"{', '.join(STOP_WORD_LANGUAGES)} (or its two-letter code; several "
+                                         "joined by '+', as in english+french), 'auto' or 'none'") from None
     return text
 
 
@@ -287,9 +287,10 @@ def _add_fit(commands: Any) -> None:
                       help="encoding of the text files (e.g. utf-8, windows-1252, latin-1); default: detected "
                       "per file, and the encodings assumed are printed")
     text.add_argument("--stop-words", type=_stop_words, default=None, metavar="LANGUAGE",
-                      help="stop-word language: english, french, german, spanish... or its two-letter code; "
-                      "'auto' (the default) guesses it from the texts (English when none is recognised) and "
-                      "prints it; 'none' keeps every word")
+                      help="stop-word language: english, french, german, spanish... or its two-letter code, or "
+                      "several joined by '+' (english+french) for texts in more than one; 'auto' (the default) "
+                      "guesses them from the texts (English when none is recognised) and prints them; 'none' keeps "
+                      "every word")
     text.add_argument("--keep-accents", action="store_true",
                       help="keep accented letters (by default they are kept only when the stop words are of a "
                       "language other than English; otherwise 'pêche' and 'péché' both become 'peche')")

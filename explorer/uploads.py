@@ -28,6 +28,7 @@ import pandas as pd
 
 from explorer import formatting
 from explorer.engine_api import (
+    STOP_WORD_LANGUAGES,
     Corpus,
     EngineError,
     LanguageGuess,
@@ -37,6 +38,7 @@ from explorer.engine_api import (
     decode_text,
     detect_encoding,
     guess_language,
+    languages_of,
     read_ldac,
     read_table,
     read_txt_files,
@@ -59,7 +61,9 @@ __all__ = [
     "encoding_note",
     "encodings_of",
     "language_guess",
+    "language_label",
     "language_note",
+    "language_options",
     "read_upload",
     "table_columns",
 ]
@@ -114,7 +118,7 @@ class Preprocessing:
     min_df: int = 1
     max_df: float = 1.0
     max_features: int | None = None
-    language: str = "english"  # of the stop words (engine.STOP_WORD_LANGUAGES)
+    language: str = "english"  # of the stop words (engine.STOP_WORD_LANGUAGES, or several joined by "+")
     strip_accents: bool = True
 
     def options(self) -> dict:
@@ -411,12 +415,26 @@ class LanguageNote(NamedTuple):
     suggestion: str | None = None
 
 
+def language_label(language: str) -> str:
+    """How the Data page names a stop-word language: "French", or "English + French" for a combination."""
+    return " + ".join(part.capitalize() for part in languages_of(language))
+
+
+def language_options(guess: LanguageGuess | None, chosen: str | None) -> list[str]:
+    """The stop-word languages the Data page offers: the guessed combination and the ``chosen`` one (documents in
+    more than one language), then every single language."""
+    combined = [name for name in (guess.language if guess is not None else None, chosen)
+                if name and len(languages_of(name)) > 1]
+    return list(dict.fromkeys([*combined, *STOP_WORD_LANGUAGES]))
+
+
 def language_note(guess: LanguageGuess | None, chosen: str, corpus: Corpus | None = None) -> LanguageNote | None:
     """What the guess says about the ``chosen`` language of the stop words; None for a bag of words.
 
     A warning, with the guessed language to switch to, when the chosen list covers less than half the words the
-    guessed one covers; a note otherwise.  The warning names the guessed language's stop words that are most
-    frequent in ``corpus`` (the collection as read with the chosen list), or without it those of the text.
+    guessed one covers, or leaves out a language that enough of the documents are written in; a note otherwise.
+    The warning names the guessed list's stop words that are most frequent in ``corpus`` (the collection as read
+    with the chosen list), or without it those of the text.
     """
     if guess is None:
         return None
@@ -428,20 +446,35 @@ def language_note(guess: LanguageGuess | None, chosen: str, corpus: Corpus | Non
     if guess.language is None:
         return LanguageNote("info", "The language of these documents was not recognised: no listed language's stop "
                                     "words are common in them. Choose it here if it is listed.")
-    found, share = guess.language.capitalize(), formatting.percent(guess.share, 2)
+    first, *others = languages_of(guess.language)
+    found, share = language_label(guess.language), formatting.percent(guess.share, 2)
+    written = ", ".join(f"{formatting.percent(guess.documents[other], 2)} of them {other.capitalize()}"
+                        for other in others)
     if guess.language == chosen:
+        if others:
+            return LanguageNote("info", f"These documents look {first.capitalize()}, and {written}: the stop words "
+                                        f"of {'both' if len(others) == 1 else 'each'} are left out ({share} of "
+                                        "the words).")
         return LanguageNote("info", f"The documents look {found}: {share} of their words are {found} stop words.")
-    mine = guess.share_of(chosen)
-    if mine >= LANGUAGE_TIE * guess.share:
-        return LanguageNote("info", f"{formatting.percent(mine, 2)} of the words are {chosen.capitalize()} stop "
+    missing = [other for other in others if other not in languages_of(chosen)]
+    mine = max(guess.share_of(part) for part in languages_of(chosen))  # at most what the chosen lists cover
+    if not missing and mine >= LANGUAGE_TIE * guess.share:
+        return LanguageNote("info", f"{formatting.percent(mine, 2)} of the words are {language_label(chosen)} stop "
                                     f"words ({found}: {share}).")
     examples = guess.examples[:3] if corpus is None else _kept_stop_words(corpus, guess.language, 3)
+    if missing:
+        lost = " and ".join(f"{formatting.percent(guess.documents[other], 2)} of these documents look "
+                            f"{other.capitalize()}" for other in missing)
+        words = f" (“{'”, “'.join(examples)}”)" if corpus is not None and examples else ""
+        return LanguageNote("warning", f"{lost}. With {language_label(chosen)} stop words alone, their common words "
+                                       f"stay in the vocabulary{words} and crowd the topics.", guess.language)
     kept = (f"common {found} words stay in the vocabulary ({', '.join(f'“{word}”' for word in examples)}) and "
             "crowd the topics" if examples else f"common {found} words can stay in and crowd the topics")
     return LanguageNote(
         "warning",
         f"These documents look {found}: {share} of their words are {found} stop words and "
-        f"{formatting.percent(mine, 2)} {chosen.capitalize()} ones. With {chosen.capitalize()} stop words, {kept}.",
+        f"{formatting.percent(mine, 2)} {language_label(chosen)} ones. With {language_label(chosen)} stop words, "
+        f"{kept}.",
         guess.language,
     )
 

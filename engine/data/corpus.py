@@ -266,9 +266,12 @@ class Corpus:
             "german"... or its two-letter code): "english" is scikit-learn's list
             plus the fragments the token pattern leaves of contractions ("ve" of
             "we've", "didn" of "didn't"), the others the ``stop-words`` package's
-            lists.  ``"auto"``: the language :func:`engine.guess_language` finds in
-            the texts, English when it finds none (the corpus' ``vectorizer``
-            records the language used).  Or a list of words; None keeps every word.
+            lists; several joined by "+" ("english+french") remove the words of every
+            list, for a collection written in more than one.  ``"auto"``: the language
+            :func:`engine.guess_language` finds in the texts (with any other language
+            enough of the documents are written in), English when it finds none (the
+            corpus' ``vectorizer`` records the languages used).  Or a list of words;
+            None keeps every word.
             An unknown language raises ValueError listing the choices.
         extra_stop_words : iterable of str
             Added to ``stop_words`` (normalised like the text).

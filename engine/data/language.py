@@ -14,6 +14,17 @@ characters and katakana words (hiragana left out).  The ``stop-words`` lists of 
 Japanese hold mostly single characters and kana particles, which are never such tokens, so
 their shares stay small and no language is guessed for such text; ``LanguageGuess.reads_pairs``
 says it holds those characters.
+
+A collection written in two languages (English pages with French ones) needs both lists: with one,
+the other language's documents keep their function words and make topics of them ("la les et le
+est").  So each sampled document of at least :data:`MIN_DOCUMENT_TOKENS` words is also read
+alone, and counts as written in another language when that language's list covers at least
+``MIN_SHARE`` of its words and at least :data:`DOCUMENT_MARGIN` times what the collection's list
+covers there.  A language that at least :data:`MIN_OTHER_DOCUMENTS` documents, and at least
+:data:`MIN_OTHER_SHARE` of the documents read, are written in joins the guess ("english+french").
+On collections in one language the most documents so read were 1.6 % (untranslated pages among
+French man pages); 3 % of French pages among English ones already put French function words into
+the topics (benchmarks/RESULTS.md run 59).
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ from functools import cache
 import numpy as np
 
 from engine.data.vectorizer import (
+    LANGUAGE_JOIN,
     STOP_WORD_LANGUAGES,
     TOKEN_PATTERN,
     holds_pairs,
@@ -43,6 +55,10 @@ SAMPLE_CHARACTERS = 2_000  # characters read from the start of each
 MIN_TOKENS = 30  # fewer words in the sample: no guess
 MIN_SHARE = 0.15  # the best list must hold at least this share of the sample's words
 N_EXAMPLES = 5  # LanguageGuess.examples
+MIN_DOCUMENT_TOKENS = 20  # words a sampled document needs to be read alone (10 misread package descriptions)
+DOCUMENT_MARGIN = 2.0  # another list must cover this many times what the collection's covers in the document
+MIN_OTHER_DOCUMENTS = 5  # documents written in another language for it to join the guess...
+MIN_OTHER_SHARE = 0.04  # ... and this share of the documents read alone
 
 
 @dataclass(frozen=True)
@@ -54,11 +70,14 @@ class LanguageGuess:
     language : str or None
         The language (one of :data:`engine.STOP_WORD_LANGUAGES`) whose stop words are the
         largest share of the sample's words, if that share is at least ``MIN_SHARE`` and the
-        sample holds at least ``MIN_TOKENS`` words; else None.
+        sample holds at least ``MIN_TOKENS`` words; else None.  Followed by the other
+        languages enough documents are written in, joined by "+" ("english+french"), as
+        ``stop_words`` takes them.
     share : float
-        That largest share (0 for an empty sample).
+        The share of the sample's words that ``language``'s stop words cover (those of all
+        its languages; without a language, the largest single share; 0 for an empty sample).
     shares : dict of str to float
-        Every language's share, largest first.
+        Every single language's share, largest first; a guessed "english+french" too.
     n_tokens : int
         Words in the sample.
     examples : tuple of str
@@ -69,6 +88,10 @@ class LanguageGuess:
     reads_pairs : bool
         Whether the sample holds Chinese or Japanese characters (Han or katakana), which
         that pattern reads as pairs of characters and katakana words.
+    documents : dict of str to float
+        Of the sampled documents read alone (at least ``MIN_DOCUMENT_TOKENS`` words), the
+        share written in each language other than the collection's that some are written in
+        (the collection's own language: the rest), largest first.
     """
 
     language: str | None
@@ -78,6 +101,7 @@ class LanguageGuess:
     examples: tuple[str, ...] = ()
     token_pattern: str = TOKEN_PATTERN
     reads_pairs: bool = False
+    documents: dict[str, float] = field(default_factory=dict, repr=False)
 
     def share_of(self, language: str) -> float:
         """The share of the sample's words that are ``language``'s stop words (0 for an unknown language)."""
@@ -87,6 +111,16 @@ class LanguageGuess:
 @cache
 def _lists() -> dict[str, frozenset[str]]:
     return {language: frozenset(word.lower() for word in stop_word_list(language)) for language in STOP_WORD_LANGUAGES}
+
+
+@cache
+def _word_languages() -> dict[str, tuple[str, ...]]:
+    """Each listed stop word -> the languages whose lists hold it."""
+    holders: dict[str, list[str]] = {}
+    for language, words in _lists().items():
+        for word in words:
+            holders.setdefault(word, []).append(language)
+    return {word: tuple(languages) for word, languages in holders.items()}
 
 
 def guess_language(texts: Sequence[str]) -> LanguageGuess:
@@ -104,18 +138,57 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     pattern = token_pattern_for(sample)
     pairs = pattern != TOKEN_PATTERN and any(holds_pairs(text) for text in sample)
     tokens = tokenizer(pattern)
+    read = [Counter(token.lower() for token in tokens(text)) for text in sample]
     counts: Counter[str] = Counter()
-    for text in sample:
-        counts.update(token.lower() for token in tokens(text))
+    for words in read:
+        counts.update(words)
     n_tokens = sum(counts.values())
     if not n_tokens:
         return LanguageGuess(None, 0.0, dict.fromkeys(STOP_WORD_LANGUAGES, 0.0), 0, (), pattern, pairs)
+    lists = _lists()
     covered = {language: sum(counts[word] for word in words if word in counts) / n_tokens
-               for language, words in _lists().items()}
+               for language, words in lists.items()}
     shares = dict(sorted(covered.items(), key=lambda item: (-item[1], item[0])))
     language, share = next(iter(shares.items()))
-    found = language if n_tokens >= MIN_TOKENS and share >= MIN_SHARE else None
-    words = _lists()[language]
+    words = lists[language]
     examples = tuple(word for word, _ in sorted(((w, c) for w, c in counts.items() if w in words),
                                                 key=lambda item: (-item[1], item[0]))[:N_EXAMPLES])
-    return LanguageGuess(found, share, shares, n_tokens, examples, pattern, pairs)
+    if n_tokens < MIN_TOKENS or share < MIN_SHARE:
+        return LanguageGuess(None, share, shares, n_tokens, examples, pattern, pairs)
+    written, n_read = _other_languages(read, language)
+    joined = [other for other, n_docs in written.items()
+              if n_docs >= MIN_OTHER_DOCUMENTS and n_docs >= MIN_OTHER_SHARE * n_read]
+    if joined:
+        union = frozenset().union(*(lists[name] for name in (language, *joined)))
+        language = LANGUAGE_JOIN.join((language, *joined))
+        share = sum(counts[word] for word in union if word in counts) / n_tokens
+        shares = {**shares, language: share}
+    documents = {other: n_docs / n_read for other, n_docs in written.items()}
+    return LanguageGuess(language, share, shares, n_tokens, examples, pattern, pairs, documents)
+
+
+def _other_languages(documents: list[Counter[str]], language: str) -> tuple[dict[str, int], int]:
+    """How many of the ``documents`` (word counts) with at least MIN_DOCUMENT_TOKENS words are written in each
+    language other than ``language`` (its list covers at least MIN_SHARE of the document's words and
+    DOCUMENT_MARGIN times what ``language``'s list covers there), most first (then by name); and how many had
+    enough words."""
+    holders = _word_languages()
+    found: Counter[str] = Counter()
+    n_read = 0
+    for words in documents:
+        n = sum(words.values())
+        if n < MIN_DOCUMENT_TOKENS:
+            continue
+        n_read += 1
+        covered: Counter[str] = Counter()
+        for word, count in words.items():
+            for holder in holders.get(word, ()):
+                covered[holder] += count
+        mine = covered[language]
+        best, top = language, mine  # the collection's language wins a tie, then the first name
+        for other, part in sorted(covered.items()):
+            if part > top:
+                best, top = other, part
+        if best != language and top >= MIN_SHARE * n and top >= DOCUMENT_MARGIN * mine:
+            found[best] += 1
+    return dict(sorted(found.items(), key=lambda item: (-item[1], item[0]))), n_read

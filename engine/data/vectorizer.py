@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "UNICODE_TOKEN_PATTERN", "TextCounts",
-           "Vectorizer", "stop_word_list", "token_pattern_for"]
+           "Vectorizer", "languages_of", "stop_word_list", "token_pattern_for"]
 
 TOKEN_PATTERN = r"(?u)\b[^\W\d_]{2,}\b"  # words of two or more letters, no digits or underscores
 
@@ -189,16 +189,30 @@ _CONTRACTION_FRAGMENTS = frozenset((
 ))
 
 
+LANGUAGE_JOIN = "+"  # "english+french": the stop words of both, for a collection written in both
+
+
 def _language(name: str) -> str:
-    """The canonical language name of ``name`` (a name such as "french" or an ISO 639-1 code such as "fr")."""
+    """The canonical name of ``name``: a language name such as "french" or an ISO 639-1 code such as "fr"; or
+    several joined by "+" ("english+fr" gives "english+french"; repeats are dropped, the order is kept)."""
     from stop_words import LANGUAGE_MAPPING
 
-    key = name.strip().lower()
-    key = LANGUAGE_MAPPING.get(key, key)
-    if key not in STOP_WORD_LANGUAGES:
-        raise ValueError(f"stop_words must be a language (one of {', '.join(STOP_WORD_LANGUAGES)}; or its "
-                         f"two-letter code), a list of words or None, got {name!r}")
-    return key
+    parts = []
+    for part in name.split(LANGUAGE_JOIN):
+        key = part.strip().lower()
+        key = LANGUAGE_MAPPING.get(key, key)
+        if key not in STOP_WORD_LANGUAGES:
+            raise ValueError(f"stop_words must be a language (one of {', '.join(STOP_WORD_LANGUAGES)}; or its "
+                             f"two-letter code; or several joined by '+', as in 'english+french'), a list of words "
+                             f"or None, got {name!r}")
+        if key not in parts:
+            parts.append(key)
+    return LANGUAGE_JOIN.join(parts)
+
+
+def languages_of(name: str) -> tuple[str, ...]:
+    """The languages a stop-word language name holds: ("english", "french") for "english+fr"."""
+    return tuple(_language(name).split(LANGUAGE_JOIN))
 
 
 @cache
@@ -206,10 +220,14 @@ def stop_word_list(language: str) -> tuple[str, ...]:
     """The stop words of ``language`` (see :data:`STOP_WORD_LANGUAGES`), as listed, sorted.
 
     ``"english"`` is scikit-learn's ``ENGLISH_STOP_WORDS`` plus contraction fragments
-    ("ve", "didn"...); the others come from the ``stop-words`` package.  Raises
-    ValueError listing the languages for an unknown one.
+    ("ve", "didn"...); the others come from the ``stop-words`` package.  Several languages
+    joined by "+" ("english+french") give the union of their lists.  Raises ValueError
+    listing the languages for an unknown one.
     """
-    language = _language(language)
+    languages = languages_of(language)
+    if len(languages) > 1:
+        return tuple(sorted(set().union(*(stop_word_list(part) for part in languages))))
+    language = languages[0]
     if language == "english":
         from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -286,7 +304,8 @@ class Vectorizer:
     ----------
     stop_words : str, sequence of str or None
         A language of :data:`STOP_WORD_LANGUAGES` (or its two-letter code, stored as
-        the name), a list of words, or None to keep every word.
+        the name), several joined by "+" for a collection written in more than one
+        ("english+french": both lists), a list of words, or None to keep every word.
     extra_stop_words : sequence of str
         Added to ``stop_words``.
     strip_accents : bool

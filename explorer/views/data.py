@@ -7,7 +7,6 @@ import streamlit as st
 
 from explorer import cached, charts, formatting, icons, safe_text, samples, session, state, ui, uploads
 from explorer.engine_api import (
-    STOP_WORD_LANGUAGES,
     EmptyCorpusError,
     EmptyVocabularyError,
     MissingColumnError,
@@ -119,12 +118,14 @@ with prep_box:
     if bag_of_words:
         st.caption("This collection is a bag of words already: its counts are used as they are.")
     left, middle, right = st.columns(3)
-    left.selectbox("Language of the stop words", STOP_WORD_LANGUAGES, key=Keys.language, disabled=bag_of_words,
-                   format_func=str.capitalize,
+    guess = cached.language_guess(source_id, text_column, source)
+    left.selectbox("Language of the stop words", uploads.language_options(guess, state.get(Keys.language)),
+                   key=Keys.language, disabled=bag_of_words, format_func=uploads.language_label,
                    help="Stop words are the common words of a language (the, and, of… or le, et, de…) that say "
                         "nothing about topics; they are left out. The language is guessed from the documents "
-                        "when they are uploaded.")
-    guess, language = cached.language_guess(source_id, text_column, source), session.preprocessing().language
+                        "when they are uploaded; documents in two languages take the stop words of both "
+                        "(English + French).")
+    language = session.preprocessing().language
     note = uploads.language_note(guess, language)
     if note is not None and note.level == "info":
         left.caption(safe_text.markdown(note.text))
@@ -166,7 +167,7 @@ if note is not None and note.level == "warning":  # named by the words the chose
     note = uploads.language_note(guess, language, corpus)
     with prep_box:
         st.warning(safe_text.markdown(note.text), icon=icons.WARNING)
-        st.button(f"Use {note.suggestion.capitalize()} stop words", key=Keys.use_language,
+        st.button(f"Use {uploads.language_label(note.suggestion)} stop words", key=Keys.use_language,
                   on_click=state.put, args=(Keys.language, note.suggestion))
 st.subheader("Preview")
 cols = st.columns(4)

@@ -161,6 +161,26 @@ def test_fit_guesses_the_stop_words_language_and_records_it(german_folder, tmp_p
     assert {"der", "die", "und", "bauerin"} <= set(load_model(out).vocabulary)
 
 
+def test_fit_guesses_both_languages_of_a_mixed_folder(tmp_path, capsys):
+    from tests.engine.test_language import TEXTS
+
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for i in range(25):  # 20 German documents and 5 English ones
+        (folder / f"{i}.txt").write_text(TEXTS["german" if i % 5 else "english"] + f" Nummer {i}.", encoding="utf-8")
+    out = tmp_path / "mixed.npz"
+    assert main(["fit", str(folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
+                 "--no-progress"]) == 0
+    assert "german+english stop words (guessed from the texts), accents kept" in capsys.readouterr().err
+    loaded = load_model(out)
+    assert loaded.extra["cli"]["stop_words"] == loaded.model.vectorizer_.stop_words == "german+english"
+    assert {"brücke", "bridge", "committee", "ausschuss"} <= set(loaded.vocabulary)
+    assert not {"der", "und", "the", "and", "that"} & set(loaded.vocabulary)
+    with pytest.raises(SystemExit):
+        main(["fit", str(folder), "--stop-words", "english+klingon"])
+    assert "several joined by '+'" in capsys.readouterr().err
+
+
 def test_fit_reads_chinese_as_pairs_of_characters_and_says_so(tmp_path, capsys):
     from tests.engine.test_unicode_tokens import CHINESE
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
 import engine
@@ -125,3 +126,77 @@ def test_a_large_collection_is_read_only_as_far_as_the_sample():
     small = _Recording(7, 100)
     engine.guess_language(small)
     assert sorted(small.read) == list(range(7))
+
+
+# ------------------------------------------------------------------ collections in two languages
+def _coverage(text: str, language: str) -> tuple[int, int]:
+    """(words of ``text`` that ``language``'s list holds, words), read as guess_language reads them."""
+    tokens = [t.lower() for t in re.findall(r"(?u)\b[^\W\d_]{2,}\b", text)]
+    words = {w.lower() for w in engine.stop_word_list(language)}
+    return sum(t in words for t in tokens), len(tokens)
+
+
+def test_documents_in_a_second_language_join_its_stop_words():
+    texts = [TEXTS["german"]] * 20 + [TEXTS["english"]] * 5
+    guess = engine.guess_language(texts)
+    assert guess.language == "german+english"
+    assert guess.documents == {"english": pytest.approx(5 / 25)}
+    union = {w.lower() for w in engine.stop_word_list("german+english")}
+    tokens = [t.lower() for text in texts for t in re.findall(r"(?u)\b[^\W\d_]{2,}\b", text)]
+    assert guess.share == pytest.approx(sum(t in union for t in tokens) / len(tokens), abs=1e-12)
+    assert guess.share_of("german+english") == guess.share > guess.share_of("german")
+    assert guess.examples[0] == "die"  # the collection's own language's commonest stop words
+    three = engine.guess_language([TEXTS["german"]] * 20 + [TEXTS["english"]] * 6 + [TEXTS["french"]] * 5)
+    assert three.language == "german+english+french"  # by how many documents each holds
+
+
+@pytest.mark.parametrize(("n_german", "n_english", "joins"), [
+    (20, 4, False),  # fewer than MIN_OTHER_DOCUMENTS
+    (20, 5, True),
+    (200, 7, False),  # 3.4 % of the documents, under MIN_OTHER_SHARE
+    (200, 9, True),  # 4.3 %
+])
+def test_a_second_language_needs_enough_documents(n_german, n_english, joins):
+    guess = engine.guess_language([TEXTS["german"]] * n_german + [TEXTS["english"]] * n_english)
+    assert guess.language == ("german+english" if joins else "german")
+    assert guess.documents == {"english": pytest.approx(n_english / (n_german + n_english))}
+
+
+def test_short_documents_and_documents_in_both_languages_are_not_counted():
+    short = "The committee met on Tuesday and agreed that the new bridge was"  # 12 words: not read alone
+    assert _coverage(short, "english")[1] < module.MIN_DOCUMENT_TOKENS
+    guess = engine.guess_language([TEXTS["german"]] * 20 + [short] * 10)
+    assert guess.language == "german" and guess.documents == {}
+    # half German, half English: English's list covers less than DOCUMENT_MARGIN times what German's does
+    both = TEXTS["german"] + " " + TEXTS["english"]
+    assert _coverage(both, "english")[0] < module.DOCUMENT_MARGIN * _coverage(both, "german")[0]
+    guess = engine.guess_language([TEXTS["german"]] * 20 + [both] * 10)
+    assert guess.language == "german" and guess.documents == {}
+
+
+def test_which_language_a_document_is_written_in_matches_the_rule_counted_by_hand():
+    rng = np.random.default_rng(3)
+    pools = {language: re.findall(r"\w+", text) for language, text in TEXTS.items()}
+    texts = []
+    for _ in range(300):  # documents of 10-60 words drawn from one to three languages' sentences
+        chosen = rng.choice(sorted(pools), size=rng.integers(1, 4), replace=False)
+        texts.append(" ".join(rng.choice(pools[str(rng.choice(chosen))]) for _ in range(rng.integers(10, 61))))
+    guess = engine.guess_language(texts)
+    first = max(engine.STOP_WORD_LANGUAGES, key=lambda name: (guess.shares[name], [-ord(c) for c in name]))
+    assert engine.languages_of(guess.language)[0] == first
+    expected, n_read = {}, 0
+    for text in texts:
+        own, n = _coverage(text, first)
+        if n < module.MIN_DOCUMENT_TOKENS:
+            continue
+        n_read += 1
+        covered = {name: _coverage(text, name)[0] for name in engine.STOP_WORD_LANGUAGES}
+        best = max(sorted(covered), key=lambda name: (covered[name], name == first))
+        if best != first and covered[best] >= module.MIN_SHARE * n and covered[best] >= module.DOCUMENT_MARGIN * own:
+            expected[best] = expected.get(best, 0) + 1
+    assert expected  # the draw holds documents of other languages
+    assert guess.documents == pytest.approx({name: count / n_read for name, count in expected.items()})
+    joined = [name for name, count in sorted(expected.items(), key=lambda item: (-item[1], item[0]))
+              if count >= module.MIN_OTHER_DOCUMENTS and count >= module.MIN_OTHER_SHARE * n_read]
+    assert guess.language == "+".join([first, *joined])
+

@@ -122,6 +122,30 @@ def test_an_unknown_language_lists_the_choices():
     assert "english" in engine.STOP_WORD_LANGUAGES and "french" in engine.STOP_WORD_LANGUAGES
 
 
+def test_languages_joined_by_a_plus_take_the_union_of_their_lists(tmp_path):
+    assert engine.languages_of("English+FR") == ("english", "french")
+    assert engine.languages_of("de + german + en") == ("german", "english")  # repeats dropped, the order kept
+    union = set(engine.stop_word_list("english")) | set(engine.stop_word_list("french"))
+    assert engine.stop_word_list("en+fr") == tuple(sorted(union)) == engine.stop_word_list("french+english")
+    with pytest.raises(ValueError, match=r"several joined by '\+'.*'english\+klingon'"):
+        engine.stop_word_list("english+klingon")
+    with pytest.raises(ValueError, match=r"got 'english\+'"):
+        Vectorizer(stop_words="english+")
+    settings = Vectorizer(stop_words="en+fr", strip_accents=False)
+    assert settings.stop_words == "english+french"
+    assert Vectorizer.from_dict(settings.to_dict()) == settings
+    texts = ["The cat and the dog sat on the mat by the door.", "Le chat et le chien sont sur le tapis de la porte."]
+    corpus = Corpus.from_texts(texts, stop_words="english+french", strip_accents="auto")
+    assert set(corpus.vocabulary) == {"cat", "dog", "sat", "mat", "door", "chat", "chien", "tapis", "porte"}
+    assert corpus.vectorizer.strip_accents is False  # a language other than English is among them
+    model = LDA(n_topics=2, seed=0, n_epochs=1).fit(corpus)
+    loaded = load_model(save_model(tmp_path / "m.npz", model)).model
+    assert loaded.vectorizer_.stop_words == "english+french"
+    assert loaded.transform_texts(["Les chats de la porte et the doors"]).shape == (1, 2)
+    counted = loaded.vectorizer_.count(["Le chat et the cat de la porte, près du chêne"], corpus.vocabulary)
+    assert counted.counts.sum() == 3 and counted.unknown.tolist() == [2]  # chat, cat, porte; près, chêne unknown
+
+
 def test_the_settings_are_checked_and_round_trip_through_json():
     settings = Vectorizer(stop_words=["Über", "und"], extra_stop_words=("x",), strip_accents=False, lowercase=False)
     assert Vectorizer.from_dict(settings.to_dict()) == settings

@@ -188,6 +188,30 @@ def test_the_stop_words_language_follows_the_uploaded_text(app_path):
     assert "les" not in _collection(at).corpus.vocabulary
 
 
+def test_files_in_two_languages_take_the_stop_words_of_both(app_path):
+    """English reports with some French ones: both lists, said in a note; English alone warns and offers both."""
+    from tests.engine.test_language import TEXTS
+
+    at = _app(app_path)
+    files = {f"reports/{i}.txt": (TEXTS["french" if i % 4 == 0 else "english"] + f" ({i})").encode("utf-8")
+             for i in range(24)}  # 6 French, 18 English
+    _upload(at, data.zip_upload("reports.zip", files))
+    assert not at.exception, at.exception
+    assert at.selectbox(key=Keys.language).value == "english+french"
+    assert at.checkbox(key=Keys.strip_accents).value is False  # French words shown as written
+    vocabulary = set(_collection(at).corpus.vocabulary)
+    assert {"bridge", "pont", "rivière"} <= vocabulary and not {"the", "que", "les", "et"} & vocabulary
+    assert any("look English, and 25% of them French" in c.value for c in at.caption)
+    at.selectbox(key=Keys.language).set_value("english").run()
+    assert {"que", "les"} <= set(_collection(at).corpus.vocabulary)
+    assert any("25% of these documents look French" in w.value for w in at.warning)
+    button = at.button(key=Keys.use_language)
+    assert button.label == "Use English + French stop words"
+    button.click().run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key=Keys.language).value == "english+french" and not at.warning
+
+
 def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
     at = _app(app_path)
     _upload(at, data.cjk_zip())

@@ -176,3 +176,27 @@ def test_the_warning_names_the_stop_words_the_chosen_list_leaves_in_the_vocabula
     assert "stay in the vocabulary (" + ", ".join(f"“{w}”" for w in expected) + ")" in note.text
     bare = Corpus.from_texts(["Brücke Fluss Winter Kosten"] * 3, stop_words="english")  # no German stop word left
     assert "can stay in and crowd the topics" in uploads.language_note(guess, "english", bare).text
+
+
+def test_documents_in_two_languages_are_offered_and_noted_both_lists():
+    from explorer.engine_api import Corpus, guess_language
+    from tests.engine.test_language import TEXTS
+
+    texts = [TEXTS["english"]] * 20 + [TEXTS["french"]] * 6
+    guess = guess_language(texts)
+    assert guess.language == "english+french"
+    assert uploads.language_label(guess.language) == "English + French" and uploads.language_label("fr") == "French"
+    options = uploads.language_options(guess, "english")
+    assert options[0] == "english+french" and options.count("english") == 1 and "german" in options
+    assert uploads.language_options(None, "german+english")[0] == "german+english"  # a choice kept from before
+    note = uploads.language_note(guess, "english+french")
+    assert note.level == "info" and note.suggestion is None
+    assert note.text.startswith("These documents look English, and 23% of them French: the stop words of both")
+    corpus = Corpus.from_texts(texts, stop_words="english")
+    wrong = uploads.language_note(guess, "english", corpus)
+    assert wrong.level == "warning" and wrong.suggestion == "english+french"
+    assert wrong.text.startswith("23% of these documents look French. With English stop words alone, their common "
+                                 "words stay in the vocabulary (“que”, ")
+    assert uploads.language_note(guess, "french").suggestion == "english+french"  # English left out now
+    three = uploads.language_note(guess, "french+english+german")  # both lists in it: no warning
+    assert three.level == "info" and "English + French" in three.text
