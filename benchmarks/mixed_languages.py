@@ -19,7 +19,8 @@ the 10 top words are stop words of either language ("function-word topics"), the
 top words that are, and NPMI over the training documents (each reading against its own
 vocabulary: a rough comparison, and one that function-word topics score well on, their words
 occurring together in every document of their language).  Then the guess on each
-single-language collection of ``--single``, which must name its one language.
+single-language collection of ``--single`` (the check collections and the app's State of the
+Union and Jargon File samples), which must name its one language.
 
     python benchmarks/mixed_languages.py --seeds 0 1 2 3 4
 """
@@ -45,8 +46,13 @@ except ImportError:  # a checkout that is not pip-installed
 from _quality_panel import BUILT, add_default_lda_arguments, built_texts, default_lda_top_words  # noqa: E402
 
 PAIRS = ("manpages:manpages-fr", "manpages:manpages-de", "manpages-de:manpages", "manpages-fr:manpages-de")
-SINGLE = ("fortunes", "manpages", "verses", "packages", "docstrings", "manpages-de", "manpages-fr", "manpages-zh",
-          "manpages-ja")
+ROOT = HERE.parent
+SAMPLES = {  # the app's bundled samples, read as the app reads them
+    "sotu": lambda: [doc.text for doc in engine.read_table(ROOT / "sample_data" / "sotu_paragraphs.csv", "text")],
+    "jargon": lambda: [doc.text for doc in engine.read_zip(ROOT / "sample_data" / "jargon_file.zip")],
+}
+SINGLE = ("sotu", "jargon", "fortunes", "manpages", "verses", "packages", "docstrings", "manpages-de", "manpages-fr",
+          "manpages-zh", "manpages-ja")
 FUNCTION_WORDS = 3  # of a topic's 10 top words: a function-word topic
 PREPROCESSING = {"min_df": 5, "max_df": 0.5, "strip_accents": "auto"}  # the app's for 200 documents or more
 
@@ -90,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", nargs="*", default=list(PAIRS), metavar="A:B",
                         help=f"check collections to mix, B being the smaller share ({', '.join(sorted(BUILT))})")
     parser.add_argument("--fractions", type=float, nargs="*", default=[0.02, 0.03, 0.05, 0.1, 0.3])
-    parser.add_argument("--single", nargs="*", default=list(SINGLE), choices=sorted(BUILT),
+    parser.add_argument("--single", nargs="*", default=list(SINGLE), choices=sorted({*BUILT, *SAMPLES}),
                         help="single-language collections whose guess is printed")
     parser.add_argument("--guess-only", action="store_true", help="print the guesses, train nothing")
     add_default_lda_arguments(parser)
@@ -143,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"- {label}: " + " ".join(corpus.vocabulary[w] for w in tops[k]))
         print("\n## Collections in one language\n")
         for name in args.single:
-            single = built_texts(name)
+            single = SAMPLES[name]() if name in SAMPLES else built_texts(name)
             if single is None:
                 continue
             guess = engine.guess_language(single)
