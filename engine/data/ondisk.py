@@ -223,7 +223,9 @@ class DiskCorpus:
             ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts`.  The
             per-token settings are recorded in :attr:`vectorizer`.  ``"auto"`` guesses the
             language from the source's first documents (as many as
-            :func:`engine.guess_language` reads), as the stream cannot be sampled evenly;
+            :func:`engine.guess_language` reads), as the stream cannot be sampled evenly
+            (so a second language whose documents all come later is not found: name
+            both, ``stop_words="english+french"``);
             ``token_pattern=None`` (the default) reads with :data:`engine.UNICODE_TOKEN_PATTERN`
             if any document needs it (:func:`engine.token_pattern_for`; found after the first
             documents, the first pass starts again with it).
