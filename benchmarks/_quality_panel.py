@@ -117,6 +117,19 @@ def shared_collection(name: str, shared: Path) -> tuple[Collection | None, str]:
     return load_split(folder, name, f"{folder}"), ""
 
 
+APP_SAMPLES = ("sotu", "jargon")  # the app's bundled samples of raw text
+
+
+def app_sample_texts(name: str) -> list[str]:
+    """The texts of one of the app's bundled samples (``APP_SAMPLES``), read as the app reads them."""
+    root = Path(__file__).resolve().parents[1] / "sample_data"
+    if name == "sotu":
+        return [document.text for document in engine.read_table(root / "sotu_paragraphs.csv", "text")]
+    if name == "jargon":
+        return [document.text for document in engine.read_zip(root / "jargon_file.zip")]
+    raise ValueError(f"no app sample {name!r}; one of {APP_SAMPLES}")
+
+
 def bible_chapters() -> tuple[list[str], str]:
     """The King James Bible, one text per chapter (1,189), from the ``bible`` program of Debian's bible-kjv.
 

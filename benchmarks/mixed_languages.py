@@ -43,14 +43,16 @@ except ImportError:  # a checkout that is not pip-installed
     sys.path.insert(0, str(HERE.parent))
     import engine
 
-from _quality_panel import BUILT, add_default_lda_arguments, built_texts, default_lda_top_words  # noqa: E402
+from _quality_panel import (  # noqa: E402
+    APP_SAMPLES,
+    BUILT,
+    add_default_lda_arguments,
+    app_sample_texts,
+    built_texts,
+    default_lda_top_words,
+)
 
 PAIRS = ("manpages:manpages-fr", "manpages:manpages-de", "manpages-de:manpages", "manpages-fr:manpages-de")
-ROOT = HERE.parent
-SAMPLES = {  # the app's bundled samples, read as the app reads them
-    "sotu": lambda: [doc.text for doc in engine.read_table(ROOT / "sample_data" / "sotu_paragraphs.csv", "text")],
-    "jargon": lambda: [doc.text for doc in engine.read_zip(ROOT / "sample_data" / "jargon_file.zip")],
-}
 SINGLE = ("sotu", "jargon", "fortunes", "manpages", "verses", "packages", "docstrings", "manpages-de", "manpages-fr",
           "manpages-zh", "manpages-ja")
 FUNCTION_WORDS = 3  # of a topic's 10 top words: a function-word topic
@@ -96,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", nargs="*", default=list(PAIRS), metavar="A:B",
                         help=f"check collections to mix, B being the smaller share ({', '.join(sorted(BUILT))})")
     parser.add_argument("--fractions", type=float, nargs="*", default=[0.02, 0.03, 0.05, 0.1, 0.3])
-    parser.add_argument("--single", nargs="*", default=list(SINGLE), choices=sorted({*BUILT, *SAMPLES}),
+    parser.add_argument("--single", nargs="*", default=list(SINGLE), choices=sorted({*BUILT, *APP_SAMPLES}),
                         help="single-language collections whose guess is printed")
     parser.add_argument("--guess-only", action="store_true", help="print the guesses, train nothing")
     add_default_lda_arguments(parser)
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"- {label}: " + " ".join(corpus.vocabulary[w] for w in tops[k]))
         print("\n## Collections in one language\n")
         for name in args.single:
-            single = SAMPLES[name]() if name in SAMPLES else built_texts(name)
+            single = app_sample_texts(name) if name in APP_SAMPLES else built_texts(name)
             if single is None:
                 continue
             guess = engine.guess_language(single)

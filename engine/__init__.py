@@ -30,10 +30,12 @@ from engine.data.bow_formats import (
 from engine.data.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.data.gensim_corpus import from_gensim
 from engine.data.language import LanguageGuess, guess_language
+from engine.data.markup import holds_markup, strip_markup
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
 from engine.data.text import (
+    TEXT_SUFFIXES,
     RawDocument,
     RawDocuments,
     SkippedFile,
@@ -134,6 +136,7 @@ __all__ = [
     "STOP_WORD_LANGUAGES",
     "STORED_TOKEN_PATTERNS",
     "SVI",
+    "TEXT_SUFFIXES",
     "TOKEN_PATTERN",
     "UNICODE_TOKEN_PATTERN",
     "AdaptiveStepSize",
@@ -188,6 +191,7 @@ __all__ = [
     "from_gensim",
     "guess_language",
     "heldout_split",
+    "holds_markup",
     "intertopic_coordinates",
     "jensen_shannon",
     "languages_of",
@@ -211,6 +215,7 @@ __all__ = [
     "save_model",
     "step_size",
     "stop_word_list",
+    "strip_markup",
     "synthetic_themes",
     "table_format",
     "text_segments",

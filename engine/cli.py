@@ -32,7 +32,7 @@ from tqdm import tqdm
 
 from engine import __version__
 from engine.data.bow_formats import holds_text, load_corpus
-from engine.data.corpus import AUTO_ACCENTS
+from engine.data.corpus import AUTO_ACCENTS, AUTO_MARKUP
 from engine.data.language import AUTO_LANGUAGE
 from engine.data.vectorizer import STOP_WORD_LANGUAGES, UNICODE_TOKEN_PATTERN, stop_word_list
 from engine.errors import EngineError
@@ -186,7 +186,7 @@ def _add_fit(commands: Any) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     fit.add_argument("corpus", metavar="CORPUS",
-                     help="a folder of .txt files, a .zip of .txt files, a .csv/.tsv/.jsonl table, a UCI "
+                     help="a folder of .txt or .html files, a .zip of them, a .csv/.tsv/.jsonl table, a UCI "
                      "docword.txt (+vocab.txt), an LDA-C .dat (+vocab.txt), a .mtx file, or a saved corpus folder")
     fit.add_argument("--out", default="model.npz", help="model file to write")
 
@@ -294,6 +294,9 @@ def _add_fit(commands: Any) -> None:
     text.add_argument("--keep-accents", action="store_true",
                       help="keep accented letters (by default they are kept only when the stop words are of a "
                       "language other than English; otherwise 'pêche' and 'péché' both become 'peche')")
+    text.add_argument("--keep-markup", action="store_true",
+                      help="count HTML or XML tags as words (by default they are left out when a tenth of the "
+                      "documents or more hold markup, and the message says so)")
 
     fit.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     fit.set_defaults(handler=_fit)
@@ -334,6 +337,7 @@ def _add_app(commands: Any) -> None:
 # ----------------------------------------------------------------------- fit
 STOP_WORDS_KEY = "stop_words"  # of a model file's "cli" record: the language its text was read with, or "none"
 STRIP_ACCENTS_KEY = "strip_accents"  # ... and whether accents were stripped (missing: True, the older default)
+STRIP_MARKUP_KEY = "strip_markup"  # ... and whether markup was left out (missing: False, as before it was)
 
 
 def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
@@ -355,6 +359,10 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["strip_accents"] = False
     elif text:  # as the app: accents kept for a language other than English; a resumed run reads as it did
         options["strip_accents"] = AUTO_ACCENTS if resumed is None else resumed.get(STRIP_ACCENTS_KEY, True)
+    if args.keep_markup:
+        options["strip_markup"] = False
+    elif text:
+        options["strip_markup"] = AUTO_MARKUP if resumed is None else resumed.get(STRIP_MARKUP_KEY, False)
     corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, **options)
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
     vectorizer = getattr(corpus, "vectorizer", None)  # None: counts without a record of how text was read
@@ -362,6 +370,8 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
     if isinstance(used, str):  # read from text (a bag of words has no stop words to choose)
         message += f"; {used} stop words" + (" (guessed from the texts)" if guessed else "")
         message += "" if vectorizer.strip_accents else ", accents kept"
+    if getattr(vectorizer, "strip_markup", False):
+        message += "; HTML/XML markup left out"
     if getattr(vectorizer, "token_pattern", None) == UNICODE_TOKEN_PATTERN:
         message += ("; read with UNICODE_TOKEN_PATTERN (combining marks kept in words, Chinese and Japanese as "
                     "pairs of characters)")
@@ -605,6 +615,7 @@ def _fit(args: argparse.Namespace) -> int:
     if used is None or isinstance(used, str):  # read from text: the stop words a resumed run reads it with again
         record[STOP_WORDS_KEY] = "none" if used is None else used
         record[STRIP_ACCENTS_KEY] = corpus.vectorizer.strip_accents
+        record[STRIP_MARKUP_KEY] = corpus.vectorizer.strip_markup
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)
     if n_test:

@@ -39,7 +39,7 @@ class Keys:
     encoding = "data.encoding"
     text_column, title_column = "data.text_column", "data.title_column"
     stop_words = "data.stop_words"  # the extra ones
-    language, strip_accents = "data.language", "data.strip_accents"  # of the stop words; accents stripped?
+    language, strip_accents, strip_markup = "data.language", "data.strip_accents", "data.strip_markup"
     use_language = "data.use_language"  # the button that takes the language guessed from the text
     min_df, max_df, max_features = "data.min_df", "data.max_df", "data.max_features"
     # Train page

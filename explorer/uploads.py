@@ -29,6 +29,7 @@ import pandas as pd
 from explorer import formatting
 from explorer.engine_api import (
     STOP_WORD_LANGUAGES,
+    TEXT_SUFFIXES,
     Corpus,
     EngineError,
     LanguageGuess,
@@ -38,6 +39,7 @@ from explorer.engine_api import (
     decode_text,
     detect_encoding,
     guess_language,
+    holds_markup,
     languages_of,
     read_ldac,
     read_table,
@@ -64,13 +66,14 @@ __all__ = [
     "language_label",
     "language_note",
     "language_options",
+    "markup_held",
     "read_upload",
     "table_columns",
 ]
 
 TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 LDAC_SUFFIXES = (".dat", ".ldac")
-ACCEPTED_TYPES = ("txt", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "dat", "ldac", "gz")
+ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "dat", "ldac", "gz")
 _PREVIEW_ROWS = 500
 LANGUAGE_TIE = 0.5  # a chosen stop-word list covering at least this share of what the guessed one covers is no error
 _MB = 1_000_000
@@ -120,25 +123,26 @@ class Preprocessing:
     max_features: int | None = None
     language: str = "english"  # of the stop words (engine.STOP_WORD_LANGUAGES, or several joined by "+")
     strip_accents: bool = True
+    strip_markup: bool = False  # HTML or XML tags left out (engine.Corpus.from_texts' strip_markup)
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
                 "max_df": self.max_df, "max_features": self.max_features,
-                "stop_words": self.language, "strip_accents": self.strip_accents}
+                "stop_words": self.language, "strip_accents": self.strip_accents, "strip_markup": self.strip_markup}
 
     @classmethod
-    def suggested(cls, n_docs: int, language: str = "english") -> Preprocessing:
-        """Defaults that suit a collection of ``n_docs`` documents in ``language``.
+    def suggested(cls, n_docs: int, language: str = "english", markup: bool = False) -> Preprocessing:
+        """Defaults that suit a collection of ``n_docs`` documents in ``language``, holding markup or not.
 
         Accents are kept in any language but English, so that topic words read as written ("données", not
         "donnees"); on German and French man pages that left the topics' NPMI unchanged (RESULTS run 55).
         """
         strip = language == "english"
         if n_docs >= 200:
-            return cls(min_df=5, max_df=0.5, language=language, strip_accents=strip)
+            return cls(min_df=5, max_df=0.5, language=language, strip_accents=strip, strip_markup=markup)
         if n_docs >= 20:
-            return cls(min_df=2, max_df=0.8, language=language, strip_accents=strip)
-        return cls(language=language, strip_accents=strip)
+            return cls(min_df=2, max_df=0.8, language=language, strip_accents=strip, strip_markup=markup)
+        return cls(language=language, strip_accents=strip, strip_markup=markup)
 
 
 @dataclass(frozen=True, eq=False)
@@ -268,7 +272,8 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
                              encoding=encoding)
         if not documents:
             found = ", ".join(s.name for s in documents.skipped[:3]) or "nothing"
-            raise UploadError(f"'{name}' holds no .txt file (found: {found}). Put plain-text files in the archive.")
+            raise UploadError(f"'{name}' holds no .txt or .html file (found: {found}). Put plain-text files or web "
+                              "pages in the archive.")
         return TextSource(name, documents, chosen_encoding=encoding)
     tables = [i for i, s in enumerate(suffixes) if s in TABLE_SUFFIXES]
     if tables:
@@ -280,10 +285,10 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
            if name.lower().startswith("docword") or (suffixes[i] in (".txt", ".gz") and _looks_like_uci(data))]
     if ldac or uci:
         return _read_bag_of_words(files, ldac, uci)
-    unsupported = [name for (name, _), s in zip(files, suffixes, strict=True) if s != ".txt"]
+    unsupported = [name for (name, _), s in zip(files, suffixes, strict=True) if s not in TEXT_SUFFIXES]
     if len(unsupported) == len(files):
-        raise UploadError(f"Cannot read '{unsupported[0]}': upload .txt files, a .zip of .txt files, a .csv, "
-                          ".tsv or .jsonl table, or a bag of words (UCI docword + vocab, LDA-C .dat + vocab).")
+        raise UploadError(f"Cannot read '{unsupported[0]}': upload .txt files or web pages (.html), a .zip of them, "
+                          "a .csv, .tsv or .jsonl table, or a bag of words (UCI docword + vocab, LDA-C .dat + vocab).")
     documents = read_txt_files(files, encoding=encoding)
     return TextSource(f"{formatting.plural(len(documents), 'text file')}", documents, chosen_encoding=encoding)
 
@@ -387,11 +392,9 @@ def build_corpus(source: Source, preprocessing: Preprocessing, text_column: str 
     return Corpus.from_documents(documents, **preprocessing.options())
 
 
-def language_guess(source: Source, text_column: str | None = None) -> LanguageGuess | None:
-    """Which language's stop words cover most of the source's words (:func:`engine.guess_language`).
-
-    None for a bag of words (no text), or a table whose ``text_column`` is not chosen or cannot be read.
-    """
+def _texts(source: Source, text_column: str | None) -> list[str] | None:
+    """The source's texts; None for a bag of words (no text), or a table whose ``text_column`` is not chosen or
+    cannot be read (building the corpus says what is wrong)."""
     if isinstance(source, BagOfWordsSource):
         return None
     if isinstance(source, TableSource):
@@ -399,11 +402,24 @@ def language_guess(source: Source, text_column: str | None = None) -> LanguageGu
             return None
         try:
             documents = table_documents(source, text_column)
-        except (EngineError, ValueError, pd.errors.ParserError):  # building the corpus says what is wrong
+        except (EngineError, ValueError, pd.errors.ParserError):
             return None
     else:
         documents = source.documents
-    return guess_language([document.text for document in documents])
+    return [document.text for document in documents]
+
+
+def language_guess(source: Source, text_column: str | None = None) -> LanguageGuess | None:
+    """Which language's stop words cover most of the source's words (:func:`engine.guess_language`); None
+    without text."""
+    texts = _texts(source, text_column)
+    return None if texts is None else guess_language(texts)
+
+
+def markup_held(source: Source, text_column: str | None = None) -> bool:
+    """Whether enough of the source's documents hold HTML or XML markup to leave it out (``engine.holds_markup``)."""
+    texts = _texts(source, text_column)
+    return texts is not None and holds_markup(texts)
 
 
 class LanguageNote(NamedTuple):

@@ -30,10 +30,11 @@ from engine.data._encoding import encoding_name
 from engine.data.bow_formats import _is_count
 from engine.data.text import (
     DEFAULT_MAX_TOTAL_BYTES,
+    NOT_TEXT,
     SkippedFile,
     _column,
     _expands_past_declared,
-    _is_txt,
+    _is_text_file,
     _read_entry,
     _title,
     _zip_text_entries,
@@ -76,21 +77,22 @@ def _walk(root: Path) -> Iterator[Path]:
 
 def _text_documents(source: Path, skipped: list | None,
                     encoding: str | None = None) -> Iterator[tuple[str, str, str]]:
-    """(id, title, text) of each .txt file of a folder or zip archive, as engine.read_folder/read_zip name them."""
+    """(id, title, text) of each .txt or .html file of a folder or zip archive, as engine.read_folder/read_zip name
+    them."""
     if source.is_dir():
         for path in _walk(source):
             name = path.relative_to(source).as_posix()
-            if _is_txt(name):
+            if _is_text_file(name):
                 yield name, _title(name), decode_text(path.read_bytes(), name, encoding)
             elif skipped is not None:
-                skipped.append(SkippedFile(name, "not a .txt file"))
+                skipped.append(SkippedFile(name, NOT_TEXT))
     elif source.is_file() and source.suffix.lower() == ".zip":
         yield from _zip_documents(source, skipped, encoding)
     elif not source.exists():
         raise FileNotFoundError(f"no such file or folder: {str(source)!r}")
     else:
-        raise CorpusFormatError(f"cannot stream {source.name!r}: expected a folder of .txt files, a .zip of .txt "
-                                "files or a .csv/.tsv/.jsonl table")
+        raise CorpusFormatError(f"cannot stream {source.name!r}: expected a folder of .txt or .html files, a .zip "
+                                "of them or a .csv/.tsv/.jsonl table")
 
 
 def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None,

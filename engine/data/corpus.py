@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.data import _corpus_folder
+from engine.data import markup as markup_module
 from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.text import RawDocument, SkippedFile
 from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, token_pattern_for
@@ -32,6 +33,7 @@ from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyEr
 __all__ = ["TOKEN_PATTERN", "Corpus", "DroppedDocument"]
 
 AUTO_ACCENTS = "auto"  # strip_accents="auto": strip them unless the stop words are another language's
+AUTO_MARKUP = "auto"  # strip_markup="auto": remove markup when enough of the documents hold it
 _EMPTY_TEXT = "empty text"
 _NO_WORDS = "no words left after tokenisation, stop words and min_df/max_df/max_features"
 _EMPTY_ROW = "no words (empty row of counts)"
@@ -245,6 +247,7 @@ class Corpus:
         skipped: Iterable[SkippedFile] = (),
         encodings: Iterable[tuple[str, str]] | dict[str, str] = (),
         strip_accents: bool | str = True,
+        strip_markup: bool | str = AUTO_MARKUP,
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -297,6 +300,14 @@ class Corpus:
             ``"auto"``: strip them only when the stop words are English's or not a
             language's (after ``stop_words="auto"`` is resolved), so that words of
             another language stay as written; the app's rule and the command line's.
+        strip_markup : bool or "auto"
+            Remove HTML or XML markup before counting words (tags, comments, scripts and
+            styles; "&amp;" read as "&"), so that tag and attribute names ("td",
+            "colspan", "href") do not become words.  ``"auto"`` (the default): when at
+            least a tenth of the documents hold two closing tags or more
+            (:func:`engine.data.markup.holds_markup`).  Recorded in :attr:`vectorizer`;
+            the stop-word language and the token pattern are then chosen on the text
+            without its markup.
 
         Raises
         ------
@@ -311,19 +322,22 @@ class Corpus:
         ids = _strings([str(d) for d in range(len(texts))] if ids is None else ids, "ids", len(texts))
         titles = ids if titles is None else _strings(titles, "titles", len(texts))
         _strings(texts, "texts", len(texts))
+        markup = _markup_choice(strip_markup, texts)
+        readable = [markup_module.strip_markup(text) for text in texts] if markup else texts
         if token_pattern is None:
-            token_pattern = token_pattern_for(texts)
+            token_pattern = token_pattern_for(readable)
         if isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE:
-            stop_words = guess_language(texts).language or "english"
-        settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents)
+            stop_words = guess_language(readable).language or "english"
+        settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents, markup)
+        # counted from the text without its markup, read once: what the recorded settings' analyzer gives
         vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern,
-                                 settings=settings)
+                                 settings=dataclasses.replace(settings, strip_markup=False))
         if len(set(ids)) != len(ids):
             raise ValueError("ids must be unique")
         kept = [d for d, text in enumerate(texts) if text.strip()]
         if not kept:
             raise EmptyCorpusError(f"all {len(texts)} documents are empty; provide documents with text")
-        matrix = _fit(vectorizer, [texts[d] for d in kept], min_df, max_df)
+        matrix = _fit(vectorizer, [readable[d] for d in kept], min_df, max_df)
         lengths = np.diff(matrix.indptr)
         reasons = {d: _EMPTY_TEXT for d in range(len(texts)) if not texts[d].strip()}
         reasons.update((d, _NO_WORDS) for d, n in zip(kept, lengths, strict=True) if n == 0)
@@ -388,14 +402,24 @@ def _stored_vectorizer(values: Any, trust_token_pattern: bool) -> Vectorizer | N
     return None if values is None else Vectorizer.from_dict(values, trust_token_pattern)
 
 
-def _settings(stop_words, extra_stop_words, token_pattern, strip_accents) -> Vectorizer:
+def _markup_choice(strip_markup, texts) -> bool:
+    """``strip_markup`` resolved: True or False as given, "auto" by :func:`engine.data.markup.holds_markup`."""
+    if isinstance(strip_markup, str) and strip_markup == AUTO_MARKUP:
+        return markup_module.holds_markup(texts)
+    if not isinstance(strip_markup, (bool, np.bool_)):
+        raise TypeError(f"strip_markup must be True, False or {AUTO_MARKUP!r}, got {strip_markup!r}")
+    return bool(strip_markup)
+
+
+def _settings(stop_words, extra_stop_words, token_pattern, strip_accents, strip_markup=False) -> Vectorizer:
     if isinstance(stop_words, Iterable) and not isinstance(stop_words, str):
         stop_words = tuple(stop_words)
     auto = isinstance(strip_accents, str) and strip_accents == AUTO_ACCENTS
     if isinstance(strip_accents, str) and not auto:
         raise TypeError(f"strip_accents must be True, False or {AUTO_ACCENTS!r}, got {strip_accents!r}")
     settings = Vectorizer(stop_words=stop_words, extra_stop_words=_words_of(extra_stop_words),
-                          strip_accents=True if auto else strip_accents, token_pattern=token_pattern)
+                          strip_accents=True if auto else strip_accents, token_pattern=token_pattern,
+                          strip_markup=strip_markup)
     if auto and isinstance(settings.stop_words, str) and settings.stop_words != "english":
         settings = dataclasses.replace(settings, strip_accents=False)  # words of that language as written
     return settings
@@ -408,7 +432,7 @@ def _words_of(extra_stop_words) -> tuple:
 
 
 def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern, strip_accents=True,
-                settings=None):
+                settings=None, strip_markup=False):
     """A configured scikit-learn ``CountVectorizer`` (imported here, not at ``import engine``: it is slow to import)."""
     for name, value in (("min_df", min_df), ("max_df", max_df)):
         is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
@@ -417,7 +441,7 @@ def _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, toke
     if max_features is not None and not (isinstance(max_features, (int, np.integer)) and max_features >= 1):
         raise ValueError(f"max_features must be None or an int >= 1, got {max_features!r}")
     if settings is None:
-        settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents)
+        settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents, strip_markup)
     return settings.count_vectorizer(min_df=min_df, max_df=max_df, max_features=max_features)
 
 

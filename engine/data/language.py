@@ -36,6 +36,8 @@ from functools import cache
 
 import numpy as np
 
+from engine.data import markup
+from engine.data.markup import holds_markup, strip_markup
 from engine.data.vectorizer import (
     LANGUAGE_JOIN,
     STOP_WORD_LANGUAGES,
@@ -52,6 +54,7 @@ AUTO_LANGUAGE = "auto"  # stop_words="auto" (Corpus.from_texts, the command line
 
 SAMPLE_DOCUMENTS = 500  # documents read, spread evenly over the collection
 SAMPLE_CHARACTERS = 2_000  # characters read from the start of each
+MARKUP_CHARACTERS = markup.SAMPLE_CHARACTERS  # ... or of a page holding markup, whose text is read from these
 MIN_TOKENS = 30  # fewer words in the sample: no guess
 MIN_SHARE = 0.15  # the best list must hold at least this share of the sample's words
 N_EXAMPLES = 5  # LanguageGuess.examples
@@ -127,14 +130,19 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     """The language whose stop words cover the most words of ``texts`` (see the module's notes).
 
     Words are the tokens :class:`engine.Vectorizer` counts (two or more letters), lower
-    case, accents kept (stripping them would let lists of other alphabets match).  Reads at
+    case, accents kept (stripping them would let lists of other alphabets match), read
+    without their HTML or XML markup when the sample holds it
+    (:func:`engine.data.markup.holds_markup`).  Reads at
     most ``SAMPLE_DOCUMENTS`` x ``SAMPLE_CHARACTERS`` characters, so it costs the same on
     any collection.
     """
     n = len(texts)
     picks = np.unique(np.linspace(0, n - 1, min(n, SAMPLE_DOCUMENTS)).round().astype(np.int64)) if n else []
-    sample = [text[:SAMPLE_CHARACTERS] for text in (texts[int(i)] for i in picks)
-              if isinstance(text, str)]  # a table's missing cell (None, NaN) has no words
+    picked = [text for text in (texts[int(i)] for i in picks) if isinstance(text, str)]  # a missing cell: no words
+    if holds_markup(picked):  # the language of the text, not of its tags ("td", "div", "href") or a page's head
+        sample = [strip_markup(text[:MARKUP_CHARACTERS])[:SAMPLE_CHARACTERS] for text in picked]
+    else:
+        sample = [text[:SAMPLE_CHARACTERS] for text in picked]
     pattern = token_pattern_for(sample)
     pairs = pattern != TOKEN_PATTERN and any(holds_pairs(text) for text in sample)
     tokens = tokenizer(pattern)

@@ -3,7 +3,7 @@
 Every reader works on paths *and* on bytes (the explorer receives uploads as
 bytes) and returns :class:`RawDocuments`: a list of :class:`RawDocument`
 ``(doc_id, title, text)`` that also records, in ``skipped``, the files it
-ignored and why (a non-``.txt`` entry of an archive is never dropped silently).
+ignored and why (an entry of an archive that is not read is never dropped silently).
 
 Bytes are decoded by :func:`decode_text`: in the ``encoding`` the caller gives,
 or else UTF-8 (with or without BOM), UTF-16/32 with a BOM, then the most
@@ -36,6 +36,7 @@ from engine.errors import (
 )
 
 __all__ = [
+    "TEXT_SUFFIXES",
     "RawDocument",
     "RawDocuments",
     "SkippedFile",
@@ -140,8 +141,12 @@ def _check_encoding(encoding: str | None) -> None:
         _encoding.encoding_name(encoding)
 
 
-def _is_txt(name: str) -> bool:
-    return name.lower().endswith(".txt")
+TEXT_SUFFIXES = (".txt", ".html", ".htm", ".xhtml")  # files read as documents (web pages: their markup is left out)
+NOT_TEXT = "not a .txt or .html file"
+
+
+def _is_text_file(name: str) -> bool:
+    return name.lower().endswith(TEXT_SUFFIXES)
 
 
 def _title(name: str) -> str:
@@ -151,8 +156,10 @@ def _title(name: str) -> str:
 def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = None) -> RawDocuments:
     """Read uploaded text files given as ``(name, bytes)`` pairs.
 
-    The id of a document is its file name, its title the name without ``.txt``.
-    Files whose name does not end in ``.txt`` are listed in ``skipped``.
+    The id of a document is its file name, its title the name without its suffix.
+    ``.txt`` files are read, and web pages (``.html``, ``.htm``, ``.xhtml``) as they are:
+    their markup is left out when the corpus is built (``strip_markup``).  Other files are
+    listed in ``skipped``.
 
     Parameters
     ----------
@@ -168,16 +175,16 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
     _check_encoding(encoding)
     documents, skipped, encodings = [], [], {}
     for name, data in files:
-        if _is_txt(name):
+        if _is_text_file(name):
             text, encodings[name] = _encoding.decode(data, name, encoding)
             documents.append(RawDocument(name, _title(name), text))
         else:
-            skipped.append(SkippedFile(name, "not a .txt file"))
+            skipped.append(SkippedFile(name, NOT_TEXT))
     return RawDocuments(documents, skipped, encodings)
 
 
 def read_folder(path: str | os.PathLike, encoding: str | None = None) -> RawDocuments:
-    """Read every ``.txt`` file below a folder (recursively, in sorted order).
+    """Read every ``.txt`` or ``.html`` file below a folder (recursively, in sorted order).
 
     Document ids are paths relative to the folder, with ``/`` separators. Other
     files are listed in ``skipped``.
@@ -194,10 +201,10 @@ def read_folder(path: str | os.PathLike, encoding: str | None = None) -> RawDocu
     """
     root = Path(path)
     if not root.is_dir():
-        raise NotADirectoryError(f"path must be a folder of .txt files, got {str(root)!r}")
+        raise NotADirectoryError(f"path must be a folder of .txt or .html files, got {str(root)!r}")
     files = sorted(p for p in root.rglob("*") if p.is_file())
-    # only .txt files are read; the others are named in `skipped`
-    return read_txt_files(((f.relative_to(root).as_posix(), f.read_bytes() if _is_txt(f.name) else b"")
+    # only .txt and .html files are read; the others are named in `skipped`
+    return read_txt_files(((f.relative_to(root).as_posix(), f.read_bytes() if _is_text_file(f.name) else b"")
                            for f in files), encoding)
 
 
@@ -211,9 +218,9 @@ def _check_entry_name(name: str) -> None:
 
 
 def _zip_text_entries(infos, label: str) -> tuple[list[zipfile.ZipInfo], list[SkippedFile]]:
-    """The .txt entries of an archive's ``infos``, and the other files with why they are skipped.
+    """The .txt and .html entries of an archive's ``infos``, and the other files with why they are skipped.
 
-    Folders are ignored; macOS ``__MACOSX``/``._`` metadata and non-.txt files
+    Folders are ignored; macOS ``__MACOSX``/``._`` metadata and other files
     are skipped.  Raises UnsafeArchiveError for an absolute or ``..`` path and
     CorpusFormatError for a repeated entry name, before anything is read.
     """
@@ -228,10 +235,10 @@ def _zip_text_entries(infos, label: str) -> tuple[list[zipfile.ZipInfo], list[Sk
             continue
         if "__MACOSX" in parts or parts[-1].startswith("._"):
             skipped.append(SkippedFile(info.filename, "macOS metadata"))
-        elif _is_txt(info.filename):
+        elif _is_text_file(info.filename):
             to_read.append(info)
         else:
-            skipped.append(SkippedFile(info.filename, "not a .txt file"))
+            skipped.append(SkippedFile(info.filename, NOT_TEXT))
     return to_read, skipped
 
 
@@ -255,7 +262,7 @@ def read_zip(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     encoding: str | None = None,
 ) -> RawDocuments:
-    """Read the ``.txt`` entries of a zip archive, guarding against zip bombs.
+    """Read the ``.txt`` and ``.html`` entries of a zip archive, guarding against zip bombs.
 
     Parameters
     ----------
@@ -264,7 +271,7 @@ def read_zip(
     max_files : int
         Most entries the archive may hold.
     max_total_bytes : int
-        Most bytes the ``.txt`` entries may expand to; checked on the sizes the
+        Most bytes the entries read may expand to; checked on the sizes the
         archive declares *and* while decompressing.
     encoding : str, optional
         The encoding of every entry; None detects each one (see :func:`decode_text`).

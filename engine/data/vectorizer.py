@@ -27,6 +27,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from engine.data.markup import strip_markup
+
 __all__ = ["STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "UNICODE_TOKEN_PATTERN", "TextCounts",
            "Vectorizer", "languages_of", "stop_word_list", "token_pattern_for"]
 
@@ -317,6 +319,10 @@ class Vectorizer:
     token_pattern : str
         Regular expression of a token (default :data:`TOKEN_PATTERN`: two or more letters;
         :data:`UNICODE_TOKEN_PATTERN`: words of every script, see :func:`token_pattern_for`).
+    strip_markup : bool
+        Remove HTML or XML markup (tags, comments, scripts and styles; character references
+        read) before anything else (:func:`engine.data.markup.strip_markup`), for text
+        scraped from or saved as web pages.  Files written before it existed read False.
 
     Stop words are normalised like the text (lower case, accents stripped as set); a
     language list's entries are split into tokens as the text is ("aujourd'hui" stops
@@ -328,6 +334,7 @@ class Vectorizer:
     strip_accents: bool = True
     lowercase: bool = True
     token_pattern: str = TOKEN_PATTERN
+    strip_markup: bool = False
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -340,6 +347,7 @@ class Vectorizer:
         set_(self, "extra_stop_words", _words("extra_stop_words", self.extra_stop_words))
         set_(self, "strip_accents", _flag("strip_accents", self.strip_accents))
         set_(self, "lowercase", _flag("lowercase", self.lowercase))
+        set_(self, "strip_markup", _flag("strip_markup", self.strip_markup))
         if not isinstance(self.token_pattern, str):
             raise TypeError(f"token_pattern must be a regular expression (str), got {self.token_pattern!r}")
         try:
@@ -350,8 +358,13 @@ class Vectorizer:
 
     # ------------------------------------------------------------- the steps
     def preprocess(self, text: str) -> str:
-        """``text`` normalised as before tokenising: lower-cased and accents stripped, as set."""
+        """``text`` normalised as before tokenising: lower-cased and accents stripped, as set (a word's
+        normal form; markup is removed by :meth:`readable`)."""
         return self._preprocess()(text)
+
+    def readable(self, text: str) -> str:
+        """``text`` as its words are read: without its markup if ``strip_markup`` is set, else as it is."""
+        return strip_markup(text) if self.strip_markup else text
 
     def _preprocess(self) -> Callable[[str], str]:
         strip = self._accent_stripper()
@@ -389,6 +402,9 @@ class Vectorizer:
         stop_words = sorted(self.stop_word_set())
         tokens = {"tokenizer": unicode_tokens, "token_pattern": None} if self.token_pattern == UNICODE_TOKEN_PATTERN \
             else {"token_pattern": self.token_pattern}  # the same tokens, each text by the faster pattern it allows
+        if self.strip_markup:  # scikit-learn then calls this alone, in place of its lower-casing and stripping
+            normalise = self._preprocess()
+            tokens["preprocessor"] = lambda text: normalise(strip_markup(text))
         return CountVectorizer(lowercase=self.lowercase, strip_accents=self._accent_stripper(), **tokens,
                                stop_words=stop_words or None, dtype=np.int64, **options)
 
@@ -439,7 +455,8 @@ class Vectorizer:
         """The settings as JSON-able values (model files and saved corpora store this)."""
         stop_words = list(self.stop_words) if isinstance(self.stop_words, tuple) else self.stop_words
         return {"stop_words": stop_words, "extra_stop_words": list(self.extra_stop_words),
-                "strip_accents": self.strip_accents, "lowercase": self.lowercase, "token_pattern": self.token_pattern}
+                "strip_accents": self.strip_accents, "lowercase": self.lowercase, "token_pattern": self.token_pattern,
+                "strip_markup": self.strip_markup}
 
     @classmethod
     def from_dict(cls, values: Any, trust_token_pattern: bool = False) -> Vectorizer:
@@ -453,7 +470,7 @@ class Vectorizer:
         if not isinstance(values, dict):
             raise TypeError(f"the preprocessing settings must be a JSON object, got {type(values).__name__}")
         unknown = sorted(set(values) - {"stop_words", "extra_stop_words", "strip_accents", "lowercase",
-                                        "token_pattern"})
+                                        "token_pattern", "strip_markup"})
         if unknown:
             raise ValueError(f"unknown preprocessing settings {unknown}")
         pattern = values.get("token_pattern", TOKEN_PATTERN)

@@ -123,7 +123,8 @@ def text_segments(text: str, vocabulary: Sequence[str],
     Tokens are found and normalised as :meth:`engine.Corpus.from_texts` does, with
     ``vectorizer`` (a corpus's ``vectorizer``; by default ``TOKEN_PATTERN``, lower case,
     accents stripped).  Words outside the vocabulary (stop words, filtered words) and
-    the text between words are tagged None.  Joining the segments gives ``text`` back.
+    the text between words are tagged None.  Joining the segments gives ``text`` back
+    (without its markup if the vectorizer removes it: :meth:`engine.Vectorizer.readable`).
     Where tokens overlap (the pairs of :data:`engine.UNICODE_TOKEN_PATTERN`: "文件" and
     "件系" in "文件系统"), a vocabulary token that begins inside the one before it is
     left untagged, so every character is in one segment.
@@ -131,6 +132,8 @@ def text_segments(text: str, vocabulary: Sequence[str],
     from sklearn.feature_extraction.text import strip_accents_unicode  # slow to import: only when needed
 
     index = {word: i for i, word in enumerate(vocabulary)}
+    if vectorizer is not None:
+        text = vectorizer.readable(text)
     token = _TOKEN if vectorizer is None else re.compile(vectorizer.token_pattern)
     normalise = (lambda word: strip_accents_unicode(word.lower())) if vectorizer is None else vectorizer.preprocess
     segments: list[tuple[str, int | None]] = []

@@ -55,8 +55,8 @@ with source_box:
         files = st.file_uploader(
             "Upload documents", accept_multiple_files=True, key=Keys.uploader,
             max_upload_size=max(1, limits.max_total_bytes // 1_000_000),
-            help="Several .txt files (one document each); a .zip of .txt files; a .csv, .tsv or .jsonl table "
-                 "(one document per row); or a bag of words: UCI docword.*.txt + vocab.*.txt, "
+            help="Several .txt files or web pages (.html; one document each); a .zip of them; a .csv, .tsv or "
+                 ".jsonl table (one document per row); or a bag of words: UCI docword.*.txt + vocab.*.txt, "
                  "or LDA-C .dat + vocab.txt.")
         if files:
             named = tuple((f.file_id, f.name, f.size) for f in files)
@@ -144,6 +144,14 @@ with prep_box:
                    help="Count “pêche” and “péché” as one word (“peche”). Untick it to keep accented words apart "
                         "and show them as written; it is unticked when the documents are in another language "
                         "than English.")
+    right.checkbox("Leave out HTML/XML tags", key=Keys.strip_markup, disabled=bag_of_words,
+                   help="Read web pages and exported markup as their text: tags, comments, scripts and styles are "
+                        "left out and “&amp;” is read as “&”, so that “td”, “div” or “href” do not become words. "
+                        "It is ticked when the documents hold such tags.")
+    if not bag_of_words and cached.markup_held(source_id, text_column, source):
+        right.caption("These documents hold HTML or XML markup"
+                      + ("; its tags are left out." if state.get(Keys.strip_markup)
+                         else ": tick the box above to leave its tags out of the words."))
 
 try:
     collection = cached.source_collection(source_id, name, origin, session.preprocessing(), text_column,

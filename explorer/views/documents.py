@@ -87,10 +87,11 @@ with tab_topic:
     topic = st.selectbox("Topic", range(model.n_topics), key=Keys.topic, format_func=lambda k: labels[k],
                          help="The documents in which this topic takes the largest share.")
     rows, shares = top_documents(theta, topic, 20)
+    readable = corpus.vectorizer.readable if corpus.vectorizer is not None else str  # a web page's text, not its tags
     table = pd.DataFrame({
         "Document": [corpus.titles[i] for i in rows],
         "Share of the topic": [float(s) for s in shares],
-        "Beginning": [(corpus.texts[i][:160] + "…") if corpus.texts else "" for i in rows],
+        "Beginning": [(" ".join(readable(corpus.texts[i]).split())[:160] + "…") if corpus.texts else "" for i in rows],
     })
     st.dataframe(table, hide_index=True, width="stretch", column_config={
         "Share of the topic": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0)})

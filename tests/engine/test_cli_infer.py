@@ -181,6 +181,29 @@ def test_fit_guesses_both_languages_of_a_mixed_folder(tmp_path, capsys):
     assert "several joined by '+'" in capsys.readouterr().err
 
 
+def test_fit_leaves_out_the_markup_of_web_pages_unless_asked(tmp_path, capsys):
+    from tests.engine.test_language import TEXTS
+
+    folder = tmp_path / "site"
+    folder.mkdir()
+    for i, language in enumerate(["english", "german", "french", "spanish"] * 2):
+        page = (f"<html><head><title>Seite {i}</title><style>td {{ color: red }}</style></head><body>"
+                f"<table><tr><td class='cell'>{TEXTS[language]}</td></tr></table></body></html>")
+        (folder / f"page{i}.html").write_text(page, encoding="utf-8")
+    out = tmp_path / "site.npz"
+    assert main(["fit", str(folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
+                 "--no-progress", "--stop-words", "none"]) == 0
+    assert "HTML/XML markup left out" in capsys.readouterr().err
+    loaded = load_model(out)
+    assert loaded.extra["cli"]["strip_markup"] is True and loaded.model.vectorizer_.strip_markup is True
+    assert not {"td", "tr", "class", "cell", "color", "red", "html"} & set(loaded.vocabulary)
+    assert {"bridge", "brucke", "pont", "puente"} <= set(loaded.vocabulary)  # no stop words: accents stripped
+    assert main(["fit", str(folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
+                 "--no-progress", "--stop-words", "none", "--keep-markup"]) == 0
+    assert "markup left out" not in capsys.readouterr().err
+    assert {"td", "class", "cell"} <= set(load_model(out).vocabulary)
+
+
 def test_fit_reads_chinese_as_pairs_of_characters_and_says_so(tmp_path, capsys):
     from tests.engine.test_unicode_tokens import CHINESE
 

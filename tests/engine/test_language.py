@@ -10,6 +10,7 @@ import pytest
 
 import engine
 from engine.data import language as module
+from engine.data import markup
 
 # a few sentences of each language, as a user's documents would hold them
 TEXTS = {
@@ -121,7 +122,7 @@ def test_a_large_collection_is_read_only_as_far_as_the_sample():
     assert guess.language == "german"
     assert len(documents.read) == len(set(documents.read)) == module.SAMPLE_DOCUMENTS
     assert documents.read[0] == 0 and documents.read[-1] == 99_999  # spread over the whole collection
-    assert documents.sliced == module.SAMPLE_CHARACTERS
+    assert documents.sliced == markup.SAMPLE_CHARACTERS  # enough to see whether a page holds markup
     assert guess.n_tokens <= module.SAMPLE_DOCUMENTS * module.SAMPLE_CHARACTERS // 3
     small = _Recording(7, 100)
     engine.guess_language(small)

@@ -11,6 +11,7 @@ import zipfile
 import numpy as np
 import pytest
 
+import engine
 from engine.data.text import (
     RawDocument,
     RawDocuments,
@@ -80,7 +81,24 @@ def test_read_txt_files_reports_non_txt_files():
     documents = read_txt_files([("a.txt", b"alpha"), ("notes.pdf", b"%PDF"), ("B.TXT", b"beta")])
     assert isinstance(documents, RawDocuments) and isinstance(documents, list)
     assert documents == [RawDocument("a.txt", "a", "alpha"), RawDocument("B.TXT", "B", "beta")]
-    assert documents.skipped == (SkippedFile("notes.pdf", "not a .txt file"),)
+    assert documents.skipped == (SkippedFile("notes.pdf", "not a .txt or .html file"),)
+
+
+def test_web_pages_are_read_as_documents_and_other_files_skipped(tmp_path):
+    page = "<html><head><title>Caf\u00e9</title></head><body><p>Un caf\u00e9</p></body></html>"
+    documents = read_txt_files([("a.html", page.encode("utf-8")), ("b.HTM", b"<p>x</p>"), ("c.xhtml", b"<p>y</p>"),
+                                ("notes.md", b"# notes")])
+    assert [(d.doc_id, d.title) for d in documents] == [("a.html", "a"), ("b.HTM", "b"), ("c.xhtml", "c")]
+    assert documents[0].text == page  # read as written: the corpus leaves the markup out
+    assert documents.skipped == (SkippedFile("notes.md", "not a .txt or .html file"),)
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text(page, encoding="utf-8")
+    (tmp_path / "site" / "style.css").write_text("p {}", encoding="utf-8")
+    folder = read_folder(tmp_path / "site")
+    assert [d.doc_id for d in folder] == ["index.html"]
+    assert folder.skipped == (SkippedFile("style.css", "not a .txt or .html file"),)
+    corpus = engine.Corpus.from_documents(folder)
+    assert corpus.vectorizer.strip_markup and corpus.vocabulary == ("cafe",) and corpus.n_tokens == 2  # title, body
 
 
 def test_read_folder_recursive_sorted_with_skipped(tmp_path):
@@ -92,7 +110,7 @@ def test_read_folder_recursive_sorted_with_skipped(tmp_path):
     documents = read_folder(tmp_path)
     assert [d.doc_id for d in documents] == ["a.txt", "b.txt", "sub/c.txt"]
     assert documents[2] == RawDocument("sub/c.txt", "c", "charlie café")
-    assert documents.skipped == (SkippedFile("image.png", "not a .txt file"),)
+    assert documents.skipped == (SkippedFile("image.png", "not a .txt or .html file"),)
 
 
 def test_read_folder_binary_txt_is_reported_by_name(tmp_path):
@@ -103,7 +121,7 @@ def test_read_folder_binary_txt_is_reported_by_name(tmp_path):
 
 
 def test_read_folder_needs_a_folder(tmp_path):
-    with pytest.raises(NotADirectoryError, match=r"folder of .txt files"):
+    with pytest.raises(NotADirectoryError, match=r"folder of .txt or .html files"):
         read_folder(tmp_path / "missing")
 
 
@@ -118,7 +136,7 @@ def test_read_zip_path_and_bytes(tmp_path):
         documents = read_zip(source)
         assert documents == [RawDocument("docs/one.txt", "one", "première"),
                              RawDocument("docs/two.txt", "two", "second")]
-        assert documents.skipped == (SkippedFile("docs/table.csv", "not a .txt file"),
+        assert documents.skipped == (SkippedFile("docs/table.csv", "not a .txt or .html file"),
                                      SkippedFile("__MACOSX/docs/._one.txt", "macOS metadata"))
 
 

@@ -212,6 +212,33 @@ def test_files_in_two_languages_take_the_stop_words_of_both(app_path):
     assert at.selectbox(key=Keys.language).value == "english+french" and not at.warning
 
 
+def test_web_pages_are_read_without_their_markup(app_path):
+    """A .zip of saved web pages: the box is ticked and tags are no words; unticked, they are; a table's column
+    of HTML ticks it too."""
+    at = _app(app_path)
+    pages = {f"site/page{i}.html": (f"<html><head><title>Page {i}</title></head><body><div class='menu'>"
+                                    f"<a href='/home'>Home</a></div><table><tr><td>{text}</td></tr></table>"
+                                    + ("<span class='note'>x</span>" if i % 2 else "")  # in half the pages
+                                    + "</body></html>").encode("utf-8") for i, text in enumerate(data.TEXTS * 4)}
+    _upload(at, data.zip_upload("site.zip", pages))
+    assert not at.exception, at.exception
+    assert at.checkbox(key=Keys.strip_markup).value is True
+    assert any("hold HTML or XML markup; its tags are left out" in c.value for c in at.caption)
+    vocabulary = set(_collection(at).corpus.vocabulary)
+    assert {"planet", "oven", "goal"} <= vocabulary and not {"span", "note", "td", "div", "href"} & vocabulary
+    at.checkbox(key=Keys.strip_markup).uncheck().run()
+    assert {"span", "note"} <= set(_collection(at).corpus.vocabulary)  # in every page, "td" is above max_df
+    assert any("tick the box above" in c.value for c in at.caption)
+
+    uploader = at.file_uploader(key=Keys.uploader).clear()
+    rows = "".join(f'"<p>{text}</p><p>more</p>","t{i}"\n' for i, text in enumerate(data.TEXTS * 4))
+    uploader.upload("pages.csv", ("body,title\n" + rows).encode("utf-8"))
+    at.run()
+    assert not at.exception, at.exception
+    assert at.checkbox(key=Keys.strip_markup).value is True
+    assert "planet" in _collection(at).corpus.vocabulary and "p" not in _collection(at).corpus.vocabulary
+
+
 def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
     at = _app(app_path)
     _upload(at, data.cjk_zip())
