@@ -11,7 +11,9 @@ pages of Help text; Python's HTML documentation, the pages below its top folder)
 as the app reads a .zip of them (``engine.read_zip``'s texts) by ``engine.Corpus.from_texts`` with
 the app's preprocessing for 200 documents or more (English stop words, min_df 5, max_df 0.5), with
 ``strip_markup=False`` and ``True``.  "Markup words" are the words of the first reading whose
-count in the text without markup is less than half their count in the pages.  For each
+count in the text without markup is less than a tenth of their count in the pages: words found
+almost only inside tags (a word such as "asyncio", in many links' addresses and in the text too,
+is not one).  For each
 reading: the vocabulary, the markup words in it, and the default LDA (``engine.LDA(n_topics=K,
 n_words=V, seed=s)`` trained by ``engine.SVI`` for ``--epochs`` passes, one thread): the topics
 with at least 3 markup words among their 10 top words, the share of top words that are markup
@@ -98,11 +100,12 @@ def page_texts(name: str, cache: Path) -> list[str] | None:
 
 
 def markup_words(texts: list[str], corpus: engine.Corpus) -> set[str]:
-    """The words of ``corpus`` (read with the markup) whose count without the markup is under half their count."""
+    """The words of ``corpus`` (read with the markup) whose count without the markup is under a tenth of their
+    count."""
     plain = corpus.vectorizer.count([engine.strip_markup(text) for text in texts], corpus.vocabulary).counts
     with_markup = np.asarray(corpus.counts.sum(axis=0)).ravel()
     without = np.asarray(plain.sum(axis=0)).ravel()
-    return {word for word, a, b in zip(corpus.vocabulary, with_markup, without, strict=True) if b < 0.5 * a}
+    return {word for word, a, b in zip(corpus.vocabulary, with_markup, without, strict=True) if b < 0.1 * a}
 
 
 def main(argv: list[str] | None = None) -> int:
