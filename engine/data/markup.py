@@ -36,6 +36,7 @@ _SPANS = re.compile(r"<!--|<(script|style|template|noscript)\b[^<>]*>", re.IGNOR
 _DECLARATION = re.compile(r"<![A-Za-z][^<>]*>|<\?[^<>]*\?>")  # <!DOCTYPE html>, <?xml version="1.0"?>
 _TAG = re.compile(rf"<(/?)({_NAME}){_ATTRIBUTES}\s*/?>")
 _CLOSING = re.compile(rf"</{_NAME}\s*>")
+_BLANK_LINES = re.compile(r"\n[^\S\n]*(?:\n[^\S\n]*){2,}")  # three line breaks or more, nothing else between
 # elements that start a new line of text: their tags become a line break, the others a space
 _BLOCKS = frozenset(("address", "article", "aside", "blockquote", "body", "br", "caption", "dd", "details", "dialog",
     "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6",
@@ -77,13 +78,15 @@ def strip_markup(text: str) -> str:
     declarations (``<!DOCTYPE ...>``), processing instructions (``<?xml ...?>``) and CDATA
     markers are removed (a CDATA section's text stays); then character references are
     read (:func:`html.unescape`), so "&lt;div&gt;" written in the text stays as the text
-    "<div>".  A text without "<" or "&" is returned as it is.  Linear in the text's length.
+    "<div>".  The blank lines the tags leave are kept to one between paragraphs, and none
+    at either end.  A text without "<" or "&" is returned as it is.  Linear in the text's
+    length.
     """
     if "<" not in text and "&" not in text:
         return text
     if "<" in text:
         text = _without_spans(text).replace("<![CDATA[", " ").replace("]]>", " ")
-        text = _TAG.sub(_tag, _DECLARATION.sub(" ", text))
+        text = _BLANK_LINES.sub("\n\n", _TAG.sub(_tag, _DECLARATION.sub(" ", text))).strip()
     return html.unescape(text)
 
 

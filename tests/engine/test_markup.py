@@ -26,9 +26,10 @@ def words(text: str) -> list[str]:
 def test_tags_comments_scripts_and_styles_go_and_references_are_read():
     assert words(strip_markup(PAGE)) == ["Bridges", "&", "rivers", "Home", "The", "new", "bridge", "over", "the",
                                          "river", "cost", "café", "<div>", "is", "written", "here", "x", "<", "y"]
-    assert strip_markup("<td>a</td><td>b</td>") == "\na\n\nb\n"  # block tags: line breaks
-    assert strip_markup("<span>a</span><span>b</span>") == " a  b "  # others: spaces, so words never join
+    assert strip_markup("<td>a</td><td>b</td>") == "a\n\nb"  # block tags: line breaks
+    assert strip_markup("<span>a</span><span>b</span>") == "a  b"  # others: spaces, so words never join
     assert strip_markup("a<!-- c -->b") == "a b"
+    assert strip_markup("<p>a</p>\n\n \n<p>b</p>\n<div>\n<p>c</p></div>") == "a\n\nb\n\nc"  # one blank line
 
 
 @pytest.mark.parametrize("text", ["x<y) and z>w", "a < b > c", "I <3 maps", "if (i<n) i++;", "5 > 3 < 7",

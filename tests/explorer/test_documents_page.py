@@ -95,3 +95,33 @@ def test_a_run_saves_its_collection_preprocessing_in_its_model_file(tmp_path):
     assert loaded.model.vectorizer_ == corpus.vectorizer
     np.testing.assert_array_equal(loaded.model.count_texts(["une pêche"]).counts.toarray(),
                                   loaded.model.count_texts(["la pêche"]).counts.toarray())
+
+
+def test_web_pages_are_shown_as_their_text(app_path):
+    """A collection of web pages: the coloured document and the table of a topic's documents show the pages' text,
+    not their tags."""
+    from tests.explorer import uploads_data as data
+
+    pages = [f"<html><head><title>Page {i}</title><style>td {{ color: red }}</style></head><body><table><tr>"
+             f"<td class='cell'>{text}</td></tr></table></body></html>" for i, text in enumerate(data.TEXTS * 5)]
+    corpus = Corpus.from_texts(pages, min_df=2)
+    assert corpus.vectorizer.strip_markup
+    at = AppTest.from_file(app_path, default_timeout=90)
+    at.run()
+    collection = Collection.of(corpus, "pages")
+    at.session_state[Keys.collection] = collection
+    model = LDA(n_topics=3, seed=0, n_epochs=1).fit(corpus)
+    loaded = LoadedModel(model=model, vocabulary=corpus.vocabulary, trainer_state=None)
+    settings = runs.RunSettings(n_topics=3, n_test=5, seed=0)
+    at.session_state[Keys.runs].add(runs.RunRecord("pages", "#1 pages", settings, collection, loaded=loaded,
+                                                   checkpointed=False))
+    at.switch_page("views/documents.py")
+    at.run()
+    assert not at.exception, at.exception
+    shown = at.get("html")[-1].proto.body
+    assert ">Page</span> 0" in shown and ">planet</span>" in shown  # the title and the text, words coloured
+    assert "&lt;" not in shown and "color: red" not in shown and "cell" not in shown
+    assert "<br><br><br>" not in shown and not shown.split(">", 1)[1].startswith("<br>")  # no runs of blank lines
+    beginnings = at.dataframe[-1].value["Beginning"].tolist()
+    assert beginnings and all("<" not in text and "color" not in text for text in beginnings)
+    assert any(text.startswith("Page ") for text in beginnings)
