@@ -107,7 +107,8 @@ class LanguageGuess:
     documents: dict[str, float] = field(default_factory=dict, repr=False)
 
     def share_of(self, language: str) -> float:
-        """The share of the sample's words that are ``language``'s stop words (0 for an unknown language)."""
+        """The share of the sample's words that are ``language``'s stop words (0 for an unknown language, or a
+        combination other than the guessed one)."""
         return self.shares.get(language, 0.0)
 
 

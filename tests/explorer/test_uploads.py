@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from engine.errors import EngineError, FileDecodingError, UnsafeArchiveError
@@ -21,6 +23,19 @@ def test_text_files_and_zip():
     corpus = uploads.build_corpus(zipped, PLAIN)
     assert corpus.n_docs == 6
     assert [s.name for s in corpus.skipped] == ["docs/readme.pdf"]  # reported, not silently dropped
+
+
+def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
+    pages = [(f"page{i}.html", f"<html><body><p>{text}</p><p>end</p></body></html>".encode())
+             for i, text in enumerate(data.TEXTS)]
+    source = uploads.read_upload([*pages, ("style.css", b"p {}")])
+    assert isinstance(source, uploads.TextSource) and source.n_rows == 6
+    assert uploads.markup_held(source) and not uploads.markup_held(uploads.read_upload(data.text_files()))
+    corpus = uploads.build_corpus(source, dataclasses.replace(PLAIN, strip_markup=True))
+    assert "planet" in corpus.vocabulary and not {"html", "body"} & set(corpus.vocabulary)
+    assert [s.name for s in corpus.skipped] == ["style.css"]
+    with pytest.raises(uploads.UploadError, match=r"upload .txt files or web pages \(.html\)"):
+        uploads.read_upload([("style.css", b"p {}")])
 
 
 @pytest.mark.parametrize("files", [data.csv_table(), data.tsv_table(), data.jsonl_table()],
