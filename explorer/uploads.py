@@ -468,9 +468,9 @@ def language_note(guess: LanguageGuess | None, chosen: str, corpus: Corpus | Non
                         for other in others)
     if guess.language == chosen:
         if others:
-            return LanguageNote("info", f"These documents look {first.capitalize()}, and {written}: the stop words "
-                                        f"of {'both' if len(others) == 1 else 'each'} are left out ({share} of "
-                                        "the words).")
+            return LanguageNote("info", f"These documents look {first.capitalize()}, and {written}: each "
+                                        "document loses the stop words of its own language ({share} of the words "
+                                        f"are {found} stop words).")
         return LanguageNote("info", f"The documents look {found}: {share} of their words are {found} stop words.")
     missing = [other for other in others if other not in languages_of(chosen)]
     mine = max(guess.share_of(part) for part in languages_of(chosen))  # at most what the chosen lists cover

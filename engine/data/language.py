@@ -39,6 +39,7 @@ import numpy as np
 from engine.data import markup
 from engine.data.markup import holds_markup, strip_markup
 from engine.data.vectorizer import (
+    DOCUMENT_WORDS,
     LANGUAGE_JOIN,
     STOP_WORD_LANGUAGES,
     TOKEN_PATTERN,
@@ -58,7 +59,7 @@ MARKUP_CHARACTERS = markup.SAMPLE_CHARACTERS  # ... or of a page holding markup,
 MIN_TOKENS = 30  # fewer words in the sample: no guess
 MIN_SHARE = 0.15  # the best list must hold at least this share of the sample's words
 N_EXAMPLES = 5  # LanguageGuess.examples
-MIN_DOCUMENT_TOKENS = 20  # words a sampled document needs to be read alone (10 misread package descriptions)
+MIN_DOCUMENT_TOKENS = DOCUMENT_WORDS  # words a sampled document needs to be read alone (at 10, descriptions misread)
 DOCUMENT_MARGIN = 2.0  # another list must cover this many times what the collection's covers in the document
 MIN_OTHER_DOCUMENTS = 5  # documents written in another language for it to join the guess...
 MIN_OTHER_SHARE = 0.04  # ... and this share of the documents read alone

@@ -3,10 +3,11 @@
 Text scraped from web pages, exported from a content system or saved as .html keeps its markup,
 and the token pattern reads tag and attribute names as words: on LibreOffice's help pages read
 as they are, 11 of the default LDA's 20 topics held three or more such words ("td rowspan
-colspan tablecontentintable tr th"; benchmarks/RESULTS.md run 60).  :func:`strip_markup` removes well-formed tags, comments,
-declarations and the contents of ``script`` and ``style`` elements, and reads character
-references ("&amp;", "&#233;") as the characters they stand for; :func:`holds_markup` says
-whether enough of a collection's documents hold markup for that to be the default.
+colspan tablecontentintable tr th"; benchmarks/RESULTS.md run 60).  :func:`strip_markup`
+removes well-formed tags, comments, declarations and the contents of ``script`` and ``style``
+elements, and reads character references ("&amp;", "&#233;") as the characters they stand for;
+:func:`holds_markup` says whether enough of a collection's documents hold markup for that to be
+the default.
 
 Only well-formed tags are removed: "<" then a name (a letter, then letters, digits, ".", ":",
 "_" or "-"), then whitespace and attributes, "/" or ">" at once.  So "x<y)", "a < b" and

@@ -192,6 +192,25 @@ _CONTRACTION_FRAGMENTS = frozenset((
 
 
 LANGUAGE_JOIN = "+"  # "english+french": the stop words of both, for a collection written in both
+DOCUMENT_WORDS = 20  # words a document needs for its own language to be chosen among several (fewer: all lists)
+
+
+class _DocumentLanguages:
+    """The analyzer of a collection in several languages: a document's words without the stop words of its own
+    language (the list that holds most of them, the first on a tie) if it has at least DOCUMENT_WORDS words,
+    else without those of every list; the extra stop words always."""
+
+    def __init__(self, words: Callable[[str], list[str]], lists: tuple[frozenset[str], ...], extra: frozenset[str]):
+        self.words, self.lists, self.extra = words, lists, extra
+        self.everything = frozenset().union(*lists) | extra
+
+    def __call__(self, text: str) -> list[str]:
+        tokens = self.words(text)
+        stop = self.everything
+        if len(tokens) >= DOCUMENT_WORDS:
+            held = [sum(token in listed for token in tokens) for listed in self.lists]
+            stop = self.lists[held.index(max(held))] | self.extra
+        return [token for token in tokens if token not in stop]
 
 
 def _language(name: str) -> str:
@@ -307,7 +326,8 @@ class Vectorizer:
     stop_words : str, sequence of str or None
         A language of :data:`STOP_WORD_LANGUAGES` (or its two-letter code, stored as
         the name), several joined by "+" for a collection written in more than one
-        ("english+french": both lists), a list of words, or None to keep every word.
+        ("english+french": each document loses the stop words of its own language,
+        see :meth:`count_vectorizer`), a list of words, or None to keep every word.
     extra_stop_words : sequence of str
         Added to ``stop_words``.
     strip_accents : bool
@@ -388,23 +408,45 @@ class Vectorizer:
         return strip_accents_unicode
 
     def stop_word_set(self) -> frozenset[str]:
-        """The stop words as the tokens they remove: normalised like the text."""
-        preprocess, tokenize = self._preprocess(), re.compile(self.token_pattern).findall
+        """The stop words as the tokens they remove: normalised like the text.  For several languages
+        ("english+french"), those of every list (each document is read with its own language's list:
+        :meth:`count_vectorizer`)."""
         listed = stop_word_list(self.stop_words) if isinstance(self.stop_words, str) else (self.stop_words or ())
-        words = {token for word in listed for token in tokenize(preprocess(word))}
-        # extra words are taken whole, as the user typed them (only normalised)
-        return frozenset(words | {preprocess(word) for word in self.extra_stop_words})
+        return self._tokens_of(listed) | self._extra_tokens()
+
+    def _tokens_of(self, listed: Iterable[str]) -> frozenset[str]:
+        """The tokens the listed words are read as (a list's entries split as the text is)."""
+        preprocess, tokenize = self._preprocess(), re.compile(self.token_pattern).findall
+        return frozenset(token for word in listed for token in tokenize(preprocess(word)))
+
+    def _extra_tokens(self) -> frozenset[str]:
+        """The extra stop words, taken whole, as the user typed them (only normalised)."""
+        preprocess = self._preprocess()
+        return frozenset(preprocess(word) for word in self.extra_stop_words)
 
     def count_vectorizer(self, **options: Any) -> Any:
-        """A scikit-learn ``CountVectorizer`` with these settings; ``options`` adds others (``min_df``...)."""
+        """A scikit-learn ``CountVectorizer`` with these settings; ``options`` adds others (``min_df``...).
+
+        With several stop-word languages ("english+french") each document is read with the list
+        of its own language: the one of them that covers most of its words, if it has at least
+        :data:`DOCUMENT_WORDS` words; a shorter document with all of them.  So an English
+        document keeps "car" and a French one loses "car" ("because").
+        """
         from sklearn.feature_extraction.text import CountVectorizer
 
-        stop_words = sorted(self.stop_word_set())
         tokens = {"tokenizer": unicode_tokens, "token_pattern": None} if self.token_pattern == UNICODE_TOKEN_PATTERN \
             else {"token_pattern": self.token_pattern}  # the same tokens, each text by the faster pattern it allows
         if self.strip_markup:  # scikit-learn then calls this alone, in place of its lower-casing and stripping
             normalise = self._preprocess()
             tokens["preprocessor"] = lambda text: normalise(strip_markup(text))
+        languages = languages_of(self.stop_words) if isinstance(self.stop_words, str) else ()
+        if len(languages) > 1:
+            words = CountVectorizer(lowercase=self.lowercase, strip_accents=self._accent_stripper(), **tokens,
+                                    stop_words=None).build_analyzer()
+            analyzer = _DocumentLanguages(words, tuple(self._tokens_of(stop_word_list(name)) for name in languages),
+                                          self._extra_tokens())
+            return CountVectorizer(analyzer=analyzer, token_pattern=None, dtype=np.int64, **options)
+        stop_words = sorted(self.stop_word_set())
         return CountVectorizer(lowercase=self.lowercase, strip_accents=self._accent_stripper(), **tokens,
                                stop_words=stop_words or None, dtype=np.int64, **options)
 

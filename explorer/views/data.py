@@ -123,8 +123,8 @@ with prep_box:
                    key=Keys.language, disabled=bag_of_words, format_func=uploads.language_label,
                    help="Stop words are the common words of a language (the, and, of… or le, et, de…) that say "
                         "nothing about topics; they are left out. The language is guessed from the documents "
-                        "when they are uploaded; documents in two languages take the stop words of both "
-                        "(English + French).")
+                        "when they are uploaded; in a collection in two languages (English + French) each "
+                        "document loses the stop words of its own language.")
     language = session.preprocessing().language
     note = uploads.language_note(guess, language)
     if note is not None and note.level == "info":

@@ -146,6 +146,36 @@ def test_languages_joined_by_a_plus_take_the_union_of_their_lists(tmp_path):
     assert counted.counts.sum() == 3 and counted.unknown.tolist() == [2]  # chat, cat, porte; près, chêne unknown
 
 
+def test_each_document_of_several_languages_loses_its_own_languages_stop_words():
+    from engine.data.vectorizer import DOCUMENT_WORDS
+    from tests.engine.test_language import TEXTS
+
+    english = TEXTS["english"] + " The car was parked outside."  # "car": French for "because", an English noun
+    french = TEXTS["french"] + " Il est parti car il pleuvait."
+    short = "the car and le pont"  # under DOCUMENT_WORDS words: every list
+    settings = Vectorizer(stop_words="english+french", strip_accents=False)
+    analyze = settings.analyzer()
+    plain = Vectorizer(stop_words=None, strip_accents=False).analyzer()
+    lists = {name: Vectorizer(stop_words=name, strip_accents=False).stop_word_set() for name in ("english", "french")}
+    for text in (english, french, short):
+        words = plain(text)
+        if len(words) >= DOCUMENT_WORDS:  # brute force: the list holding most of the words, the first on a tie
+            held = {name: sum(word in stop for word in words) for name, stop in lists.items()}
+            stop = lists["english" if held["english"] >= held["french"] else "french"]
+        else:
+            stop = lists["english"] | lists["french"]
+        assert analyze(text) == [word for word in words if word not in stop]
+    assert "car" in analyze(english) and "car" not in analyze(french) and analyze(short) == ["pont"]
+    corpus = Corpus.from_texts([english, french], stop_words="english+french", strip_accents="auto")
+    rows = corpus.counts.toarray()
+    column = corpus.vocabulary.index("car")
+    assert rows[0, column] == 1 and rows[1, column] == 0
+    with_extra = Vectorizer(stop_words="english+french", extra_stop_words=["bridge", "pont"]).analyzer()
+    assert "bridge" not in with_extra(english) and "pont" not in with_extra(french)
+    counted = corpus.vectorizer.count([english, french], corpus.vocabulary)
+    assert (counted.counts != corpus.counts).nnz == 0  # new text is read as the training text
+
+
 def test_the_settings_are_checked_and_round_trip_through_json():
     settings = Vectorizer(stop_words=["Über", "und"], extra_stop_words=("x",), strip_accents=False, lowercase=False)
     assert Vectorizer.from_dict(settings.to_dict()) == settings
