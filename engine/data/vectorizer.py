@@ -192,25 +192,37 @@ _CONTRACTION_FRAGMENTS = frozenset((
 
 
 LANGUAGE_JOIN = "+"  # "english+french": the stop words of both, for a collection written in both
-DOCUMENT_WORDS = 20  # words a document needs for its own language to be chosen among several (fewer: all lists)
+DOCUMENT_WORDS = 20  # words a paragraph or document needs for its own language to be chosen among several
+
+
+_PARAGRAPH = re.compile(r"\n[^\S\n]*\n\s*")  # a blank line: where a paragraph ends
 
 
 class _DocumentLanguages:
-    """The analyzer of a collection in several languages: a document's words without the stop words of its own
-    language (the list that holds most of them, the first on a tie) if it has at least DOCUMENT_WORDS words,
-    else without those of every list; the extra stop words always."""
+    """The analyzer of a collection in several languages: each paragraph (text between blank lines) of at least
+    DOCUMENT_WORDS words without the stop words of its own language (the list that holds most of its words, the
+    first on a tie); a shorter one without those of its document's language, found the same way, or of every
+    list if the document too is shorter; the extra stop words always."""
 
-    def __init__(self, words: Callable[[str], list[str]], lists: tuple[frozenset[str], ...], extra: frozenset[str]):
-        self.words, self.lists, self.extra = words, lists, extra
+    def __init__(self, preprocess: Callable[[str], str], tokenize: Callable[[str], list[str]],
+                 lists: tuple[frozenset[str], ...], extra: frozenset[str]):
+        self.preprocess, self.tokenize, self.lists, self.extra = preprocess, tokenize, lists, extra
         self.everything = frozenset().union(*lists) | extra
 
+    def _own(self, tokens: list[str], otherwise: frozenset[str]) -> frozenset[str]:
+        if len(tokens) < DOCUMENT_WORDS:
+            return otherwise
+        held = [sum(token in listed for token in tokens) for listed in self.lists]
+        return self.lists[held.index(max(held))] | self.extra
+
     def __call__(self, text: str) -> list[str]:
-        tokens = self.words(text)
-        stop = self.everything
-        if len(tokens) >= DOCUMENT_WORDS:
-            held = [sum(token in listed for token in tokens) for listed in self.lists]
-            stop = self.lists[held.index(max(held))] | self.extra
-        return [token for token in tokens if token not in stop]
+        paragraphs = [self.tokenize(paragraph) for paragraph in _PARAGRAPH.split(self.preprocess(text))]
+        document = self._own([token for tokens in paragraphs for token in tokens], self.everything)
+        kept = []
+        for tokens in paragraphs:
+            stop = self._own(tokens, document)
+            kept.extend(token for token in tokens if token not in stop)
+        return kept
 
 
 def _language(name: str) -> str:
@@ -326,7 +338,7 @@ class Vectorizer:
     stop_words : str, sequence of str or None
         A language of :data:`STOP_WORD_LANGUAGES` (or its two-letter code, stored as
         the name), several joined by "+" for a collection written in more than one
-        ("english+french": each document loses the stop words of its own language,
+        ("english+french": each paragraph loses the stop words of its own language,
         see :meth:`count_vectorizer`), a list of words, or None to keep every word.
     extra_stop_words : sequence of str
         Added to ``stop_words``.
@@ -409,7 +421,7 @@ class Vectorizer:
 
     def stop_word_set(self) -> frozenset[str]:
         """The stop words as the tokens they remove: normalised like the text.  For several languages
-        ("english+french"), those of every list (each document is read with its own language's list:
+        ("english+french"), those of every list (each paragraph is read with its own language's list:
         :meth:`count_vectorizer`)."""
         listed = stop_word_list(self.stop_words) if isinstance(self.stop_words, str) else (self.stop_words or ())
         return self._tokens_of(listed) | self._extra_tokens()
@@ -427,10 +439,12 @@ class Vectorizer:
     def count_vectorizer(self, **options: Any) -> Any:
         """A scikit-learn ``CountVectorizer`` with these settings; ``options`` adds others (``min_df``...).
 
-        With several stop-word languages ("english+french") each document is read with the list
-        of its own language: the one of them that covers most of its words, if it has at least
-        :data:`DOCUMENT_WORDS` words; a shorter document with all of them.  So an English
-        document keeps "car" and a French one loses "car" ("because").
+        With several stop-word languages ("english+french") each paragraph (the text between
+        blank lines) of at least :data:`DOCUMENT_WORDS` words is read with the list of its own
+        language: the one of them that holds most of its words.  A shorter paragraph takes its
+        document's language, found the same way, and a document shorter than that every list.
+        So English text keeps "car" and French text loses "car" ("because"), and the English
+        passages of a French page lose "the" and "of".
         """
         from sklearn.feature_extraction.text import CountVectorizer
 
@@ -441,9 +455,9 @@ class Vectorizer:
             tokens["preprocessor"] = lambda text: normalise(strip_markup(text))
         languages = languages_of(self.stop_words) if isinstance(self.stop_words, str) else ()
         if len(languages) > 1:
-            words = CountVectorizer(lowercase=self.lowercase, strip_accents=self._accent_stripper(), **tokens,
-                                    stop_words=None).build_analyzer()
-            analyzer = _DocumentLanguages(words, tuple(self._tokens_of(stop_word_list(name)) for name in languages),
+            reading = CountVectorizer(lowercase=self.lowercase, strip_accents=self._accent_stripper(), **tokens)
+            analyzer = _DocumentLanguages(reading.build_preprocessor(), reading.build_tokenizer(),
+                                          tuple(self._tokens_of(stop_word_list(name)) for name in languages),
                                           self._extra_tokens())
             return CountVectorizer(analyzer=analyzer, token_pattern=None, dtype=np.int64, **options)
         stop_words = sorted(self.stop_word_set())

@@ -146,7 +146,7 @@ def test_languages_joined_by_a_plus_take_the_union_of_their_lists(tmp_path):
     assert counted.counts.sum() == 3 and counted.unknown.tolist() == [2]  # chat, cat, porte; près, chêne unknown
 
 
-def test_each_document_of_several_languages_loses_its_own_languages_stop_words():
+def test_each_paragraph_of_several_languages_loses_its_own_languages_stop_words():
     from engine.data.vectorizer import DOCUMENT_WORDS
     from tests.engine.test_language import TEXTS
 
@@ -174,6 +174,15 @@ def test_each_document_of_several_languages_loses_its_own_languages_stop_words()
     assert "bridge" not in with_extra(english) and "pont" not in with_extra(french)
     counted = corpus.vectorizer.count([english, french], corpus.vocabulary)
     assert (counted.counts != corpus.counts).nnz == 0  # new text is read as the training text
+    # a French page with an English paragraph, and a short one: each long paragraph takes its own language's list,
+    # the short one its document's (French: "car" goes, "the" stays)
+    page = f"{TEXTS['french']}\n\n{english}\n \nthe car\n\n{TEXTS['french']}"
+    expected = [word for word in plain(TEXTS["french"]) if word not in lists["french"]]
+    expected += [word for word in plain(english) if word not in lists["english"]] + ["the"]
+    expected += [word for word in plain(TEXTS["french"]) if word not in lists["french"]]
+    assert analyze(page) == expected
+    assert analyze(page.replace("\n\n", " ").replace("\n \n", " ")) == [  # one paragraph: French, the most
+        word for word in plain(page) if word not in lists["french"]]
 
 
 def test_the_settings_are_checked_and_round_trip_through_json():
