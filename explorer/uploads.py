@@ -469,7 +469,7 @@ def language_note(guess: LanguageGuess | None, chosen: str, corpus: Corpus | Non
     if guess.language == chosen:
         if others:
             return LanguageNote("info", f"These documents look {first.capitalize()}, and {written}: each "
-                                        "document loses the stop words of its own language ({share} of the words "
+                                        f"paragraph loses the stop words of its own language ({share} of the words "
                                         f"are {found} stop words).")
         return LanguageNote("info", f"The documents look {found}: {share} of their words are {found} stop words.")
     missing = [other for other in others if other not in languages_of(chosen)]

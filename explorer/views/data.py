@@ -124,7 +124,7 @@ with prep_box:
                    help="Stop words are the common words of a language (the, and, of… or le, et, de…) that say "
                         "nothing about topics; they are left out. The language is guessed from the documents "
                         "when they are uploaded; in a collection in two languages (English + French) each "
-                        "document loses the stop words of its own language.")
+                        "paragraph loses the stop words of its own language.")
     language = session.preprocessing().language
     note = uploads.language_note(guess, language)
     if note is not None and note.level == "info":

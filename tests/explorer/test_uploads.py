@@ -206,8 +206,9 @@ def test_documents_in_two_languages_are_offered_and_noted_both_lists():
     assert uploads.language_options(None, "german+english")[0] == "german+english"  # a choice kept from before
     note = uploads.language_note(guess, "english+french")
     assert note.level == "info" and note.suggestion is None
-    assert note.text.startswith("These documents look English, and 23% of them French: each document loses the "
-                                "stop words of its own language (")
+    assert note.text.startswith("These documents look English, and 23% of them French: each paragraph loses the "
+                                f"stop words of its own language ({round(100 * guess.share)}% of the words are "
+                                "English + French stop words).")
     corpus = Corpus.from_texts(texts, stop_words="english")
     wrong = uploads.language_note(guess, "english", corpus)
     assert wrong.level == "warning" and wrong.suggestion == "english+french"
