@@ -13,7 +13,7 @@ For each, printed over the seeds: what the guess names; then the mixture read tw
 ``engine.Corpus.from_texts`` with the app's preprocessing for 200 documents or more (min_df 5,
 max_df 0.5, accents as ``strip_accents="auto"`` sets them): with A's language's stop words only
 (what the guess gave before) and with those of A's and B's languages (each collection's own
-guess; each document takes the list of its own language), and the default LDA
+guess; each paragraph takes the list of its own language), and the default LDA
 (``engine.LDA(n_topics=K, n_words=V, seed=s)`` trained by ``engine.SVI`` for ``--epochs``
 passes, one thread) on each: the topics of which at least 3 of
 the 10 top words are stop words of either language ("function-word topics"), the share of all
@@ -23,7 +23,7 @@ occurring together in every document of their language).  Then the guess on each
 single-language collection of ``--single`` (the check collections and the app's State of the
 Union and Jargon File samples), which must name its one language.  Before each mixture's table:
 how many of the first collection's words the second language's list removes when every list
-applies to every document (a union of the lists) and when each document takes its own.
+applies to every document (a union of the lists) and when each paragraph takes its own.
 
     python benchmarks/mixed_languages.py --seeds 0 1 2 3 4
 """
@@ -87,7 +87,7 @@ def function_word_topics(corpus: engine.Corpus, tops: np.ndarray, languages: str
 
 def words_lost(texts: list[str], languages: str) -> tuple[float, float, list[str]]:
     """Of the words ``texts`` keep with the first of ``languages``' stop words, how many per 1,000 the others' lists
-    remove when every list applies to every document, and when each document takes its own language's list
+    remove when every list applies to every document, and when each paragraph takes its own language's list
     (``stop_words=languages``); and the five words removed most often by all the lists."""
     first = languages.split("+")[0]
     options = {"strip_accents": False}
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n## {first} with {second} ({both_languages})\n")
             every, own, examples = words_lost(texts[first], both_languages)
             print(f"Words of the {first} documents the second list removes, per 1,000 kept by the first: "
-                  f"{every:.1f} with every list on every document, {own:.1f} with each document's own list "
+                  f"{every:.1f} with every list on every document, {own:.1f} with each paragraph's own list "
                   f"(most often: {', '.join(examples)}).\n")
             print("| share of the second | guessed (seeds) | function-word topics: first language only -> both "
                   "| their top words' share | NPMI |")
