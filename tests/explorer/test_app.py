@@ -231,12 +231,16 @@ def test_web_pages_are_read_without_their_markup(app_path):
     assert any("tick the box above" in c.value for c in at.caption)
 
     uploader = at.file_uploader(key=Keys.uploader).clear()
-    rows = "".join(f'"<p>{text}</p><p>more</p>","t{i}"\n' for i, text in enumerate(data.TEXTS * 4))
+    rows = "".join(f'"<p>{text}</p><p>end</p>{"<section class=x>appendix</section>" if i % 2 else ""}","t{i}"\n'
+                   for i, text in enumerate(data.TEXTS * 4))  # "section" and "class" in half the rows: not over max_df
     uploader.upload("pages.csv", ("body,title\n" + rows).encode("utf-8"))
     at.run()
     assert not at.exception, at.exception
     assert at.checkbox(key=Keys.strip_markup).value is True
-    assert "planet" in _collection(at).corpus.vocabulary and "p" not in _collection(at).corpus.vocabulary
+    vocabulary = set(_collection(at).corpus.vocabulary)
+    assert {"planet", "appendix"} <= vocabulary and not {"section", "class"} & vocabulary
+    at.checkbox(key=Keys.strip_markup).uncheck().run()
+    assert {"section", "class"} <= set(_collection(at).corpus.vocabulary)
 
 
 def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
