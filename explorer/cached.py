@@ -28,7 +28,7 @@ from explorer.storage import Collection
 
 __all__ = [
     "coherence_reference", "doc_topic", "kernel_warm_up", "language_guess", "limiter", "markup_held", "run_quality",
-    "sample_collection", "sample_source", "source_collection", "time_columns", "word_cloud",
+    "sample_collection", "sample_source", "searchable_texts", "source_collection", "time_columns", "word_cloud",
 ]
 
 
@@ -94,6 +94,22 @@ def _time_columns(collection_key: str, columns_hash: int, _collection: Collectio
 def time_columns(collection: Collection) -> list[str]:
     """The collection's columns of years or dates (see :func:`explorer.timeline.time_columns`)."""
     return _time_columns(collection.key, hash(collection.columns), collection)
+
+
+@st.cache_resource(show_spinner="Reading the pages' text…", max_entries=4)
+def _searchable_texts(collection_key: str, _collection: Collection) -> tuple[str, ...]:
+    vectorizer = _collection.corpus.vectorizer  # None: a corpus saved before its reading was recorded
+    readable = vectorizer.readable if vectorizer is not None else str
+    return tuple(readable(text).lower() for text in _collection.corpus.texts or ())
+
+
+def searchable_texts(collection: Collection) -> tuple[str, ...] | None:
+    """Each document's text in lower case, as the Documents page searches it: without its markup when the
+    collection's words were read without it (a search for "table" must not find every page's <table> tag).
+    None for a collection of counts only."""
+    if collection.corpus.texts is None:
+        return None
+    return _searchable_texts(collection.key, collection)
 
 
 @st.cache_resource(show_spinner="Working out the topics of every document…", max_entries=6)

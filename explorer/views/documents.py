@@ -56,8 +56,9 @@ with tab_document:
                           help="Shows the documents whose title or text contains these letters (any case).")
     needle = query.strip().lower()
     titles, texts = corpus.titles, corpus.texts
+    searched = cached.searchable_texts(collection) if needle else None  # a web page's text, not its tags
     matches = [i for i in range(corpus.n_docs)
-               if not needle or needle in titles[i].lower() or (texts is not None and needle in texts[i].lower())]
+               if not needle or needle in titles[i].lower() or (searched is not None and needle in searched[i])]
     if not matches:
         st.warning(f"No document contains “{safe_text.markdown(query)}”.", icon=icons.SEARCH)
     else:

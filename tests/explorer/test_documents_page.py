@@ -125,3 +125,8 @@ def test_web_pages_are_shown_as_their_text(app_path):
     beginnings = at.dataframe[-1].value["Beginning"].tolist()
     assert beginnings and all("<" not in text and "color" not in text for text in beginnings)
     assert any(text.startswith("Page ") for text in beginnings)
+    at.text_input(key=Keys.search).input("cell").run()  # only in the pages' tags: found in none
+    assert not at.exception, at.exception
+    assert any("No document contains" in w.value for w in at.warning)
+    at.text_input(key=Keys.search).input("oven").run()  # in the text of 5 of the 30 pages
+    assert any(c.value.startswith("5 documents found") for c in at.caption)
