@@ -130,6 +130,16 @@ def app_sample_texts(name: str) -> list[str]:
     raise ValueError(f"no app sample {name!r}; one of {APP_SAMPLES}")
 
 
+# collections of raw text in one language each: the app's samples and the check collections
+RAW_COLLECTIONS = ("sotu", "jargon", "fortunes", "manpages", "verses", "packages", "docstrings", "manpages-de",
+                   "manpages-fr", "manpages-zh", "manpages-ja")
+
+
+def raw_texts(name: str) -> list[str] | None:
+    """The texts of an app sample or a built collection (``RAW_COLLECTIONS``); None, said on stderr, if absent."""
+    return app_sample_texts(name) if name in APP_SAMPLES else built_texts(name)
+
+
 def bible_chapters() -> tuple[list[str], str]:
     """The King James Bible, one text per chapter (1,189), from the ``bible`` program of Debian's bible-kjv.
 

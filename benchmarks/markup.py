@@ -48,10 +48,10 @@ except ImportError:  # a checkout that is not pip-installed
 from _quality_panel import (  # noqa: E402
     APP_SAMPLES,
     BUILT,
+    RAW_COLLECTIONS,
     add_default_lda_arguments,
-    app_sample_texts,
-    built_texts,
     default_lda_top_words,
+    raw_texts,
 )
 
 # name -> (Debian package, the pages' glob below the unpacked package, what they are)
@@ -61,8 +61,6 @@ PAGES = {
     "python-docs": ("python3.11-doc", "usr/share/doc/python3.11/html/*/**/*.html",
                     "Python 3.11's HTML documentation below its top folder (Debian python3.11-doc; PSF licence)"),
 }
-PLAIN = ("sotu", "jargon", "fortunes", "manpages", "verses", "packages", "docstrings", "manpages-de", "manpages-fr",
-         "manpages-zh", "manpages-ja")
 PREPROCESSING = {"stop_words": "english", "min_df": 5, "max_df": 0.5}  # the app's for 200 documents or more
 MARKUP_TOPIC = 3  # markup words among a topic's 10 top words
 
@@ -112,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--pages", nargs="*", default=list(PAGES), choices=sorted(PAGES))
-    parser.add_argument("--plain", nargs="*", default=list(PLAIN), choices=sorted({*BUILT, *APP_SAMPLES}),
+    parser.add_argument("--plain", nargs="*", default=list(RAW_COLLECTIONS), choices=sorted({*BUILT, *APP_SAMPLES}),
                         help="collections without markup, on which holds_markup is printed")
     parser.add_argument("--cache", type=Path, default=HERE / ".cache" / "debs")
     add_default_lda_arguments(parser)
@@ -147,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"- {label}: {row}")
         print("\n## holds_markup on collections without markup\n")
         for name in args.plain:
-            texts = app_sample_texts(name) if name in APP_SAMPLES else built_texts(name)
+            texts = raw_texts(name)
             if texts is not None:
                 print(f"- {name}: {engine.holds_markup(texts)}")
     return 0

@@ -49,15 +49,14 @@ except ImportError:  # a checkout that is not pip-installed
 from _quality_panel import (  # noqa: E402
     APP_SAMPLES,
     BUILT,
+    RAW_COLLECTIONS,
     add_default_lda_arguments,
-    app_sample_texts,
     built_texts,
     default_lda_top_words,
+    raw_texts,
 )
 
 PAIRS = ("manpages:manpages-fr", "manpages:manpages-de", "manpages-de:manpages", "manpages-fr:manpages-de")
-SINGLE = ("sotu", "jargon", "fortunes", "manpages", "verses", "packages", "docstrings", "manpages-de", "manpages-fr",
-          "manpages-zh", "manpages-ja")
 FUNCTION_WORDS = 3  # of a topic's 10 top words: a function-word topic
 PREPROCESSING = {"min_df": 5, "max_df": 0.5, "strip_accents": "auto"}  # the app's for 200 documents or more
 
@@ -121,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", nargs="*", default=list(PAIRS), metavar="A:B",
                         help=f"check collections to mix, B being the smaller share ({', '.join(sorted(BUILT))})")
     parser.add_argument("--fractions", type=float, nargs="*", default=[0.02, 0.03, 0.05, 0.1, 0.3])
-    parser.add_argument("--single", nargs="*", default=list(SINGLE), choices=sorted({*BUILT, *APP_SAMPLES}),
+    parser.add_argument("--single", nargs="*", default=list(RAW_COLLECTIONS), choices=sorted({*BUILT, *APP_SAMPLES}),
                         help="single-language collections whose guess is printed")
     parser.add_argument("--guess-only", action="store_true", help="print the guesses, train nothing")
     add_default_lda_arguments(parser)
@@ -178,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"- {label}: " + " ".join(corpus.vocabulary[w] for w in tops[k]))
         print("\n## Collections in one language\n")
         for name in args.single:
-            single = app_sample_texts(name) if name in APP_SAMPLES else built_texts(name)
+            single = raw_texts(name)
             if single is None:
                 continue
             guess = engine.guess_language(single)
