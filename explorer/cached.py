@@ -27,7 +27,7 @@ from explorer.runs import RunRecord, ThreadLimiter, warm_up_workloads
 from explorer.storage import Collection
 
 __all__ = [
-    "coherence_reference", "doc_topic", "kernel_warm_up", "language_guess", "limiter", "markup_held", "run_quality",
+    "coherence_reference", "doc_topic", "kernel_warm_up", "language_guess", "limiter", "run_quality",
     "sample_collection", "sample_source", "searchable_texts", "source_collection", "time_columns", "word_cloud",
 ]
 
@@ -71,12 +71,6 @@ def source_collection(source_id: str, name: str, origin: str, preprocessing: upl
 def language_guess(source_id: str, text_column: str | None, _source: uploads.Source) -> LanguageGuess | None:
     """:func:`uploads.language_guess` of a source's text, once per source (``source_id`` identifies ``_source``)."""
     return uploads.language_guess(_source, text_column)
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def markup_held(source_id: str, text_column: str | None, _source: uploads.Source) -> bool:
-    """:func:`uploads.markup_held` of a source's text, once per source (``source_id`` identifies ``_source``)."""
-    return uploads.markup_held(_source, text_column)
 
 
 def sample_collection(key: str, preprocessing: uploads.Preprocessing | None = None) -> Collection:

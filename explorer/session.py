@@ -190,8 +190,7 @@ def use_source(new: Source | None, keep_choices: bool = False) -> None:
         columns = {Keys.text_column: text_column, Keys.title_column: new.suggested_title or ""}
     state.set_widgets(columns)
     guess = cached.language_guess(new_id, text_column, new)
-    found = guess.language if guess is not None else None
-    markup = cached.markup_held(new_id, text_column, new)
+    found, markup = (guess.language, guess.markup) if guess is not None else (None, False)
     _set_preprocessing_widgets(Preprocessing.suggested(new.n_rows, found or "english", markup))
 
 
@@ -202,7 +201,7 @@ def use_guessed_language() -> None:
     if current is None:
         return
     guess = cached.language_guess(current[0], state.get(Keys.text_column), current[1])
-    state.put(Keys.strip_markup, cached.markup_held(current[0], state.get(Keys.text_column), current[1]))
+    state.put(Keys.strip_markup, guess is not None and guess.markup)
     if guess is not None and guess.language is not None:
         chosen = Preprocessing.suggested(current[1].n_rows, guess.language)
         state.put(Keys.language, chosen.language)

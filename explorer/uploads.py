@@ -39,7 +39,6 @@ from explorer.engine_api import (
     decode_text,
     detect_encoding,
     guess_language,
-    holds_markup,
     languages_of,
     read_ldac,
     read_table,
@@ -66,7 +65,6 @@ __all__ = [
     "language_label",
     "language_note",
     "language_options",
-    "markup_held",
     "read_upload",
     "table_columns",
 ]
@@ -392,9 +390,12 @@ def build_corpus(source: Source, preprocessing: Preprocessing, text_column: str 
     return Corpus.from_documents(documents, **preprocessing.options())
 
 
-def _texts(source: Source, text_column: str | None) -> list[str] | None:
-    """The source's texts; None for a bag of words (no text), or a table whose ``text_column`` is not chosen or
-    cannot be read (building the corpus says what is wrong)."""
+def language_guess(source: Source, text_column: str | None = None) -> LanguageGuess | None:
+    """Which language's stop words cover most of the source's words, and whether its text holds markup
+    (:func:`engine.guess_language`).
+
+    None for a bag of words (no text), or a table whose ``text_column`` is not chosen or cannot be read.
+    """
     if isinstance(source, BagOfWordsSource):
         return None
     if isinstance(source, TableSource):
@@ -402,24 +403,11 @@ def _texts(source: Source, text_column: str | None) -> list[str] | None:
             return None
         try:
             documents = table_documents(source, text_column)
-        except (EngineError, ValueError, pd.errors.ParserError):
+        except (EngineError, ValueError, pd.errors.ParserError):  # building the corpus says what is wrong
             return None
     else:
         documents = source.documents
-    return [document.text for document in documents]
-
-
-def language_guess(source: Source, text_column: str | None = None) -> LanguageGuess | None:
-    """Which language's stop words cover most of the source's words (:func:`engine.guess_language`); None
-    without text."""
-    texts = _texts(source, text_column)
-    return None if texts is None else guess_language(texts)
-
-
-def markup_held(source: Source, text_column: str | None = None) -> bool:
-    """Whether enough of the source's documents hold HTML or XML markup to leave it out (``engine.holds_markup``)."""
-    texts = _texts(source, text_column)
-    return texts is not None and holds_markup(texts)
+    return guess_language([document.text for document in documents])
 
 
 class LanguageNote(NamedTuple):

@@ -96,6 +96,9 @@ class LanguageGuess:
         Of the sampled documents read alone (at least ``MIN_DOCUMENT_TOKENS`` words), the
         share written in each language other than the collection's that some are written in
         (the collection's own language: the rest), largest first.
+    markup : bool
+        Whether the collection holds HTML or XML markup (:func:`engine.holds_markup` of
+        ``texts``, found on the same sample); if so the sample was read without it.
     """
 
     language: str | None
@@ -106,6 +109,7 @@ class LanguageGuess:
     token_pattern: str = TOKEN_PATTERN
     reads_pairs: bool = False
     documents: dict[str, float] = field(default_factory=dict, repr=False)
+    markup: bool = False
 
     def share_of(self, language: str) -> float:
         """The share of the sample's words that are ``language``'s stop words (0 for an unknown language, or a
@@ -141,7 +145,8 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     n = len(texts)
     picks = np.unique(np.linspace(0, n - 1, min(n, SAMPLE_DOCUMENTS)).round().astype(np.int64)) if n else []
     picked = [text for text in (texts[int(i)] for i in picks) if isinstance(text, str)]  # a missing cell: no words
-    if holds_markup(picked):  # the language of the text, not of its tags ("td", "div", "href") or a page's head
+    markup = holds_markup(picked)  # the same documents holds_markup(texts) reads: the same answer
+    if markup:  # the language of the text, not of its tags ("td", "div", "href") or a page's head
         sample = [strip_markup(text[:MARKUP_CHARACTERS])[:SAMPLE_CHARACTERS] for text in picked]
     else:
         sample = [text[:SAMPLE_CHARACTERS] for text in picked]
@@ -154,7 +159,8 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
         counts.update(words)
     n_tokens = sum(counts.values())
     if not n_tokens:
-        return LanguageGuess(None, 0.0, dict.fromkeys(STOP_WORD_LANGUAGES, 0.0), 0, (), pattern, pairs)
+        return LanguageGuess(None, 0.0, dict.fromkeys(STOP_WORD_LANGUAGES, 0.0), 0, (), pattern, pairs,
+                             markup=markup)
     lists = _lists()
     covered = {language: sum(counts[word] for word in words if word in counts) / n_tokens
                for language, words in lists.items()}
@@ -164,7 +170,7 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     examples = tuple(word for word, _ in sorted(((w, c) for w, c in counts.items() if w in words),
                                                 key=lambda item: (-item[1], item[0]))[:N_EXAMPLES])
     if n_tokens < MIN_TOKENS or share < MIN_SHARE:
-        return LanguageGuess(None, share, shares, n_tokens, examples, pattern, pairs)
+        return LanguageGuess(None, share, shares, n_tokens, examples, pattern, pairs, markup=markup)
     written, n_read = _other_languages(read, language)
     joined = [other for other, n_docs in written.items()
               if n_docs >= MIN_OTHER_DOCUMENTS and n_docs >= MIN_OTHER_SHARE * n_read]
@@ -174,7 +180,7 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
         share = sum(counts[word] for word in union if word in counts) / n_tokens
         shares = {**shares, language: share}
     documents = {other: n_docs / n_read for other, n_docs in written.items()}
-    return LanguageGuess(language, share, shares, n_tokens, examples, pattern, pairs, documents)
+    return LanguageGuess(language, share, shares, n_tokens, examples, pattern, pairs, documents, markup)
 
 
 def _other_languages(documents: list[Counter[str]], language: str) -> tuple[dict[str, int], int]:

@@ -148,7 +148,7 @@ with prep_box:
                    help="Read web pages and exported markup as their text: tags, comments, scripts and styles are "
                         "left out and “&amp;” is read as “&”, so that “td”, “div” or “href” do not become words. "
                         "It is ticked when the documents hold such tags.")
-    if not bag_of_words and cached.markup_held(source_id, text_column, source):
+    if guess is not None and guess.markup:
         right.caption("These documents hold HTML or XML markup"
                       + ("; its tags are left out." if state.get(Keys.strip_markup)
                          else ": tick the box above to leave its tags out of the words."))

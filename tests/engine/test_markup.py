@@ -123,4 +123,8 @@ def test_the_language_of_web_pages_is_guessed_from_their_text_not_their_head():
     assert len(head) > engine.data.language.SAMPLE_CHARACTERS
     guess = engine.guess_language(pages)
     assert guess.language == "german" and guess.examples[0] == "die"
+    mixed = [pages[0], None, "", "plain text " * 30] * 3  # the guess's answer is holds_markup's, on any collection
+    assert guess.markup and holds_markup(mixed) and engine.guess_language(mixed).markup
+    one_tag = ["plain text " * 30, "<p>one</p>"] * 10  # a single closing tag a document: not markup
+    assert not holds_markup(one_tag) and not engine.guess_language(one_tag).markup
     assert engine.guess_language([page.replace("</", "<") for page in pages]).language is None  # not markup: no text

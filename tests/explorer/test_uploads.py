@@ -30,7 +30,8 @@ def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
              for i, text in enumerate(data.TEXTS)]
     source = uploads.read_upload([*pages, ("style.css", b"p {}")])
     assert isinstance(source, uploads.TextSource) and source.n_rows == 6
-    assert uploads.markup_held(source) and not uploads.markup_held(uploads.read_upload(data.text_files()))
+    assert uploads.language_guess(source).markup
+    assert not uploads.language_guess(uploads.read_upload(data.text_files())).markup
     corpus = uploads.build_corpus(source, dataclasses.replace(PLAIN, strip_markup=True))
     assert "planet" in corpus.vocabulary and not {"html", "body"} & set(corpus.vocabulary)
     assert [s.name for s in corpus.skipped] == ["style.css"]
