@@ -36,7 +36,7 @@ from functools import cache
 
 import numpy as np
 
-from engine.data import markup
+from engine.data.markup import SAMPLE_CHARACTERS as MARKUP_CHARACTERS  # a page's text is read from these
 from engine.data.markup import holds_markup, strip_markup
 from engine.data.vectorizer import (
     DOCUMENT_WORDS,
@@ -55,7 +55,6 @@ AUTO_LANGUAGE = "auto"  # stop_words="auto" (Corpus.from_texts, the command line
 
 SAMPLE_DOCUMENTS = 500  # documents read, spread evenly over the collection
 SAMPLE_CHARACTERS = 2_000  # characters read from the start of each
-MARKUP_CHARACTERS = markup.SAMPLE_CHARACTERS  # ... or of a page holding markup, whose text is read from these
 MIN_TOKENS = 30  # fewer words in the sample: no guess
 MIN_SHARE = 0.15  # the best list must hold at least this share of the sample's words
 N_EXAMPLES = 5  # LanguageGuess.examples
