@@ -176,13 +176,30 @@ def main(argv: list[str] | None = None) -> int:
                     for k in worst:
                         print(f"- {label}: " + " ".join(corpus.vocabulary[w] for w in tops[k]))
         print("\n## Collections in one language\n")
+        passages = {}
         for name in args.single:
             single = raw_texts(name)
             if single is None:
                 continue
             guess = engine.guess_language(single)
             others = ", ".join(f"{lang} {share:.1%}" for lang, share in guess.documents.items()) or "none"
-            print(f"- {name}: {guess.language} (documents read alone in another language: {others})")
+            parts = ", ".join(f"{lang} {share:.2%}" for lang, share in guess.paragraphs.items()) or "none"
+            print(f"- {name}: {guess.language} (documents read alone in another language: {others}; "
+                  f"paragraphs: {parts})")
+            if guess.language is not None and "+" in guess.language:
+                passages[name] = (single, guess.language)
+        for name, (single, languages) in passages.items():
+            if args.guess_only:
+                break
+            print(f"\n{name}, guessed {languages} from its paragraphs: function-word topics over the seeds, "
+                  "first language only -> all")
+            rows = [[figures[:3] for figures in read_both_ways(single, languages, args, seed).values()]
+                    for seed in args.seeds]
+            r = np.array(rows)
+            mean, sd = r.mean(axis=0), r.std(axis=0, ddof=1) if len(rows) > 1 else np.zeros_like(r[0])
+            print(f"- {mean[0, 0]:.1f} ± {sd[0, 0]:.1f} -> {mean[1, 0]:.1f} ± {sd[1, 0]:.1f} topics; their top "
+                  f"words' share {mean[0, 1]:.3f} -> {mean[1, 1]:.3f}; NPMI {mean[0, 2]:.3f} -> {mean[1, 2]:.3f}; "
+                  f"per seed: {', '.join(f'{a:.0f}->{b:.0f}' for a, b in r[:, :, 0])}")
     return 0
 
 

@@ -452,7 +452,7 @@ def language_note(guess: LanguageGuess | None, chosen: str, corpus: Corpus | Non
                                     "words are common in them. Choose it here if it is listed.")
     first, *others = languages_of(guess.language)
     found, share = language_label(guess.language), formatting.percent(guess.share, 2)
-    written = ", ".join(f"{formatting.percent(guess.documents[other], 2)} of them {other.capitalize()}"
+    written = ", ".join(f"{_share_written_in(guess, other, 'of them', 'of their paragraphs')} {other.capitalize()}"
                         for other in others)
     if guess.language == chosen:
         if others:
@@ -467,8 +467,8 @@ def language_note(guess: LanguageGuess | None, chosen: str, corpus: Corpus | Non
                                     f"words ({found}: {share}).")
     examples = guess.examples[:3] if corpus is None else _kept_stop_words(corpus, guess.language, 3)
     if missing:
-        lost = " and ".join(f"{formatting.percent(guess.documents[other], 2)} of these documents look "
-                            f"{other.capitalize()}" for other in missing)
+        lost = " and ".join(f"{_share_written_in(guess, other, 'of these documents', 'of these documents’ paragraphs')}"
+                            f" look {other.capitalize()}" for other in missing)
         words = f" (“{'”, “'.join(examples)}”)" if corpus is not None and examples else ""
         return LanguageNote("warning", f"{lost}. With {language_label(chosen)} stop words alone, their common words "
                                        f"stay in the vocabulary{words} and crowd the topics.", guess.language)
@@ -481,6 +481,16 @@ def language_note(guess: LanguageGuess | None, chosen: str, corpus: Corpus | Non
         f"{kept}.",
         guess.language,
     )
+
+
+def _share_written_in(guess: LanguageGuess, other: str, documents: str, paragraphs: str) -> str:
+    """How much of the collection is written in ``other``: its share of the documents ("27% of them"), or of the
+    paragraphs when documents hold its passages rather than being written in it (French pages that keep English
+    paragraphs: "4% of their paragraphs")."""
+    in_documents, in_paragraphs = guess.documents.get(other, 0.0), guess.paragraphs.get(other, 0.0)
+    if 2 * in_documents >= in_paragraphs:
+        return f"{formatting.percent(in_documents, 2)} {documents}"
+    return f"{formatting.percent(in_paragraphs, 2)} {paragraphs}"
 
 
 def _kept_stop_words(corpus: Corpus, language: str, n: int) -> tuple[str, ...]:

@@ -25,6 +25,14 @@ covers there.  A language that at least :data:`MIN_OTHER_DOCUMENTS` documents, a
 On collections in one language the most documents so read were 1.6 % (untranslated pages among
 French man pages); 3 % of French pages among English ones already put French function words into
 the topics (benchmarks/RESULTS.md run 59).
+
+A document can also hold passages of another language: French man pages keep untranslated English
+paragraphs, 3.5 % of their paragraphs, and with French stop words alone two of twenty topics were
+"the to is of and" (run 62).  So each paragraph (text between blank lines) of at least
+:data:`MIN_DOCUMENT_TOKENS` words is read alone the same way, and a language joins the guess too
+when its paragraphs are at least :data:`MIN_OTHER_PARAGRAPH_SHARE` of the paragraphs read and sit in
+at least :data:`MIN_OTHER_DOCUMENTS` documents.  On the collections in one language the most were
+0.45 % (Romanian names among German man pages); a document of one paragraph counts as one.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from engine.data.markup import holds_markup, strip_markup
 from engine.data.vectorizer import (
     DOCUMENT_WORDS,
     LANGUAGE_JOIN,
+    PARAGRAPH,
     STOP_WORD_LANGUAGES,
     TOKEN_PATTERN,
     holds_pairs,
@@ -62,6 +71,7 @@ MIN_DOCUMENT_TOKENS = DOCUMENT_WORDS  # words a sampled document needs to be rea
 DOCUMENT_MARGIN = 2.0  # another list must cover this many times what the collection's covers in the document
 MIN_OTHER_DOCUMENTS = 5  # documents written in another language for it to join the guess...
 MIN_OTHER_SHARE = 0.04  # ... and this share of the documents read alone
+MIN_OTHER_PARAGRAPH_SHARE = 0.02  # or: paragraphs of at least MIN_OTHER_DOCUMENTS documents, this share of those read
 
 
 @dataclass(frozen=True)
@@ -74,8 +84,8 @@ class LanguageGuess:
         The language (one of :data:`engine.STOP_WORD_LANGUAGES`) whose stop words are the
         largest share of the sample's words, if that share is at least ``MIN_SHARE`` and the
         sample holds at least ``MIN_TOKENS`` words; else None.  Followed by the other
-        languages enough documents are written in, joined by "+" ("english+french"), as
-        ``stop_words`` takes them.
+        languages enough documents, or paragraphs, are written in (see the module's notes),
+        joined by "+" ("english+french") as ``stop_words`` takes them, most paragraphs first.
     share : float
         The share of the sample's words that ``language``'s stop words cover (those of all
         its languages; without a language, the largest single share; 0 for an empty sample).
@@ -98,6 +108,10 @@ class LanguageGuess:
     markup : bool
         Whether the collection holds HTML or XML markup (:func:`engine.holds_markup` of
         ``texts``, found on the same sample); if so the sample was read without it.
+    paragraphs : dict of str to float
+        The same for the sampled documents' paragraphs (text between blank lines) of at
+        least ``MIN_DOCUMENT_TOKENS`` words, each read alone: the share written in each
+        other language, largest first.
     """
 
     language: str | None
@@ -109,6 +123,7 @@ class LanguageGuess:
     reads_pairs: bool = False
     documents: dict[str, float] = field(default_factory=dict, repr=False)
     markup: bool = False
+    paragraphs: dict[str, float] = field(default_factory=dict, repr=False)
 
     def share_of(self, language: str) -> float:
         """The share of the sample's words that are ``language``'s stop words (0 for an unknown language, or a
@@ -152,7 +167,9 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     pattern = token_pattern_for(sample)
     pairs = pattern != TOKEN_PATTERN and any(holds_pairs(text) for text in sample)
     tokens = tokenizer(pattern)
-    read = [Counter(token.lower() for token in tokens(text)) for text in sample]
+    paragraphs = [[Counter(token.lower() for token in tokens(part)) for part in PARAGRAPH.split(text)]
+                  for text in sample]
+    read = [sum(parts, Counter()) if len(parts) > 1 else parts[0] for parts in paragraphs]
     counts: Counter[str] = Counter()
     for words in read:
         counts.update(words)
@@ -170,40 +187,52 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
                                                 key=lambda item: (-item[1], item[0]))[:N_EXAMPLES])
     if n_tokens < MIN_TOKENS or share < MIN_SHARE:
         return LanguageGuess(None, share, shares, n_tokens, examples, pattern, pairs, markup=markup)
-    written, n_read = _other_languages(read, language)
-    joined = [other for other, n_docs in written.items()
-              if n_docs >= MIN_OTHER_DOCUMENTS and n_docs >= MIN_OTHER_SHARE * n_read]
+    written, n_read = _other_languages([[words] for words in read], language)
+    in_paragraphs, n_paragraphs = _other_languages(paragraphs, language)
+    documents = {other: len(found) / n_read for other, found in written.items()}
+    paragraph_shares = {other: sum(found.values()) / n_paragraphs for other, found in in_paragraphs.items()}
+    joined = [other for other in sorted({*documents, *paragraph_shares},
+                                        key=lambda name: (-paragraph_shares.get(name, 0.0),
+                                                          -documents.get(name, 0.0), name))
+              if (len(written.get(other, ())) >= MIN_OTHER_DOCUMENTS and documents[other] >= MIN_OTHER_SHARE)
+              or (len(in_paragraphs.get(other, ())) >= MIN_OTHER_DOCUMENTS
+                  and paragraph_shares[other] >= MIN_OTHER_PARAGRAPH_SHARE)]
     if joined:
         union = frozenset().union(*(lists[name] for name in (language, *joined)))
         language = LANGUAGE_JOIN.join((language, *joined))
         share = sum(counts[word] for word in union if word in counts) / n_tokens
         shares = {**shares, language: share}
-    documents = {other: n_docs / n_read for other, n_docs in written.items()}
-    return LanguageGuess(language, share, shares, n_tokens, examples, pattern, pairs, documents, markup)
+    return LanguageGuess(language, share, shares, n_tokens, examples, pattern, pairs, _largest_first(documents),
+                         markup, _largest_first(paragraph_shares))
 
 
-def _other_languages(documents: list[Counter[str]], language: str) -> tuple[dict[str, int], int]:
-    """How many of the ``documents`` (word counts) with at least MIN_DOCUMENT_TOKENS words are written in each
-    language other than ``language`` (its list covers at least MIN_SHARE of the document's words and
-    DOCUMENT_MARGIN times what ``language``'s list covers there), most first (then by name); and how many had
-    enough words."""
+def _largest_first(shares: dict[str, float]) -> dict[str, float]:
+    return dict(sorted(shares.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _other_languages(documents: list[list[Counter[str]]], language: str) -> tuple[dict[str, Counter[int]], int]:
+    """Which of the ``documents`` (each a list of parts' word counts) hold parts of at least MIN_DOCUMENT_TOKENS
+    words written in a language other than ``language`` (its list covers at least MIN_SHARE of the part's words
+    and DOCUMENT_MARGIN times what ``language``'s list covers there): each such language -> the documents (by
+    index) -> how many of their parts; and how many parts had enough words."""
     holders = _word_languages()
-    found: Counter[str] = Counter()
+    found: dict[str, Counter[int]] = {}
     n_read = 0
-    for words in documents:
-        n = sum(words.values())
-        if n < MIN_DOCUMENT_TOKENS:
-            continue
-        n_read += 1
-        covered: Counter[str] = Counter()
-        for word, count in words.items():
-            for holder in holders.get(word, ()):
-                covered[holder] += count
-        mine = covered[language]
-        best, top = language, mine  # the collection's language wins a tie, then the first name
-        for other, part in sorted(covered.items()):
-            if part > top:
-                best, top = other, part
-        if best != language and top >= MIN_SHARE * n and top >= DOCUMENT_MARGIN * mine:
-            found[best] += 1
-    return dict(sorted(found.items(), key=lambda item: (-item[1], item[0]))), n_read
+    for d, parts in enumerate(documents):
+        for words in parts:
+            n = sum(words.values())
+            if n < MIN_DOCUMENT_TOKENS:
+                continue
+            n_read += 1
+            covered: Counter[str] = Counter()
+            for word, count in words.items():
+                for holder in holders.get(word, ()):
+                    covered[holder] += count
+            mine = covered[language]
+            best, top = language, mine  # the collection's language wins a tie, then the first name
+            for other, part in sorted(covered.items()):
+                if part > top:
+                    best, top = other, part
+            if best != language and top >= MIN_SHARE * n and top >= DOCUMENT_MARGIN * mine:
+                found.setdefault(best, Counter())[d] += 1
+    return found, n_read

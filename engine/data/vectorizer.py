@@ -195,7 +195,7 @@ LANGUAGE_JOIN = "+"  # "english+french": the stop words of both, for a collectio
 DOCUMENT_WORDS = 20  # words a paragraph or document needs for its own language to be chosen among several
 
 
-_PARAGRAPH = re.compile(r"\n[^\S\n]*\n\s*")  # a blank line: where a paragraph ends
+PARAGRAPH = re.compile(r"\n[^\S\n]*\n\s*")  # a blank line: where a paragraph ends
 
 
 class _DocumentLanguages:
@@ -216,7 +216,7 @@ class _DocumentLanguages:
         return self.lists[held.index(max(held))] | self.extra
 
     def __call__(self, text: str) -> list[str]:
-        paragraphs = [self.tokenize(paragraph) for paragraph in _PARAGRAPH.split(self.preprocess(text))]
+        paragraphs = [self.tokenize(paragraph) for paragraph in PARAGRAPH.split(self.preprocess(text))]
         document = self._own([token for tokens in paragraphs for token in tokens], self.everything)
         kept = []
         for tokens in paragraphs:

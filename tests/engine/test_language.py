@@ -154,13 +154,54 @@ def test_documents_in_a_second_language_join_its_stop_words():
 @pytest.mark.parametrize(("n_german", "n_english", "joins"), [
     (20, 4, False),  # fewer than MIN_OTHER_DOCUMENTS
     (20, 5, True),
-    (200, 7, False),  # 3.4 % of the documents, under MIN_OTHER_SHARE
-    (200, 9, True),  # 4.3 %
+    (300, 5, False),  # 1.6 % of the documents and of the paragraphs: under both shares
+    (240, 5, True),  # 2.04 % of the paragraphs (each document is one): at least MIN_OTHER_PARAGRAPH_SHARE
 ])
 def test_a_second_language_needs_enough_documents(n_german, n_english, joins):
     guess = engine.guess_language([TEXTS["german"]] * n_german + [TEXTS["english"]] * n_english)
     assert guess.language == ("german+english" if joins else "german")
     assert guess.documents == {"english": pytest.approx(n_english / (n_german + n_english))}
+    assert guess.paragraphs == guess.documents  # documents of one paragraph each
+
+
+def _pages(n_paragraphs: int, language: str = "german") -> str:
+    return "\n\n".join([TEXTS[language]] * n_paragraphs)
+
+
+@pytest.mark.parametrize(("n_german", "n_english", "joins"), [
+    (100, 5, True),  # 4.8 % of the documents, 1 % of the paragraphs: by documents
+    (200, 7, False),  # 3.4 % of the documents, 0.7 % of the paragraphs
+])
+def test_documents_in_another_language_join_though_their_paragraphs_are_few(n_german, n_english, joins):
+    guess = engine.guess_language([_pages(5)] * n_german + [TEXTS["english"]] * n_english)
+    assert guess.language == ("german+english" if joins else "german")
+    assert guess.documents == {"english": pytest.approx(n_english / (n_german + n_english))}
+    assert guess.paragraphs == {"english": pytest.approx(n_english / (5 * n_german + n_english))}
+
+
+@pytest.mark.parametrize(("n_holding", "per_document", "joins"), [
+    (5, 1, True),  # 5 of 205 paragraphs (2.4 %), in 5 documents
+    (4, 2, False),  # 8 of 208 (3.8 %), but in 4 documents: fewer than MIN_OTHER_DOCUMENTS
+    (4, 1, False),  # 4 of 204, in 4 documents
+])
+def test_paragraphs_of_another_language_inside_documents_join_its_stop_words(n_holding, per_document, joins):
+    """German pages that keep untranslated English paragraphs: no page is English, but enough paragraphs are."""
+    mixed = _pages(2) + "\n\n" + _pages(per_document, "english")
+    texts = [mixed] * n_holding + [_pages(2)] * (100 - n_holding)
+    assert len(mixed) < module.SAMPLE_CHARACTERS  # every paragraph is read
+    guess = engine.guess_language(texts)
+    assert guess.documents == {}  # each such page is still mostly German
+    n_paragraphs = 200 + n_holding * per_document
+    assert guess.paragraphs == {"english": pytest.approx(n_holding * per_document / n_paragraphs)}
+    assert guess.language == ("german+english" if joins else "german")
+
+
+def test_a_language_found_by_more_paragraphs_comes_first():
+    texts = [_pages(2) + "\n\n" + _pages(2, "english")] * 6 + [TEXTS["french"]] * 9 + [_pages(2)] * 85
+    guess = engine.guess_language(texts)
+    assert guess.documents == {"french": pytest.approx(0.09)}
+    assert guess.paragraphs == {"english": pytest.approx(12 / 203), "french": pytest.approx(9 / 203)}
+    assert guess.language == "german+english+french"
 
 
 def test_short_documents_and_documents_in_both_languages_are_not_counted():
@@ -197,7 +238,9 @@ def test_which_language_a_document_is_written_in_matches_the_rule_counted_by_han
             expected[best] = expected.get(best, 0) + 1
     assert expected  # the draw holds documents of other languages
     assert guess.documents == pytest.approx({name: count / n_read for name, count in expected.items()})
+    assert guess.paragraphs == guess.documents  # no blank lines: each document is one paragraph
+    least = min(module.MIN_OTHER_SHARE, module.MIN_OTHER_PARAGRAPH_SHARE)
     joined = [name for name, count in sorted(expected.items(), key=lambda item: (-item[1], item[0]))
-              if count >= module.MIN_OTHER_DOCUMENTS and count >= module.MIN_OTHER_SHARE * n_read]
+              if count >= module.MIN_OTHER_DOCUMENTS and count >= least * n_read]
     assert guess.language == "+".join([first, *joined])
 

@@ -218,3 +218,18 @@ def test_documents_in_two_languages_are_offered_and_noted_both_lists():
     assert uploads.language_note(guess, "french").suggestion == "english+french"  # English left out now
     three = uploads.language_note(guess, "french+english+german")  # both lists in it: no warning
     assert three.level == "info" and "English + French" in three.text
+
+
+def test_passages_in_another_language_are_noted_as_a_share_of_the_paragraphs():
+    """French pages that keep English paragraphs: the note counts paragraphs, since no page is English."""
+    from explorer.engine_api import guess_language
+    from tests.engine.test_language import TEXTS
+
+    mixed = "\n\n".join([TEXTS["french"]] * 2 + [TEXTS["english"]])
+    guess = guess_language([mixed] * 8 + ["\n\n".join([TEXTS["french"]] * 2)] * 92)
+    assert guess.language == "french+english" and guess.documents == {}
+    note = uploads.language_note(guess, "french+english")
+    assert note.text.startswith("These documents look French, and 3.8% of their paragraphs English: each paragraph ")
+    wrong = uploads.language_note(guess, "french")
+    assert wrong.level == "warning" and wrong.suggestion == "french+english"
+    assert wrong.text.startswith("3.8% of these documents’ paragraphs look English. With French stop words alone")
