@@ -137,8 +137,8 @@ def main(argv: list[str] | None = None) -> int:
             first, second = pair.split(":")
             if texts[first] is None or texts[second] is None:
                 continue
-            both_languages = "+".join(engine.guess_language(texts[name]).language or "english"
-                                      for name in (first, second))
+            both_languages = "+".join(engine.languages_of("+".join(engine.guess_language(texts[name]).language
+                                                                   or "english" for name in (first, second))))
             print(f"\n## {first} with {second} ({both_languages})\n")
             every, own, examples = words_lost(texts[first], both_languages)
             print(f"Words of the {first} documents the second list removes, per 1,000 kept by the first: "

@@ -17,6 +17,7 @@ which is silent until the application configures logging.
 import importlib.metadata
 import logging
 
+from engine.data.boilerplate import find_boilerplate, remove_boilerplate
 from engine.data.bow_formats import (
     load_corpus,
     read_ldac,
@@ -188,6 +189,7 @@ __all__ = [
     "detect_encoding",
     "export_files",
     "export_tables",
+    "find_boilerplate",
     "from_gensim",
     "guess_language",
     "heldout_split",
@@ -212,6 +214,7 @@ __all__ = [
     "read_vocabulary",
     "read_zip",
     "relevance",
+    "remove_boilerplate",
     "save_model",
     "step_size",
     "stop_word_list",

@@ -297,6 +297,10 @@ def _add_fit(commands: Any) -> None:
     text.add_argument("--keep-markup", action="store_true",
                       help="count HTML or XML tags as words (by default they are left out when a tenth of the "
                       "documents or more hold markup, and the message says so)")
+    text.add_argument("--keep-boilerplate", action="store_true",
+                      help="keep repeated blocks of lines that many documents share word for word (page headers "
+                      "and footers, licences, translators' credits, signatures); by default they are left out, "
+                      "and the message says how many lines")
 
     fit.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     fit.set_defaults(handler=_fit)
@@ -338,6 +342,7 @@ def _add_app(commands: Any) -> None:
 STOP_WORDS_KEY = "stop_words"  # of a model file's "cli" record: the language its text was read with, or "none"
 STRIP_ACCENTS_KEY = "strip_accents"  # ... and whether accents were stripped (missing: True, the older default)
 STRIP_MARKUP_KEY = "strip_markup"  # ... and whether markup was left out (missing: False, as before it was)
+STRIP_BOILERPLATE_KEY = "strip_boilerplate"  # ... and whether boilerplate was left out (missing: False)
 
 
 def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
@@ -363,6 +368,10 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["strip_markup"] = False
     elif text:
         options["strip_markup"] = AUTO_MARKUP if resumed is None else resumed.get(STRIP_MARKUP_KEY, False)
+    if args.keep_boilerplate:
+        options["strip_boilerplate"] = False
+    elif text:
+        options["strip_boilerplate"] = True if resumed is None else resumed.get(STRIP_BOILERPLATE_KEY, False)
     corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, **options)
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
     vectorizer = getattr(corpus, "vectorizer", None)  # None: counts without a record of how text was read
@@ -372,6 +381,9 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         message += "" if vectorizer.strip_accents else ", accents kept"
     if getattr(vectorizer, "strip_markup", False):
         message += "; HTML/XML markup left out"
+    lines = len(getattr(vectorizer, "boilerplate", ()))
+    if lines:
+        message += f"; {lines} repeated line{'s' if lines != 1 else ''} (boilerplate) left out"
     if getattr(vectorizer, "token_pattern", None) == UNICODE_TOKEN_PATTERN:
         message += ("; read with UNICODE_TOKEN_PATTERN (combining marks kept in words, Chinese and Japanese as "
                     "pairs of characters)")
@@ -616,6 +628,7 @@ def _fit(args: argparse.Namespace) -> int:
         record[STOP_WORDS_KEY] = "none" if used is None else used
         record[STRIP_ACCENTS_KEY] = corpus.vectorizer.strip_accents
         record[STRIP_MARKUP_KEY] = corpus.vectorizer.strip_markup
+        record[STRIP_BOILERPLATE_KEY] = bool(corpus.vectorizer.boilerplate)
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)
     if n_test:

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 from engine.data import _corpus_folder
 from engine.data import markup as markup_module
+from engine.data.boilerplate import find_boilerplate, remove_boilerplate
 from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.text import RawDocument, SkippedFile
 from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, token_pattern_for
@@ -248,6 +249,7 @@ class Corpus:
         encodings: Iterable[tuple[str, str]] | dict[str, str] = (),
         strip_accents: bool | str = True,
         strip_markup: bool | str = AUTO_MARKUP,
+        strip_boilerplate: bool = True,
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -308,6 +310,13 @@ class Corpus:
             (:func:`engine.data.markup.holds_markup`).  Recorded in :attr:`vectorizer`;
             the stop-word language and the token pattern are then chosen on the text
             without its markup.
+        strip_boilerplate : bool
+            Leave out repeated blocks of lines that many documents share word for word
+            (page chrome, licence footers, translators' credits, signatures), which
+            otherwise become topics of their own (:func:`engine.find_boilerplate`: lines
+            in at least 2 % of the documents, in runs of 10 words or more).  The lines
+            found are recorded in :attr:`vectorizer` (``boilerplate``), so new text loses
+            the same blocks; False keeps every line.
 
         Raises
         ------
@@ -324,14 +333,18 @@ class Corpus:
         _strings(texts, "texts", len(texts))
         markup = _markup_choice(strip_markup, texts)
         readable = [markup_module.strip_markup(text) for text in texts] if markup else texts
+        boilerplate = _boilerplate_choice(strip_boilerplate, readable)
+        if boilerplate:
+            lines = frozenset(boilerplate)
+            readable = [remove_boilerplate(text, lines) for text in readable]
         if token_pattern is None:
             token_pattern = token_pattern_for(readable)
         if isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE:
             stop_words = guess_language(readable).language or "english"
-        settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents, markup)
-        # counted from the text without its markup, read once: what the recorded settings' analyzer gives
+        settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents, markup, boilerplate)
+        # counted from the text without its markup and boilerplate, read once: what the recorded settings give
         vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern,
-                                 settings=dataclasses.replace(settings, strip_markup=False))
+                                 settings=dataclasses.replace(settings, strip_markup=False, boilerplate=()))
         if len(set(ids)) != len(ids):
             raise ValueError("ids must be unique")
         kept = [d for d, text in enumerate(texts) if text.strip()]
@@ -411,7 +424,15 @@ def _markup_choice(strip_markup, texts) -> bool:
     return bool(strip_markup)
 
 
-def _settings(stop_words, extra_stop_words, token_pattern, strip_accents, strip_markup=False) -> Vectorizer:
+def _boilerplate_choice(strip_boilerplate, texts: Sequence[str]) -> tuple[str, ...]:
+    """The boilerplate lines of ``texts`` if ``strip_boilerplate``, else none."""
+    if not isinstance(strip_boilerplate, (bool, np.bool_)):
+        raise TypeError(f"strip_boilerplate must be True or False, got {strip_boilerplate!r}")
+    return find_boilerplate(texts) if strip_boilerplate else ()
+
+
+def _settings(stop_words, extra_stop_words, token_pattern, strip_accents, strip_markup=False,
+              boilerplate=()) -> Vectorizer:
     if isinstance(stop_words, Iterable) and not isinstance(stop_words, str):
         stop_words = tuple(stop_words)
     auto = isinstance(strip_accents, str) and strip_accents == AUTO_ACCENTS
@@ -419,7 +440,7 @@ def _settings(stop_words, extra_stop_words, token_pattern, strip_accents, strip_
         raise TypeError(f"strip_accents must be True, False or {AUTO_ACCENTS!r}, got {strip_accents!r}")
     settings = Vectorizer(stop_words=stop_words, extra_stop_words=_words_of(extra_stop_words),
                           strip_accents=True if auto else strip_accents, token_pattern=token_pattern,
-                          strip_markup=strip_markup)
+                          strip_markup=strip_markup, boilerplate=boilerplate)
     if auto and isinstance(settings.stop_words, str) and settings.stop_words != "english":
         settings = dataclasses.replace(settings, strip_accents=False)  # words of that language as written
     return settings

@@ -53,8 +53,18 @@ from engine.data._disk_sources import (
     _uci_rows,
 )
 from engine.data._disk_writer import _check_target, _DiskWriter
+from engine.data.boilerplate import remove_boilerplate
 from engine.data.bow_formats import _check_vocabulary, _find_vocabulary
-from engine.data.corpus import _EMPTY_ROW, AUTO_MARKUP, Corpus, DroppedDocument, _markup_choice, _settings, _vectorizer
+from engine.data.corpus import (
+    _EMPTY_ROW,
+    AUTO_MARKUP,
+    Corpus,
+    DroppedDocument,
+    _boilerplate_choice,
+    _markup_choice,
+    _settings,
+    _vectorizer,
+)
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.markup import strip_markup
 from engine.data.text import SkippedFile, _check_encoding, table_format
@@ -220,9 +230,10 @@ class DiskCorpus:
             and reads tables as UTF-8.
         **vectorizer_options
             ``stop_words`` (a language such as "french", ``"auto"``, a list of words or
-            None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``, ``min_df``,
-            ``max_df``, ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts`
-            (``strip_markup="auto"`` decided on the first documents).  The
+            None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``,
+            ``strip_boilerplate``, ``min_df``, ``max_df``, ``max_features``, ``token_pattern`` as
+            in :meth:`Corpus.from_texts` (``strip_markup="auto"`` decided, and the boilerplate
+            lines found, on the first documents).  The
             per-token settings are recorded in :attr:`vectorizer`.  ``"auto"`` guesses the
             language from the source's first documents (as many as
             :func:`engine.guess_language` reads), as the stream cannot be sampled evenly
@@ -235,9 +246,9 @@ class DiskCorpus:
         source = Path(source)
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
                    "max_features": None, "token_pattern": None, "strip_accents": True, "strip_markup": AUTO_MARKUP,
-                   **vectorizer_options}
+                   "strip_boilerplate": True, **vectorizer_options}
         unknown = sorted(set(options) - {"stop_words", "extra_stop_words", "min_df", "max_df", "max_features",
-                                         "token_pattern", "strip_accents", "strip_markup"})
+                                         "token_pattern", "strip_accents", "strip_markup", "strip_boilerplate"})
         if unknown:
             raise TypeError(f"unknown tokenizer options {unknown}; see Corpus.from_texts")
         for name in ("stop_words", "extra_stop_words"):  # iterables are read twice and recorded in the manifest
@@ -261,11 +272,16 @@ class DiskCorpus:
         choose_markup = isinstance(options["strip_markup"], str)
         if not choose_markup:
             options["strip_markup"] = _markup_choice(options["strip_markup"], [])  # checked before the first pass
-        if guess_stop_words or choose_pattern or choose_markup:
+        boilerplate = _boilerplate_choice(options["strip_boilerplate"], [])  # checked before the first pass
+        if guess_stop_words or choose_pattern or choose_markup or options["strip_boilerplate"]:
             first = _first_texts(chunks(None), SAMPLE_DOCUMENTS)
             options["strip_markup"] = _markup_choice(options["strip_markup"], first)
             if options["strip_markup"]:  # the language and the pattern of the text without its markup
                 first = [strip_markup(text) for text in first]
+            boilerplate = _boilerplate_choice(options["strip_boilerplate"], first)
+            if boilerplate:  # ... and without its boilerplate
+                lines = frozenset(boilerplate)
+                first = [remove_boilerplate(text, lines) for text in first]
             if choose_pattern:
                 options["token_pattern"] = token_pattern_for(first)
             if guess_stop_words:
@@ -273,9 +289,10 @@ class DiskCorpus:
         accents = options["strip_accents"]
         while True:  # pass 1: document and corpus frequencies (again if Chinese or Japanese text comes later)
             settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
-                                 accents, options["strip_markup"])
+                                 accents, options["strip_markup"], boilerplate)
             options["strip_accents"] = settings.strip_accents  # "auto" resolved, as the stop words and pattern are
-            analyzer = _vectorizer(**options, settings=settings).build_analyzer()
+            analyzer = _vectorizer(**{k: v for k, v in options.items() if k != "strip_boilerplate"},
+                                   settings=settings).build_analyzer()
             skipped: list[SkippedFile] = []
             stats = _TermStats()
             watch = choose_pattern and settings.token_pattern == TOKEN_PATTERN

@@ -27,6 +27,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from engine.data.boilerplate import MAX_LINE_CHARACTERS, MAX_LINES, remove_boilerplate
+from engine.data.boilerplate import _normal as boilerplate_line
 from engine.data.markup import strip_markup
 
 __all__ = ["STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "UNICODE_TOKEN_PATTERN", "TextCounts",
@@ -225,6 +227,22 @@ class _DocumentLanguages:
         return kept
 
 
+def _boilerplate(lines: Any) -> tuple[str, ...]:
+    """``lines`` checked: a sequence of at most MAX_LINES distinct lines as find_boilerplate gives them (whitespace
+    collapsed, not blank, not too long), kept in order."""
+    if isinstance(lines, str) or not isinstance(lines, (tuple, list)):
+        raise TypeError(f"boilerplate must be a list of lines, got {type(lines).__name__}")
+    if len(lines) > MAX_LINES:
+        raise ValueError(f"boilerplate holds {len(lines)} lines; at most {MAX_LINES} are stored")
+    for line in lines:
+        if not isinstance(line, str) or not line or boilerplate_line(line) != line:
+            raise ValueError(f"boilerplate lines must be non-empty text with single spaces and no line breaks "
+                             f"(at most {MAX_LINE_CHARACTERS} characters), got {str(line)[:80]!r}")
+    if len(set(lines)) != len(lines):
+        raise ValueError("boilerplate lines must be distinct")
+    return tuple(lines)
+
+
 def _language(name: str) -> str:
     """The canonical name of ``name``: a language name such as "french" or an ISO 639-1 code such as "fr"; or
     several joined by "+" ("english+fr" gives "english+french"; repeats are dropped, the order is kept)."""
@@ -355,6 +373,10 @@ class Vectorizer:
         Remove HTML or XML markup (tags, comments, scripts and styles; character references
         read) before anything else (:func:`engine.data.markup.strip_markup`), for text
         scraped from or saved as web pages.  Files written before it existed read False.
+    boilerplate : sequence of str
+        Repeated lines to leave out (:func:`engine.data.boilerplate.find_boilerplate` finds
+        them in a collection): every run of them holding enough words is removed from a text,
+        after its markup, before its words are read.  Files written before it existed read ().
 
     Stop words are normalised like the text (lower case, accents stripped as set); a
     language list's entries are split into tokens as the text is ("aujourd'hui" stops
@@ -367,6 +389,7 @@ class Vectorizer:
     lowercase: bool = True
     token_pattern: str = TOKEN_PATTERN
     strip_markup: bool = False
+    boilerplate: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -380,6 +403,8 @@ class Vectorizer:
         set_(self, "strip_accents", _flag("strip_accents", self.strip_accents))
         set_(self, "lowercase", _flag("lowercase", self.lowercase))
         set_(self, "strip_markup", _flag("strip_markup", self.strip_markup))
+        set_(self, "boilerplate", _boilerplate(self.boilerplate))
+        set_(self, "_boilerplate_lines", frozenset(self.boilerplate))  # looked up once per line read
         if not isinstance(self.token_pattern, str):
             raise TypeError(f"token_pattern must be a regular expression (str), got {self.token_pattern!r}")
         try:
@@ -395,8 +420,11 @@ class Vectorizer:
         return self._preprocess()(text)
 
     def readable(self, text: str) -> str:
-        """``text`` as its words are read: without its markup if ``strip_markup`` is set, else as it is."""
-        return strip_markup(text) if self.strip_markup else text
+        """``text`` as its words are read: without its markup if ``strip_markup`` is set, then without its
+        blocks of ``boilerplate`` lines; else as it is."""
+        if self.strip_markup:
+            text = strip_markup(text)
+        return remove_boilerplate(text, self._boilerplate_lines) if self.boilerplate else text
 
     def _preprocess(self) -> Callable[[str], str]:
         strip = self._accent_stripper()
@@ -450,9 +478,9 @@ class Vectorizer:
 
         tokens = {"tokenizer": unicode_tokens, "token_pattern": None} if self.token_pattern == UNICODE_TOKEN_PATTERN \
             else {"token_pattern": self.token_pattern}  # the same tokens, each text by the faster pattern it allows
-        if self.strip_markup:  # scikit-learn then calls this alone, in place of its lower-casing and stripping
-            normalise = self._preprocess()
-            tokens["preprocessor"] = lambda text: normalise(strip_markup(text))
+        if self.strip_markup or self.boilerplate:  # scikit-learn then calls this alone, in place of its own
+            normalise, readable = self._preprocess(), self.readable
+            tokens["preprocessor"] = lambda text: normalise(readable(text))
         languages = languages_of(self.stop_words) if isinstance(self.stop_words, str) else ()
         if len(languages) > 1:
             reading = CountVectorizer(lowercase=self.lowercase, strip_accents=self._accent_stripper(), **tokens)
@@ -512,7 +540,7 @@ class Vectorizer:
         stop_words = list(self.stop_words) if isinstance(self.stop_words, tuple) else self.stop_words
         return {"stop_words": stop_words, "extra_stop_words": list(self.extra_stop_words),
                 "strip_accents": self.strip_accents, "lowercase": self.lowercase, "token_pattern": self.token_pattern,
-                "strip_markup": self.strip_markup}
+                "strip_markup": self.strip_markup, "boilerplate": list(self.boilerplate)}
 
     @classmethod
     def from_dict(cls, values: Any, trust_token_pattern: bool = False) -> Vectorizer:
@@ -526,7 +554,7 @@ class Vectorizer:
         if not isinstance(values, dict):
             raise TypeError(f"the preprocessing settings must be a JSON object, got {type(values).__name__}")
         unknown = sorted(set(values) - {"stop_words", "extra_stop_words", "strip_accents", "lowercase",
-                                        "token_pattern", "strip_markup"})
+                                        "token_pattern", "strip_markup", "boilerplate"})
         if unknown:
             raise ValueError(f"unknown preprocessing settings {unknown}")
         pattern = values.get("token_pattern", TOKEN_PATTERN)
@@ -535,4 +563,7 @@ class Vectorizer:
             raise ValueError(f"token_pattern {shown!r} is not one this project writes; a stored token pattern "
                              f"must be one of {list(STORED_TOKEN_PATTERNS)} (if you wrote this file with your "
                              "own pattern, load it with trust_token_pattern=True)")
+        values = dict(values)
+        if isinstance(values.get("boilerplate"), list):
+            values["boilerplate"] = tuple(values["boilerplate"])
         return cls(**values)

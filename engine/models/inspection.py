@@ -124,7 +124,7 @@ def text_segments(text: str, vocabulary: Sequence[str],
     ``vectorizer`` (a corpus's ``vectorizer``; by default ``TOKEN_PATTERN``, lower case,
     accents stripped).  Words outside the vocabulary (stop words, filtered words) and
     the text between words are tagged None.  Joining the segments gives ``text`` back
-    (without its markup if the vectorizer removes it: :meth:`engine.Vectorizer.readable`).
+    (without its markup and its boilerplate if the vectorizer removes them: :meth:`engine.Vectorizer.readable`).
     Where tokens overlap (the pairs of :data:`engine.UNICODE_TOKEN_PATTERN`: "文件" and
     "件系" in "文件系统"), a vocabulary token that begins inside the one before it is
     left untagged, so every character is in one segment.

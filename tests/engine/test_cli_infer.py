@@ -204,6 +204,33 @@ def test_fit_leaves_out_the_markup_of_web_pages_unless_asked(tmp_path, capsys):
     assert {"td", "class", "cell"} <= set(load_model(out).vocabulary)
 
 
+def test_fit_leaves_out_repeated_footers_unless_asked(tmp_path, capsys):
+    from tests.engine.test_language import TEXTS
+
+    footer = ("You receive this letter because you subscribed to the parish newsletter.\n"
+              "Write to the editor to unsubscribe or to change your address.")
+    folder = tmp_path / "letters"
+    folder.mkdir()
+    for i in range(12):
+        body = (TEXTS["english"] if i % 2 else TEXTS["german"]) + f" Number {i}."  # each letter its own
+        (folder / f"{i}.txt").write_text(f"Letter {i}\n{body}\n\n{footer}\n", encoding="utf-8")
+    out = tmp_path / "letters.npz"
+    assert main(["fit", str(folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
+                 "--no-progress", "--stop-words", "none"]) == 0
+    assert "; 2 repeated lines (boilerplate) left out" in capsys.readouterr().err
+    loaded = load_model(out)
+    assert loaded.extra["cli"]["strip_boilerplate"] is True
+    assert loaded.model.vectorizer_.boilerplate == tuple(sorted(footer.splitlines()))
+    assert not {"parish", "newsletter", "unsubscribe", "editor"} & set(loaded.vocabulary)
+    assert {"bridge", "brucke", "letter"} <= set(loaded.vocabulary)
+    assert main(["fit", str(folder), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out),
+                 "--no-progress", "--stop-words", "none", "--keep-boilerplate"]) == 0
+    assert "boilerplate" not in capsys.readouterr().err
+    kept = load_model(out)
+    assert {"parish", "newsletter", "unsubscribe"} <= set(kept.vocabulary)
+    assert kept.extra["cli"]["strip_boilerplate"] is False and kept.model.vectorizer_.boilerplate == ()
+
+
 def test_fit_reads_chinese_as_pairs_of_characters_and_says_so(tmp_path, capsys):
     from tests.engine.test_unicode_tokens import CHINESE
 

@@ -1,0 +1,137 @@
+"""Repeated lines: the blocks of text that many documents of a collection share word for word.
+
+Page chrome ("This Page / Report a Bug / Show Source / Navigation ..."), licence footers,
+translators' credits, bug-report sections and e-mail signatures are written once and copied into
+many documents.  Their words occur together in exactly those documents, so the topics gather them:
+French man pages among English ones gave "org traduction fr debian com manuel jean gnu" and two
+more such topics of twenty (benchmarks/RESULTS.md run 63).
+
+:func:`find_boilerplate` finds them: a line (whitespace collapsed) is *common* when at least
+:data:`MIN_SHARE` of the documents, and at least :data:`MIN_DOCUMENTS`, hold it; a run of consecutive
+common lines (blank lines between them do not end it) that holds at least :data:`MIN_WORDS` words is
+a *block*.  The lines of the blocks found are the boilerplate, and :func:`remove_boilerplate` removes
+every such block from a text, the same rule on the recorded lines, so that a model reads new text as
+it read its training text.  Only documents of two lines or more count a line: a document of one line
+is its own content, and a collection of short texts repeated whole is not boilerplate.  A document
+made only of boilerplate keeps its text (there is nothing else in it to read).
+
+A single repeated line shorter than ``MIN_WORDS`` (a heading, "-- Mark Twain", a formula verse) is
+not a block, and nor is a refrain repeated inside one document (a line counts once per document).
+On the prose collections of the quality panel (speeches, the Jargon File, quotations, verses,
+package descriptions, docstrings) nothing is found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+__all__ = ["find_boilerplate", "remove_boilerplate"]
+
+MIN_SHARE = 0.02  # of the documents (of two lines or more) a line must be in to be common...
+MIN_DOCUMENTS = 5  # ... and at least this many
+MIN_WORDS = 10  # words a run of common lines needs to be a block
+MAX_LINE_CHARACTERS = 2_000  # longer lines are never boilerplate (nor stored)
+MAX_LINES = 10_000  # lines a vectorizer stores at most (the most common first)
+
+# a word: two letters or more, as TOKEN_PATTERN reads them, or one Chinese character or kana (text without spaces)
+_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD = re.compile(rf"[{_UNSPACED}]|(?:(?![{_UNSPACED}])[^\W\d_]){{2,}}")
+_LINE = re.compile(r"\r\n|\r|\n")
+
+
+def _normal(line: str) -> str:
+    """A line as it is compared: whitespace collapsed, stripped ("" for a blank or too long line)."""
+    if len(line) > MAX_LINE_CHARACTERS:
+        return ""
+    return " ".join(line.split())
+
+
+def _blocks(normal: Sequence[str], common: frozenset[str] | set[str], min_words: int) -> list[range]:
+    """The blocks of a text's normalised lines: maximal runs of lines in ``common`` (blank lines inside a run
+    belong to it) holding at least ``min_words`` words, each as the range of its line indices."""
+    found, i, n = [], 0, len(normal)
+    while i < n:
+        if normal[i] not in common or not normal[i]:
+            i += 1
+            continue
+        j, words, last = i, 0, i
+        while j < n and (not normal[j] or normal[j] in common):
+            if normal[j]:
+                words += len(_WORD.findall(normal[j]))
+                last = j
+            j += 1
+        if words >= min_words:
+            found.append(range(i, last + 1))
+        i = j
+    return found
+
+
+def find_boilerplate(texts: Iterable[str], min_share: float = MIN_SHARE, min_documents: int = MIN_DOCUMENTS,
+                     min_words: int = MIN_WORDS) -> tuple[str, ...]:
+    """The lines of the repeated blocks of ``texts`` (see the module's notes), most documents first.
+
+    Parameters
+    ----------
+    texts : iterable of str
+        Read twice; a list is best.
+    min_share : float
+        A line is common in at least this share of the documents of two lines or more...
+    min_documents : int
+        ... and in at least this many.
+    min_words : int
+        Words a run of common lines needs: words of two letters or more, and each Chinese
+        character or kana (written without spaces) as one.
+
+    Returns
+    -------
+    tuple of str
+        Each line with its whitespace collapsed; at most ``MAX_LINES``.
+    """
+    texts = list(texts)
+    if not 0.0 <= min_share <= 1.0:
+        raise ValueError(f"min_share must be a fraction in [0, 1], got {min_share!r}")
+    if min_documents < 1 or min_words < 1:
+        raise ValueError(f"min_documents and min_words must be at least 1, got {min_documents!r}, {min_words!r}")
+    lines = [[_normal(line) for line in _LINE.split(text)] for text in texts]
+    in_documents: Counter[str] = Counter()
+    n_counted = 0
+    for normal in lines:
+        distinct = set(normal)
+        distinct.discard("")
+        if len(distinct) > 1:
+            in_documents.update(distinct)
+            n_counted += 1
+    least = max(min_documents, min_share * n_counted)
+    common = {line for line, n in in_documents.items() if n >= least}
+    if not common:
+        return ()
+    used: set[str] = set()
+    for normal in lines:
+        if sum(1 for line in normal if line) < 2:
+            continue
+        for block in _blocks(normal, common, min_words):
+            used.update(normal[i] for i in block)
+    used.discard("")
+    return tuple(sorted(used, key=lambda line: (-in_documents[line], line))[:MAX_LINES])
+
+
+def remove_boilerplate(text: str, lines: Iterable[str] | frozenset[str], min_words: int = MIN_WORDS) -> str:
+    """``text`` without its blocks of boilerplate ``lines`` (as :func:`find_boilerplate` gives them); the other
+    lines as written.  A text of one line, or one made only of such blocks, is returned as it is."""
+    common = lines if isinstance(lines, (frozenset, set)) else frozenset(lines)
+    if not common:
+        return text
+    raw = _LINE.split(text)
+    normal = [_normal(line) for line in raw]
+    if sum(1 for line in normal if line) < 2:
+        return text
+    blocks = _blocks(normal, common, min_words)
+    if not blocks:
+        return text
+    drop = {i for block in blocks for i in block}
+    kept = [line for i, line in enumerate(raw) if i not in drop]
+    if not any(line.strip() for line in kept):
+        return text
+    return "\n".join(kept)
