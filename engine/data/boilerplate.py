@@ -34,6 +34,7 @@ MIN_DOCUMENTS = 5  # ... and at least this many
 MIN_WORDS = 10  # words a run of common lines needs to be a block
 MAX_LINE_CHARACTERS = 2_000  # longer lines are never boilerplate (nor stored)
 MAX_LINES = 10_000  # lines a vectorizer stores at most (the most common first)
+MAX_CHARACTERS = 2_000_000  # and characters in all (a model file's metadata stays small)
 
 # a word: two letters or more, as TOKEN_PATTERN reads them, or one Chinese character or kana (text without spaces)
 _UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -87,7 +88,8 @@ def find_boilerplate(texts: Iterable[str], min_share: float = MIN_SHARE, min_doc
     Returns
     -------
     tuple of str
-        Each line with its whitespace collapsed; at most ``MAX_LINES``.
+        Each line with its whitespace collapsed; at most ``MAX_LINES`` lines and
+        ``MAX_CHARACTERS`` characters (those in fewest documents left out).
     """
     texts = list(texts)
     if not 0.0 <= min_share <= 1.0:
@@ -114,7 +116,13 @@ def find_boilerplate(texts: Iterable[str], min_share: float = MIN_SHARE, min_doc
         for block in _blocks(normal, common, min_words):
             used.update(normal[i] for i in block)
     used.discard("")
-    return tuple(sorted(used, key=lambda line: (-in_documents[line], line))[:MAX_LINES])
+    kept, size = [], 0
+    for line in sorted(used, key=lambda line: (-in_documents[line], line))[:MAX_LINES]:
+        size += len(line)
+        if size > MAX_CHARACTERS:
+            break
+        kept.append(line)
+    return tuple(kept)
 
 
 def remove_boilerplate(text: str, lines: Iterable[str] | frozenset[str], min_words: int = MIN_WORDS) -> str:

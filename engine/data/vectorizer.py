@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from engine.data.boilerplate import MAX_LINE_CHARACTERS, MAX_LINES, remove_boilerplate
+from engine.data.boilerplate import MAX_CHARACTERS, MAX_LINE_CHARACTERS, MAX_LINES, remove_boilerplate
 from engine.data.boilerplate import _normal as boilerplate_line
 from engine.data.markup import strip_markup
 
@@ -228,8 +228,8 @@ class _DocumentLanguages:
 
 
 def _boilerplate(lines: Any) -> tuple[str, ...]:
-    """``lines`` checked: a sequence of at most MAX_LINES distinct lines as find_boilerplate gives them (whitespace
-    collapsed, not blank, not too long), kept in order."""
+    """``lines`` checked: a sequence of at most MAX_LINES distinct lines (MAX_CHARACTERS in all) as find_boilerplate
+    gives them (whitespace collapsed, not blank, not too long), kept in order."""
     if isinstance(lines, str) or not isinstance(lines, (tuple, list)):
         raise TypeError(f"boilerplate must be a list of lines, got {type(lines).__name__}")
     if len(lines) > MAX_LINES:
@@ -240,6 +240,8 @@ def _boilerplate(lines: Any) -> tuple[str, ...]:
                              f"(at most {MAX_LINE_CHARACTERS} characters), got {str(line)[:80]!r}")
     if len(set(lines)) != len(lines):
         raise ValueError("boilerplate lines must be distinct")
+    if sum(len(line) for line in lines) > MAX_CHARACTERS:
+        raise ValueError(f"boilerplate holds more than {MAX_CHARACTERS} characters")
     return tuple(lines)
 
 

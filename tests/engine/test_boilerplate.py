@@ -171,7 +171,9 @@ def test_the_lines_are_stored_and_read_back_and_bad_ones_refused():
     for bad, error in (("one string", TypeError), ([""], ValueError), (["two\nlines"], ValueError),
                        (["  padded"], ValueError), ([lines[0], lines[0]], ValueError), ([3], ValueError),
                        (["x" * (module.MAX_LINE_CHARACTERS + 1)], ValueError),
-                       ([f"line {i}" for i in range(module.MAX_LINES + 1)], ValueError)):
+                       ([f"line {i}" for i in range(module.MAX_LINES + 1)], ValueError),
+                       ([f"{i} " + "x" * (module.MAX_LINE_CHARACTERS - 10) for i in
+                         range(module.MAX_CHARACTERS // (module.MAX_LINE_CHARACTERS - 10) + 1)], ValueError)):
         with pytest.raises(error):
             engine.Vectorizer.from_dict({**stored, "boilerplate": bad})
 
@@ -186,3 +188,14 @@ def test_a_model_file_keeps_the_lines_and_reads_new_text_without_them(tmp_path):
     assert loaded.vectorizer_.boilerplate == corpus.vectorizer.boilerplate
     fresh = "garden museum orchard number 7 line 0\nschool market railway\n\n" + FOOTER
     assert np.allclose(loaded.transform_texts([fresh]), loaded.transform_texts([fresh.split("\n\n")[0]]))
+
+
+def test_the_lines_kept_are_capped_the_most_common_first(monkeypatch):
+    first, second = FOOTER.splitlines()
+    texts = [f"{body}\n{first}\n{second}" for body in _letters(20, 0)] + [f"{body}\n{first}" for body in
+                                                                        _letters(10, 0, seed=1)]
+    assert engine.find_boilerplate(texts) == (first, second)  # first in 30 documents, second in 20
+    monkeypatch.setattr(module, "MAX_CHARACTERS", len(first) + len(second) - 1)
+    assert engine.find_boilerplate(texts) == (first,)
+    monkeypatch.setattr(module, "MAX_LINES", 0)
+    assert engine.find_boilerplate(texts) == ()
