@@ -169,7 +169,7 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     tokens = tokenizer(pattern)
     paragraphs = [[Counter(token.lower() for token in tokens(part)) for part in PARAGRAPH.split(text)]
                   for text in sample]
-    read = [sum(parts, Counter()) if len(parts) > 1 else parts[0] for parts in paragraphs]
+    read = [parts[0] if len(parts) == 1 else _summed(parts) for parts in paragraphs]
     counts: Counter[str] = Counter()
     for words in read:
         counts.update(words)
@@ -187,14 +187,29 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
                                                 key=lambda item: (-item[1], item[0]))[:N_EXAMPLES])
     if n_tokens < MIN_TOKENS or share < MIN_SHARE:
         return LanguageGuess(None, share, shares, n_tokens, examples, pattern, pairs, markup=markup)
-    written, n_read = _other_languages([[words] for words in read], language)
-    in_paragraphs, n_paragraphs = _other_languages(paragraphs, language)
-    documents = {other: len(found) / n_read for other, found in written.items()}
-    paragraph_shares = {other: sum(found.values()) / n_paragraphs for other, found in in_paragraphs.items()}
+    written: Counter[str] = Counter()  # documents written in each other language
+    in_paragraphs: dict[str, set[int]] = {}  # the documents holding paragraphs in each...
+    n_in_paragraphs: Counter[str] = Counter()  # ... and how many paragraphs
+    n_read = n_paragraphs = 0
+    for d, (words, parts) in enumerate(zip(read, paragraphs, strict=True)):
+        for part in parts:
+            other = _written_in(part, language)
+            if other is not None:
+                n_paragraphs += 1
+                if other:
+                    in_paragraphs.setdefault(other, set()).add(d)
+                    n_in_paragraphs[other] += 1
+        other = _written_in(words, language) if len(parts) > 1 else _written_in(parts[0], language)
+        if other is not None:
+            n_read += 1
+            if other:
+                written[other] += 1
+    documents = {other: n / n_read for other, n in written.items()}
+    paragraph_shares = {other: n / n_paragraphs for other, n in n_in_paragraphs.items()}
     joined = [other for other in sorted({*documents, *paragraph_shares},
                                         key=lambda name: (-paragraph_shares.get(name, 0.0),
                                                           -documents.get(name, 0.0), name))
-              if (len(written.get(other, ())) >= MIN_OTHER_DOCUMENTS and documents[other] >= MIN_OTHER_SHARE)
+              if (written[other] >= MIN_OTHER_DOCUMENTS and documents[other] >= MIN_OTHER_SHARE)
               or (len(in_paragraphs.get(other, ())) >= MIN_OTHER_DOCUMENTS
                   and paragraph_shares[other] >= MIN_OTHER_PARAGRAPH_SHARE)]
     if joined:
@@ -210,29 +225,30 @@ def _largest_first(shares: dict[str, float]) -> dict[str, float]:
     return dict(sorted(shares.items(), key=lambda item: (-item[1], item[0])))
 
 
-def _other_languages(documents: list[list[Counter[str]]], language: str) -> tuple[dict[str, Counter[int]], int]:
-    """Which of the ``documents`` (each a list of parts' word counts) hold parts of at least MIN_DOCUMENT_TOKENS
-    words written in a language other than ``language`` (its list covers at least MIN_SHARE of the part's words
-    and DOCUMENT_MARGIN times what ``language``'s list covers there): each such language -> the documents (by
-    index) -> how many of their parts; and how many parts had enough words."""
+def _summed(parts: list[Counter[str]]) -> Counter[str]:
+    total: Counter[str] = Counter()
+    for words in parts:
+        total.update(words)
+    return total
+
+
+def _written_in(words: Counter[str], language: str) -> str | None:
+    """The language other than ``language`` a text (its word counts) is written in: the one whose list covers
+    most of its words, if that is at least MIN_SHARE of them and DOCUMENT_MARGIN times what ``language``'s list
+    covers; "" if none is; None for a text of fewer than MIN_DOCUMENT_TOKENS words (not read)."""
+    n = sum(words.values())
+    if n < MIN_DOCUMENT_TOKENS:
+        return None
     holders = _word_languages()
-    found: dict[str, Counter[int]] = {}
-    n_read = 0
-    for d, parts in enumerate(documents):
-        for words in parts:
-            n = sum(words.values())
-            if n < MIN_DOCUMENT_TOKENS:
-                continue
-            n_read += 1
-            covered: Counter[str] = Counter()
-            for word, count in words.items():
-                for holder in holders.get(word, ()):
-                    covered[holder] += count
-            mine = covered[language]
-            best, top = language, mine  # the collection's language wins a tie, then the first name
-            for other, part in sorted(covered.items()):
-                if part > top:
-                    best, top = other, part
-            if best != language and top >= MIN_SHARE * n and top >= DOCUMENT_MARGIN * mine:
-                found.setdefault(best, Counter())[d] += 1
-    return found, n_read
+    covered: Counter[str] = Counter()
+    for word, count in words.items():
+        for holder in holders.get(word, ()):
+            covered[holder] += count
+    mine = covered[language]
+    best, top = language, mine  # the collection's language wins a tie, then the first name
+    for other, part in sorted(covered.items()):
+        if part > top:
+            best, top = other, part
+    if best != language and top >= MIN_SHARE * n and top >= DOCUMENT_MARGIN * mine:
+        return best
+    return ""
