@@ -51,7 +51,7 @@ from markup import PAGES, page_texts  # noqa: E402
 from mixed_languages import mixture  # noqa: E402
 
 COLLECTIONS = ("manpages", "manpages-de", "manpages-fr", "manpages+fr", "python-docs", "libreoffice-help")
-PLAIN = ("sotu", "jargon", "fortunes", "verses", "packages", "docstrings")
+PLAIN = ("sotu", "jargon", "fortunes", "verses", "packages", "docstrings", "bible")
 PREPROCESSING = {"stop_words": "auto", "min_df": 5, "max_df": 0.5, "strip_accents": "auto"}  # the app's, >= 200 docs
 BOILERPLATE_TOPIC = 3  # boilerplate words among a topic's 10 top words
 
