@@ -115,7 +115,7 @@ def _ensure_defaults() -> None:
     base = default_settings(current.corpus.n_docs if current else 1000)
     state.set_defaults({
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.language: "english", Keys.strip_accents: True,
-        Keys.strip_markup: False,
+        Keys.strip_markup: False, Keys.strip_boilerplate: True,
         Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation, Keys.births: base.births,
@@ -211,6 +211,7 @@ def use_guessed_language() -> None:
 def _set_preprocessing_widgets(chosen: Preprocessing) -> None:
     state.set_widgets({Keys.stop_words: ", ".join(chosen.extra_stop_words), Keys.language: chosen.language,
                        Keys.strip_accents: chosen.strip_accents, Keys.strip_markup: chosen.strip_markup,
+                       Keys.strip_boilerplate: chosen.strip_boilerplate,
                        Keys.min_df: chosen.min_df, Keys.max_df: chosen.max_df,
                        Keys.max_features: chosen.max_features or 0})
 
@@ -226,7 +227,7 @@ def preprocessing() -> Preprocessing:
     cap = int(state.get(Keys.max_features, 0) or 0)
     return Preprocessing(words, int(state.get(Keys.min_df, 1)), float(state.get(Keys.max_df, 1.0)), cap or None,
                          str(state.get(Keys.language) or "english"), bool(state.get(Keys.strip_accents, True)),
-                         bool(state.get(Keys.strip_markup, False)))
+                         bool(state.get(Keys.strip_markup, False)), bool(state.get(Keys.strip_boilerplate, True)))
 
 
 # --------------------------------------------------------------------- runs

@@ -38,8 +38,8 @@ class Keys:
     uploader = "data.uploader"
     encoding = "data.encoding"
     text_column, title_column = "data.text_column", "data.title_column"
-    stop_words = "data.stop_words"  # the extra ones
-    language, strip_accents, strip_markup = "data.language", "data.strip_accents", "data.strip_markup"
+    stop_words, language, strip_accents = "data.stop_words", "data.language", "data.strip_accents"  # extra stop words
+    strip_markup, strip_boilerplate = "data.strip_markup", "data.strip_boilerplate"  # tags; repeated lines
     use_language = "data.use_language"  # the button that takes the language guessed from the text
     min_df, max_df, max_features = "data.min_df", "data.max_df", "data.max_features"
     # Train page

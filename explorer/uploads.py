@@ -122,11 +122,13 @@ class Preprocessing:
     language: str = "english"  # of the stop words (engine.STOP_WORD_LANGUAGES, or several joined by "+")
     strip_accents: bool = True
     strip_markup: bool = False  # HTML or XML tags left out (engine.Corpus.from_texts' strip_markup)
+    strip_boilerplate: bool = True  # lines many documents share word for word left out (engine.find_boilerplate)
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
                 "max_df": self.max_df, "max_features": self.max_features,
-                "stop_words": self.language, "strip_accents": self.strip_accents, "strip_markup": self.strip_markup}
+                "stop_words": self.language, "strip_accents": self.strip_accents, "strip_markup": self.strip_markup,
+                "strip_boilerplate": self.strip_boilerplate}
 
     @classmethod
     def suggested(cls, n_docs: int, language: str = "english", markup: bool = False) -> Preprocessing:

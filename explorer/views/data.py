@@ -14,6 +14,8 @@ from explorer.engine_api import (
 )
 from explorer.state import Keys
 
+BOILERPLATE_SHOWN = 200  # lines listed at most
+
 st.title("Data")
 st.caption("Pick the documents to find topics in. Runs you already started keep the collection they began with.")
 message = state.notice(page="data")
@@ -148,6 +150,11 @@ with prep_box:
                    help="Read web pages and exported markup as their text: tags, comments, scripts and styles are "
                         "left out and “&amp;” is read as “&”, so that “td”, “div” or “href” do not become words. "
                         "It is ticked when the documents hold such tags.")
+    right.checkbox("Leave out repeated boilerplate lines", key=Keys.strip_boilerplate, disabled=bag_of_words,
+                   help="Blocks of lines that many documents share word for word (page headers and footers, "
+                        "licences, translators' credits, signatures) otherwise become topics of their own. A line "
+                        "counts when at least 2% of the documents (and 5 or more) hold it, in runs of 10 words or "
+                        "more.")
     if guess is not None and guess.markup:
         right.caption("These documents hold HTML or XML markup"
                       + ("; its tags are left out." if state.get(Keys.strip_markup)
@@ -171,6 +178,16 @@ if session.use_collection(collection, sample.n_topics if kind == "sample" else N
     state.notice(f"New runs will train on “{safe_text.markdown(collection.name)}”.", page="data")
     st.rerun()  # the sidebar and the other pages follow the new collection
 corpus = collection.corpus
+boilerplate = corpus.vectorizer.boilerplate if corpus.vectorizer is not None else ()
+if boilerplate:
+    with prep_box:
+        st.caption(f"Left out as boilerplate: {formatting.plural(len(boilerplate), 'repeated line')}, shared word "
+                   "for word by many of the documents.")
+        with st.expander("Lines left out as boilerplate"):
+            if len(boilerplate) > BOILERPLATE_SHOWN:
+                st.caption(f"The first {formatting.count(BOILERPLATE_SHOWN)} of {formatting.count(len(boilerplate))} "
+                           "lines, those in the most documents first.")
+            st.dataframe(pd.DataFrame({"Line": boilerplate[:BOILERPLATE_SHOWN]}), hide_index=True, width="stretch")
 if note is not None and note.level == "warning":  # named by the words the chosen list leaves in the vocabulary
     note = uploads.language_note(guess, language, corpus)
     with prep_box:

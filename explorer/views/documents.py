@@ -77,6 +77,9 @@ with tab_document:
             st.markdown("**Each word coloured by its most likely topic**")
             if texts is not None:
                 coloured(texts[row], word_topic, theta[row])
+                if corpus.vectorizer is not None and corpus.vectorizer.boilerplate:
+                    st.caption("Repeated lines left out as boilerplate are not shown. To keep them, untick “Leave "
+                               "out repeated boilerplate lines” on the Data page and train a new run.")
             else:
                 used = sorted(set(word_topic.values()), key=lambda k: -theta[row][k])
                 st.html(highlight.legend(used, charts.topic_color, lambda k: labels[k]))

@@ -243,6 +243,27 @@ def test_web_pages_are_read_without_their_markup(app_path):
     assert {"section", "class"} <= set(_collection(at).corpus.vocabulary)
 
 
+def test_a_footer_every_file_ends_with_is_left_out_as_boilerplate(app_path):
+    """Twelve reports ending with the same two-line footer: the box is ticked, the two lines are counted, listed
+    and no words; unticked, their words are back and nothing is said."""
+    at = _app(app_path)
+    _upload(at, data.footer_zip())
+    assert not at.exception, at.exception
+    assert at.checkbox(key=Keys.strip_boilerplate).value is True
+    assert _collection(at).corpus.n_docs == 12
+    assert "Left out as boilerplate: 2 repeated lines, shared word for word by many of the documents." in [
+        c.value for c in at.caption]
+    assert [e.label for e in at.expander] == ["Lines left out as boilerplate"]
+    assert at.expander[0].dataframe[0].value["Line"].tolist() == list(data.FOOTER)
+    vocabulary = set(_collection(at).corpus.vocabulary)
+    assert {"planet", "report"} <= vocabulary and not data.FOOTER_WORDS & vocabulary
+    at.checkbox(key=Keys.strip_boilerplate).uncheck().run()
+    assert not at.exception, at.exception
+    assert set(_collection(at).corpus.vocabulary) >= data.FOOTER_WORDS
+    assert _collection(at).corpus.vectorizer.boilerplate == ()
+    assert not any("boilerplate" in c.value for c in at.caption) and not at.expander
+
+
 def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
     at = _app(app_path)
     _upload(at, data.cjk_zip())

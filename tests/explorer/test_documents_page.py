@@ -97,27 +97,49 @@ def test_a_run_saves_its_collection_preprocessing_in_its_model_file(tmp_path):
                                   loaded.model.count_texts(["la pêche"]).counts.toarray())
 
 
+def _documents_page_of(app_path: str, corpus: Corpus, name: str) -> AppTest:
+    """The app on the Documents page with a run of 3 topics fitted on ``corpus``, the collection in use."""
+    at = AppTest.from_file(app_path, default_timeout=90)
+    at.run()
+    collection = Collection.of(corpus, name)
+    at.session_state[Keys.collection] = collection
+    model = LDA(n_topics=3, seed=0, n_epochs=1).fit(corpus)
+    loaded = LoadedModel(model=model, vocabulary=corpus.vocabulary, trainer_state=None)
+    settings = runs.RunSettings(n_topics=3, n_test=5, seed=0)
+    at.session_state[Keys.runs].add(runs.RunRecord(name, f"#1 {name}", settings, collection, loaded=loaded,
+                                                   checkpointed=False))
+    at.switch_page("views/documents.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_documents_boilerplate_is_not_shown_and_the_page_says_so(app_path):
+    from tests.explorer import uploads_data as data
+
+    texts = [f"{text} Report number {i}.\n\n{data.FOOTER[0]}\n{data.FOOTER[1]}"
+             for i, text in enumerate(data.TEXTS * 2)]
+    corpus = Corpus.from_texts(texts)
+    assert corpus.vectorizer.boilerplate == data.FOOTER
+    at = _documents_page_of(app_path, corpus, "reports")
+    shown = at.get("html")[-1].proto.body
+    assert ">planet</span>" in shown and "Acme" not in shown and "Subscribers" not in shown
+    assert ("Repeated lines left out as boilerplate are not shown. To keep them, untick “Leave out repeated "
+            "boilerplate lines” on the Data page and train a new run.") in [c.value for c in at.caption]
+
+
 def test_web_pages_are_shown_as_their_text(app_path):
     """A collection of web pages: the coloured document and the table of a topic's documents show the pages' text,
     not their tags."""
     from tests.explorer import uploads_data as data
 
+    # each text numbered: a line the same in 5 of the 30 pages would be left out as boilerplate
     pages = [f"<html><head><title>Page {i}</title><style>td {{ color: red }}</style></head><body><table><tr>"
-             f"<td class='cell'>{text}</td></tr></table></body></html>" for i, text in enumerate(data.TEXTS * 5)]
+             f"<td class='cell'>{text} ({i})</td></tr></table></body></html>" for i, text in enumerate(data.TEXTS * 5)]
     corpus = Corpus.from_texts(pages, min_df=2)
-    assert corpus.vectorizer.strip_markup
-    at = AppTest.from_file(app_path, default_timeout=90)
-    at.run()
-    collection = Collection.of(corpus, "pages")
-    at.session_state[Keys.collection] = collection
-    model = LDA(n_topics=3, seed=0, n_epochs=1).fit(corpus)
-    loaded = LoadedModel(model=model, vocabulary=corpus.vocabulary, trainer_state=None)
-    settings = runs.RunSettings(n_topics=3, n_test=5, seed=0)
-    at.session_state[Keys.runs].add(runs.RunRecord("pages", "#1 pages", settings, collection, loaded=loaded,
-                                                   checkpointed=False))
-    at.switch_page("views/documents.py")
-    at.run()
-    assert not at.exception, at.exception
+    assert corpus.vectorizer.strip_markup and corpus.vectorizer.boilerplate == ()
+    at = _documents_page_of(app_path, corpus, "pages")
+    assert not any("boilerplate" in c.value for c in at.caption)  # none found: nothing said
     shown = at.get("html")[-1].proto.body
     assert ">Page</span> 0" in shown and ">planet</span>" in shown  # the title and the text, words coloured
     assert "&lt;" not in shown and "color: red" not in shown and "cell" not in shown

@@ -39,6 +39,20 @@ def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
         uploads.read_upload([("style.css", b"p {}")])
 
 
+def test_repeated_footers_are_left_out_unless_the_preprocessing_keeps_them():
+    assert PLAIN.strip_boilerplate is True and PLAIN.options()["strip_boilerplate"] is True
+    for n_docs, language, markup in [(5, "english", False), (50, "french", True), (500, "german", False)]:
+        assert uploads.Preprocessing.suggested(n_docs, language, markup).options()["strip_boilerplate"] is True
+    keep = dataclasses.replace(PLAIN, strip_boilerplate=False)
+    assert keep.options()["strip_boilerplate"] is False
+    source = uploads.read_upload(data.footer_zip())
+    corpus = uploads.build_corpus(source, PLAIN)
+    assert corpus.vectorizer.boilerplate == data.FOOTER
+    assert "planet" in corpus.vocabulary and not data.FOOTER_WORDS & set(corpus.vocabulary)
+    kept = uploads.build_corpus(source, keep)
+    assert kept.vectorizer.boilerplate == () and set(kept.vocabulary) >= data.FOOTER_WORDS
+
+
 @pytest.mark.parametrize("files", [data.csv_table(), data.tsv_table(), data.jsonl_table()],
                          ids=["csv", "tsv", "jsonl"])
 def test_tables_offer_their_text_columns(files):

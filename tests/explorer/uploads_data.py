@@ -89,6 +89,20 @@ def bilingual_table() -> list[tuple[str, bytes]]:
     return [("bilingual.csv", "\n".join(rows).encode("utf-8"))]
 
 
+# a footer of two lines (22 words) that every document of footer_zip() ends with: boilerplate
+FOOTER = ("Copyright Acme Publishing; reprinted under the Creative Commons licence with attribution.",
+          "Subscribers send corrections to the newsletter editors before Friday afternoon.")
+FOOTER_WORDS = {"copyright", "acme", "publishing", "reprinted", "creative", "commons", "licence", "attribution",
+                "subscribers", "corrections", "newsletter", "editors", "friday", "afternoon"}
+
+
+def footer_zip() -> list[tuple[str, bytes]]:
+    """Twelve reports with distinct bodies, each ending with :data:`FOOTER`."""
+    reports = {f"reports/{i}.txt": f"{text} Report number {i}.\n\n{FOOTER[0]}\n{FOOTER[1]}\n".encode()
+               for i, text in enumerate(TEXTS * 2)}
+    return zip_upload("reports.zip", reports)
+
+
 def text_files() -> list[tuple[str, bytes]]:
     return [(f"doc{i}.txt", text.encode("utf-8")) for i, text in enumerate(TEXTS)]
 
