@@ -17,7 +17,13 @@ which is silent until the application configures logging.
 import importlib.metadata
 import logging
 
-from engine.data.boilerplate import find_boilerplate, remove_boilerplate
+from engine.data.boilerplate import (
+    BoilerplateBlock,
+    BoilerplateReport,
+    boilerplate_report,
+    find_boilerplate,
+    remove_boilerplate,
+)
 from engine.data.bow_formats import (
     load_corpus,
     read_ldac,
@@ -142,6 +148,8 @@ __all__ = [
     "UNICODE_TOKEN_PATTERN",
     "AdaptiveStepSize",
     "BatchVI",
+    "BoilerplateBlock",
+    "BoilerplateReport",
     "ClusterError",
     "CoherenceReference",
     "Corpus",
@@ -183,6 +191,7 @@ __all__ = [
     "Vectorizer",
     "VocabularyMismatchError",
     "atomic_file",
+    "boilerplate_report",
     "current_limits",
     "decode_text",
     "default_target_docs",

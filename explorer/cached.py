@@ -16,6 +16,7 @@ import streamlit as st
 
 from explorer import clouds, quality, samples, tables, timeline, uploads
 from explorer.engine_api import (
+    BoilerplateReport,
     CoherenceReference,
     KernelWarmUp,
     LanguageGuess,
@@ -27,8 +28,9 @@ from explorer.runs import RunRecord, ThreadLimiter, warm_up_workloads
 from explorer.storage import Collection
 
 __all__ = [
-    "coherence_reference", "doc_topic", "kernel_warm_up", "language_guess", "limiter", "run_quality",
-    "sample_collection", "sample_source", "searchable_texts", "source_collection", "time_columns", "word_cloud",
+    "boilerplate_report", "coherence_reference", "doc_topic", "kernel_warm_up", "language_guess", "limiter",
+    "run_quality", "sample_collection", "sample_source", "searchable_texts", "source_collection", "time_columns",
+    "word_cloud",
 ]
 
 
@@ -104,6 +106,20 @@ def searchable_texts(collection: Collection) -> tuple[str, ...] | None:
     if collection.corpus.texts is None:
         return None
     return _searchable_texts(collection.key, collection)
+
+
+@st.cache_resource(show_spinner="Finding the repeated lines left out…", max_entries=4)
+def _boilerplate_report(collection_key: str, _collection: Collection) -> BoilerplateReport:
+    return _collection.corpus.vectorizer.boilerplate_report(_collection.corpus.texts)
+
+
+def boilerplate_report(collection: Collection) -> BoilerplateReport | None:
+    """The blocks of repeated lines the collection's words were read without, how many documents hold each and the
+    words they took (:meth:`engine.Vectorizer.boilerplate_report`); None when none were left out."""
+    vectorizer = collection.corpus.vectorizer
+    if collection.corpus.texts is None or vectorizer is None or not vectorizer.boilerplate:
+        return None
+    return _boilerplate_report(collection.key, collection)
 
 
 @st.cache_resource(show_spinner="Working out the topics of every document…", max_entries=6)

@@ -26,8 +26,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
-__all__ = ["find_boilerplate", "remove_boilerplate"]
+__all__ = ["BoilerplateBlock", "BoilerplateReport", "boilerplate_report", "find_boilerplate", "remove_boilerplate"]
 
 MIN_SHARE = 0.02  # of the documents (of two lines or more) a line must be in to be common...
 MIN_DOCUMENTS = 5  # ... and at least this many
@@ -123,6 +124,52 @@ def find_boilerplate(texts: Iterable[str], min_share: float = MIN_SHARE, min_doc
             break
         kept.append(line)
     return tuple(kept)
+
+
+class BoilerplateBlock(NamedTuple):
+    """One block of boilerplate as it stands in the texts: its lines, in order."""
+
+    lines: tuple[str, ...]  # whitespace collapsed
+    documents: int  # texts that hold it
+    words: int  # words in it (as find_boilerplate counts them)
+
+
+class BoilerplateReport(NamedTuple):
+    """What :func:`remove_boilerplate` takes out of a collection."""
+
+    blocks: tuple[BoilerplateBlock, ...]  # the distinct blocks removed, in most documents first (then most words)
+    documents: int  # texts that lose a block
+    words_removed: int  # words in the blocks removed, over all texts
+    words: int  # words in all the texts
+
+
+def boilerplate_report(texts: Iterable[str], lines: Iterable[str] | frozenset[str],
+                       min_words: int = MIN_WORDS) -> BoilerplateReport:
+    """The blocks that :func:`remove_boilerplate` with ``lines`` removes from ``texts``, how many texts hold each,
+    and the words removed: what a reader of the collection should see was left out."""
+    common = lines if isinstance(lines, (frozenset, set)) else frozenset(lines)
+    found: dict[tuple[str, ...], list[int]] = {}
+    n_documents = removed = total = 0
+    for text in texts:
+        normal = [_normal(line) for line in _LINE.split(text)]
+        words = [len(_WORD.findall(line)) if line else 0 for line in normal]
+        total += sum(words)
+        if not common or sum(1 for line in normal if line) < 2:
+            continue
+        blocks = _blocks(normal, common, min_words)
+        dropped = {i for block in blocks for i in block}
+        if not blocks or all(not normal[i] for i in range(len(normal)) if i not in dropped):
+            continue  # nothing removed, or a text made only of boilerplate, kept whole
+        n_documents += 1
+        for block in blocks:
+            key = tuple(normal[i] for i in block if normal[i])
+            size = sum(words[i] for i in block)
+            removed += size
+            entry = found.setdefault(key, [0, size])
+            entry[0] += 1
+    ordered = sorted(found.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
+    return BoilerplateReport(tuple(BoilerplateBlock(key, n, size) for key, (n, size) in ordered), n_documents,
+                             removed, total)
 
 
 def remove_boilerplate(text: str, lines: Iterable[str] | frozenset[str], min_words: int = MIN_WORDS) -> str:

@@ -27,7 +27,14 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from engine.data.boilerplate import MAX_CHARACTERS, MAX_LINE_CHARACTERS, MAX_LINES, remove_boilerplate
+from engine.data.boilerplate import (
+    MAX_CHARACTERS,
+    MAX_LINE_CHARACTERS,
+    MAX_LINES,
+    BoilerplateReport,
+    boilerplate_report,
+    remove_boilerplate,
+)
 from engine.data.boilerplate import _normal as boilerplate_line
 from engine.data.markup import strip_markup
 
@@ -427,6 +434,13 @@ class Vectorizer:
         if self.strip_markup:
             text = strip_markup(text)
         return remove_boilerplate(text, self._boilerplate_lines) if self.boilerplate else text
+
+    def boilerplate_report(self, texts: Iterable[str]) -> BoilerplateReport:
+        """The blocks of ``boilerplate`` lines that reading ``texts`` leaves out, how many texts hold each and the
+        words they take (:func:`engine.boilerplate_report`; each text without its markup first if
+        ``strip_markup``)."""
+        return boilerplate_report((strip_markup(text) if self.strip_markup else text for text in texts),
+                                  self._boilerplate_lines)
 
     def _preprocess(self) -> Callable[[str], str]:
         strip = self._accent_stripper()

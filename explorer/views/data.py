@@ -14,7 +14,7 @@ from explorer.engine_api import (
 )
 from explorer.state import Keys
 
-BOILERPLATE_SHOWN = 200  # lines listed at most
+BOILERPLATE_SHOWN = 200  # blocks listed at most
 
 st.title("Data")
 st.caption("Pick the documents to find topics in. Runs you already started keep the collection they began with.")
@@ -178,16 +178,22 @@ if session.use_collection(collection, sample.n_topics if kind == "sample" else N
     state.notice(f"New runs will train on “{safe_text.markdown(collection.name)}”.", page="data")
     st.rerun()  # the sidebar and the other pages follow the new collection
 corpus = collection.corpus
-boilerplate = corpus.vectorizer.boilerplate if corpus.vectorizer is not None else ()
-if boilerplate:
+left_out = cached.boilerplate_report(collection)
+if left_out is not None and left_out.documents:
     with prep_box:
-        st.caption(f"Left out as boilerplate: {formatting.plural(len(boilerplate), 'repeated line')}, shared word "
-                   "for word by many of the documents.")
-        with st.expander("Lines left out as boilerplate"):
-            if len(boilerplate) > BOILERPLATE_SHOWN:
-                st.caption(f"The first {formatting.count(BOILERPLATE_SHOWN)} of {formatting.count(len(boilerplate))} "
-                           "lines, those in the most documents first.")
-            st.dataframe(pd.DataFrame({"Line": boilerplate[:BOILERPLATE_SHOWN]}), hide_index=True, width="stretch")
+        st.caption(f"Left out as boilerplate: {formatting.percent(left_out.words_removed / left_out.words, 2)} of the "
+                   f"words, in {formatting.count(left_out.documents)} of {formatting.count(len(corpus.texts))} "
+                   f"documents: {formatting.plural(len(left_out.blocks), 'block')} of lines that many documents "
+                   "share word for word.")
+        with st.expander("Blocks left out as boilerplate"):
+            if len(left_out.blocks) > BOILERPLATE_SHOWN:
+                st.caption(f"The {formatting.count(BOILERPLATE_SHOWN)} blocks in most documents, of "
+                           f"{formatting.count(len(left_out.blocks))}.")
+            shown = left_out.blocks[:BOILERPLATE_SHOWN]
+            st.dataframe(pd.DataFrame({"Block": [" / ".join(block.lines) for block in shown],
+                                       "Documents": [block.documents for block in shown],
+                                       "Words": [block.words for block in shown]}),
+                         hide_index=True, width="stretch")
 if note is not None and note.level == "warning":  # named by the words the chosen list leaves in the vocabulary
     note = uploads.language_note(guess, language, corpus)
     with prep_box:

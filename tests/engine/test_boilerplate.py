@@ -199,3 +199,38 @@ def test_the_lines_kept_are_capped_the_most_common_first(monkeypatch):
     assert engine.find_boilerplate(texts) == (first,)
     monkeypatch.setattr(module, "MAX_LINES", 0)
     assert engine.find_boilerplate(texts) == ()
+
+
+def _words(text: str) -> int:
+    return len(re.findall(r"(?u)\b[^\W\d_]{2,}\b", text))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_report_counts_what_removal_takes_out(seed):
+    rng = np.random.default_rng(seed)
+    pool = [" ".join(rng.choice(WORDS, rng.integers(3, 9))) for _ in range(12)]
+    texts = ["\n".join(str(rng.choice(pool)) if rng.random() < 0.6 else f"own words {rng.integers(10**9)}"
+                       for _ in range(rng.integers(1, 9))) for _ in range(150)]
+    texts += ["\n".join(pool[:3])] * 2  # made only of boilerplate: kept whole
+    lines = engine.find_boilerplate(texts)
+    report = engine.boilerplate_report(texts, lines)
+    changed = [text for text in texts if engine.remove_boilerplate(text, lines) != text]
+    assert changed and report.documents == len(changed)
+    assert report.words == sum(_words(text) for text in texts)
+    assert report.words_removed == sum(_words(text) - _words(engine.remove_boilerplate(text, lines)) for text in texts)
+    assert sum(block.documents * block.words for block in report.blocks) == report.words_removed
+    assert all(set(block.lines) <= set(lines) and block.words >= module.MIN_WORDS for block in report.blocks)
+    assert [(-b.documents, -b.words, b.lines) for b in report.blocks] == sorted((-b.documents, -b.words, b.lines)
+                                                                               for b in report.blocks)
+    assert len({block.lines for block in report.blocks}) == len(report.blocks)
+    assert engine.boilerplate_report(texts, ()) == (((), 0, 0, report.words))
+
+
+def test_a_vectorizer_reports_its_blocks_in_the_text_without_markup():
+    pages = [f"<html><body><p>{body}</p><div class='foot'>\n{FOOTER}\n</div></body></html>"
+             for body in _letters(40, 0)]
+    corpus = engine.Corpus.from_texts(pages)
+    report = corpus.vectorizer.boilerplate_report(pages)
+    assert report.documents == 40 and len(report.blocks) == 1
+    assert report.blocks[0] == (tuple(FOOTER.splitlines()), 40, _words(FOOTER))
+    assert report.words_removed == 40 * _words(FOOTER)

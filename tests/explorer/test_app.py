@@ -251,10 +251,15 @@ def test_a_footer_every_file_ends_with_is_left_out_as_boilerplate(app_path):
     assert not at.exception, at.exception
     assert at.checkbox(key=Keys.strip_boilerplate).value is True
     assert _collection(at).corpus.n_docs == 12
-    assert "Left out as boilerplate: 2 repeated lines, shared word for word by many of the documents." in [
-        c.value for c in at.caption]
-    assert [e.label for e in at.expander] == ["Lines left out as boilerplate"]
-    assert at.expander[0].dataframe[0].value["Line"].tolist() == list(data.FOOTER)
+    words = [len(re.findall(r"(?u)\b[^\W\d_]{2,}\b", text)) for text in _collection(at).corpus.texts]
+    footer = len(re.findall(r"(?u)\b[^\W\d_]{2,}\b", " ".join(data.FOOTER)))
+    assert footer == 21
+    share = formatting.percent(12 * footer / sum(words), 2)
+    assert (f"Left out as boilerplate: {share} of the words, in 12 of 12 documents: 1 block of lines that many "
+            "documents share word for word.") in [c.value for c in at.caption]
+    assert [e.label for e in at.expander] == ["Blocks left out as boilerplate"]
+    table = at.expander[0].dataframe[0].value
+    assert table.to_dict("list") == {"Block": [" / ".join(data.FOOTER)], "Documents": [12], "Words": [21]}
     vocabulary = set(_collection(at).corpus.vocabulary)
     assert {"planet", "report"} <= vocabulary and not data.FOOTER_WORDS & vocabulary
     at.checkbox(key=Keys.strip_boilerplate).uncheck().run()

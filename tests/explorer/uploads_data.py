@@ -89,7 +89,7 @@ def bilingual_table() -> list[tuple[str, bytes]]:
     return [("bilingual.csv", "\n".join(rows).encode("utf-8"))]
 
 
-# a footer of two lines (22 words) that every document of footer_zip() ends with: boilerplate
+# a footer of two lines (21 words) that every document of footer_zip() ends with: boilerplate
 FOOTER = ("Copyright Acme Publishing; reprinted under the Creative Commons licence with attribution.",
           "Subscribers send corrections to the newsletter editors before Friday afternoon.")
 FOOTER_WORDS = {"copyright", "acme", "publishing", "reprinted", "creative", "commons", "licence", "attribution",
