@@ -40,7 +40,6 @@ MAX_CHARACTERS = 2_000_000  # and characters in all (a model file's metadata sta
 # a word: two letters or more, as TOKEN_PATTERN reads them, or one Chinese character or kana (text without spaces)
 _UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(rf"[{_UNSPACED}]|(?:(?![{_UNSPACED}])[^\W\d_]){{2,}}")
-_LINE = re.compile(r"\r\n|\r|\n")
 
 
 def _normal(line: str) -> str:
@@ -92,30 +91,43 @@ def find_boilerplate(texts: Iterable[str], min_share: float = MIN_SHARE, min_doc
         Each line with its whitespace collapsed; at most ``MAX_LINES`` lines and
         ``MAX_CHARACTERS`` characters (those in fewest documents left out).
     """
-    texts = list(texts)
+    return _found(list(texts), min_share, min_documents, min_words)[0]
+
+
+def _find_and_remove(texts: Sequence[str], min_share: float = MIN_SHARE, min_documents: int = MIN_DOCUMENTS,
+                      min_words: int = MIN_WORDS) -> tuple[tuple[str, ...], list[str]]:
+    """:func:`find_boilerplate` of ``texts`` and the texts without it (what :func:`remove_boilerplate` with those
+    lines gives), each text's lines read once."""
+    return _found(texts, min_share, min_documents, min_words, remove=True)
+
+
+def _found(texts: Sequence[str], min_share: float, min_documents: int, min_words: int,
+           remove: bool = False) -> tuple[tuple[str, ...], list[str]]:
     if not 0.0 <= min_share <= 1.0:
         raise ValueError(f"min_share must be a fraction in [0, 1], got {min_share!r}")
     if min_documents < 1 or min_words < 1:
         raise ValueError(f"min_documents and min_words must be at least 1, got {min_documents!r}, {min_words!r}")
-    lines = [[_normal(line) for line in _LINE.split(text)] for text in texts]
+    lines = [[_normal(line) for line in text.splitlines()] for text in texts]
     in_documents: Counter[str] = Counter()
-    n_counted = 0
+    distinct_lines = []
     for normal in lines:
         distinct = set(normal)
         distinct.discard("")
+        distinct_lines.append(distinct)
         if len(distinct) > 1:
             in_documents.update(distinct)
-            n_counted += 1
+    n_counted = sum(1 for distinct in distinct_lines if len(distinct) > 1)
     least = max(min_documents, min_share * n_counted)
     common = {line for line, n in in_documents.items() if n >= least}
-    if not common:
-        return ()
     used: set[str] = set()
-    for normal in lines:
-        if sum(1 for line in normal if line) < 2:
+    blocks_of: dict[int, list[range]] = {}
+    for d, normal in enumerate(lines):
+        if distinct_lines[d].isdisjoint(common) or sum(1 for line in normal if line) < 2:
             continue
-        for block in _blocks(normal, common, min_words):
-            used.update(normal[i] for i in block)
+        blocks = _blocks(normal, common, min_words)
+        if blocks:
+            blocks_of[d] = blocks
+            used.update(normal[i] for block in blocks for i in block)
     used.discard("")
     kept, size = [], 0
     for line in sorted(used, key=lambda line: (-in_documents[line], line))[:MAX_LINES]:
@@ -123,7 +135,18 @@ def find_boilerplate(texts: Iterable[str], min_share: float = MIN_SHARE, min_doc
         if size > MAX_CHARACTERS:
             break
         kept.append(line)
-    return tuple(kept)
+    if not remove:
+        return tuple(kept), []
+    if len(kept) < len(used):  # some lines were not kept: read the texts again with those that were
+        lines_kept = frozenset(kept)
+        return tuple(kept), [remove_boilerplate(text, lines_kept, min_words) for text in texts]
+    out = list(texts)
+    for d, blocks in blocks_of.items():
+        dropped = {i for block in blocks for i in block}
+        rest = [line for i, line in enumerate(texts[d].splitlines()) if i not in dropped]
+        if any(line.strip() for line in rest):  # a text made only of boilerplate is kept whole
+            out[d] = "\n".join(rest)
+    return tuple(kept), out
 
 
 class BoilerplateBlock(NamedTuple):
@@ -151,7 +174,7 @@ def boilerplate_report(texts: Iterable[str], lines: Iterable[str] | frozenset[st
     found: dict[tuple[str, ...], list[int]] = {}
     n_documents = removed = total = 0
     for text in texts:
-        normal = [_normal(line) for line in _LINE.split(text)]
+        normal = [_normal(line) for line in text.splitlines()]
         words = [len(_WORD.findall(line)) if line else 0 for line in normal]
         total += sum(words)
         if not common or sum(1 for line in normal if line) < 2:
@@ -178,7 +201,7 @@ def remove_boilerplate(text: str, lines: Iterable[str] | frozenset[str], min_wor
     common = lines if isinstance(lines, (frozenset, set)) else frozenset(lines)
     if not common:
         return text
-    raw = _LINE.split(text)
+    raw = text.splitlines()
     normal = [_normal(line) for line in raw]
     if sum(1 for line in normal if line) < 2:
         return text

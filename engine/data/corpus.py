@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from engine.data import _corpus_folder
 from engine.data import markup as markup_module
-from engine.data.boilerplate import find_boilerplate, remove_boilerplate
+from engine.data.boilerplate import _find_and_remove
 from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.text import RawDocument, SkippedFile
 from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, token_pattern_for
@@ -333,10 +333,7 @@ class Corpus:
         _strings(texts, "texts", len(texts))
         markup = _markup_choice(strip_markup, texts)
         readable = [markup_module.strip_markup(text) for text in texts] if markup else texts
-        boilerplate = _boilerplate_choice(strip_boilerplate, readable)
-        if boilerplate:
-            lines = frozenset(boilerplate)
-            readable = [remove_boilerplate(text, lines) for text in readable]
+        boilerplate, readable = _boilerplate_choice(strip_boilerplate, readable)
         if token_pattern is None:
             token_pattern = token_pattern_for(readable)
         if isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE:
@@ -424,11 +421,12 @@ def _markup_choice(strip_markup, texts) -> bool:
     return bool(strip_markup)
 
 
-def _boilerplate_choice(strip_boilerplate, texts: Sequence[str]) -> tuple[str, ...]:
-    """The boilerplate lines of ``texts`` if ``strip_boilerplate``, else none."""
+def _boilerplate_choice(strip_boilerplate, texts: Sequence[str]) -> tuple[tuple[str, ...], Sequence[str]]:
+    """The boilerplate lines of ``texts`` and the texts without them if ``strip_boilerplate``; else none and the
+    texts as they are."""
     if not isinstance(strip_boilerplate, (bool, np.bool_)):
         raise TypeError(f"strip_boilerplate must be True or False, got {strip_boilerplate!r}")
-    return find_boilerplate(texts) if strip_boilerplate else ()
+    return _find_and_remove(texts) if strip_boilerplate else ((), texts)
 
 
 def _settings(stop_words, extra_stop_words, token_pattern, strip_accents, strip_markup=False,

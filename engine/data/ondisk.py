@@ -53,7 +53,6 @@ from engine.data._disk_sources import (
     _uci_rows,
 )
 from engine.data._disk_writer import _check_target, _DiskWriter
-from engine.data.boilerplate import remove_boilerplate
 from engine.data.bow_formats import _check_vocabulary, _find_vocabulary
 from engine.data.corpus import (
     _EMPTY_ROW,
@@ -272,16 +271,13 @@ class DiskCorpus:
         choose_markup = isinstance(options["strip_markup"], str)
         if not choose_markup:
             options["strip_markup"] = _markup_choice(options["strip_markup"], [])  # checked before the first pass
-        boilerplate = _boilerplate_choice(options["strip_boilerplate"], [])  # checked before the first pass
+        boilerplate = _boilerplate_choice(options["strip_boilerplate"], [])[0]  # checked before the first pass
         if guess_stop_words or choose_pattern or choose_markup or options["strip_boilerplate"]:
             first = _first_texts(chunks(None), SAMPLE_DOCUMENTS)
             options["strip_markup"] = _markup_choice(options["strip_markup"], first)
             if options["strip_markup"]:  # the language and the pattern of the text without its markup
                 first = [strip_markup(text) for text in first]
-            boilerplate = _boilerplate_choice(options["strip_boilerplate"], first)
-            if boilerplate:  # ... and without its boilerplate
-                lines = frozenset(boilerplate)
-                first = [remove_boilerplate(text, lines) for text in first]
+            boilerplate, first = _boilerplate_choice(options["strip_boilerplate"], first)  # ... and its boilerplate
             if choose_pattern:
                 options["token_pattern"] = token_pattern_for(first)
             if guess_stop_words:

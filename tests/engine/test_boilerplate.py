@@ -234,3 +234,21 @@ def test_a_vectorizer_reports_its_blocks_in_the_text_without_markup():
     assert report.documents == 40 and len(report.blocks) == 1
     assert report.blocks[0] == (tuple(FOOTER.splitlines()), 40, _words(FOOTER))
     assert report.words_removed == 40 * _words(FOOTER)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_finding_and_removing_at_once_gives_what_removal_gives(seed, monkeypatch):
+    """Corpus.from_texts reads each text's lines once (_find_and_remove): the texts must be remove_boilerplate's,
+    also when the lines kept are capped."""
+    rng = np.random.default_rng(seed)
+    pool = [" ".join(rng.choice(WORDS, rng.integers(3, 9))) for _ in range(12)]
+    texts = ["\r\n".join(str(rng.choice(pool)) if rng.random() < 0.6 else f"  own   words {rng.integers(10**9)}"
+                         for _ in range(rng.integers(1, 9))) for _ in range(150)] + ["\n".join(pool[:3])] * 2
+    lines, removed = module._find_and_remove(texts)
+    assert lines == engine.find_boilerplate(texts) and lines
+    assert removed == [engine.remove_boilerplate(text, lines) for text in texts]
+    assert removed != texts
+    monkeypatch.setattr(module, "MAX_LINES", len(lines) // 2)
+    capped, removed = module._find_and_remove(texts)
+    assert capped == lines[: len(lines) // 2]
+    assert removed == [engine.remove_boilerplate(text, capped) for text in texts]
