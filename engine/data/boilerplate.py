@@ -13,7 +13,9 @@ a *block*.  The lines of the blocks found are the boilerplate, and :func:`remove
 every such block from a text, the same rule on the recorded lines, so that a model reads new text as
 it read its training text.  Only documents of two lines or more count a line: a document of one line
 is its own content, and a collection of short texts repeated whole is not boilerplate.  A document
-made only of boilerplate keeps its text (there is nothing else in it to read).
+that would keep fewer than ``MIN_WORDS`` words keeps its text whole: one made only of boilerplate
+has nothing else to read, and a copy of a document repeated under another title (a syndicated article)
+would lose its whole body.
 
 A single repeated line shorter than ``MIN_WORDS`` (a heading, "-- Mark Twain", a formula verse) is
 not a block, and nor is a refrain repeated inside one document (a line counts once per document).
@@ -143,9 +145,9 @@ def _found(texts: Sequence[str], min_share: float, min_documents: int, min_words
     out = list(texts)
     for d, blocks in blocks_of.items():
         dropped = {i for block in blocks for i in block}
-        rest = [line for i, line in enumerate(texts[d].splitlines()) if i not in dropped]
-        if any(line.strip() for line in rest):  # a text made only of boilerplate is kept whole
-            out[d] = "\n".join(rest)
+        raw = texts[d].splitlines()
+        if _words_left(raw, dropped) >= min_words:  # else the text is kept whole
+            out[d] = "\n".join(line for i, line in enumerate(raw) if i not in dropped)
     return tuple(kept), out
 
 
@@ -174,15 +176,16 @@ def boilerplate_report(texts: Iterable[str], lines: Iterable[str] | frozenset[st
     found: dict[tuple[str, ...], list[int]] = {}
     n_documents = removed = total = 0
     for text in texts:
-        normal = [_normal(line) for line in text.splitlines()]
-        words = [len(_WORD.findall(line)) if line else 0 for line in normal]
+        raw = text.splitlines()
+        normal = [_normal(line) for line in raw]
+        words = [len(_WORD.findall(line)) for line in raw]
         total += sum(words)
         if not common or sum(1 for line in normal if line) < 2:
             continue
         blocks = _blocks(normal, common, min_words)
         dropped = {i for block in blocks for i in block}
-        if not blocks or all(not normal[i] for i in range(len(normal)) if i not in dropped):
-            continue  # nothing removed, or a text made only of boilerplate, kept whole
+        if not blocks or _words_left(raw, dropped) < min_words:
+            continue  # nothing removed, or too little left: the text is kept whole
         n_documents += 1
         for block in blocks:
             key = tuple(normal[i] for i in block if normal[i])
@@ -197,7 +200,8 @@ def boilerplate_report(texts: Iterable[str], lines: Iterable[str] | frozenset[st
 
 def remove_boilerplate(text: str, lines: Iterable[str] | frozenset[str], min_words: int = MIN_WORDS) -> str:
     """``text`` without its blocks of boilerplate ``lines`` (as :func:`find_boilerplate` gives them); the other
-    lines as written.  A text of one line, or one made only of such blocks, is returned as it is."""
+    lines as written.  A text of one line, or one that would keep fewer than ``min_words`` words, is returned as
+    it is."""
     common = lines if isinstance(lines, (frozenset, set)) else frozenset(lines)
     if not common:
         return text
@@ -209,7 +213,11 @@ def remove_boilerplate(text: str, lines: Iterable[str] | frozenset[str], min_wor
     if not blocks:
         return text
     drop = {i for block in blocks for i in block}
-    kept = [line for i, line in enumerate(raw) if i not in drop]
-    if not any(line.strip() for line in kept):
+    if _words_left(raw, drop) < min_words:
         return text
-    return "\n".join(kept)
+    return "\n".join(line for i, line in enumerate(raw) if i not in drop)
+
+
+def _words_left(lines: Sequence[str], dropped: set[int]) -> int:
+    """Words in a text's ``lines`` but the ``dropped`` ones."""
+    return sum(len(_WORD.findall(line)) for i, line in enumerate(lines) if i not in dropped)

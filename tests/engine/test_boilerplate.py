@@ -63,11 +63,12 @@ def test_blank_lines_inside_a_block_join_it_and_other_lines_end_it():
 
 
 def test_whitespace_is_collapsed_and_the_other_lines_are_kept_as_written():
-    texts = [f"  Dear {name},\r\n{FOOTER.replace(' ', '   ')}\t\r\nYours,  {name}" for name in
-             ("Ann", "Bob", "Cy", "Di", "Ed", "Flo")]
+    texts = [f"  Dear {name}, the river rose again overnight and the bridge is closed,\r\n"
+             f"{FOOTER.replace(' ', '   ')}\t\r\nYours,  {name}" for name in ("Ann", "Bob", "Cy", "Di", "Ed", "Flo")]
     lines = engine.find_boilerplate(texts)
     assert sorted(lines) == sorted(FOOTER.splitlines())
-    assert engine.remove_boilerplate(texts[0], lines) == "  Dear Ann,\nYours,  Ann"
+    assert engine.remove_boilerplate(texts[0], lines) == ("  Dear Ann, the river rose again overnight and the bridge "
+                                                         "is closed,\nYours,  Ann")
 
 
 def test_a_document_made_only_of_boilerplate_keeps_its_text():
@@ -76,6 +77,22 @@ def test_a_document_made_only_of_boilerplate_keeps_its_text():
     assert engine.remove_boilerplate(FOOTER, lines) == FOOTER
     assert engine.remove_boilerplate("one line only", lines) == "one line only"
     assert engine.remove_boilerplate("", lines) == ""
+
+
+def test_a_copy_under_another_title_keeps_its_body_unless_enough_words_are_left():
+    """A syndicated article: the same body under six titles.  Cut, a copy must keep MIN_WORDS words of its own."""
+    body = "\n".join(" ".join(WORDS[i:i + 6]) for i in range(0, 12, 3))  # 4 lines, 24 words
+    short = [f"Gazette {name}\n{body}" for name in ("north", "south", "east", "west", "city", "valley")]
+    lines = engine.find_boilerplate(short + _letters(30, 0))
+    assert sorted(lines) == sorted(body.splitlines())
+    assert [engine.remove_boilerplate(text, lines) for text in short] == short  # 2 words left: kept whole
+    long = f"Gazette north, printed on Tuesday by the valley press for the readers\n{body}"
+    assert engine.remove_boilerplate(long, lines) == long.splitlines()[0]  # 11 words left: the body goes
+    line = " ".join(["river"] * 500)  # a line too long to compare still counts its words
+    assert len(line) > module.MAX_LINE_CHARACTERS
+    assert engine.remove_boilerplate(f"{line}\n{body}", lines) == line
+    assert engine.boilerplate_report(short, lines).documents == 0
+    assert module._find_and_remove(short + _letters(30, 0))[1][:6] == short
 
 
 def _brute_force(texts: list[str], min_share: float, min_documents: int, min_words: int) -> set[str]:
@@ -186,7 +203,7 @@ def test_a_model_file_keeps_the_lines_and_reads_new_text_without_them(tmp_path):
     engine.save_model(tmp_path / "m.npz", model, vocabulary=corpus.vocabulary, vectorizer=corpus.vectorizer)
     loaded = engine.load_model(tmp_path / "m.npz").model
     assert loaded.vectorizer_.boilerplate == corpus.vectorizer.boilerplate
-    fresh = "garden museum orchard number 7 line 0\nschool market railway\n\n" + FOOTER
+    fresh = "garden museum orchard number 7 line 0\nschool market railway doctor letter weather garden\n\n" + FOOTER
     assert np.allclose(loaded.transform_texts([fresh]), loaded.transform_texts([fresh.split("\n\n")[0]]))
 
 
