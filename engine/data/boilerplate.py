@@ -44,10 +44,14 @@ _UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(rf"[{_UNSPACED}]|(?:(?![{_UNSPACED}])[^\W\d_]){{2,}}")
 
 
+_TOO_LONG = " "  # what a line too long to compare reads as: never a normalised line, never blank
+
+
 def _normal(line: str) -> str:
-    """A line as it is compared: whitespace collapsed, stripped ("" for a blank or too long line)."""
+    """A line as it is compared: whitespace collapsed, stripped ("" for a blank line, _TOO_LONG for a line too long
+    to compare, which is content that ends a run of common lines)."""
     if len(line) > MAX_LINE_CHARACTERS:
-        return ""
+        return _TOO_LONG
     return " ".join(line.split())
 
 
@@ -111,14 +115,15 @@ def _found(texts: Sequence[str], min_share: float, min_documents: int, min_words
         raise ValueError(f"min_documents and min_words must be at least 1, got {min_documents!r}, {min_words!r}")
     lines = [[_normal(line) for line in text.splitlines()] for text in texts]
     in_documents: Counter[str] = Counter()
-    distinct_lines = []
+    distinct_lines, n_counted = [], 0
     for normal in lines:
         distinct = set(normal)
         distinct.discard("")
-        distinct_lines.append(distinct)
-        if len(distinct) > 1:
+        if len(distinct) > 1:  # a document of two lines or more (one too long to compare counts as a line)
+            distinct.discard(_TOO_LONG)
             in_documents.update(distinct)
-    n_counted = sum(1 for distinct in distinct_lines if len(distinct) > 1)
+            n_counted += 1
+        distinct_lines.append(distinct)
     least = max(min_documents, min_share * n_counted)
     common = {line for line, n in in_documents.items() if n >= least}
     used: set[str] = set()
@@ -129,8 +134,7 @@ def _found(texts: Sequence[str], min_share: float, min_documents: int, min_words
         blocks = _blocks(normal, common, min_words)
         if blocks:
             blocks_of[d] = blocks
-            used.update(normal[i] for block in blocks for i in block)
-    used.discard("")
+            used.update(normal[i] for block in blocks for i in block if normal[i])
     kept, size = [], 0
     for line in sorted(used, key=lambda line: (-in_documents[line], line))[:MAX_LINES]:
         size += len(line)

@@ -269,3 +269,20 @@ def test_finding_and_removing_at_once_gives_what_removal_gives(seed, monkeypatch
     capped, removed = module._find_and_remove(texts)
     assert capped == lines[: len(lines) // 2]
     assert removed == [engine.remove_boilerplate(text, capped) for text in texts]
+
+
+def test_a_line_too_long_to_compare_ends_a_run_and_is_kept():
+    first, second = FOOTER.splitlines()
+    long = " ".join(["orchard"] * 400)  # one paragraph on one line, longer than MAX_LINE_CHARACTERS
+    assert len(long) > module.MAX_LINE_CHARACTERS
+    texts = [f"{body}\n{first}\n{second}" for body in _letters(20, 0)]
+    lines = engine.find_boilerplate(texts)
+    assert sorted(lines) == sorted([first, second])
+    tail = "more words of this letter about the garden and the school"
+    between = f"{first}\n{long}\n{second}\n{tail}"
+    assert engine.remove_boilerplate(between, lines) == f"{long}\n{tail}"  # two runs of 14 and 11 words: two blocks
+    # a run of 25 words if the long line joined it; two runs of 14 and 11 words, under 20, as it does not
+    assert engine.remove_boilerplate(between, lines, min_words=20) == between
+    longer = f"{tail} and of the weather at the station, the market and the museum this week"  # 21 words left
+    assert engine.remove_boilerplate(f"{first}\n\n{second}\n{longer}", lines, min_words=20) == longer  # blank joins
+    assert engine.find_boilerplate([f"{body}\n{long}" for body in _letters(20, 0)]) == ()  # never common itself
