@@ -75,19 +75,34 @@ def _walk(root: Path) -> Iterator[Path]:
             yield Path(entry.path)
 
 
-def _text_documents(source: Path, skipped: list | None,
-                    encoding: str | None = None) -> Iterator[tuple[str, str, str]]:
+def _spread(n_items: int, n: int) -> list[int]:
+    """At most ``n`` of ``range(n_items)``, spread evenly from the first to the last (as engine.guess_language picks
+    the documents it reads)."""
+    if n_items == 0:
+        return []
+    return np.unique(np.linspace(0, n_items - 1, min(n_items, n)).round().astype(np.int64)).tolist()
+
+
+def _text_documents(source: Path, skipped: list | None, encoding: str | None = None,
+                    spread: int | None = None) -> Iterator[tuple[str, str, str]]:
     """(id, title, text) of each .txt or .html file of a folder or zip archive, as engine.read_folder/read_zip name
-    them."""
+    them; with ``spread``, of at most that many files spread evenly over them, the others not read."""
     if source.is_dir():
-        for path in _walk(source):
+        paths = _walk(source)
+        if spread is not None:  # the folder is listed twice, so that memory holds only the files picked
+            n_texts = sum(1 for path in _walk(source) if _is_text_file(path.relative_to(source).as_posix()))
+            picked = set(_spread(n_texts, spread))
+            paths = (path for i, path in enumerate(path for path in _walk(source)
+                                                   if _is_text_file(path.relative_to(source).as_posix()))
+                     if i in picked)
+        for path in paths:
             name = path.relative_to(source).as_posix()
             if _is_text_file(name):
                 yield name, _title(name), decode_text(path.read_bytes(), name, encoding)
             elif skipped is not None:
                 skipped.append(SkippedFile(name, NOT_TEXT))
     elif source.is_file() and source.suffix.lower() == ".zip":
-        yield from _zip_documents(source, skipped, encoding)
+        yield from _zip_documents(source, skipped, encoding, spread=spread)
     elif not source.exists():
         raise FileNotFoundError(f"no such file or folder: {str(source)!r}")
     else:
@@ -96,8 +111,10 @@ def _text_documents(source: Path, skipped: list | None,
 
 
 def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None,
-                   max_entry_bytes: int = DEFAULT_MAX_TOTAL_BYTES) -> Iterator[tuple[str, str, str]]:
-    """The .txt entries of a zip, one at a time; each may expand to at most its declared size."""
+                   max_entry_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+                   spread: int | None = None) -> Iterator[tuple[str, str, str]]:
+    """The .txt entries of a zip, one at a time (with ``spread``, at most that many spread evenly over them); each
+    may expand to at most its declared size."""
     label = repr(str(path))
     try:
         archive = zipfile.ZipFile(path)
@@ -107,6 +124,8 @@ def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None
         to_read, skipped_here = _zip_text_entries(archive.infolist(), label)
         if skipped is not None:
             skipped.extend(skipped_here)
+        if spread is not None:
+            to_read = [to_read[i] for i in _spread(len(to_read), spread)]
         limits = current_limits()
         total = 0
         for info in to_read:

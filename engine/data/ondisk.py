@@ -232,12 +232,12 @@ class DiskCorpus:
             None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``,
             ``strip_boilerplate``, ``min_df``, ``max_df``, ``max_features``, ``token_pattern`` as
             in :meth:`Corpus.from_texts` (``strip_markup="auto"`` decided, and the boilerplate
-            lines found, on the first documents).  The
-            per-token settings are recorded in :attr:`vectorizer`.  ``"auto"`` guesses the
-            language from the source's first documents (as many as
-            :func:`engine.guess_language` reads), as the stream cannot be sampled evenly
-            (so a second language whose documents all come later is not found: name
-            both, ``stop_words="english+french"``);
+            lines found, on a sample).  The per-token settings are recorded in
+            :attr:`vectorizer`.  ``"auto"`` guesses the language from a sample too: as many
+            documents as :func:`engine.guess_language` reads, spread evenly over a folder's
+            or archive's files (only those are read), or a table's first rows (a table
+            streams in order, so a second language whose rows all come later is not found:
+            name both, ``stop_words="english+french"``);
             ``token_pattern=None`` (the default) reads with :data:`engine.UNICODE_TOKEN_PATTERN`
             if any document needs it (:func:`engine.token_pattern_for`; found after the first
             documents, the first pass starts again with it).
@@ -273,7 +273,9 @@ class DiskCorpus:
             options["strip_markup"] = _markup_choice(options["strip_markup"], [])  # checked before the first pass
         boilerplate = _boilerplate_choice(options["strip_boilerplate"], [])[0]  # checked before the first pass
         if guess_stop_words or choose_pattern or choose_markup or options["strip_boilerplate"]:
-            first = _first_texts(chunks(None), SAMPLE_DOCUMENTS)
+            first = _first_texts(chunks(None) if is_table else  # a table's first rows; files spread evenly
+                                 _batched(_text_documents(source, None, encoding, SAMPLE_DOCUMENTS), chunk_size),
+                                 SAMPLE_DOCUMENTS)
             options["strip_markup"] = _markup_choice(options["strip_markup"], first)
             if options["strip_markup"]:  # the language and the pattern of the text without its markup
                 first = [strip_markup(text) for text in first]

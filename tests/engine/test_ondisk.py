@@ -140,6 +140,42 @@ def test_the_guess_reads_only_the_first_documents_of_the_stream_and_closes_it():
     assert ondisk._first_texts(iter([([], [], [])]), 5) == []  # a stream without close()
 
 
+@pytest.mark.parametrize("as_zip", [False, True])
+def test_a_folder_or_archive_is_sampled_evenly_for_its_language_and_boilerplate(tmp_path, as_zip, monkeypatch):
+    """English pages first, then French ones that end with a footer: the first documents would show neither."""
+    from tests.engine.test_language import TEXTS
+
+    footer = ("This page was translated by volunteers of the parish translation team.\n"
+              "Report mistakes in the translation to the team's mailing list.")
+    files = {f"en/{i:04d}.txt": f"{TEXTS['english']} Page {i}." for i in range(600)}
+    files.update({f"fr/{i:04d}.txt": f"{TEXTS['french']} Page {i}.\n\n{footer}" for i in range(80)})
+    folder = write_folder(tmp_path / "pages", files)
+    source = folder
+    if as_zip:
+        source = tmp_path / "pages.zip"
+        with zipfile.ZipFile(source, "w") as archive:
+            for name, text in files.items():
+                archive.writestr(name, text)
+    read = []
+    real = ondisk._text_documents
+
+    def counting(*args, **kwargs):
+        for document in real(*args, **kwargs):
+            read.append(document[0])
+            yield document
+
+    monkeypatch.setattr(ondisk, "_text_documents", counting)
+    disk = DiskCorpus.from_texts(source, tmp_path / "disk", stop_words="auto")
+    assert disk.vectorizer.stop_words == "english+french"
+    assert sorted(disk.vectorizer.boilerplate) == sorted(footer.splitlines())
+    sample = read[: len(read) - 2 * len(files)]  # before the two passes: the sample only
+    assert len(sample) == 500 and sample[0] == "en/0000.txt" and sample[-1] == "fr/0079.txt"
+    assert sum(name.startswith("fr/") for name in sample) in (58, 59)  # 80 of 680 files: an even spread
+    memory = Corpus.from_texts([files[name] for name in sorted(files)], ids=sorted(files), stop_words="auto")
+    assert memory.vectorizer == disk.vectorizer
+    assert_same(disk, memory)
+
+
 def test_a_folder_written_before_the_vectorizer_was_recorded_opens(tmp_path):
     DiskCorpus.from_texts(write_folder(tmp_path / "texts", FRENCH), tmp_path / "disk", stop_words="french")
     manifest_path = tmp_path / "disk" / "manifest.json"
