@@ -300,7 +300,7 @@ def _add_fit(commands: Any) -> None:
     text.add_argument("--keep-boilerplate", action="store_true",
                       help="keep repeated blocks of lines that many documents share word for word (page headers "
                       "and footers, licences, translators' credits, signatures); by default they are left out, "
-                      "and the message says how many lines")
+                      "and the message says how much")
 
     fit.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     fit.set_defaults(handler=_fit)
@@ -381,9 +381,12 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         message += "" if vectorizer.strip_accents else ", accents kept"
     if getattr(vectorizer, "strip_markup", False):
         message += "; HTML/XML markup left out"
-    lines = len(getattr(vectorizer, "boilerplate", ()))
-    if lines:
-        message += f"; {lines} repeated line{'s' if lines != 1 else ''} (boilerplate) left out"
+    if getattr(vectorizer, "boilerplate", ()) and getattr(corpus, "texts", None) is not None:
+        left_out = vectorizer.boilerplate_report(corpus.texts)
+        if left_out.documents:
+            message += (f"; boilerplate left out: {left_out.words_removed / max(left_out.words, 1):.1%} of the words, "
+                        f"{left_out.documents} documents, {len(left_out.blocks)} distinct "
+                        f"block{'s' if len(left_out.blocks) != 1 else ''} of repeated lines")
     if getattr(vectorizer, "token_pattern", None) == UNICODE_TOKEN_PATTERN:
         message += ("; read with UNICODE_TOKEN_PATTERN (combining marks kept in words, Chinese and Japanese as "
                     "pairs of characters)")
