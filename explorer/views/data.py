@@ -10,6 +10,7 @@ from explorer.engine_api import (
     EmptyCorpusError,
     EmptyVocabularyError,
     MissingColumnError,
+    boilerplate,
     top_corpus_words,
 )
 from explorer.state import Keys
@@ -153,7 +154,8 @@ with prep_box:
     right.checkbox("Leave out repeated boilerplate lines", key=Keys.strip_boilerplate, disabled=bag_of_words,
                    help="Blocks of lines that many documents share word for word (page headers and footers, "
                         "licences, translators' credits, signatures) otherwise become topics of their own. A line "
-                        "counts when at least 2% of the documents (and 5 or more) hold it, in runs of 10 words or "
+                        f"counts when at least {formatting.percent(boilerplate.MIN_SHARE, 2)} of the documents (and "
+                        f"{boilerplate.MIN_DOCUMENTS} or more) hold it, in runs of {boilerplate.MIN_WORDS} words or "
                         "more.")
     if guess is not None and guess.markup:
         right.caption("These documents hold HTML or XML markup"
