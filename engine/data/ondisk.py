@@ -47,6 +47,7 @@ from engine.data._disk_sources import (
     _batched,
     _body_bytes,
     _open_maybe_gzip,
+    _spread,
     _table_chunks,
     _text_documents,
     _uci_header,
@@ -235,9 +236,8 @@ class DiskCorpus:
             lines found, on a sample).  The per-token settings are recorded in
             :attr:`vectorizer`.  ``"auto"`` guesses the language from a sample too: as many
             documents as :func:`engine.guess_language` reads, spread evenly over a folder's
-            or archive's files (only those are read), or a table's first rows (a table
-            streams in order, so a second language whose rows all come later is not found:
-            name both, ``stop_words="english+french"``);
+            or archive's files (only those are read) or over a table's rows (the table is
+            read once more for them);
             ``token_pattern=None`` (the default) reads with :data:`engine.UNICODE_TOKEN_PATTERN`
             if any document needs it (:func:`engine.token_pattern_for`; found after the first
             documents, the first pass starts again with it).
@@ -273,9 +273,11 @@ class DiskCorpus:
             options["strip_markup"] = _markup_choice(options["strip_markup"], [])  # checked before the first pass
         boilerplate = _boilerplate_choice(options["strip_boilerplate"], [])[0]  # checked before the first pass
         if guess_stop_words or choose_pattern or choose_markup or options["strip_boilerplate"]:
-            first = _first_texts(chunks(None) if is_table else  # a table's first rows; files spread evenly
-                                 _batched(_text_documents(source, None, encoding, SAMPLE_DOCUMENTS), chunk_size),
-                                 SAMPLE_DOCUMENTS)
+            if is_table:  # read whole once more: rows spread evenly over the table
+                first = _spread_texts(chunks(None), SAMPLE_DOCUMENTS)
+            else:  # only the files picked are read
+                first = _first_texts(_batched(_text_documents(source, None, encoding, SAMPLE_DOCUMENTS), chunk_size),
+                                     SAMPLE_DOCUMENTS)
             options["strip_markup"] = _markup_choice(options["strip_markup"], first)
             if options["strip_markup"]:  # the language and the pattern of the text without its markup
                 first = [strip_markup(text) for text in first]
@@ -408,6 +410,22 @@ def _count_terms(chunks: Iterator[tuple[list[str], list[str], list[str]]], analy
         return True
     finally:
         _close(chunks)
+
+
+def _spread_texts(chunks: Iterator[tuple[list[str], list[str], list[str]]], n: int) -> list[str]:
+    """At most ``n`` texts spread evenly over a whole stream of (ids, titles, texts) chunks, in one pass holding at
+    most ``2 n``: every ``step``-th text is kept, and when ``2 n`` are held every other one is dropped and ``step``
+    doubles; at the end ``n`` of those held are picked evenly."""
+    held: list[str] = []
+    step, index = 1, 0
+    for _, _, texts in chunks:
+        for text in texts:
+            if index % step == 0:
+                held.append(text)
+                if len(held) == 2 * n:
+                    held, step = held[::2], 2 * step
+            index += 1
+    return [held[i] for i in _spread(len(held), n)]
 
 
 def _first_texts(chunks: Iterator[tuple[list[str], list[str], list[str]]], n: int) -> list[str]:

@@ -176,6 +176,31 @@ def test_a_folder_or_archive_is_sampled_evenly_for_its_language_and_boilerplate(
     assert_same(disk, memory)
 
 
+def test_a_table_is_sampled_evenly_in_one_pass_holding_at_most_twice_the_sample():
+    def stream(n_texts, size):
+        for start in range(0, n_texts, size):
+            texts = [f"text {i}" for i in range(start, min(n_texts, start + size))]
+            yield texts, texts, texts
+
+    for n_texts, n, size in [(0, 5, 3), (4, 5, 3), (5, 5, 2), (1000, 10, 7), (999, 500, 100), (12345, 500, 1000)]:
+        picked = [int(text.split()[1]) for text in ondisk._spread_texts(stream(n_texts, size), n)]
+        assert len(picked) == min(n, n_texts) and picked == sorted(set(picked))
+        if n_texts > n:
+            assert picked[0] == 0 and picked[-1] >= n_texts - 2 * n_texts // n  # from the first to near the last
+            gaps = np.diff(picked)
+            assert gaps.max() <= 2 * gaps.min() + 1  # evenly: no gap more than about twice another
+
+
+def test_a_table_is_sampled_over_all_its_rows_for_its_language(tmp_path):
+    from tests.engine.test_language import TEXTS
+
+    rows = [{"text": f"{TEXTS['english']} Row {i}."} for i in range(600)]
+    rows += [{"text": f"{TEXTS['french']} Ligne {i}."} for i in range(80)]
+    pd.DataFrame(rows).to_csv(tmp_path / "rows.csv", index=False)
+    disk = DiskCorpus.from_texts(tmp_path / "rows.csv", tmp_path / "disk", stop_words="auto", chunk_size=64)
+    assert disk.vectorizer.stop_words == "english+french"  # the French rows all come after the first 500
+
+
 def test_a_folder_written_before_the_vectorizer_was_recorded_opens(tmp_path):
     DiskCorpus.from_texts(write_folder(tmp_path / "texts", FRENCH), tmp_path / "disk", stop_words="french")
     manifest_path = tmp_path / "disk" / "manifest.json"
