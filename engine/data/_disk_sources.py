@@ -28,6 +28,7 @@ from engine.data._csv_quoting import check_quoting
 from engine.data._disk_writer import _INT32_MAX
 from engine.data._encoding import encoding_name
 from engine.data.bow_formats import _is_count
+from engine.data.markup import evenly_spread
 from engine.data.text import (
     DEFAULT_MAX_TOTAL_BYTES,
     NOT_TEXT,
@@ -75,14 +76,6 @@ def _walk(root: Path) -> Iterator[Path]:
             yield Path(entry.path)
 
 
-def _spread(n_items: int, n: int) -> list[int]:
-    """At most ``n`` of ``range(n_items)``, spread evenly from the first to the last (as engine.guess_language picks
-    the documents it reads)."""
-    if n_items == 0:
-        return []
-    return np.unique(np.linspace(0, n_items - 1, min(n_items, n)).round().astype(np.int64)).tolist()
-
-
 def _text_documents(source: Path, skipped: list | None, encoding: str | None = None,
                     spread: int | None = None) -> Iterator[tuple[str, str, str]]:
     """(id, title, text) of each .txt or .html file of a folder or zip archive, as engine.read_folder/read_zip name
@@ -91,7 +84,7 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
         paths = _walk(source)
         if spread is not None:  # the folder is listed twice, so that memory holds only the files picked
             n_texts = sum(1 for path in _walk(source) if _is_text_file(path.relative_to(source).as_posix()))
-            picked = set(_spread(n_texts, spread))
+            picked = set(evenly_spread(n_texts, spread))
             paths = (path for i, path in enumerate(path for path in _walk(source)
                                                    if _is_text_file(path.relative_to(source).as_posix()))
                      if i in picked)
@@ -125,7 +118,7 @@ def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None
         if skipped is not None:
             skipped.extend(skipped_here)
         if spread is not None:
-            to_read = [to_read[i] for i in _spread(len(to_read), spread)]
+            to_read = [to_read[i] for i in evenly_spread(len(to_read), spread)]
         limits = current_limits()
         total = 0
         for info in to_read:

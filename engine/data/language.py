@@ -42,10 +42,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-import numpy as np
-
 from engine.data.markup import SAMPLE_CHARACTERS as MARKUP_CHARACTERS  # a page's text is read from these
-from engine.data.markup import holds_markup, strip_markup
+from engine.data.markup import evenly_spread, holds_markup, strip_markup
 from engine.data.vectorizer import (
     DOCUMENT_WORDS,
     LANGUAGE_JOIN,
@@ -156,9 +154,8 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     most ``SAMPLE_DOCUMENTS`` x ``SAMPLE_CHARACTERS`` characters, so it costs the same on
     any collection.
     """
-    n = len(texts)
-    picks = np.unique(np.linspace(0, n - 1, min(n, SAMPLE_DOCUMENTS)).round().astype(np.int64)) if n else []
-    picked = [text for text in (texts[int(i)] for i in picks) if isinstance(text, str)]  # a missing cell: no words
+    picked = [text for text in (texts[i] for i in evenly_spread(len(texts), SAMPLE_DOCUMENTS))
+              if isinstance(text, str)]  # a missing cell: no words
     markup = holds_markup(picked)  # the same documents holds_markup(texts) reads: the same answer
     if markup:  # the language of the text, not of its tags ("td", "div", "href") or a page's head
         sample = [strip_markup(text[:MARKUP_CHARACTERS])[:SAMPLE_CHARACTERS] for text in picked]

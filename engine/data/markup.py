@@ -91,6 +91,14 @@ def strip_markup(text: str) -> str:
     return html.unescape(text)
 
 
+def evenly_spread(n_items: int, n: int) -> list[int]:
+    """The indices of at most ``n`` of ``n_items`` items, spread evenly from the first to the last: the documents a
+    sample of a collection reads (here, in the language guess and in a disk corpus's guesses)."""
+    if n_items <= 0:
+        return []
+    return np.unique(np.linspace(0, n_items - 1, min(n_items, n)).round().astype(np.int64)).tolist()
+
+
 def holds_markup(texts: Sequence[str]) -> bool:
     """Whether markup should be removed from ``texts``: at least ``MARKUP_SHARE`` of the sampled non-empty
     documents have ``CLOSING_TAGS`` closing tags or more.
@@ -100,9 +108,8 @@ def holds_markup(texts: Sequence[str]) -> bool:
     Closing tags ("</p>", "</item>") are what plain text almost never holds, in any markup
     language of tags.
     """
-    n = len(texts)
-    picks = np.unique(np.linspace(0, n - 1, min(n, SAMPLE_DOCUMENTS)).round().astype(np.int64)) if n else []
-    sample = [text[:SAMPLE_CHARACTERS] for text in (texts[int(i)] for i in picks) if isinstance(text, str) and text]
+    sample = [text[:SAMPLE_CHARACTERS] for text in (texts[i] for i in evenly_spread(len(texts), SAMPLE_DOCUMENTS))
+              if isinstance(text, str) and text]
     if not sample:
         return False
     marked = sum(1 for text in sample if "</" in text and len(_CLOSING.findall(text, 0)) >= CLOSING_TAGS)

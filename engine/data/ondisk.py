@@ -47,7 +47,6 @@ from engine.data._disk_sources import (
     _batched,
     _body_bytes,
     _open_maybe_gzip,
-    _spread,
     _table_chunks,
     _text_documents,
     _uci_header,
@@ -66,7 +65,7 @@ from engine.data.corpus import (
     _vectorizer,
 )
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
-from engine.data.markup import strip_markup
+from engine.data.markup import evenly_spread, strip_markup
 from engine.data.text import SkippedFile, _check_encoding, table_format
 from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError
@@ -276,8 +275,7 @@ class DiskCorpus:
             if is_table:  # read whole once more: rows spread evenly over the table
                 first = _spread_texts(chunks(None), SAMPLE_DOCUMENTS)
             else:  # only the files picked are read
-                first = _first_texts(_batched(_text_documents(source, None, encoding, SAMPLE_DOCUMENTS), chunk_size),
-                                     SAMPLE_DOCUMENTS)
+                first = [text for _, _, text in _text_documents(source, None, encoding, SAMPLE_DOCUMENTS)]
             options["strip_markup"] = _markup_choice(options["strip_markup"], first)
             if options["strip_markup"]:  # the language and the pattern of the text without its markup
                 first = [strip_markup(text) for text in first]
@@ -425,17 +423,4 @@ def _spread_texts(chunks: Iterator[tuple[list[str], list[str], list[str]]], n: i
                 if len(held) == 2 * n:
                     held, step = held[::2], 2 * step
             index += 1
-    return [held[i] for i in _spread(len(held), n)]
-
-
-def _first_texts(chunks: Iterator[tuple[list[str], list[str], list[str]]], n: int) -> list[str]:
-    """The texts of the first ``n`` documents of a stream of (ids, titles, texts) chunks; the stream is closed."""
-    texts: list[str] = []
-    try:
-        for _, _, chunk in chunks:
-            texts.extend(chunk[: n - len(texts)])
-            if len(texts) >= n:
-                break
-    finally:
-        _close(chunks)
-    return texts
+    return [held[i] for i in evenly_spread(len(held), n)]

@@ -124,22 +124,6 @@ def test_languages_and_accents_equal_corpus_from_texts_and_are_recorded(tmp_path
     assert DiskCorpus.from_counts(corpus, tmp_path / "copy").vectorizer == corpus.vectorizer
 
 
-def test_the_guess_reads_only_the_first_documents_of_the_stream_and_closes_it():
-    read, closed = [], []
-
-    def stream():
-        try:
-            for i in range(100):
-                read.append(i)
-                yield [str(i), str(i + 1)], ["", ""], [f"text {i}", f"text {i + 1}"]
-        finally:
-            closed.append(True)
-
-    assert ondisk._first_texts(stream(), 5) == ["text 0", "text 1", "text 1", "text 2", "text 2"]
-    assert read == [0, 1, 2] and closed == [True]
-    assert ondisk._first_texts(iter([([], [], [])]), 5) == []  # a stream without close()
-
-
 @pytest.mark.parametrize("as_zip", [False, True])
 def test_a_folder_or_archive_is_sampled_evenly_for_its_language_and_boilerplate(tmp_path, as_zip, monkeypatch):
     """English pages first, then French ones that end with a footer: the first documents would show neither."""
