@@ -148,9 +148,9 @@ def _found(texts: Sequence[str], min_share: float, min_documents: int, min_words
         return tuple(kept), [remove_boilerplate(text, lines_kept, min_words) for text in texts]
     out = list(texts)
     for d, blocks in blocks_of.items():
-        dropped = {i for block in blocks for i in block}
         raw = texts[d].splitlines()
-        if _words_left(raw, dropped) >= min_words:  # else the text is kept whole
+        dropped = _dropped(raw, blocks, min_words)
+        if dropped:
             out[d] = "\n".join(line for i, line in enumerate(raw) if i not in dropped)
     return tuple(kept), out
 
@@ -187,8 +187,7 @@ def boilerplate_report(texts: Iterable[str], lines: Iterable[str] | frozenset[st
         if not common or sum(1 for line in normal if line) < 2:
             continue
         blocks = _blocks(normal, common, min_words)
-        dropped = {i for block in blocks for i in block}
-        if not blocks or _words_left(raw, dropped) < min_words:
+        if not _dropped(raw, blocks, min_words):
             continue  # nothing removed, or too little left: the text is kept whole
         n_documents += 1
         for block in blocks:
@@ -213,15 +212,16 @@ def remove_boilerplate(text: str, lines: Iterable[str] | frozenset[str], min_wor
     normal = [_normal(line) for line in raw]
     if sum(1 for line in normal if line) < 2:
         return text
-    blocks = _blocks(normal, common, min_words)
-    if not blocks:
+    dropped = _dropped(raw, _blocks(normal, common, min_words), min_words)
+    if not dropped:
         return text
-    drop = {i for block in blocks for i in block}
-    if _words_left(raw, drop) < min_words:
-        return text
-    return "\n".join(line for i, line in enumerate(raw) if i not in drop)
+    return "\n".join(line for i, line in enumerate(raw) if i not in dropped)
 
 
-def _words_left(lines: Sequence[str], dropped: set[int]) -> int:
-    """Words in a text's ``lines`` but the ``dropped`` ones."""
-    return sum(len(_WORD.findall(line)) for i, line in enumerate(lines) if i not in dropped)
+def _dropped(lines: Sequence[str], blocks: list[range], min_words: int) -> set[int]:
+    """The indices of a text's ``lines`` that its ``blocks`` remove; none if that would leave fewer than
+    ``min_words`` words (the text is then kept whole)."""
+    dropped = {i for block in blocks for i in block}
+    if not dropped or sum(len(_WORD.findall(line)) for i, line in enumerate(lines) if i not in dropped) < min_words:
+        return set()
+    return dropped
