@@ -68,6 +68,17 @@ class Collection:
         return self._prepared[what]
 
 
+def word_totals(counts: sp.spmatrix, vocabulary) -> dict[str, int]:
+    """Each word of ``vocabulary`` -> its count over the documents (``counts``' column sums)."""
+    return dict(zip(vocabulary, np.asarray(counts.sum(axis=0)).ravel().tolist(), strict=True))
+
+
+def mostly_gone(before: dict[str, int], after: dict[str, int]) -> set[str]:
+    """The words of ``before`` whose count in ``after`` (0 if absent) is under a tenth of their count in ``before``:
+    words found almost only in what a reading leaves out (markup, boilerplate)."""
+    return {word for word, n in before.items() if after.get(word, 0) < 0.1 * n}
+
+
 def coherence_reference(train: sp.csr_matrix) -> engine.CoherenceReference:
     return engine.CoherenceReference(train, train.shape[1])
 

@@ -45,7 +45,9 @@ except ImportError:  # a checkout that is not pip-installed
 from _quality_panel import (  # noqa: E402
     add_default_lda_arguments,
     default_lda_top_words,
+    mostly_gone,
     raw_texts,
+    word_totals,
 )
 from markup import PAGES, page_texts  # noqa: E402
 from mixed_languages import mixture  # noqa: E402
@@ -69,11 +71,7 @@ def collection_texts(name: str, args) -> list[str] | None:
 
 def boilerplate_words(kept: engine.Corpus, full: engine.Corpus) -> set[str]:
     """The words of ``full`` whose count in ``kept`` is under a tenth of their count in ``full``."""
-    index = {word: i for i, word in enumerate(kept.vocabulary)}
-    totals = np.asarray(kept.counts.sum(axis=0)).ravel()
-    with_all = np.asarray(full.counts.sum(axis=0)).ravel()
-    return {word for word, n in zip(full.vocabulary, with_all, strict=True)
-            if (totals[index[word]] if word in index else 0) < 0.1 * n}
+    return mostly_gone(word_totals(full.counts, full.vocabulary), word_totals(kept.counts, kept.vocabulary))
 
 
 def words_left_out(texts: list[str], corpus: engine.Corpus) -> float:

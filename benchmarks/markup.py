@@ -51,7 +51,9 @@ from _quality_panel import (  # noqa: E402
     RAW_COLLECTIONS,
     add_default_lda_arguments,
     default_lda_top_words,
+    mostly_gone,
     raw_texts,
+    word_totals,
 )
 
 # name -> (Debian package, the pages' glob below the unpacked package, what they are)
@@ -101,9 +103,7 @@ def markup_words(texts: list[str], corpus: engine.Corpus) -> set[str]:
     """The words of ``corpus`` (read with the markup) whose count without the markup is under a tenth of their
     count."""
     plain = corpus.vectorizer.count([engine.strip_markup(text) for text in texts], corpus.vocabulary).counts
-    with_markup = np.asarray(corpus.counts.sum(axis=0)).ravel()
-    without = np.asarray(plain.sum(axis=0)).ravel()
-    return {word for word, a, b in zip(corpus.vocabulary, with_markup, without, strict=True) if b < 0.1 * a}
+    return mostly_gone(word_totals(corpus.counts, corpus.vocabulary), word_totals(plain, corpus.vocabulary))
 
 
 def main(argv: list[str] | None = None) -> int:
