@@ -167,9 +167,7 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     paragraphs = [[Counter(token.lower() for token in tokens(part)) for part in PARAGRAPH.split(text)]
                   for text in sample]
     read = [parts[0] if len(parts) == 1 else _summed(parts) for parts in paragraphs]
-    counts: Counter[str] = Counter()
-    for words in read:
-        counts.update(words)
+    counts = _summed(read)
     n_tokens = sum(counts.values())
     if not n_tokens:
         return LanguageGuess(None, 0.0, dict.fromkeys(STOP_WORD_LANGUAGES, 0.0), 0, (), pattern, pairs,
@@ -223,6 +221,7 @@ def _largest_first(shares: dict[str, float]) -> dict[str, float]:
 
 
 def _summed(parts: list[Counter[str]]) -> Counter[str]:
+    """The word counts of ``parts`` added up."""
     total: Counter[str] = Counter()
     for words in parts:
         total.update(words)
