@@ -38,6 +38,7 @@ from engine.data.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.data.gensim_corpus import from_gensim
 from engine.data.language import LanguageGuess, guess_language
 from engine.data.markup import holds_markup, strip_markup
+from engine.data.messages import holds_messages, is_message, message_text
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
@@ -203,7 +204,9 @@ __all__ = [
     "guess_language",
     "heldout_split",
     "holds_markup",
+    "holds_messages",
     "intertopic_coordinates",
+    "is_message",
     "jensen_shannon",
     "languages_of",
     "ldavis_inputs",
@@ -211,6 +214,7 @@ __all__ = [
     "load_corpus",
     "load_model",
     "make_synthetic_corpus",
+    "message_text",
     "most_likely_topics",
     "predictive_log_likelihood",
     "principal_coordinates",

@@ -301,6 +301,10 @@ def _add_fit(commands: Any) -> None:
                       help="keep repeated blocks of lines that many documents share word for word (page headers "
                       "and footers, licences, translators' credits, signatures); by default they are left out, "
                       "and the message says how much")
+    text.add_argument("--keep-headers", action="store_true",
+                      help="read e-mail and newsgroup messages whole (by default, when a tenth of the documents or "
+                      "more are messages, each is read as its subject and what its sender wrote: header lines, "
+                      "quoted replies and signatures are left out, and the message says so)")
 
     fit.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     fit.set_defaults(handler=_fit)
@@ -343,6 +347,7 @@ STOP_WORDS_KEY = "stop_words"  # of a model file's "cli" record: the language it
 STRIP_ACCENTS_KEY = "strip_accents"  # ... and whether accents were stripped (missing: True, the older default)
 STRIP_MARKUP_KEY = "strip_markup"  # ... and whether markup was left out (missing: False, as before it was)
 STRIP_BOILERPLATE_KEY = "strip_boilerplate"  # ... and whether boilerplate was left out (missing: False)
+STRIP_MESSAGES_KEY = "strip_messages"  # ... and whether messages were read without headers (missing: False)
 
 
 def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
@@ -372,6 +377,10 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["strip_boilerplate"] = False
     elif text:
         options["strip_boilerplate"] = True if resumed is None else resumed.get(STRIP_BOILERPLATE_KEY, False)
+    if args.keep_headers:
+        options["strip_messages"] = False
+    elif text:
+        options["strip_messages"] = AUTO_MARKUP if resumed is None else resumed.get(STRIP_MESSAGES_KEY, False)
     corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, **options)
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
     vectorizer = getattr(corpus, "vectorizer", None)  # None: counts without a record of how text was read
@@ -379,6 +388,8 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
     if isinstance(used, str):  # read from text (a bag of words has no stop words to choose)
         message += f"; {used} stop words" + (" (guessed from the texts)" if guessed else "")
         message += "" if vectorizer.strip_accents else ", accents kept"
+    if getattr(vectorizer, "strip_messages", False):
+        message += "; e-mail messages read without their headers, quoted replies and signatures"
     if getattr(vectorizer, "strip_markup", False):
         message += "; HTML/XML markup left out"
     if getattr(vectorizer, "boilerplate", ()) and getattr(corpus, "texts", None) is not None:
@@ -632,6 +643,7 @@ def _fit(args: argparse.Namespace) -> int:
         record[STRIP_ACCENTS_KEY] = corpus.vectorizer.strip_accents
         record[STRIP_MARKUP_KEY] = corpus.vectorizer.strip_markup
         record[STRIP_BOILERPLATE_KEY] = bool(corpus.vectorizer.boilerplate)
+        record[STRIP_MESSAGES_KEY] = corpus.vectorizer.strip_messages
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)
     if n_test:

@@ -115,7 +115,7 @@ def _ensure_defaults() -> None:
     base = default_settings(current.corpus.n_docs if current else 1000)
     state.set_defaults({
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.language: "english", Keys.strip_accents: True,
-        Keys.strip_markup: False, Keys.strip_boilerplate: True,
+        Keys.strip_markup: False, Keys.strip_boilerplate: True, Keys.strip_messages: False,
         Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation, Keys.births: base.births,
@@ -190,18 +190,21 @@ def use_source(new: Source | None, keep_choices: bool = False) -> None:
         columns = {Keys.text_column: text_column, Keys.title_column: new.suggested_title or ""}
     state.set_widgets(columns)
     guess = cached.language_guess(new_id, text_column, new)
-    found, markup = (guess.language, guess.markup) if guess is not None else (None, False)
-    _set_preprocessing_widgets(Preprocessing.suggested(new.n_rows, found or "english", markup))
+    found = guess.language if guess is not None else None
+    _set_preprocessing_widgets(Preprocessing.suggested(new.n_rows, found or "english",
+                                                       guess is not None and guess.markup,
+                                                       guess is not None and guess.messages))
 
 
 def use_guessed_language() -> None:
     """Set the stop words' language to the one guessed for the text column now chosen (if one was), and whether
-    its markup is left out."""
+    its markup and e-mail headers are left out."""
     current = state.source()
     if current is None:
         return
     guess = cached.language_guess(current[0], state.get(Keys.text_column), current[1])
     state.put(Keys.strip_markup, guess is not None and guess.markup)
+    state.put(Keys.strip_messages, guess is not None and guess.messages)
     if guess is not None and guess.language is not None:
         chosen = Preprocessing.suggested(current[1].n_rows, guess.language)
         state.put(Keys.language, chosen.language)
@@ -211,7 +214,7 @@ def use_guessed_language() -> None:
 def _set_preprocessing_widgets(chosen: Preprocessing) -> None:
     state.set_widgets({Keys.stop_words: ", ".join(chosen.extra_stop_words), Keys.language: chosen.language,
                        Keys.strip_accents: chosen.strip_accents, Keys.strip_markup: chosen.strip_markup,
-                       Keys.strip_boilerplate: chosen.strip_boilerplate,
+                       Keys.strip_boilerplate: chosen.strip_boilerplate, Keys.strip_messages: chosen.strip_messages,
                        Keys.min_df: chosen.min_df, Keys.max_df: chosen.max_df,
                        Keys.max_features: chosen.max_features or 0})
 
@@ -227,7 +230,8 @@ def preprocessing() -> Preprocessing:
     cap = int(state.get(Keys.max_features, 0) or 0)
     return Preprocessing(words, int(state.get(Keys.min_df, 1)), float(state.get(Keys.max_df, 1.0)), cap or None,
                          str(state.get(Keys.language) or "english"), bool(state.get(Keys.strip_accents, True)),
-                         bool(state.get(Keys.strip_markup, False)), bool(state.get(Keys.strip_boilerplate, True)))
+                         bool(state.get(Keys.strip_markup, False)), bool(state.get(Keys.strip_boilerplate, True)),
+                         bool(state.get(Keys.strip_messages, False)))
 
 
 # --------------------------------------------------------------------- runs

@@ -71,7 +71,8 @@ __all__ = [
 
 TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 LDAC_SUFFIXES = (".dat", ".ldac")
-ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "dat", "ldac", "gz")
+ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "dat", "ldac",
+                  "gz")
 _PREVIEW_ROWS = 500
 LANGUAGE_TIE = 0.5  # a chosen stop-word list covering at least this share of what the guessed one covers is no error
 _MB = 1_000_000
@@ -123,26 +124,30 @@ class Preprocessing:
     strip_accents: bool = True
     strip_markup: bool = False  # HTML or XML tags left out (engine.Corpus.from_texts' strip_markup)
     strip_boilerplate: bool = True  # lines many documents share word for word left out (engine.find_boilerplate)
+    strip_messages: bool = False  # e-mails read without headers, quotes and signatures (engine.message_text)
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
                 "max_df": self.max_df, "max_features": self.max_features,
                 "stop_words": self.language, "strip_accents": self.strip_accents, "strip_markup": self.strip_markup,
-                "strip_boilerplate": self.strip_boilerplate}
+                "strip_boilerplate": self.strip_boilerplate, "strip_messages": self.strip_messages}
 
     @classmethod
-    def suggested(cls, n_docs: int, language: str = "english", markup: bool = False) -> Preprocessing:
-        """Defaults that suit a collection of ``n_docs`` documents in ``language``, holding markup or not.
+    def suggested(cls, n_docs: int, language: str = "english", markup: bool = False,
+                  messages: bool = False) -> Preprocessing:
+        """Defaults that suit a collection of ``n_docs`` documents in ``language``, holding markup or e-mail
+        messages or not.
 
         Accents are kept in any language but English, so that topic words read as written ("données", not
         "donnees"); on German and French man pages that left the topics' NPMI unchanged (RESULTS run 55).
         """
-        strip = language == "english"
+        read = {"language": language, "strip_accents": language == "english", "strip_markup": markup,
+                "strip_messages": messages}
         if n_docs >= 200:
-            return cls(min_df=5, max_df=0.5, language=language, strip_accents=strip, strip_markup=markup)
+            return cls(min_df=5, max_df=0.5, **read)
         if n_docs >= 20:
-            return cls(min_df=2, max_df=0.8, language=language, strip_accents=strip, strip_markup=markup)
-        return cls(language=language, strip_accents=strip, strip_markup=markup)
+            return cls(min_df=2, max_df=0.8, **read)
+        return cls(**read)
 
 
 @dataclass(frozen=True, eq=False)
@@ -272,8 +277,8 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
                              encoding=encoding)
         if not documents:
             found = ", ".join(s.name for s in documents.skipped[:3]) or "nothing"
-            raise UploadError(f"'{name}' holds no .txt or .html file (found: {found}). Put plain-text files or web "
-                              "pages in the archive.")
+            raise UploadError(f"'{name}' holds no .txt, .html or .eml file (found: {found}). Put plain-text files, "
+                              "web pages or e-mails in the archive.")
         return TextSource(name, documents, chosen_encoding=encoding)
     tables = [i for i, s in enumerate(suffixes) if s in TABLE_SUFFIXES]
     if tables:
@@ -287,8 +292,9 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
         return _read_bag_of_words(files, ldac, uci)
     unsupported = [name for (name, _), s in zip(files, suffixes, strict=True) if s not in TEXT_SUFFIXES]
     if len(unsupported) == len(files):
-        raise UploadError(f"Cannot read '{unsupported[0]}': upload .txt files or web pages (.html), a .zip of them, "
-                          "a .csv, .tsv or .jsonl table, or a bag of words (UCI docword + vocab, LDA-C .dat + vocab).")
+        raise UploadError(f"Cannot read '{unsupported[0]}': upload .txt files, web pages (.html) or e-mails (.eml), "
+                          "a .zip of them, a .csv, .tsv or .jsonl table, or a bag of words (UCI docword + vocab, "
+                          "LDA-C .dat + vocab).")
     documents = read_txt_files(files, encoding=encoding)
     return TextSource(f"{formatting.plural(len(documents), 'text file')}", documents, chosen_encoding=encoding)
 

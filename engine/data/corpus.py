@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 from engine.data import _corpus_folder
 from engine.data import markup as markup_module
+from engine.data import messages as messages_module
 from engine.data.boilerplate import _find_and_remove
 from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.text import RawDocument, SkippedFile
@@ -250,6 +251,7 @@ class Corpus:
         strip_accents: bool | str = True,
         strip_markup: bool | str = AUTO_MARKUP,
         strip_boilerplate: bool = True,
+        strip_messages: bool | str = AUTO_MARKUP,
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -317,6 +319,15 @@ class Corpus:
             in at least 2 % of the documents, in runs of 10 words or more).  The lines
             found are recorded in :attr:`vectorizer` (``boilerplate``), so new text loses
             the same blocks; False keeps every line.
+        strip_messages : bool or "auto"
+            Read e-mail and newsgroup messages (a text that starts with mail header lines:
+            From, Subject, Date, Message-ID...) as their subject and what their sender
+            wrote, without the header lines, quoted replies and signature
+            (:func:`engine.data.messages.message_text`; other texts are read as they are),
+            so that host names, addresses and "writes" do not become topics.  ``"auto"``
+            (the default): when at least a tenth of the documents are messages
+            (:func:`engine.data.messages.holds_messages`).  Done before everything else and
+            recorded in :attr:`vectorizer`.
 
         Raises
         ------
@@ -331,17 +342,21 @@ class Corpus:
         ids = _strings([str(d) for d in range(len(texts))] if ids is None else ids, "ids", len(texts))
         titles = ids if titles is None else _strings(titles, "titles", len(texts))
         _strings(texts, "texts", len(texts))
-        markup = _markup_choice(strip_markup, texts)
-        readable = [markup_module.strip_markup(text) for text in texts] if markup else texts
+        messages = _markup_choice(strip_messages, texts, "strip_messages")
+        readable = [messages_module.message_text(text) for text in texts] if messages else texts
+        markup = _markup_choice(strip_markup, readable)
+        readable = [markup_module.strip_markup(text) for text in readable] if markup else readable
         boilerplate, readable = _boilerplate_choice(strip_boilerplate, readable)
         if token_pattern is None:
             token_pattern = token_pattern_for(readable)
         if isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE:
             stop_words = guess_language(readable).language or "english"
-        settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents, markup, boilerplate)
-        # counted from the text without its markup and boilerplate, read once: what the recorded settings give
+        settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents, markup, boilerplate, messages)
+        # counted from the text read as a message, without its markup and boilerplate, read once: what the
+        # recorded settings give
         vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern,
-                                 settings=dataclasses.replace(settings, strip_markup=False, boilerplate=()))
+                                 settings=dataclasses.replace(settings, strip_markup=False, boilerplate=(),
+                                                              strip_messages=False))
         if len(set(ids)) != len(ids):
             raise ValueError("ids must be unique")
         kept = [d for d, text in enumerate(texts) if text.strip()]
@@ -412,13 +427,15 @@ def _stored_vectorizer(values: Any, trust_token_pattern: bool) -> Vectorizer | N
     return None if values is None else Vectorizer.from_dict(values, trust_token_pattern)
 
 
-def _markup_choice(strip_markup, texts) -> bool:
-    """``strip_markup`` resolved: True or False as given, "auto" by :func:`engine.data.markup.holds_markup`."""
-    if isinstance(strip_markup, str) and strip_markup == AUTO_MARKUP:
-        return markup_module.holds_markup(texts)
-    if not isinstance(strip_markup, (bool, np.bool_)):
-        raise TypeError(f"strip_markup must be True, False or {AUTO_MARKUP!r}, got {strip_markup!r}")
-    return bool(strip_markup)
+def _markup_choice(choice, texts, name: str = "strip_markup") -> bool:
+    """``strip_markup`` (or ``strip_messages``, as ``name`` says) resolved: True or False as given, "auto" by
+    :func:`engine.data.markup.holds_markup` (:func:`engine.data.messages.holds_messages`)."""
+    if isinstance(choice, str) and choice == AUTO_MARKUP:
+        holds = messages_module.holds_messages if name == "strip_messages" else markup_module.holds_markup
+        return holds(texts)
+    if not isinstance(choice, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True, False or {AUTO_MARKUP!r}, got {choice!r}")
+    return bool(choice)
 
 
 def _boilerplate_choice(strip_boilerplate, texts: Sequence[str]) -> tuple[tuple[str, ...], Sequence[str]]:
@@ -430,7 +447,7 @@ def _boilerplate_choice(strip_boilerplate, texts: Sequence[str]) -> tuple[tuple[
 
 
 def _settings(stop_words, extra_stop_words, token_pattern, strip_accents, strip_markup=False,
-              boilerplate=()) -> Vectorizer:
+              boilerplate=(), strip_messages=False) -> Vectorizer:
     if isinstance(stop_words, Iterable) and not isinstance(stop_words, str):
         stop_words = tuple(stop_words)
     auto = isinstance(strip_accents, str) and strip_accents == AUTO_ACCENTS
@@ -438,7 +455,7 @@ def _settings(stop_words, extra_stop_words, token_pattern, strip_accents, strip_
         raise TypeError(f"strip_accents must be True, False or {AUTO_ACCENTS!r}, got {strip_accents!r}")
     settings = Vectorizer(stop_words=stop_words, extra_stop_words=_words_of(extra_stop_words),
                           strip_accents=True if auto else strip_accents, token_pattern=token_pattern,
-                          strip_markup=strip_markup, boilerplate=boilerplate)
+                          strip_markup=strip_markup, boilerplate=boilerplate, strip_messages=strip_messages)
     if auto and isinstance(settings.stop_words, str) and settings.stop_words != "english":
         settings = dataclasses.replace(settings, strip_accents=False)  # words of that language as written
     return settings

@@ -44,6 +44,8 @@ from functools import cache
 
 from engine.data.markup import SAMPLE_CHARACTERS as MARKUP_CHARACTERS  # a page's text is read from these
 from engine.data.markup import evenly_spread, holds_markup, strip_markup
+from engine.data.messages import SAMPLE_CHARACTERS as MESSAGE_CHARACTERS  # a message's text is read from these
+from engine.data.messages import holds_messages, message_text
 from engine.data.vectorizer import (
     DOCUMENT_WORDS,
     LANGUAGE_JOIN,
@@ -110,6 +112,10 @@ class LanguageGuess:
         The same for the sampled documents' paragraphs (text between blank lines) of at
         least ``MIN_DOCUMENT_TOKENS`` words, each read alone: the share written in each
         other language, largest first.
+    messages : bool
+        Whether the collection holds e-mail or newsgroup messages
+        (:func:`engine.holds_messages` of ``texts``, found on the same sample); if so the
+        sample's messages were read as their senders wrote them, before their markup.
     """
 
     language: str | None
@@ -122,6 +128,7 @@ class LanguageGuess:
     documents: dict[str, float] = field(default_factory=dict, repr=False)
     markup: bool = False
     paragraphs: dict[str, float] = field(default_factory=dict, repr=False)
+    messages: bool = False
 
     def share_of(self, language: str) -> float:
         """The share of the sample's words that are ``language``'s stop words (0 for an unknown language, or a
@@ -150,12 +157,16 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     Words are the tokens :class:`engine.Vectorizer` counts (two or more letters), lower
     case, accents kept (stripping them would let lists of other alphabets match), read
     without their HTML or XML markup when the sample holds it
-    (:func:`engine.data.markup.holds_markup`).  Reads at
+    (:func:`engine.data.markup.holds_markup`), and its messages as their senders wrote them
+    when it holds messages (:func:`engine.data.messages.holds_messages`).  Reads at
     most ``SAMPLE_DOCUMENTS`` x ``SAMPLE_CHARACTERS`` characters, so it costs the same on
     any collection.
     """
     picked = [text for text in (texts[i] for i in evenly_spread(len(texts), SAMPLE_DOCUMENTS))
               if isinstance(text, str)]  # a missing cell: no words
+    messages = holds_messages(picked)  # the same documents holds_messages(texts) reads: the same answer
+    if messages:  # the senders' words, not the headers' host names
+        picked = [message_text(text[:MESSAGE_CHARACTERS]) for text in picked]
     markup = holds_markup(picked)  # the same documents holds_markup(texts) reads: the same answer
     if markup:  # the language of the text, not of its tags ("td", "div", "href") or a page's head
         sample = [strip_markup(text[:MARKUP_CHARACTERS])[:SAMPLE_CHARACTERS] for text in picked]
@@ -171,7 +182,7 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     n_tokens = sum(counts.values())
     if not n_tokens:
         return LanguageGuess(None, 0.0, dict.fromkeys(STOP_WORD_LANGUAGES, 0.0), 0, (), pattern, pairs,
-                             markup=markup)
+                             markup=markup, messages=messages)
     lists = _lists()
     covered = {language: sum(counts[word] for word in words if word in counts) / n_tokens
                for language, words in lists.items()}
@@ -181,7 +192,8 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
     examples = tuple(word for word, _ in sorted(((w, c) for w, c in counts.items() if w in words),
                                                 key=lambda item: (-item[1], item[0]))[:N_EXAMPLES])
     if n_tokens < MIN_TOKENS or share < MIN_SHARE:
-        return LanguageGuess(None, share, shares, n_tokens, examples, pattern, pairs, markup=markup)
+        return LanguageGuess(None, share, shares, n_tokens, examples, pattern, pairs, markup=markup,
+                             messages=messages)
     written: Counter[str] = Counter()  # documents written in each other language
     in_paragraphs: dict[str, set[int]] = {}  # the documents holding paragraphs in each...
     n_in_paragraphs: Counter[str] = Counter()  # ... and how many paragraphs
@@ -213,7 +225,7 @@ def guess_language(texts: Sequence[str]) -> LanguageGuess:
         share = sum(counts[word] for word in union if word in counts) / n_tokens
         shares = {**shares, language: share}
     return LanguageGuess(language, share, shares, n_tokens, examples, pattern, pairs, _largest_first(documents),
-                         markup, _largest_first(paragraph_shares))
+                         markup, _largest_first(paragraph_shares), messages)
 
 
 def _largest_first(shares: dict[str, float]) -> dict[str, float]:

@@ -66,6 +66,7 @@ from engine.data.corpus import (
 )
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.markup import evenly_spread, strip_markup
+from engine.data.messages import message_text
 from engine.data.text import SkippedFile, _check_encoding, table_format
 from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError
@@ -229,9 +230,9 @@ class DiskCorpus:
             and reads tables as UTF-8.
         **vectorizer_options
             ``stop_words`` (a language such as "french", ``"auto"``, a list of words or
-            None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``,
+            None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``, ``strip_messages``,
             ``strip_boilerplate``, ``min_df``, ``max_df``, ``max_features``, ``token_pattern`` as
-            in :meth:`Corpus.from_texts` (``strip_markup="auto"`` decided, and the boilerplate
+            in :meth:`Corpus.from_texts` (``strip_markup`` and ``strip_messages`` "auto" decided, and the boilerplate
             lines found, on a sample).  The per-token settings are recorded in
             :attr:`vectorizer`.  ``"auto"`` guesses the language from a sample too: as many
             documents as :func:`engine.guess_language` reads, spread evenly over a folder's
@@ -244,9 +245,10 @@ class DiskCorpus:
         source = Path(source)
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
                    "max_features": None, "token_pattern": None, "strip_accents": True, "strip_markup": AUTO_MARKUP,
-                   "strip_boilerplate": True, **vectorizer_options}
+                   "strip_boilerplate": True, "strip_messages": AUTO_MARKUP, **vectorizer_options}
         unknown = sorted(set(options) - {"stop_words", "extra_stop_words", "min_df", "max_df", "max_features",
-                                         "token_pattern", "strip_accents", "strip_markup", "strip_boilerplate"})
+                                         "token_pattern", "strip_accents", "strip_markup", "strip_boilerplate",
+                                         "strip_messages"})
         if unknown:
             raise TypeError(f"unknown tokenizer options {unknown}; see Corpus.from_texts")
         for name in ("stop_words", "extra_stop_words"):  # iterables are read twice and recorded in the manifest
@@ -267,15 +269,19 @@ class DiskCorpus:
         stop_words = options["stop_words"]
         guess_stop_words = isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE
         choose_pattern = options["token_pattern"] is None
-        choose_markup = isinstance(options["strip_markup"], str)
-        if not choose_markup:
-            options["strip_markup"] = _markup_choice(options["strip_markup"], [])  # checked before the first pass
+        choose_markup = isinstance(options["strip_markup"], str) or isinstance(options["strip_messages"], str)
+        for name in ("strip_markup", "strip_messages"):  # checked before the first pass
+            if not isinstance(options[name], str):
+                options[name] = _markup_choice(options[name], [], name)
         boilerplate = _boilerplate_choice(options["strip_boilerplate"], [])[0]  # checked before the first pass
         if guess_stop_words or choose_pattern or choose_markup or options["strip_boilerplate"]:
             if is_table:  # read whole once more: rows spread evenly over the table
                 first = _spread_texts(chunks(None), SAMPLE_DOCUMENTS)
             else:  # only the files picked are read
                 first = [text for _, _, text in _text_documents(source, None, encoding, SAMPLE_DOCUMENTS)]
+            options["strip_messages"] = _markup_choice(options["strip_messages"], first, "strip_messages")
+            if options["strip_messages"]:  # the language and the pattern of what the messages' senders wrote
+                first = [message_text(text) for text in first]
             options["strip_markup"] = _markup_choice(options["strip_markup"], first)
             if options["strip_markup"]:  # the language and the pattern of the text without its markup
                 first = [strip_markup(text) for text in first]
@@ -287,9 +293,10 @@ class DiskCorpus:
         accents = options["strip_accents"]
         while True:  # pass 1: document and corpus frequencies (again if Chinese or Japanese text comes later)
             settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
-                                 accents, options["strip_markup"], boilerplate)
+                                 accents, options["strip_markup"], boilerplate, options["strip_messages"])
             options["strip_accents"] = settings.strip_accents  # "auto" resolved, as the stop words and pattern are
-            analyzer = _vectorizer(**{k: v for k, v in options.items() if k != "strip_boilerplate"},
+            analyzer = _vectorizer(**{k: v for k, v in options.items() if k not in ("strip_boilerplate",
+                                                                                    "strip_messages")},
                                    settings=settings).build_analyzer()
             skipped: list[SkippedFile] = []
             stats = _TermStats()

@@ -141,7 +141,8 @@ def _check_encoding(encoding: str | None) -> None:
         _encoding.encoding_name(encoding)
 
 
-TEXT_SUFFIXES = (".txt", ".html", ".htm", ".xhtml")  # files read as documents (web pages: their markup is left out)
+# files read as documents (web pages: their markup is left out; e-mail messages: their headers)
+TEXT_SUFFIXES = (".txt", ".html", ".htm", ".xhtml", ".eml")
 NOT_TEXT = "not a .txt or .html file"
 
 
@@ -157,9 +158,9 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
     """Read uploaded text files given as ``(name, bytes)`` pairs.
 
     The id of a document is its file name, its title the name without its suffix.
-    ``.txt`` files are read, and web pages (``.html``, ``.htm``, ``.xhtml``) as they are:
-    their markup is left out when the corpus is built (``strip_markup``).  Other files are
-    listed in ``skipped``.
+    ``.txt`` files are read, and web pages (``.html``, ``.htm``, ``.xhtml``) and e-mail
+    messages (``.eml``) as they are: their markup and headers are left out when the corpus
+    is built (``strip_markup``, ``strip_messages``).  Other files are listed in ``skipped``.
 
     Parameters
     ----------

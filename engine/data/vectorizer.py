@@ -37,6 +37,7 @@ from engine.data.boilerplate import (
 )
 from engine.data.boilerplate import _normal as boilerplate_line
 from engine.data.markup import strip_markup
+from engine.data.messages import message_text
 
 __all__ = ["STOP_WORD_LANGUAGES", "STORED_TOKEN_PATTERNS", "TOKEN_PATTERN", "UNICODE_TOKEN_PATTERN", "TextCounts",
            "Vectorizer", "languages_of", "stop_word_list", "token_pattern_for"]
@@ -382,6 +383,11 @@ class Vectorizer:
         Remove HTML or XML markup (tags, comments, scripts and styles; character references
         read) before anything else (:func:`engine.data.markup.strip_markup`), for text
         scraped from or saved as web pages.  Files written before it existed read False.
+    strip_messages : bool
+        Read e-mail and newsgroup messages as their subject and what their sender wrote,
+        without header lines, quoted replies and signatures, before anything else
+        (:func:`engine.data.messages.message_text`; other texts are read as they are).
+        Files written before it existed read False.
     boilerplate : sequence of str
         Repeated lines to leave out (:func:`engine.data.boilerplate.find_boilerplate` finds
         them in a collection): every run of them holding enough words is removed from a text,
@@ -399,6 +405,7 @@ class Vectorizer:
     token_pattern: str = TOKEN_PATTERN
     strip_markup: bool = False
     boilerplate: tuple[str, ...] = ()
+    strip_messages: bool = False
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -412,6 +419,7 @@ class Vectorizer:
         set_(self, "strip_accents", _flag("strip_accents", self.strip_accents))
         set_(self, "lowercase", _flag("lowercase", self.lowercase))
         set_(self, "strip_markup", _flag("strip_markup", self.strip_markup))
+        set_(self, "strip_messages", _flag("strip_messages", self.strip_messages))
         set_(self, "boilerplate", _boilerplate(self.boilerplate))
         set_(self, "_boilerplate_lines", frozenset(self.boilerplate))  # looked up once per line read
         if not isinstance(self.token_pattern, str):
@@ -429,18 +437,21 @@ class Vectorizer:
         return self._preprocess()(text)
 
     def readable(self, text: str) -> str:
-        """``text`` as its words are read: without its markup if ``strip_markup`` is set, then without its
-        blocks of ``boilerplate`` lines; else as it is."""
-        if self.strip_markup:
-            text = strip_markup(text)
+        """``text`` as its words are read: a message as its sender wrote it if ``strip_messages`` is set, then
+        without its markup if ``strip_markup`` is, then without its blocks of ``boilerplate`` lines."""
+        text = self._before_boilerplate(text)
         return remove_boilerplate(text, self._boilerplate_lines) if self.boilerplate else text
 
     def boilerplate_report(self, texts: Iterable[str]) -> BoilerplateReport:
         """The blocks of ``boilerplate`` lines that reading ``texts`` leaves out, how many texts hold each and the
-        words they take (:func:`engine.boilerplate_report`; each text without its markup first if
-        ``strip_markup``)."""
-        return boilerplate_report((strip_markup(text) if self.strip_markup else text for text in texts),
-                                  self._boilerplate_lines)
+        words they take (:func:`engine.boilerplate_report`; each text read as a message and without its markup
+        first, as set)."""
+        return boilerplate_report((self._before_boilerplate(text) for text in texts), self._boilerplate_lines)
+
+    def _before_boilerplate(self, text: str) -> str:
+        """``text`` as :meth:`readable` reads it before its boilerplate is left out."""
+        text = message_text(text) if self.strip_messages else text
+        return strip_markup(text) if self.strip_markup else text
 
     def _preprocess(self) -> Callable[[str], str]:
         strip = self._accent_stripper()
@@ -494,7 +505,7 @@ class Vectorizer:
 
         tokens = {"tokenizer": unicode_tokens, "token_pattern": None} if self.token_pattern == UNICODE_TOKEN_PATTERN \
             else {"token_pattern": self.token_pattern}  # the same tokens, each text by the faster pattern it allows
-        if self.strip_markup or self.boilerplate:  # scikit-learn then calls this alone, in place of its own
+        if self.strip_markup or self.strip_messages or self.boilerplate:  # scikit-learn then calls this alone
             normalise, readable = self._preprocess(), self.readable
             tokens["preprocessor"] = lambda text: normalise(readable(text))
         languages = languages_of(self.stop_words) if isinstance(self.stop_words, str) else ()
@@ -556,7 +567,8 @@ class Vectorizer:
         stop_words = list(self.stop_words) if isinstance(self.stop_words, tuple) else self.stop_words
         return {"stop_words": stop_words, "extra_stop_words": list(self.extra_stop_words),
                 "strip_accents": self.strip_accents, "lowercase": self.lowercase, "token_pattern": self.token_pattern,
-                "strip_markup": self.strip_markup, "boilerplate": list(self.boilerplate)}
+                "strip_markup": self.strip_markup, "boilerplate": list(self.boilerplate),
+                "strip_messages": self.strip_messages}
 
     @classmethod
     def from_dict(cls, values: Any, trust_token_pattern: bool = False) -> Vectorizer:
@@ -570,7 +582,7 @@ class Vectorizer:
         if not isinstance(values, dict):
             raise TypeError(f"the preprocessing settings must be a JSON object, got {type(values).__name__}")
         unknown = sorted(set(values) - {"stop_words", "extra_stop_words", "strip_accents", "lowercase",
-                                        "token_pattern", "strip_markup", "boilerplate"})
+                                        "token_pattern", "strip_markup", "boilerplate", "strip_messages"})
         if unknown:
             raise ValueError(f"unknown preprocessing settings {unknown}")
         pattern = values.get("token_pattern", TOKEN_PATTERN)

@@ -58,9 +58,9 @@ with source_box:
         files = st.file_uploader(
             "Upload documents", accept_multiple_files=True, key=Keys.uploader,
             max_upload_size=max(1, limits.max_total_bytes // 1_000_000),
-            help="Several .txt files or web pages (.html; one document each); a .zip of them; a .csv, .tsv or "
-                 ".jsonl table (one document per row); or a bag of words: UCI docword.*.txt + vocab.*.txt, "
-                 "or LDA-C .dat + vocab.txt.")
+            help="Several .txt files, web pages (.html) or e-mails (.eml), one document each; a .zip of them; a "
+                 ".csv, .tsv or .jsonl table (one document per row); or a bag of words: UCI docword.*.txt + "
+                 "vocab.*.txt, or LDA-C .dat + vocab.txt.")
         if files:
             named = tuple((f.file_id, f.name, f.size) for f in files)
             chosen = state.get(Keys.encoding) or ""
@@ -151,12 +151,25 @@ with prep_box:
                    help="Read web pages and exported markup as their text: tags, comments, scripts and styles are "
                         "left out and “&amp;” is read as “&”, so that “td”, “div” or “href” do not become words. "
                         "It is ticked when the documents hold such tags.")
+    right.checkbox("Read e-mails without headers, quotes and signatures", key=Keys.strip_messages,
+                   disabled=bag_of_words,
+                   help="For mailbox exports, mailing-list archives and newsgroup posts: each message is read as its "
+                        "subject and what its sender wrote. Header lines (addresses, dates, message ids, servers), "
+                        "quoted lines (“> …”) with the line that introduces them (“… wrote:”) and the signature "
+                        "after a “-- ” line are left out, so that “com”, “edu” or “writes” do not become topics. "
+                        "Other documents are read whole. It is ticked when a tenth of the documents or more are "
+                        "e-mail messages.")
     right.checkbox("Leave out repeated boilerplate lines", key=Keys.strip_boilerplate, disabled=bag_of_words,
                    help="Blocks of lines that many documents share word for word (page headers and footers, "
                         "licences, translators' credits, signatures) otherwise become topics of their own. A line "
                         f"counts when at least {formatting.percent(boilerplate.MIN_SHARE, 2)} of the documents (and "
                         f"{boilerplate.MIN_DOCUMENTS} or more) hold it, in runs of {boilerplate.MIN_WORDS} words or "
                         "more.")
+    if guess is not None and guess.messages:
+        right.caption("These documents are e-mail or newsgroup messages"
+                      + ("; each is read without its headers, quoted replies and signature."
+                         if state.get(Keys.strip_messages)
+                         else ": tick the box above to leave their headers, quotes and signatures out of the words."))
     if guess is not None and guess.markup:
         right.caption("These documents hold HTML or XML markup"
                       + ("; its tags are left out." if state.get(Keys.strip_markup)
