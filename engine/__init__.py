@@ -38,6 +38,7 @@ from engine.data.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.data.gensim_corpus import from_gensim
 from engine.data.language import LanguageGuess, guess_language
 from engine.data.markup import holds_markup, strip_markup
+from engine.data.mbox import mbox_frame, mbox_rows
 from engine.data.messages import holds_messages, is_message, message_text
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.semisynthetic import SemiSyntheticGenerator
@@ -214,6 +215,8 @@ __all__ = [
     "load_corpus",
     "load_model",
     "make_synthetic_corpus",
+    "mbox_frame",
+    "mbox_rows",
     "message_text",
     "most_likely_topics",
     "predictive_log_likelihood",

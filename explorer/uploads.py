@@ -40,6 +40,7 @@ from explorer.engine_api import (
     detect_encoding,
     guess_language,
     languages_of,
+    mbox_frame,
     read_ldac,
     read_table,
     read_txt_files,
@@ -69,10 +70,11 @@ __all__ = [
     "table_columns",
 ]
 
-TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+                  ".mbox": "mbox"}  # a mailbox: a table of its messages (engine.mbox_frame)
 LDAC_SUFFIXES = (".dat", ".ldac")
-ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "dat", "ldac",
-                  "gz")
+ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "mbox", "dat",
+                  "ldac", "gz")
 _PREVIEW_ROWS = 500
 LANGUAGE_TIE = 0.5  # a chosen stop-word list covering at least this share of what the guessed one covers is no error
 _MB = 1_000_000
@@ -283,7 +285,8 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
     tables = [i for i, s in enumerate(suffixes) if s in TABLE_SUFFIXES]
     if tables:
         if len(files) > 1:
-            raise UploadError("Upload a table (.csv, .tsv, .jsonl) on its own: one file, one document per row.")
+            raise UploadError("Upload a table (.csv, .tsv, .jsonl) or a mailbox (.mbox) on its own: one file, one "
+                              "document per row or message.")
         return read_table_source(*files[0], encoding=encoding)
     ldac = [i for i, s in enumerate(suffixes) if s in LDAC_SUFFIXES]
     uci = [i for i, (name, data) in enumerate(files)
@@ -293,14 +296,17 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
     unsupported = [name for (name, _), s in zip(files, suffixes, strict=True) if s not in TEXT_SUFFIXES]
     if len(unsupported) == len(files):
         raise UploadError(f"Cannot read '{unsupported[0]}': upload .txt files, web pages (.html) or e-mails (.eml), "
-                          "a .zip of them, a .csv, .tsv or .jsonl table, or a bag of words (UCI docword + vocab, "
+                          "a .zip of them, a .csv, .tsv or .jsonl table, a mailbox (.mbox), or a bag of words (UCI "
+                          "docword + vocab, "
                           "LDA-C .dat + vocab).")
     documents = read_txt_files(files, encoding=encoding)
     return TextSource(f"{formatting.plural(len(documents), 'text file')}", documents, chosen_encoding=encoding)
 
 
-def _parse_table(text: str, fmt: str, nrows: int | None = None) -> pd.DataFrame:
+def _parse_table(text: str, fmt: str, nrows: int | None = None, name: str = "the table") -> pd.DataFrame:
     """The rows of a decoded table (all of them, or the first ``nrows``), every value a string."""
+    if fmt == "mbox":
+        return mbox_frame(text, f"'{name}'", nrows)
     if fmt == "jsonl":
         return pd.read_json(io.StringIO(text), lines=True, dtype=False, nrows=nrows)
     return pd.read_csv(io.StringIO(text), sep="\t" if fmt == "tsv" else ",", dtype=str,
@@ -313,11 +319,14 @@ def read_table_source(name: str, data: bytes, encoding: str | None = None) -> Ta
     chosen, encoding = encoding, encoding or detect_encoding(data, name)
     text = decode_text(data, name, encoding)
     if not text.strip():
-        raise UploadError(f"'{name}' is empty; a table needs a header row and one row per document.")
+        raise UploadError(f"'{name}' is empty; " + ("a mailbox holds messages, each after a line “From <sender> "
+                                                    "<date>”." if fmt == "mbox" else
+                                                    "a table needs a header row and one row per document."))
     try:
-        frame = _parse_table(text, fmt, _PREVIEW_ROWS)
+        frame = _parse_table(text, fmt, _PREVIEW_ROWS, name)
     except (ValueError, pd.errors.ParserError) as exc:
-        raise UploadError(f"'{name}' is not a valid {fmt.upper()} table: {exc}") from None
+        raise UploadError(f"{exc}." if fmt == "mbox" else f"'{name}' is not a valid {fmt.upper()} table: {exc}") \
+            from None
     frame.columns = [str(c) for c in frame.columns]
     if frame.empty:
         raise UploadError(f"'{name}' has a header but no rows; add one row per document.")

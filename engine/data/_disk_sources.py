@@ -29,6 +29,8 @@ from engine.data._disk_writer import _INT32_MAX
 from engine.data._encoding import encoding_name
 from engine.data.bow_formats import _is_count
 from engine.data.markup import evenly_spread
+from engine.data.mbox import COLUMNS as MBOX_COLUMNS
+from engine.data.mbox import mbox_rows
 from engine.data.text import (
     DEFAULT_MAX_TOTAL_BYTES,
     NOT_TEXT,
@@ -47,6 +49,7 @@ from engine.errors import (
     EmptyCorpusError,
     FileDecodingError,
     LimitExceededError,
+    MissingColumnError,
     UnsafeArchiveError,
 )
 from engine.limits import current_limits
@@ -136,10 +139,14 @@ def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None
 
 def _table_chunks(path: Path, text_column: str, id_column: str | None, chunk_size: int,
                   encoding: str | None = None) -> Iterator[tuple[list[str], list[str], list[str]]]:
-    """(ids, titles, texts) of ``chunk_size`` rows at a time of a CSV/TSV/JSON-lines table (UTF-8 by default)."""
+    """(ids, titles, texts) of ``chunk_size`` rows at a time of a CSV/TSV/JSON-lines table or a mailbox (UTF-8 by
+    default)."""
     fmt, label = table_format(path.name), repr(str(path))
     # a UTF-8 byte-order mark is not part of the first column's name
     read_as = "utf-8-sig" if encoding is None or encoding_name(encoding) == "utf-8" else encoding
+    if fmt == "mbox":
+        yield from _mbox_chunks(path, text_column, id_column, chunk_size, read_as, label)
+        return
     seen_ids: set[str] = set()
     try:
         if fmt != "jsonl":  # a stray quote would otherwise merge rows silently; checked as the file streams
@@ -181,6 +188,39 @@ def _table_chunks(path: Path, text_column: str, id_column: str | None, chunk_siz
         raise EmptyCorpusError(f"{label} is empty; it needs a header row and one row per document") from None
     except pd.errors.ParserError as exc:
         raise CorpusFormatError(f"{label} is not valid {fmt.upper()}: {exc}") from None
+
+
+def _mbox_chunks(path: Path, text_column: str, id_column: str | None, chunk_size: int, read_as: str,
+                 label: str) -> Iterator[tuple[list[str], list[str], list[str]]]:
+    """(ids, titles, texts) of ``chunk_size`` messages at a time of a mailbox, as :func:`engine.read_table` reads
+    one: ids the 1-based message numbers, or a column of :data:`engine.data.mbox.COLUMNS`."""
+    for name, column in (("text_column", text_column), ("id_column", id_column)):
+        if column is not None and column not in MBOX_COLUMNS:
+            available = ", ".join(repr(c) for c in MBOX_COLUMNS)
+            raise MissingColumnError(f"{label} has no column {column!r} ({name}); available columns: {available}")
+    seen_ids: set[str] = set()
+    chunk: tuple[list[str], list[str], list[str]] = ([], [], [])
+    try:
+        with open(path, encoding=read_as, newline="") as file:  # line breaks as written: the rows keep their text
+            for number, row in enumerate(mbox_rows(file, label), start=1):
+                values = dict(zip(MBOX_COLUMNS, row, strict=True))
+                doc_id = values[id_column] if id_column else str(number)
+                if id_column:
+                    if doc_id in seen_ids:
+                        raise CorpusFormatError(f"{label}: id_column {id_column!r} repeats the id {doc_id!r}; "
+                                                "ids must be unique")
+                    seen_ids.add(doc_id)
+                for part, value in zip(chunk, (doc_id, doc_id, values[text_column]), strict=True):
+                    part.append(value)
+                if len(chunk[0]) == chunk_size:
+                    yield chunk
+                    chunk = ([], [], [])
+    except UnicodeDecodeError as exc:
+        raise FileDecodingError(f"{label} is not valid {read_as} ({exc.reason} at byte {exc.start} of a block); "
+                                "give its encoding, or load it in memory with engine.load_corpus, which detects "
+                                "the encoding") from None
+    if chunk[0]:
+        yield chunk
 
 
 # -------------------------------------------------------------------- UCI source

@@ -176,16 +176,18 @@ def _without_quotes(lines: list[str]) -> list[str]:
 
 
 def _drop_attribution(kept: list[str]) -> None:
-    """Remove from the end of ``kept`` the paragraph that introduces a quote, if it is one (see message_text)."""
+    """Remove from the end of ``kept`` the paragraph that introduces a quote, if it is one (see message_text): at
+    most ``MAX_ATTRIBUTION_LINES`` lines ending in "wrote:" or the like, at most two blank lines above the quote.
+    Looks at a bounded number of lines, so a text of many quotes is read in linear time."""
     last = len(kept)
-    while last > 0 and not kept[last - 1].strip():
+    while last > 0 and last > len(kept) - 2 and not kept[last - 1].strip():
         last -= 1
-    if last == 0 or not _ATTRIBUTION_END.search(kept[last - 1]):
+    if last == 0 or not kept[last - 1].strip() or not _ATTRIBUTION_END.search(kept[last - 1]):
         return
     first = last - 1
-    while first > 0 and kept[first - 1].strip():
+    while first > 0 and first > last - MAX_ATTRIBUTION_LINES - 1 and kept[first - 1].strip():
         first -= 1
-    if last - first <= MAX_ATTRIBUTION_LINES:
+    if last - first <= MAX_ATTRIBUTION_LINES and (first == 0 or not kept[first - 1].strip()):
         del kept[first:]
 
 

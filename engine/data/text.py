@@ -28,6 +28,7 @@ import pandas as pd
 
 from engine.data import _encoding
 from engine.data._csv_quoting import check_quoting
+from engine.data.mbox import mbox_frame
 from engine.errors import (
     CorpusFormatError,
     EmptyCorpusError,
@@ -51,7 +52,8 @@ __all__ = [
 
 DEFAULT_MAX_FILES = 20_000
 DEFAULT_MAX_TOTAL_BYTES = 256 * 2**20
-TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+# a mailbox is read as a table of its messages (engine.data.mbox)
+TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".mbox": "mbox"}
 
 
 class RawDocument(NamedTuple):
@@ -326,11 +328,13 @@ def read_zip(
 
 
 def table_format(name: str) -> str | None:
-    """Return ``"csv"``, ``"tsv"`` or ``"jsonl"`` from a file name's suffix, or None."""
+    """Return ``"csv"``, ``"tsv"``, ``"jsonl"`` or ``"mbox"`` from a file name's suffix, or None."""
     return TABLE_FORMATS.get(PurePosixPath(name).suffix.lower())
 
 
 def _parse_table(text: str, fmt: str, label: str) -> pd.DataFrame:
+    if fmt == "mbox":
+        return mbox_frame(text, label)
     try:
         if fmt == "jsonl":
             return pd.read_json(io.StringIO(text), lines=True, dtype=False)
@@ -369,7 +373,10 @@ def read_table(
     id_column: str | None = None,
     encoding: str | None = None,
 ) -> RawDocuments:
-    """Read a CSV, TSV or JSON-lines table with one document per row.
+    """Read a CSV, TSV or JSON-lines table with one document per row, or a mailbox (``.mbox``) of messages.
+
+    A mailbox's rows have the columns "subject", "from", "date" and "text" (each message whole,
+    headers included: :mod:`engine.data.mbox`).
 
     Parameters
     ----------
@@ -378,8 +385,9 @@ def read_table(
     text_column : str
         Column holding the text of each document.
     title_column : str, optional
-        Column holding a title; by default the title is the document id.
-    format : {"csv", "tsv", "jsonl"}, optional
+        Column holding a title; by default the title is the document id (for a mailbox, the
+        message's subject when it has one).
+    format : {"csv", "tsv", "jsonl", "mbox"}, optional
         Required for bytes; for paths it defaults to the suffix.
     id_column : str, optional
         Column of unique document ids; by default the 1-based row number.
@@ -401,9 +409,11 @@ def read_table(
     else:
         name, data = str(source), Path(source).read_bytes()
         format = format or table_format(str(source))
-    if format not in ("csv", "tsv", "jsonl"):
-        raise ValueError(f"format must be 'csv', 'tsv' or 'jsonl', got {format!r}")
+    if format not in ("csv", "tsv", "jsonl", "mbox"):
+        raise ValueError(f"format must be 'csv', 'tsv', 'jsonl' or 'mbox', got {format!r}")
     label = repr(name)
+    if format == "mbox" and title_column is None:
+        title_column = "subject"
     text, used = _encoding.decode(data, name, encoding)
     frame = _parse_table(text, format, label)
     texts = _column(frame, text_column, label, "text_column")
