@@ -30,7 +30,8 @@ per 1,000, and the default LDA (``engine.LDA(n_topics=K, n_words=V, seed=s)`` tr
 among their 10 top words, and NPMI over the training documents (each reading against its own
 vocabulary, so the two NPMIs are not comparable); means and standard deviations over the seeds,
 then the last seed's topics with most message words.  K is ``--k`` (``--newsgroup-k`` for the 200
-posts).
+posts).  Last, on the collections of other kinds (``--plain``), how many documents read as
+messages and whether the collection would be read as one: none should.
 
     python benchmarks/messages.py --seeds 0 1 2 3 4
 """
@@ -55,6 +56,7 @@ except ImportError:  # a checkout that is not pip-installed
     import engine
 
 from _quality_panel import (  # noqa: E402
+    RAW_COLLECTIONS,
     add_default_lda_arguments,
     default_lda_top_words,
     mostly_gone,
@@ -142,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--wrapped", nargs="*", default=list(WRAPPED), help="collections made messages")
     parser.add_argument("--newsgroup-k", type=int, default=10, help="LDA topics for the 200 posts")
+    parser.add_argument("--plain", nargs="*", default=list(RAW_COLLECTIONS), help="collections of other kinds")
     add_default_lda_arguments(parser)
     args = parser.parse_args(argv)
     posts = newsgroup_posts()
@@ -182,6 +185,12 @@ def main(argv: list[str] | None = None) -> int:
             for label, (top, hits, corpus) in tops_of.items():
                 for t in np.argsort(-hits, kind="stable")[:2]:
                     print(f"- {label}: " + " ".join(corpus.vocabulary[w] for w in top[t]))
+    print("\n## Collections of other kinds: documents read as messages\n")
+    for name in args.plain:
+        texts = raw_texts(name)
+        if texts is not None:
+            print(f"- {name}: {sum(map(engine.is_message, texts))} of {len(texts)} documents; read as messages: "
+                  f"{'yes' if engine.holds_messages(texts) else 'no'}", flush=True)
     return 0
 
 

@@ -297,8 +297,7 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
     if len(unsupported) == len(files):
         raise UploadError(f"Cannot read '{unsupported[0]}': upload .txt files, web pages (.html) or e-mails (.eml), "
                           "a .zip of them, a .csv, .tsv or .jsonl table, a mailbox (.mbox), or a bag of words (UCI "
-                          "docword + vocab, "
-                          "LDA-C .dat + vocab).")
+                          "docword + vocab, LDA-C .dat + vocab).")
     documents = read_txt_files(files, encoding=encoding)
     return TextSource(f"{formatting.plural(len(documents), 'text file')}", documents, chosen_encoding=encoding)
 

@@ -14,13 +14,12 @@ the app, which shows its rows and suggests "subject" as the titles.
 
 from __future__ import annotations
 
-import email
-import email.policy
 import re
 from collections.abc import Iterable, Iterator
 
 import pandas as pd
 
+from engine.data.messages import header_values
 from engine.errors import CorpusFormatError, EmptyCorpusError
 
 __all__ = ["mbox_frame", "mbox_rows"]
@@ -74,18 +73,9 @@ def _not_mbox(label: str, line: str) -> CorpusFormatError:
                              f"\"From <sender> <date>\" followed by header lines, and starts with {line[:60]!r}")
 
 
-def _fields(text: str) -> tuple[str, str, str]:
-    """The subject, sender and date of a message's headers ("" where absent or unreadable)."""
-    head = text[:_HEADER_CHARACTERS].split("\n\n", 1)[0]
-    try:
-        message = email.message_from_string(head + "\n\n", policy=email.policy.default)
-        return tuple(" ".join(str(message.get(name) or "").split()) for name in ("subject", "from", "date"))
-    except Exception:  # a malformed header of hostile input: the raw values
-        found = {}
-        for line in head.split("\n"):
-            name, _, value = line.partition(":")
-            found.setdefault(name.strip().lower(), value.strip())
-        return found.get("subject", ""), found.get("from", ""), found.get("date", "")
+def _fields(text: str) -> tuple[str, ...]:
+    """The subject, sender and date of a message's headers ("" where absent; encoded words decoded)."""
+    return header_values(text[:_HEADER_CHARACTERS].split("\n\n", 1)[0], COLUMNS[:3])
 
 
 def mbox_rows(lines: Iterable[str], label: str = "the mailbox") -> Iterator[tuple[str, str, str, str]]:

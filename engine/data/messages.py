@@ -23,6 +23,7 @@ import email
 import email.policy
 import re
 from collections.abc import Sequence
+from email.header import decode_header, make_header
 
 from engine.data.markup import evenly_spread, strip_markup
 
@@ -125,7 +126,7 @@ def message_text(text: str) -> str:
     start, end = block
     headers, body = text[start:end].rstrip("\n"), text[end + 1:].split("\n")
     body = _decoded_body(headers, body) if _is_mime(headers) else body
-    subject = _subject(headers)
+    subject = _REPLY_PREFIX.sub("", header_values(headers, ("subject",))[0])
     kept = "\n".join(_without_signature(_without_quotes(body))).strip("\n")
     return f"{subject}\n\n{kept}" if subject and kept else subject or kept
 
@@ -134,14 +135,32 @@ def _is_mime(headers: str) -> bool:
     return re.search(r"^content-(?:type|transfer-encoding)[ \t]*:", headers, re.IGNORECASE | re.MULTILINE) is not None
 
 
-def _subject(headers: str) -> str:
+def header_values(headers: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The values of the fields ``names`` (lower case) in a block of header lines, "" where absent: the first line
+    of each field, its continuation lines joined, whitespace collapsed and encoded words ("=?utf-8?q?Caf=C3=A9?=")
+    decoded; otherwise as written (an address keeps its comment, a date its form)."""
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in headers.split("\n"):
+        if line[:1] in (" ", "\t"):
+            if current is not None:
+                current.append(line)
+            continue
+        name, colon, value = line.partition(":")
+        current = None
+        if colon and name.strip().lower() in names and name.strip().lower() not in found:
+            current = found[name.strip().lower()] = [value]
+    return tuple(_decoded(" ".join(" ".join(found.get(name, [""])).split())) for name in names)
+
+
+def _decoded(value: str) -> str:
+    """``value`` with its encoded words decoded by the standard library (as written if they are broken)."""
+    if "=?" not in value:
+        return value
     try:
-        # the standard library decodes encoded words ("=?utf-8?q?...?=")
-        subject = str(email.message_from_string(headers + "\n\n", policy=email.policy.default).get("subject") or "")
-    except Exception:  # a malformed header of hostile input: read the raw line instead
-        match = re.search(r"^subject[ \t]*:(.*(?:\n[ \t].*)*)", headers, re.IGNORECASE | re.MULTILINE)
-        subject = match.group(1) if match else ""
-    return _REPLY_PREFIX.sub("", " ".join(subject.split()))
+        return " ".join(str(make_header(decode_header(value))).split())
+    except Exception:  # an unknown charset or a broken encoding in hostile input: the value as written
+        return value
 
 
 def _decoded_body(headers: str, body: list[str]) -> list[str]:

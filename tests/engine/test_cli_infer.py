@@ -237,6 +237,25 @@ def test_fit_leaves_out_repeated_footers_unless_asked(tmp_path, capsys):
     assert kept.extra["cli"]["strip_boilerplate"] is False and kept.model.vectorizer_.boilerplate == ()
 
 
+def test_fit_reads_a_mailbox_as_what_its_senders_wrote_unless_asked(tmp_path, capsys):
+    from tests.explorer import uploads_data as data
+
+    box = tmp_path / "list.mbox"
+    box.write_bytes(data.mailbox(24))
+    out = tmp_path / "list.npz"
+    common = ["--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out), "--no-progress",
+              "--max-df", "1.0"]
+    assert main(["fit", str(box), *common]) == 0
+    assert "; e-mail messages read without their headers, quoted replies and signatures" in capsys.readouterr().err
+    loaded = load_model(out)
+    assert loaded.extra["cli"]["strip_messages"] is True and loaded.model.vectorizer_.strip_messages is True
+    assert "planet" in loaded.vocabulary and not data.MESSAGE_WORDS & set(loaded.vocabulary)
+    assert main(["fit", str(box), *common, "--keep-headers"]) == 0
+    assert "e-mail messages" not in capsys.readouterr().err
+    kept = load_model(out)
+    assert kept.extra["cli"]["strip_messages"] is False and set(kept.vocabulary) >= data.MESSAGE_WORDS
+
+
 def test_fit_reads_chinese_as_pairs_of_characters_and_says_so(tmp_path, capsys):
     from tests.engine.test_unicode_tokens import CHINESE
 

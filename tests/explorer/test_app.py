@@ -269,6 +269,25 @@ def test_a_footer_every_file_ends_with_is_left_out_as_boilerplate(app_path):
     assert not any("boilerplate" in c.value for c in at.caption) and not at.expander
 
 
+def test_a_mailbox_is_read_as_what_its_senders_wrote(app_path):
+    """An .mbox upload: a table of its messages titled by their subjects; the box is ticked, so header, quote and
+    signature words are no words; unticked, they are."""
+    at = _app(app_path)
+    _upload(at, [("list.mbox", data.mailbox(24))])
+    assert not at.exception, at.exception
+    assert at.selectbox(key=Keys.text_column).value == "text" and at.selectbox(key=Keys.title_column).value == "subject"
+    assert at.checkbox(key=Keys.strip_messages).value is True
+    assert any("e-mail or newsgroup messages; each is read without its headers" in c.value for c in at.caption)
+    corpus = _collection(at).corpus
+    assert corpus.n_docs == 24 and corpus.titles[:2] == ("Re: note 0", "Re: note 1")
+    assert "planet" in corpus.vocabulary and not data.MESSAGE_WORDS & set(corpus.vocabulary)
+    at.slider(key=Keys.max_df).set_value(1.0).run()
+    at.checkbox(key=Keys.strip_messages).uncheck().run()
+    assert not at.exception, at.exception
+    assert set(_collection(at).corpus.vocabulary) >= data.MESSAGE_WORDS
+    assert any("tick the box above to leave their headers" in c.value for c in at.caption)
+
+
 def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
     at = _app(app_path)
     _upload(at, data.cjk_zip())

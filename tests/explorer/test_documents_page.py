@@ -128,6 +128,24 @@ def test_a_documents_boilerplate_is_not_shown_and_the_page_says_so(app_path):
             "boilerplate lines” on the Data page and train a new run.") in [c.value for c in at.caption]
 
 
+def test_messages_are_shown_as_their_senders_wrote_them(app_path):
+    """A collection of newsgroup posts: the coloured document shows the subject and the sender's lines, not the
+    headers, the quote or the signature, and the page says so; a search finds no header word."""
+    from tests.explorer import uploads_data as data
+
+    corpus = Corpus.from_texts([data.message(i, text) for i, text in enumerate(data.TEXTS * 4)])
+    assert corpus.vectorizer.strip_messages
+    at = _documents_page_of(app_path, corpus, "posts")
+    shown = at.get("html")[-1].proto.body
+    assert ">planet</span>" in shown and ">note</span> 0" in shown  # the subject, then the text
+    assert not any(word in shown for word in ("Message-ID", "example.edu", "writes", "earlier", "University"))
+    assert ("E-mail headers, quoted replies and signatures are not shown: the words were read without them. To keep "
+            "them, untick “Read e-mails without headers, quotes and signatures” on the Data page and train a new "
+            "run.") in [c.value for c in at.caption]
+    at.text_input(key=Keys.search).input("example.edu").run()
+    assert any("No document contains" in w.value for w in at.warning)
+
+
 def test_web_pages_are_shown_as_their_text(app_path):
     """A collection of web pages: the coloured document and the table of a topic's documents show the pages' text,
     not their tags."""

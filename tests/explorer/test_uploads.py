@@ -35,8 +35,34 @@ def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
     corpus = uploads.build_corpus(source, dataclasses.replace(PLAIN, strip_markup=True))
     assert "planet" in corpus.vocabulary and not {"html", "body"} & set(corpus.vocabulary)
     assert [s.name for s in corpus.skipped] == ["style.css"]
-    with pytest.raises(uploads.UploadError, match=r"upload .txt files or web pages \(.html\)"):
+    with pytest.raises(uploads.UploadError, match=r"upload .txt files, web pages \(.html\) or e-mails \(.eml\)"):
         uploads.read_upload([("style.css", b"p {}")])
+
+
+def test_e_mails_and_mailboxes_are_read_as_their_senders_wrote_them():
+    emails = data.zip_upload("mail.zip", {f"inbox/{i}.eml": data.message(i, text).encode()
+                                          for i, text in enumerate(data.TEXTS * 4)})
+    for source in (uploads.read_upload(emails), uploads.read_upload([("list.mbox", data.mailbox(24))])):
+        guess = uploads.language_guess(source, source.text_columns[0] if source.kind == "table" else None)
+        assert guess.messages and guess.language == "english"
+        chosen = uploads.Preprocessing.suggested(source.n_rows, guess.language, guess.markup, guess.messages)
+        assert chosen.strip_messages and chosen.options()["strip_messages"] is True
+        columns = (source.text_columns[0], source.suggested_title) if source.kind == "table" else ()
+        every = dataclasses.replace(chosen, max_df=1.0)  # words in every message stay, to be seen
+        corpus = uploads.build_corpus(source, every, *columns)
+        assert corpus.n_docs == 24 and {"planet", "oven", "note"} <= set(corpus.vocabulary)
+        assert not data.MESSAGE_WORDS & set(corpus.vocabulary)
+        whole = uploads.build_corpus(source, dataclasses.replace(every, strip_messages=False), *columns)
+        assert set(whole.vocabulary) >= data.MESSAGE_WORDS
+    box = uploads.read_upload([("list.mbox", data.mailbox(24))])
+    assert isinstance(box, uploads.TableSource) and box.text_columns[0] == "text"
+    assert box.suggested_title == "subject" and list(box.preview.columns) == ["subject", "from", "date", "text"]
+    assert not uploads.language_guess(uploads.read_upload(data.text_files())).messages
+    with pytest.raises(uploads.UploadError, match=r"^'notes.mbox' is not an mbox file: it must start with a "
+                                                  r"separator line"):
+        uploads.read_upload([("notes.mbox", b"Dear all,\nhello\n")])
+    with pytest.raises(uploads.UploadError, match=r"'empty.mbox' is empty; a mailbox holds messages"):
+        uploads.read_upload([("empty.mbox", b"\n")])
 
 
 def test_repeated_footers_are_left_out_unless_the_preprocessing_keeps_them():

@@ -164,3 +164,25 @@ BAD = {
     "bag of words without vocabulary": [("docword.x.txt", b"1\n2\n1\n1 1 3\n")],
     "not a zip": [("broken.zip", b"this is not a zip archive")],
 }
+
+
+def message(i: int, text: str) -> str:
+    """A newsgroup reply holding ``text``: header lines, a quoted line under its attribution, and a signature."""
+    return (f"Path: news.example.edu!relay{i % 3}.example.net\nFrom: poster{i}@example.edu (Poster {i})\n"
+            f"Newsgroups: misc.talk\nSubject: Re: note {i}\nMessage-ID: <{i}@example.edu>\n"
+            f"Date: Mon, {1 + i % 28} Mar 1993 10:00:00 GMT\n\n"
+            f"In article <{i + 100}@example.edu>, other{i}@example.edu writes:\n> an earlier word quoted\n\n"
+            f"{text}\n-- \nPoster {i}, Example University\n")
+
+
+def mailbox(n: int = 24) -> bytes:
+    """An mbox file of ``n`` such messages, one body line starting with "From " written ">From "."""
+    parts = []
+    for i, text in enumerate((TEXTS * (n // len(TEXTS) + 1))[:n]):
+        body = message(i, text).replace(f"{text}\n", f"{text}\n>From the start of spring.\n", i == 0)
+        parts.append(f"From poster{i}@example.edu Mon Mar  1 10:00:00 1993\n{body}\n")
+    return "".join(parts).encode("utf-8")
+
+
+MESSAGE_WORDS = {"news", "poster", "example", "edu", "newsgroups", "misc", "talk", "earlier", "quoted",
+                 "writes", "university", "gmt", "mar"}  # words only the headers, quotes and signatures hold
