@@ -39,7 +39,7 @@ from engine.data.gensim_corpus import from_gensim
 from engine.data.language import LanguageGuess, guess_language
 from engine.data.markup import holds_markup, strip_markup
 from engine.data.mbox import mbox_frame, mbox_rows
-from engine.data.messages import holds_messages, is_message, message_text
+from engine.data.messages import MessagesReport, holds_messages, is_message, message_text, messages_report
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
@@ -174,6 +174,7 @@ __all__ = [
     "LimitExceededError",
     "Limits",
     "LoadedModel",
+    "MessagesReport",
     "MissingColumnError",
     "ModelFileError",
     "NotFittedError",
@@ -218,6 +219,7 @@ __all__ = [
     "mbox_frame",
     "mbox_rows",
     "message_text",
+    "messages_report",
     "most_likely_topics",
     "predictive_log_likelihood",
     "principal_coordinates",

@@ -34,6 +34,7 @@ from engine import __version__
 from engine.data.bow_formats import holds_text, load_corpus
 from engine.data.corpus import AUTO_ACCENTS, AUTO_MARKUP
 from engine.data.language import AUTO_LANGUAGE
+from engine.data.messages import messages_report
 from engine.data.vectorizer import STOP_WORD_LANGUAGES, UNICODE_TOKEN_PATTERN, stop_word_list
 from engine.errors import EngineError
 from engine.inference.run import (
@@ -388,8 +389,10 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
     if isinstance(used, str):  # read from text (a bag of words has no stop words to choose)
         message += f"; {used} stop words" + (" (guessed from the texts)" if guessed else "")
         message += "" if vectorizer.strip_accents else ", accents kept"
-    if getattr(vectorizer, "strip_messages", False):
-        message += "; e-mail messages read without their headers, quoted replies and signatures"
+    if getattr(vectorizer, "strip_messages", False) and getattr(corpus, "texts", None) is not None:
+        read = messages_report(corpus.texts)
+        message += (f"; {read.messages} e-mail messages read without their headers, quoted replies and signatures "
+                    f"({read.words_removed / max(read.words, 1):.1%} of the words)")
     if getattr(vectorizer, "strip_markup", False):
         message += "; HTML/XML markup left out"
     if getattr(vectorizer, "boilerplate", ()) and getattr(corpus, "texts", None) is not None:

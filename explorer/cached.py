@@ -20,7 +20,9 @@ from explorer.engine_api import (
     CoherenceReference,
     KernelWarmUp,
     LanguageGuess,
+    MessagesReport,
     ldavis_topics,
+    messages_report,
     most_likely_topics,
     start_warm_up,
 )
@@ -29,8 +31,8 @@ from explorer.storage import Collection
 
 __all__ = [
     "boilerplate_report", "coherence_reference", "doc_topic", "kernel_warm_up", "language_guess", "limiter",
-    "run_quality", "sample_collection", "sample_source", "searchable_texts", "source_collection", "time_columns",
-    "word_cloud",
+    "messages_left_out", "run_quality", "sample_collection", "sample_source", "searchable_texts", "source_collection",
+    "time_columns", "word_cloud",
 ]
 
 
@@ -120,6 +122,20 @@ def boilerplate_report(collection: Collection) -> BoilerplateReport | None:
     if collection.corpus.texts is None or vectorizer is None or not vectorizer.boilerplate:
         return None
     return _boilerplate_report(collection.key, collection)
+
+
+@st.cache_resource(show_spinner="Counting what the messages' headers, quotes and signatures held…", max_entries=4)
+def _messages_report(collection_key: str, _collection: Collection) -> MessagesReport:
+    return messages_report(_collection.corpus.texts)
+
+
+def messages_left_out(collection: Collection) -> MessagesReport | None:
+    """How many documents were read as e-mail messages and the words their headers, quotes and signatures held
+    (:func:`engine.messages_report`); None when the collection was not read as messages."""
+    vectorizer = collection.corpus.vectorizer
+    if collection.corpus.texts is None or vectorizer is None or not vectorizer.strip_messages:
+        return None
+    return _messages_report(collection.key, collection)
 
 
 @st.cache_resource(show_spinner="Working out the topics of every document…", max_entries=6)

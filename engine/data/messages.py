@@ -22,12 +22,14 @@ from __future__ import annotations
 import email
 import email.policy
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from email.header import decode_header, make_header
+from typing import NamedTuple
 
+from engine.data.boilerplate import _WORD
 from engine.data.markup import evenly_spread, strip_markup
 
-__all__ = ["holds_messages", "is_message", "message_text"]
+__all__ = ["MessagesReport", "holds_messages", "is_message", "message_text", "messages_report"]
 
 SAMPLE_DOCUMENTS = 500  # documents read by holds_messages, spread evenly over the collection
 SAMPLE_CHARACTERS = 100_000  # characters of a message the language guess reads
@@ -227,3 +229,28 @@ def holds_messages(texts: Sequence[str]) -> bool:
     sample = [text for text in (texts[i] for i in evenly_spread(len(texts), SAMPLE_DOCUMENTS))
               if isinstance(text, str) and text.strip()]
     return bool(sample) and sum(map(is_message, sample)) >= MESSAGE_SHARE * len(sample)
+
+
+class MessagesReport(NamedTuple):
+    """What :func:`message_text` takes out of a collection: what a reader of it should see was left out."""
+
+    messages: int  # texts read as messages
+    words_removed: int  # words of their headers, quotes and signatures (the subject is kept)
+    words: int  # words in all the texts
+
+
+def messages_report(texts: Iterable[str]) -> MessagesReport:
+    """How many of ``texts`` :func:`message_text` reads as messages and the words it leaves out of them.
+
+    Words are counted as :func:`engine.boilerplate_report` counts them (runs of two letters
+    or more, each Chinese or Japanese character); a MIME body counts as written (base64 and
+    all) against its decoded text.
+    """
+    n_messages = removed = total = 0
+    for text in texts:
+        words = len(_WORD.findall(text))
+        total += words
+        if is_message(text):
+            n_messages += 1
+            removed += max(0, words - len(_WORD.findall(message_text(text))))
+    return MessagesReport(n_messages, removed, total)

@@ -194,6 +194,13 @@ if session.use_collection(collection, sample.n_topics if kind == "sample" else N
     state.notice(f"New runs will train on “{safe_text.markdown(collection.name)}”.", page="data")
     st.rerun()  # the sidebar and the other pages follow the new collection
 corpus = collection.corpus
+read_as_messages = cached.messages_left_out(collection)
+if read_as_messages is not None and read_as_messages.messages:
+    with prep_box:
+        st.caption(f"Read as e-mail messages: {formatting.count(read_as_messages.messages)} of "
+                   f"{formatting.count(len(corpus.texts))} documents. Their headers, quoted replies and signatures "
+                   f"held {formatting.percent(read_as_messages.words_removed / max(read_as_messages.words, 1), 2)} of "
+                   "the words, which are left out.")
 left_out = cached.boilerplate_report(collection)
 if left_out is not None and left_out.documents:
     with prep_box:

@@ -246,7 +246,10 @@ def test_fit_reads_a_mailbox_as_what_its_senders_wrote_unless_asked(tmp_path, ca
     common = ["--topics", "2", "--epochs", "1", "--test-docs", "0", "--out", str(out), "--no-progress",
               "--max-df", "1.0"]
     assert main(["fit", str(box), *common]) == 0
-    assert "; e-mail messages read without their headers, quoted replies and signatures" in capsys.readouterr().err
+    read = engine.messages_report(engine.mbox_frame(box.read_text(encoding="utf-8"))["text"].tolist())
+    assert read.messages == 24 and 0 < read.words_removed < read.words
+    assert (f"; 24 e-mail messages read without their headers, quoted replies and signatures "
+            f"({read.words_removed / read.words:.1%} of the words)") in capsys.readouterr().err
     loaded = load_model(out)
     assert loaded.extra["cli"]["strip_messages"] is True and loaded.model.vectorizer_.strip_messages is True
     assert "planet" in loaded.vocabulary and not data.MESSAGE_WORDS & set(loaded.vocabulary)

@@ -161,6 +161,16 @@ def test_the_reading_takes_linear_time_on_hostile_text():
     assert time.perf_counter() - started < 5.0  # quadratic scans would take minutes
 
 
+def test_the_report_counts_the_messages_and_the_words_they_lose():
+    note = "a plain note about apples and pears"
+    report = engine.messages_report([POST, note, POST])
+    post_words = len(re.findall(r"[^\W\d_]{2,}", POST))  # runs of two letters or more, as documented
+    kept_words = len(re.findall(r"[^\W\d_]{2,}", message_text(POST)))
+    assert report == engine.MessagesReport(2, 2 * (post_words - kept_words), 2 * post_words + 6)  # "a" is no word
+    assert kept_words == 13 and post_words > 60  # "Lunar base costs", then ten words of the sender's
+    assert engine.messages_report([]) == (0, 0, 0) and engine.messages_report([note]) == (0, 0, 6)
+
+
 def test_holds_messages_needs_a_tenth_of_the_documents():
     notes = [f"note {i} about apples" for i in range(90)]
     assert not holds_messages(notes)

@@ -278,6 +278,10 @@ def test_a_mailbox_is_read_as_what_its_senders_wrote(app_path):
     assert at.selectbox(key=Keys.text_column).value == "text" and at.selectbox(key=Keys.title_column).value == "subject"
     assert at.checkbox(key=Keys.strip_messages).value is True
     assert any("e-mail or newsgroup messages; each is read without its headers" in c.value for c in at.caption)
+    read = engine.messages_report(_collection(at).corpus.texts)
+    assert (f"Read as e-mail messages: 24 of 24 documents. Their headers, quoted replies and signatures held "
+            f"{formatting.percent(read.words_removed / read.words, 2)} of the words, which are left out."
+            in [c.value for c in at.caption])
     corpus = _collection(at).corpus
     assert corpus.n_docs == 24 and corpus.titles[:2] == ("Re: note 0", "Re: note 1")
     assert "planet" in corpus.vocabulary and not data.MESSAGE_WORDS & set(corpus.vocabulary)
@@ -286,6 +290,7 @@ def test_a_mailbox_is_read_as_what_its_senders_wrote(app_path):
     assert not at.exception, at.exception
     assert set(_collection(at).corpus.vocabulary) >= data.MESSAGE_WORDS
     assert any("tick the box above to leave their headers" in c.value for c in at.caption)
+    assert not any(c.value.startswith("Read as e-mail messages") for c in at.caption)
 
 
 def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
