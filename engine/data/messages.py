@@ -48,7 +48,11 @@ _MAIL_FIELDS = frozenset(("from", "to", "cc", "bcc", "subject", "date", "message
 _FIELD = re.compile(r"([!-9;-~]+)[ \t]*:")  # RFC 5322: printable ASCII but ":", then the colon
 _MBOX_SEPARATOR = re.compile(r"From \S+")  # "From alice@example.org Mon Jan  1 00:00:00 2024" in an mbox file
 _QUOTED = re.compile(r"[ \t]*(?:\|\s*)?>")  # "> text", ">> text", "  > text", "|> text"
-_ATTRIBUTION_END = re.compile(r"(?:wrote|writes|said|says|schrieb|a écrit|escribió|scrisse)\s*:\s*$", re.IGNORECASE)
+# "X wrote:", "X writes...": a line that introduces a quote
+_ATTRIBUTION_END = re.compile(r"(?:wrote|writes|said|says|schrieb|a écrit|escribió|scrisse)\s*(?::|\.{1,3})\s*$",
+                              re.IGNORECASE)
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")  # an e-mail address
+_OTHER_MARKS = frozenset(":|}#")  # quoting marks some newsreaders use, read as such only after an attribution
 _FORWARD_MARK = re.compile(r"\s*-{3,}\s*(?:Original Message|Forwarded message)\s*-{3,}\s*$", re.IGNORECASE)
 _REPLY_PREFIX = re.compile(r"^(?:\s*(?:re|fwd?|aw|sv|vs|wg|tr|antw)\s*(?:\[\d+\])?\s*:)+\s*", re.IGNORECASE)
 _SIGNATURE = "--"  # the delimiter line "-- " (RFC 3676), trailing space often lost
@@ -184,32 +188,72 @@ def _decoded_body(headers: str, body: list[str]) -> list[str]:
 
 
 def _without_quotes(lines: list[str]) -> list[str]:
-    """``lines`` without quoted lines, the short paragraph introducing each quote, and a forwarded original."""
+    """``lines`` without quoted lines, the short paragraph introducing each quote, and a forwarded original.
+
+    A line starting with ">" (after spaces) is quoted.  Right after an attribution ("X wrote:"),
+    a line starting with another quoting mark (":", "|", "}" or "#") is too, with the lines
+    after it that start with the same mark; elsewhere such lines are the sender's own (a table,
+    a comment in code).  An "In article <id>, X writes..." paragraph goes even with no quote
+    after it (the sender cut the quote and kept its attribution), and so does such a paragraph
+    naming an address ("bob@example.org writes:").
+    """
     kept: list[str] = []
+    marker = None  # the quoting mark of the quote being read, after an attribution
     for line in lines:
         if _FORWARD_MARK.match(line):
             break
+        stripped = line.lstrip()
+        if marker is not None:
+            if stripped.startswith(marker):
+                continue
+            if stripped:
+                marker = None
         if _QUOTED.match(line):
             _drop_attribution(kept)
             continue
+        if stripped[:1] in _OTHER_MARKS and _drop_attribution(kept):
+            marker = stripped[0]
+            continue
         kept.append(line)
-    return kept
+    return _without_article_lines(kept)
 
 
-def _drop_attribution(kept: list[str]) -> None:
+def _without_article_lines(kept: list[str]) -> list[str]:
+    """``kept`` without the paragraphs of at most ``MAX_ATTRIBUTION_LINES`` lines that start "In article <" or hold
+    an address, and end in "writes:" or the like: attributions whose quote was cut."""
+    out: list[str] = []
+    start = 0
+    while start < len(kept):
+        end = start
+        while end < len(kept) and kept[end].strip():
+            end += 1
+        paragraph = kept[start:end]
+        if not (0 < len(paragraph) <= MAX_ATTRIBUTION_LINES and _ATTRIBUTION_END.search(paragraph[-1])
+                and (paragraph[0].lstrip().startswith("In article <") or any(map(_ADDRESS.search, paragraph)))):
+            out.extend(paragraph)
+        if end < len(kept):
+            out.append(kept[end])  # the blank line after it
+        start = end + 1
+    return out
+
+
+def _drop_attribution(kept: list[str]) -> bool:
     """Remove from the end of ``kept`` the paragraph that introduces a quote, if it is one (see message_text): at
     most ``MAX_ATTRIBUTION_LINES`` lines ending in "wrote:" or the like, at most two blank lines above the quote.
-    Looks at a bounded number of lines, so a text of many quotes is read in linear time."""
+    Looks at a bounded number of lines, so a text of many quotes is read in linear time.  Returns whether it
+    removed one."""
     last = len(kept)
     while last > 0 and last > len(kept) - 2 and not kept[last - 1].strip():
         last -= 1
     if last == 0 or not kept[last - 1].strip() or not _ATTRIBUTION_END.search(kept[last - 1]):
-        return
+        return False
     first = last - 1
     while first > 0 and first > last - MAX_ATTRIBUTION_LINES - 1 and kept[first - 1].strip():
         first -= 1
-    if last - first <= MAX_ATTRIBUTION_LINES and (first == 0 or not kept[first - 1].strip()):
-        del kept[first:]
+    if last - first > MAX_ATTRIBUTION_LINES or (first > 0 and kept[first - 1].strip()):
+        return False
+    del kept[first:]
+    return True
 
 
 def _without_signature(lines: list[str]) -> list[str]:

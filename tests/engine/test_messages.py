@@ -96,6 +96,27 @@ def test_the_short_paragraph_that_introduces_a_quote_goes_with_it(attribution):
     assert message_text(text) == "s\n\nBefore.\n\n\nAfter."
 
 
+@pytest.mark.parametrize("mark", [":", "|", "}", "#"])
+def test_other_quoting_marks_count_right_after_an_attribution(mark):
+    text = (f"From: a@b\nSubject: s\n\nbob@example.org (Bob) wrote:\n{mark} quoted one\n{mark}\n {mark} quoted two\n"
+            f"\nMy answer.\n{mark} my own line\n")
+    assert message_text(text) == f"s\n\nMy answer.\n{mark} my own line"  # after the quote: the sender's own
+
+
+def test_a_table_or_a_code_comment_of_the_sender_is_kept():
+    text = "From: a@b\nSubject: s\n\nThe plan:\n| step | cost |\n# set up\n: a note\n"
+    assert message_text(text) == "s\n\nThe plan:\n| step | cost |\n# set up\n: a note"
+
+
+def test_an_attribution_whose_quote_was_cut_goes():
+    for attribution in ("In article <1@host>, bob@host (Bob) writes...", "In article <1@host>\nBob writes:",
+                        "bob@example.org (Bob) writes:"):
+        text = f"From: a@b\nSubject: s\n\n{attribution}\n\nMy answer."
+        assert message_text(text) == "s\n\nMy answer."
+    kept = "From: a@b\nSubject: s\n\nThe reviewer writes:\n\nMy answer."  # no address, no article: kept
+    assert message_text(kept) == "s\n\nThe reviewer writes:\n\nMy answer."
+
+
 def test_a_long_paragraph_ending_in_a_colon_is_kept():
     said = "One.\nTwo.\nThree.\nAnd then he said:"  # four lines: not an attribution
     text = f"From: a@b\nSubject: s\n\n{said}\n> quoted\n"
