@@ -29,7 +29,9 @@ per 1,000, the seconds ``from_texts`` takes to read them as messages over its se
 them whole (best of 3 each), and the default LDA (``engine.LDA(n_topics=K, n_words=V, seed=s)`` trained by
 ``engine.SVI`` for ``--epochs`` passes, one thread): the topics with at least 3 message words
 among their 10 top words, and NPMI over the training documents (each reading against its own
-vocabulary, so the two NPMIs are not comparable); means and standard deviations over the seeds,
+vocabulary, so the two NPMIs are not comparable; for a collection made messages, also the NPMI
+of the same runs on its texts alone, which reading them as messages should come near); means
+and standard deviations over the seeds,
 then the last seed's topics with most message words.  K is ``--k`` (``--newsgroup-k`` for the 200
 posts).  Last, on the collections of other kinds (``--plain``), how many documents read as
 messages and whether the collection would be read as one: none should.
@@ -124,11 +126,12 @@ def as_messages(texts: list[str], posts: list[str], seed: int = 0) -> list[str]:
     return made
 
 
-def collection(name: str, posts: list[str]) -> list[str] | None:
+def collection(name: str, posts: list[str]) -> tuple[list[str] | None, list[str] | None]:
+    """The texts of ``name`` and, for a collection made messages, its texts alone."""
     if name == "newsgroups":
-        return posts
+        return posts, None
     texts = raw_texts(name.removesuffix("+mail"))
-    return None if texts is None else as_messages(texts, posts)
+    return (None, None) if texts is None else (as_messages(texts, posts), texts)
 
 
 def words_left_out(texts: list[str], corpus: engine.Corpus) -> float:
@@ -155,12 +158,13 @@ def main(argv: list[str] | None = None) -> int:
     names = ["newsgroups", *(f"{name}+mail" for name in args.wrapped)]
     print(f"Default LDA, {args.epochs} epochs, seeds {args.seeds}; mean ± sd over the seeds.\n")
     print("| collection | documents | K | read as messages | words left out /1000 | from_texts time ratio "
-          "| message words in V | message-word topics: whole -> as messages | NPMI: whole -> as messages |")
+          "| message words in V | message-word topics: whole -> as messages | NPMI: whole -> as messages "
+          "(the texts alone) |")
     print("|---|---|---|---|---|---|---|---|---|")
     examples = []
     with threadpool_limits(1):
         for name in names:
-            texts = collection(name, posts)
+            texts, alone = collection(name, posts)
             if texts is None:
                 continue
             k = args.newsgroup_k if name == "newsgroups" else args.k
@@ -182,13 +186,17 @@ def main(argv: list[str] | None = None) -> int:
                 figures.append((np.array([(h >= MESSAGE_TOPIC).sum() for h in hits]), npmi))
                 tops_of[label] = (tops[-1], hits[-1], corpus)
             (before, npmi_before), (after, npmi_after) = figures
+            if alone is not None:
+                npmi_alone = default_lda_top_words(engine.Corpus.from_texts(alone, **PREPROCESSING), k, args.seeds,
+                                                   args.epochs)[1]
             share = sum(map(engine.is_message, texts)) / len(texts)
             print(f"| {name} | {len(texts)} | {k} | {share:.0%} ({'yes' if read.vectorizer.strip_messages else 'no'})"
                   f" | {words_left_out(texts, read):.0f} | {seconds['auto'] / seconds[False]:.2f}x"
                   f" | {len(words & set(whole.vocabulary))} of {whole.n_words} | "
                   f"{before.mean():.1f} ± {before.std(ddof=1) if before.size > 1 else 0:.1f} -> "
                   f"{after.mean():.1f} ± {after.std(ddof=1) if after.size > 1 else 0:.1f} | "
-                  f"{npmi_before.mean():.3f} -> {npmi_after.mean():.3f} |", flush=True)
+                  f"{npmi_before.mean():.3f} -> {npmi_after.mean():.3f}"
+                  + (f" ({npmi_alone.mean():.3f})" if alone is not None else "") + " |", flush=True)
             examples.append((name, tops_of))
         for name, tops_of in examples:
             print(f"\n{name}, seed {args.seeds[-1]}: the two topics with most message words")
