@@ -3,9 +3,9 @@
 A mailbox export, a mailing-list archive or a folder of newsgroup posts keeps each message's
 header lines ("Path:", "Message-ID:", "References:", host and user names), the lines it quotes
 from earlier messages, the line that introduces them ("In article <...> X writes:") and the
-sender's signature.  The token pattern reads all of these as words: on 200 posts of two
-newsgroups, 8 of the default LDA's 10 topics held three or more header words ("com net state
-ohio alt writes article"; benchmarks/RESULTS.md run 64).  :func:`message_text` reads a message
+sender's signature.  The token pattern reads all of these as words, and on newsgroup posts most
+of the default LDA's topics were made of them ("com net state ohio alt writes article";
+benchmarks/RESULTS.md run 64).  :func:`message_text` reads a message
 as its subject and the lines its sender wrote; :func:`holds_messages` says whether enough of a
 collection's documents are messages for that to be the default.
 
@@ -40,7 +40,7 @@ MAX_HEADER_LINE = 2000  # characters; a longer line is not a header line (RFC 53
 MAX_ATTRIBUTION_LINES = 3  # "In article <id>," / "X <x@y> writes:": the paragraph before a quote, if this short
 MAX_SIGNATURE_LINES = 15  # a signature ("-- " and what follows) is left out when it is at most this long
 
-# the fields that mail and news software writes, one of which every message has; "Title:" or "Note:" are not here
+# fields that mail and news software writes (a message has several); "Title:" or "Note:" are not among them
 _MAIL_FIELDS = frozenset(("from", "to", "cc", "bcc", "subject", "date", "message-id", "newsgroups", "path",
                           "references", "in-reply-to", "reply-to", "sender", "received", "return-path",
                           "mime-version", "content-type", "content-transfer-encoding", "delivered-to", "xref",
@@ -106,9 +106,11 @@ def message_text(text: str) -> str:
     body, where the body loses:
 
     - every header line (addresses, dates, message ids, paths, software);
-    - quoted lines (starting with ">", after any spaces, or "|>") and the paragraph of at most
-      three lines that introduces a quote when it ends in "wrote:", "writes:", "said:" and
-      the like ("In article <id>, X writes:", "On Monday, X wrote:");
+    - quoted lines (starting with ">", after any spaces, or "|>"; right after an
+      attribution, also ":", "|", "}" or "#") and the paragraph of at most three lines that
+      introduces a quote when it ends in "wrote:", "writes:", "said:" and the like ("In
+      article <id>, X writes:", "On Monday, X wrote:"), or names an address or starts "In
+      article <" and so introduced a quote the sender cut;
     - everything from an "-----Original Message-----" or "---- Forwarded message ----" line
       on (the earlier message, quoted whole);
     - the signature: the lines after the last "-- " line, when there are at most
