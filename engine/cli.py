@@ -187,7 +187,8 @@ def _add_fit(commands: Any) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     fit.add_argument("corpus", metavar="CORPUS",
-                     help="a folder of .txt or .html files, a .zip of them, a .csv/.tsv/.jsonl table, a UCI "
+                     help="a folder of .txt, .html or .eml files, a .zip of them, a .csv/.tsv/.jsonl table or an "
+                     ".mbox mailbox, a UCI "
                      "docword.txt (+vocab.txt), an LDA-C .dat (+vocab.txt), a .mtx file, or a saved corpus folder")
     fit.add_argument("--out", default="model.npz", help="model file to write")
 

@@ -81,8 +81,8 @@ def _walk(root: Path) -> Iterator[Path]:
 
 def _text_documents(source: Path, skipped: list | None, encoding: str | None = None,
                     spread: int | None = None) -> Iterator[tuple[str, str, str]]:
-    """(id, title, text) of each .txt or .html file of a folder or zip archive, as engine.read_folder/read_zip name
-    them; with ``spread``, of at most that many files spread evenly over them, the others not read."""
+    """(id, title, text) of each .txt, .html or .eml file of a folder or zip archive, as engine.read_folder/read_zip
+    name them; with ``spread``, of at most that many files spread evenly over them, the others not read."""
     if source.is_dir():
         paths = _walk(source)
         if spread is not None:  # the folder is listed twice, so that memory holds only the files picked
@@ -102,8 +102,8 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
     elif not source.exists():
         raise FileNotFoundError(f"no such file or folder: {str(source)!r}")
     else:
-        raise CorpusFormatError(f"cannot stream {source.name!r}: expected a folder of .txt or .html files, a .zip "
-                                "of them or a .csv/.tsv/.jsonl table")
+        raise CorpusFormatError(f"cannot stream {source.name!r}: expected a folder of .txt, .html or .eml files, "
+                                "a .zip of them, a .csv/.tsv/.jsonl table or a mailbox (.mbox)")
 
 
 def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None,

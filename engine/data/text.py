@@ -145,7 +145,7 @@ def _check_encoding(encoding: str | None) -> None:
 
 # files read as documents (web pages: their markup is left out; e-mail messages: their headers)
 TEXT_SUFFIXES = (".txt", ".html", ".htm", ".xhtml", ".eml")
-NOT_TEXT = "not a .txt or .html file"
+NOT_TEXT = "not a .txt, .html or .eml file"
 
 
 def _is_text_file(name: str) -> bool:
@@ -187,7 +187,7 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
 
 
 def read_folder(path: str | os.PathLike, encoding: str | None = None) -> RawDocuments:
-    """Read every ``.txt`` or ``.html`` file below a folder (recursively, in sorted order).
+    """Read every ``.txt``, ``.html`` or ``.eml`` file below a folder (recursively, in sorted order).
 
     Document ids are paths relative to the folder, with ``/`` separators. Other
     files are listed in ``skipped``.
@@ -204,9 +204,9 @@ def read_folder(path: str | os.PathLike, encoding: str | None = None) -> RawDocu
     """
     root = Path(path)
     if not root.is_dir():
-        raise NotADirectoryError(f"path must be a folder of .txt or .html files, got {str(root)!r}")
+        raise NotADirectoryError(f"path must be a folder of .txt, .html or .eml files, got {str(root)!r}")
     files = sorted(p for p in root.rglob("*") if p.is_file())
-    # only .txt and .html files are read; the others are named in `skipped`
+    # only .txt, .html and .eml files are read; the others are named in `skipped`
     return read_txt_files(((f.relative_to(root).as_posix(), f.read_bytes() if _is_text_file(f.name) else b"")
                            for f in files), encoding)
 
@@ -221,7 +221,7 @@ def _check_entry_name(name: str) -> None:
 
 
 def _zip_text_entries(infos, label: str) -> tuple[list[zipfile.ZipInfo], list[SkippedFile]]:
-    """The .txt and .html entries of an archive's ``infos``, and the other files with why they are skipped.
+    """The .txt, .html and .eml entries of an archive's ``infos``, and the other files with why they are skipped.
 
     Folders are ignored; macOS ``__MACOSX``/``._`` metadata and other files
     are skipped.  Raises UnsafeArchiveError for an absolute or ``..`` path and
@@ -265,7 +265,7 @@ def read_zip(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     encoding: str | None = None,
 ) -> RawDocuments:
-    """Read the ``.txt`` and ``.html`` entries of a zip archive, guarding against zip bombs.
+    """Read the ``.txt``, ``.html`` and ``.eml`` entries of a zip archive, guarding against zip bombs.
 
     Parameters
     ----------

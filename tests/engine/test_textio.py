@@ -81,7 +81,7 @@ def test_read_txt_files_reports_non_txt_files():
     documents = read_txt_files([("a.txt", b"alpha"), ("notes.pdf", b"%PDF"), ("B.TXT", b"beta")])
     assert isinstance(documents, RawDocuments) and isinstance(documents, list)
     assert documents == [RawDocument("a.txt", "a", "alpha"), RawDocument("B.TXT", "B", "beta")]
-    assert documents.skipped == (SkippedFile("notes.pdf", "not a .txt or .html file"),)
+    assert documents.skipped == (SkippedFile("notes.pdf", "not a .txt, .html or .eml file"),)
 
 
 def test_web_pages_are_read_as_documents_and_other_files_skipped(tmp_path):
@@ -90,13 +90,13 @@ def test_web_pages_are_read_as_documents_and_other_files_skipped(tmp_path):
                                 ("notes.md", b"# notes")])
     assert [(d.doc_id, d.title) for d in documents] == [("a.html", "a"), ("b.HTM", "b"), ("c.xhtml", "c")]
     assert documents[0].text == page  # read as written: the corpus leaves the markup out
-    assert documents.skipped == (SkippedFile("notes.md", "not a .txt or .html file"),)
+    assert documents.skipped == (SkippedFile("notes.md", "not a .txt, .html or .eml file"),)
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "index.html").write_text(page, encoding="utf-8")
     (tmp_path / "site" / "style.css").write_text("p {}", encoding="utf-8")
     folder = read_folder(tmp_path / "site")
     assert [d.doc_id for d in folder] == ["index.html"]
-    assert folder.skipped == (SkippedFile("style.css", "not a .txt or .html file"),)
+    assert folder.skipped == (SkippedFile("style.css", "not a .txt, .html or .eml file"),)
     corpus = engine.Corpus.from_documents(folder)
     assert corpus.vectorizer.strip_markup and corpus.vocabulary == ("cafe",) and corpus.n_tokens == 2  # title, body
 
@@ -110,7 +110,7 @@ def test_read_folder_recursive_sorted_with_skipped(tmp_path):
     documents = read_folder(tmp_path)
     assert [d.doc_id for d in documents] == ["a.txt", "b.txt", "sub/c.txt"]
     assert documents[2] == RawDocument("sub/c.txt", "c", "charlie café")
-    assert documents.skipped == (SkippedFile("image.png", "not a .txt or .html file"),)
+    assert documents.skipped == (SkippedFile("image.png", "not a .txt, .html or .eml file"),)
 
 
 def test_read_folder_binary_txt_is_reported_by_name(tmp_path):
@@ -121,7 +121,7 @@ def test_read_folder_binary_txt_is_reported_by_name(tmp_path):
 
 
 def test_read_folder_needs_a_folder(tmp_path):
-    with pytest.raises(NotADirectoryError, match=r"folder of .txt or .html files"):
+    with pytest.raises(NotADirectoryError, match=r"folder of .txt, .html or .eml files"):
         read_folder(tmp_path / "missing")
 
 
@@ -136,7 +136,7 @@ def test_read_zip_path_and_bytes(tmp_path):
         documents = read_zip(source)
         assert documents == [RawDocument("docs/one.txt", "one", "première"),
                              RawDocument("docs/two.txt", "two", "second")]
-        assert documents.skipped == (SkippedFile("docs/table.csv", "not a .txt or .html file"),
+        assert documents.skipped == (SkippedFile("docs/table.csv", "not a .txt, .html or .eml file"),
                                      SkippedFile("__MACOSX/docs/._one.txt", "macOS metadata"))
 
 
@@ -213,7 +213,7 @@ def test_read_table_tsv_jsonl_and_bytes(tmp_path):
     data = "\n".join(lines).encode()
     assert read_table(data, "text", format="jsonl") == [RawDocument("1", "1", "gamma"), RawDocument("2", "2", "")]
     assert table_format("upload.JSONL") == "jsonl" and table_format("x.txt") is None
-    with pytest.raises(ValueError, match="format must be 'csv', 'tsv' or 'jsonl'"):
+    with pytest.raises(ValueError, match="format must be 'csv', 'tsv', 'jsonl' or 'mbox'"):
         read_table(data, "text")
 
 
