@@ -140,6 +140,10 @@ def collection(name: str, posts: list[str]) -> tuple[list[str] | None, list[str]
     return as_messages(texts, posts), [f"{_subject(text)}\n\n{text}" for text in texts]
 
 
+def _spread(values: np.ndarray) -> str:
+    return f"{values.mean():.3f} ± {values.std(ddof=1) if values.size > 1 else 0:.3f}"
+
+
 def words_left_out(texts: list[str], corpus: engine.Corpus) -> float:
     """Per 1,000 of the words ``texts`` hold as ``corpus`` reads them whole, those reading them as messages leaves
     out (before the vocabulary's filters)."""
@@ -201,8 +205,8 @@ def main(argv: list[str] | None = None) -> int:
                   f" | {len(words & set(whole.vocabulary))} of {whole.n_words} | "
                   f"{before.mean():.1f} ± {before.std(ddof=1) if before.size > 1 else 0:.1f} -> "
                   f"{after.mean():.1f} ± {after.std(ddof=1) if after.size > 1 else 0:.1f} | "
-                  f"{npmi_before.mean():.3f} -> {npmi_after.mean():.3f}"
-                  + (f" ({npmi_alone.mean():.3f})" if alone is not None else "") + " |", flush=True)
+                  f"{npmi_before.mean():.3f} -> {_spread(npmi_after)}"
+                  + (f" ({_spread(npmi_alone)})" if alone is not None else "") + " |", flush=True)
             examples.append((name, tops_of))
         for name, tops_of in examples:
             print(f"\n{name}, seed {args.seeds[-1]}: the two topics with most message words")
