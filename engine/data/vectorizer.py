@@ -381,7 +381,7 @@ class Vectorizer:
         :data:`UNICODE_TOKEN_PATTERN`: words of every script, see :func:`token_pattern_for`).
     strip_markup : bool
         Remove HTML or XML markup (tags, comments, scripts and styles; character references
-        read) before anything else (:func:`engine.data.markup.strip_markup`), for text
+        read) before anything else but ``strip_messages`` (:func:`engine.data.markup.strip_markup`), for text
         scraped from or saved as web pages.  Files written before it existed read False.
     strip_messages : bool
         Read e-mail and newsgroup messages as their subject and what their sender wrote,
