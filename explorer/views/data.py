@@ -152,7 +152,7 @@ with prep_box:
                    help="Read web pages and exported markup as their text: tags, comments, scripts and styles are "
                         "left out and “&amp;” is read as “&”, so that “td”, “div” or “href” do not become words. "
                         "It is ticked when the documents hold such tags.")
-    right.checkbox("Read e-mails without headers, quotes and signatures", key=Keys.strip_messages,
+    right.checkbox("Leave out e-mail headers and quotes", key=Keys.strip_messages,
                    disabled=bag_of_words,
                    help="For mailbox exports, mailing-list archives and newsgroup posts: each message is read as its "
                         "subject and what its sender wrote. Header lines (addresses, dates, message ids, servers), "

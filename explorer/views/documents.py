@@ -79,8 +79,8 @@ with tab_document:
                 coloured(texts[row], word_topic, theta[row])
                 if corpus.vectorizer is not None and corpus.vectorizer.strip_messages:
                     st.caption("E-mail headers, quoted replies and signatures are not shown: the words were read "
-                               "without them. To keep them, untick “Read e-mails without headers, quotes and "
-                               "signatures” on the Data page and train a new run.")
+                               "without them. To keep them, untick “Leave out e-mail headers and quotes” on the "
+                               "Data page and train a new run.")
                 if corpus.vectorizer is not None and corpus.vectorizer.boilerplate:
                     st.caption("Repeated lines left out as boilerplate are not shown. To keep them, untick “Leave "
                                "out repeated boilerplate lines” on the Data page and train a new run.")

@@ -140,8 +140,8 @@ def test_messages_are_shown_as_their_senders_wrote_them(app_path):
     assert ">planet</span>" in shown and ">note</span> 0" in shown  # the subject, then the text
     assert not any(word in shown for word in ("Message-ID", "example.edu", "writes", "earlier", "University"))
     assert ("E-mail headers, quoted replies and signatures are not shown: the words were read without them. To keep "
-            "them, untick “Read e-mails without headers, quotes and signatures” on the Data page and train a new "
-            "run.") in [c.value for c in at.caption]
+            "them, untick “Leave out e-mail headers and quotes” on the Data page and train a new run."
+            in [c.value for c in at.caption])
     at.text_input(key=Keys.search).input("example.edu").run()
     assert any("No document contains" in w.value for w in at.warning)
 
