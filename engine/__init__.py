@@ -41,6 +41,7 @@ from engine.data.markup import holds_markup, strip_markup
 from engine.data.mbox import mbox_frame, mbox_rows
 from engine.data.messages import MessagesReport, holds_messages, is_message, message_text, messages_report
 from engine.data.ondisk import DiskCorpus, DiskCounts
+from engine.data.passages import PASSAGE_WORDS, passage_spans, split_passages
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
 from engine.data.text import (
@@ -84,7 +85,7 @@ from engine.errors import (
 from engine.inference.coherence import CoherenceReference, topic_coherence
 from engine.inference.distributed import DaskLocalStep
 from engine.inference.evaluation import predictive_log_likelihood
-from engine.inference.heldout import HeldoutSplit, heldout_split
+from engine.inference.heldout import HeldoutSplit, heldout_split, splittable_documents
 from engine.inference.quality import COHERENCE_TOP_WORDS, SHORT_DOCUMENT_WORDS, TopicQuality, topic_quality
 from engine.inference.run import Snapshot, TrainingRun, default_target_docs
 from engine.inference.schedule import (
@@ -140,6 +141,7 @@ __all__ = [
     "HDP",
     "LDA",
     "MAX_ADAPTIVE_INIT_BATCHES",
+    "PASSAGE_WORDS",
     "SHORT_DOCUMENT_WORDS",
     "STEP_SIZES",
     "STOP_WORD_LANGUAGES",
@@ -221,6 +223,7 @@ __all__ = [
     "message_text",
     "messages_report",
     "most_likely_topics",
+    "passage_spans",
     "predictive_log_likelihood",
     "principal_coordinates",
     "read_folder",
@@ -234,6 +237,8 @@ __all__ = [
     "relevance",
     "remove_boilerplate",
     "save_model",
+    "split_passages",
+    "splittable_documents",
     "step_size",
     "stop_word_list",
     "strip_markup",

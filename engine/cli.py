@@ -35,6 +35,7 @@ from engine.data.bow_formats import holds_text, load_corpus
 from engine.data.corpus import AUTO_ACCENTS, AUTO_MARKUP
 from engine.data.language import AUTO_LANGUAGE
 from engine.data.messages import messages_report
+from engine.data.passages import PASSAGE_WORDS
 from engine.data.vectorizer import STOP_WORD_LANGUAGES, UNICODE_TOKEN_PATTERN, stop_word_list
 from engine.errors import EngineError
 from engine.inference.run import (
@@ -303,6 +304,10 @@ def _add_fit(commands: Any) -> None:
                       help="keep repeated blocks of lines that many documents share word for word (page headers "
                       "and footers, licences, translators' credits, signatures); by default they are left out, "
                       "and the message says how much")
+    text.add_argument("--passages", type=int, metavar="WORDS", default=None,
+                      help="cut each document into passages of about WORDS words at paragraph breaks, each read as a "
+                      f"document: for a few long texts (a book, a report); {PASSAGE_WORDS} is a good start "
+                      "(by default documents are read whole)")
     text.add_argument("--keep-headers", action="store_true",
                       help="read e-mail and newsgroup messages whole (by default, when a tenth of the documents or "
                       "more are messages, each is read as its subject and what its sender wrote: header lines, "
@@ -350,6 +355,7 @@ STRIP_ACCENTS_KEY = "strip_accents"  # ... and whether accents were stripped (mi
 STRIP_MARKUP_KEY = "strip_markup"  # ... and whether markup was left out (missing: False, as before it was)
 STRIP_BOILERPLATE_KEY = "strip_boilerplate"  # ... and whether boilerplate was left out (missing: False)
 STRIP_MESSAGES_KEY = "strip_messages"  # ... and whether messages were read without headers (missing: False)
+PASSAGE_WORDS_KEY = "passage_words"  # ... and the passages' length (missing or None: documents read whole)
 
 
 def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
@@ -379,6 +385,13 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["strip_boilerplate"] = False
     elif text:
         options["strip_boilerplate"] = True if resumed is None else resumed.get(STRIP_BOILERPLATE_KEY, False)
+    if args.passages is not None:
+        if args.passages < 1:
+            raise _UsageError(f"--passages must be a number of words, 1 or more (300 is a good start), got "
+                              f"{args.passages}")
+        options["passage_words"] = args.passages
+    elif text and resumed is not None and resumed.get(PASSAGE_WORDS_KEY) is not None:
+        options["passage_words"] = resumed[PASSAGE_WORDS_KEY]  # a resumed run reads the passages it trained on
     if args.keep_headers:
         options["strip_messages"] = False
     elif text:
@@ -648,6 +661,7 @@ def _fit(args: argparse.Namespace) -> int:
         record[STRIP_MARKUP_KEY] = corpus.vectorizer.strip_markup
         record[STRIP_BOILERPLATE_KEY] = bool(corpus.vectorizer.boilerplate)
         record[STRIP_MESSAGES_KEY] = corpus.vectorizer.strip_messages
+        record[PASSAGE_WORDS_KEY] = args.passages if args.passages is not None else cli_info.get(PASSAGE_WORDS_KEY)
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)
     if n_test:

@@ -13,8 +13,8 @@ import time
 
 import streamlit as st
 
-from explorer import cached, charts, samples, state, storage, workspace
-from explorer.engine_api import DEFAULT_HDP_TOPICS
+from explorer import cached, charts, samples, state, storage, uploads, workspace
+from explorer.engine_api import DEFAULT_HDP_TOPICS, PASSAGE_WORDS
 from explorer.engine_api import settings as environment
 from explorer.runs import (
     CapReachedError,
@@ -115,7 +115,7 @@ def _ensure_defaults() -> None:
     base = default_settings(current.corpus.n_docs if current else 1000)
     state.set_defaults({
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.language: "english", Keys.strip_accents: True,
-        Keys.strip_markup: False, Keys.strip_boilerplate: True, Keys.strip_messages: False,
+        Keys.strip_markup: False, Keys.strip_boilerplate: True, Keys.strip_messages: False, Keys.split_passages: False,
         Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation, Keys.births: base.births,
@@ -191,9 +191,10 @@ def use_source(new: Source | None, keep_choices: bool = False) -> None:
     state.set_widgets(columns)
     guess = cached.language_guess(new_id, text_column, new)
     found = guess.language if guess is not None else None
-    _set_preprocessing_widgets(Preprocessing.suggested(new.n_rows, found or "english",
+    passages = uploads.passages_suggested(new, text_column)
+    _set_preprocessing_widgets(Preprocessing.suggested(passages or new.n_rows, found or "english",
                                                        guess is not None and guess.markup,
-                                                       guess is not None and guess.messages))
+                                                       guess is not None and guess.messages, passages is not None))
 
 
 def use_guessed_language() -> None:
@@ -205,6 +206,7 @@ def use_guessed_language() -> None:
     guess = cached.language_guess(current[0], state.get(Keys.text_column), current[1])
     state.put(Keys.strip_markup, guess is not None and guess.markup)
     state.put(Keys.strip_messages, guess is not None and guess.messages)
+    state.put(Keys.split_passages, uploads.passages_suggested(current[1], state.get(Keys.text_column)) is not None)
     if guess is not None and guess.language is not None:
         chosen = Preprocessing.suggested(current[1].n_rows, guess.language)
         state.put(Keys.language, chosen.language)
@@ -215,6 +217,7 @@ def _set_preprocessing_widgets(chosen: Preprocessing) -> None:
     state.set_widgets({Keys.stop_words: ", ".join(chosen.extra_stop_words), Keys.language: chosen.language,
                        Keys.strip_accents: chosen.strip_accents, Keys.strip_markup: chosen.strip_markup,
                        Keys.strip_boilerplate: chosen.strip_boilerplate, Keys.strip_messages: chosen.strip_messages,
+                       Keys.split_passages: bool(chosen.passage_words),
                        Keys.min_df: chosen.min_df, Keys.max_df: chosen.max_df,
                        Keys.max_features: chosen.max_features or 0})
 
@@ -231,7 +234,8 @@ def preprocessing() -> Preprocessing:
     return Preprocessing(words, int(state.get(Keys.min_df, 1)), float(state.get(Keys.max_df, 1.0)), cap or None,
                          str(state.get(Keys.language) or "english"), bool(state.get(Keys.strip_accents, True)),
                          bool(state.get(Keys.strip_markup, False)), bool(state.get(Keys.strip_boilerplate, True)),
-                         bool(state.get(Keys.strip_messages, False)))
+                         bool(state.get(Keys.strip_messages, False)),
+                         PASSAGE_WORDS if state.get(Keys.split_passages) else 0)
 
 
 # --------------------------------------------------------------------- runs

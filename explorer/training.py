@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cached, charts, clusters, formatting, icons, quality, safe_text, session, state, tables, ui
-from explorer.engine_api import HDP, LDA, Workload, first_pass_batch_size
+from explorer.engine_api import HDP, LDA, Workload, first_pass_batch_size, splittable_documents
 from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
@@ -127,6 +127,13 @@ def start_new_run(collection: Collection, where) -> None:
     if settings.model == "HDP" and settings.doc_truncation > settings.n_topics:  # the engine would refuse it
         where.error(f"Topics per document at most (T) is {settings.doc_truncation}, more than Topics at most (K), "
                     f"{settings.n_topics}: set T to {settings.n_topics} or less, or raise K.", icon=icons.WARNING)
+        return
+    usable = splittable_documents(collection.corpus.counts)
+    if usable < 2:  # the held-out split would refuse it, in its own words
+        where.error(f"This collection has {formatting.plural(usable, 'document')} with two or more different words; "
+                    "a run needs at least 2: one to learn from and one held out to score the model. Upload more "
+                    "documents, or tick “Cut long documents into passages” on the Data page to read a long one "
+                    "as many.", icon=icons.WARNING)
         return
     try:
         record = create_run(collection, settings, session.runs().next_name(settings))

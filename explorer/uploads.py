@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ import pandas as pd
 
 from explorer import formatting
 from explorer.engine_api import (
+    PASSAGE_WORDS,
     STOP_WORD_LANGUAGES,
     TEXT_SUFFIXES,
     Corpus,
@@ -41,6 +43,7 @@ from explorer.engine_api import (
     guess_language,
     languages_of,
     mbox_frame,
+    passage_spans,
     read_ldac,
     read_table,
     read_txt_files,
@@ -76,6 +79,8 @@ LDAC_SUFFIXES = (".dat", ".ldac")
 ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "mbox", "dat",
                   "ldac", "gz")
 _PREVIEW_ROWS = 500
+FEW_DOCUMENTS = 20  # fewer long documents than this are cut into passages by default
+_PASSAGE_ID = re.compile(r"#\d+$")  # "speech.txt#3": the third passage of speech.txt (engine.split_passages)
 LANGUAGE_TIE = 0.5  # a chosen stop-word list covering at least this share of what the guessed one covers is no error
 _MB = 1_000_000
 _TITLE_NAMES = ("title", "name", "headline", "subject", "heading", "label")
@@ -127,24 +132,27 @@ class Preprocessing:
     strip_markup: bool = False  # HTML or XML tags left out (engine.Corpus.from_texts' strip_markup)
     strip_boilerplate: bool = True  # lines many documents share word for word left out (engine.find_boilerplate)
     strip_messages: bool = False  # e-mails read without headers, quotes and signatures (engine.message_text)
+    passage_words: int = 0  # each document cut into passages of about this many words (engine.split_passages); 0: not
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
                 "max_df": self.max_df, "max_features": self.max_features,
                 "stop_words": self.language, "strip_accents": self.strip_accents, "strip_markup": self.strip_markup,
-                "strip_boilerplate": self.strip_boilerplate, "strip_messages": self.strip_messages}
+                "strip_boilerplate": self.strip_boilerplate, "strip_messages": self.strip_messages,
+                "passage_words": self.passage_words or None}
 
     @classmethod
     def suggested(cls, n_docs: int, language: str = "english", markup: bool = False,
-                  messages: bool = False) -> Preprocessing:
+                  messages: bool = False, passages: bool = False) -> Preprocessing:
         """Defaults that suit a collection of ``n_docs`` documents in ``language``, holding markup or e-mail
-        messages or not.
+        messages or not, cut into passages or not (:func:`few_long_documents`; ``n_docs`` then counts the
+        passages).
 
         Accents are kept in any language but English, so that topic words read as written ("données", not
         "donnees"); on German and French man pages that left the topics' NPMI unchanged (RESULTS run 55).
         """
         read = {"language": language, "strip_accents": language == "english", "strip_markup": markup,
-                "strip_messages": messages}
+                "strip_messages": messages, "passage_words": PASSAGE_WORDS if passages else 0}
         if n_docs >= 200:
             return cls(min_df=5, max_df=0.5, **read)
         if n_docs >= 20:
@@ -368,6 +376,29 @@ def _read_bag_of_words(files: list[tuple[str, bytes]], ldac: list[int], uci: lis
 
 
 # ------------------------------------------------------------------ the corpus
+def passages_suggested(source: Source, text_column: str | None = None) -> int | None:
+    """How many passages the source would be cut into when it is a few long texts, better read as passages: fewer
+    than :data:`FEW_DOCUMENTS` documents (a table's rows, in its preview) of at least twice
+    ``engine.PASSAGE_WORDS`` words on average; else None."""
+    if isinstance(source, TextSource):
+        texts = [document.text for document in source.documents]
+    elif isinstance(source, TableSource) and text_column in source.columns:
+        texts = source.preview[text_column].astype(str).tolist()
+    else:
+        return None
+    if not 0 < len(texts) < FEW_DOCUMENTS or sum(len(text.split()) for text in texts) < 2 * PASSAGE_WORDS * len(texts):
+        return None
+    return sum(max(1, len(passage_spans(text))) for text in texts)
+
+
+def passages_note(corpus: Corpus) -> str:
+    """What cutting the documents into passages made of them ("3 documents became 212 passages...")."""
+    ids = [*corpus.doc_ids, *(dropped.doc_id for dropped in corpus.dropped)]
+    documents = len({_PASSAGE_ID.sub("", doc_id) for doc_id in ids})
+    return (f"Cut into passages: {formatting.plural(documents, 'document')} became "
+            f"{formatting.plural(len(ids), 'passage')} of about {PASSAGE_WORDS} words, each read as a document.")
+
+
 def table_documents(source: TableSource, text_column: str, title_column: str | None = None):
     """The documents of a table, one per row (engine RawDocuments)."""
     return read_table(source.data, text_column, title_column or None, format=source.format,
@@ -378,15 +409,18 @@ def table_columns(source: TableSource, corpus: Corpus, text_column: str) -> dict
     """The table's columns other than the text, one string per document of ``corpus``.
 
     Documents of a table are its rows, with the 1-based row number as id (see
-    :func:`table_documents`); rows without words are not in the corpus, so the values
-    are matched by id.  Empty when the table cannot be read again.
+    :func:`table_documents`), or the rows' passages ("3#1", "3#2"...); rows without words
+    are not in the corpus, so the values are matched by id.  Empty when the table cannot be
+    read again.
     """
     try:
         frame = _parse_table(decode_text(source.data, source.name, source.encoding), source.format)
     except (ValueError, pd.errors.ParserError):
         return {}
-    rows = [int(doc_id) - 1 if doc_id.isdigit() else -1 for doc_id in corpus.doc_ids]
-    if len(frame) != corpus.n_docs + len(corpus.dropped) or any(not 0 <= row < len(frame) for row in rows):
+    rows_of = [doc_id.partition("#")[0] for doc_id in corpus.doc_ids]  # a passage "3#2" is of row 3
+    rows = [int(row) - 1 if row.isdigit() else -1 for row in rows_of]
+    read = {*rows_of, *(dropped.doc_id.partition("#")[0] for dropped in corpus.dropped)}
+    if len(frame) != len(read) or any(not 0 <= row < len(frame) for row in rows):
         return {}  # not the rows the engine read: better no columns than misplaced ones
     return {str(column): tuple("" if pd.isna(v) else str(v) for v in frame[column].iloc[rows])
             for column in frame.columns if str(column) != text_column}

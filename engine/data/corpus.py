@@ -28,9 +28,11 @@ from engine.data import markup as markup_module
 from engine.data import messages as messages_module
 from engine.data.boilerplate import _find_and_remove
 from engine.data.language import AUTO_LANGUAGE, guess_language
+from engine.data.passages import split_passages
 from engine.data.text import RawDocument, SkippedFile
 from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
+from engine.validation import check_int
 
 __all__ = ["TOKEN_PATTERN", "Corpus", "DroppedDocument"]
 
@@ -252,6 +254,7 @@ class Corpus:
         strip_markup: bool | str = AUTO_MARKUP,
         strip_boilerplate: bool = True,
         strip_messages: bool | str = AUTO_MARKUP,
+        passage_words: int | None = None,
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -328,6 +331,12 @@ class Corpus:
             (the default): when at least a tenth of the documents are messages
             (:func:`engine.data.messages.holds_messages`).  Done before everything else and
             recorded in :attr:`vectorizer`.
+        passage_words : int, optional
+            Cut each text into passages of about this many words before anything else
+            (:func:`engine.split_passages`: runs of whole paragraphs; ids "<id>#1",
+            "<id>#2"..., titles "<title> (1)"...), so that a few long texts (a book, a
+            report, a transcript) become a collection to learn topics from.  None (the
+            default) keeps each text whole.
 
         Raises
         ------
@@ -342,6 +351,10 @@ class Corpus:
         ids = _strings([str(d) for d in range(len(texts))] if ids is None else ids, "ids", len(texts))
         titles = ids if titles is None else _strings(titles, "titles", len(texts))
         _strings(texts, "texts", len(texts))
+        if passage_words is not None:
+            words = check_int("passage_words", passage_words, 1)
+            passages = split_passages(map(RawDocument, ids, titles, texts), words)
+            ids, titles, texts = ([getattr(p, name) for p in passages] for name in ("doc_id", "title", "text"))
         messages = _markup_choice(strip_messages, texts, "strip_messages")
         readable = [messages_module.message_text(text) for text in texts] if messages else texts
         markup = _markup_choice(strip_markup, readable)

@@ -67,7 +67,8 @@ from engine.data.corpus import (
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.markup import evenly_spread, strip_markup
 from engine.data.messages import message_text
-from engine.data.text import SkippedFile, _check_encoding, table_format
+from engine.data.passages import split_passages
+from engine.data.text import RawDocument, SkippedFile, _check_encoding, table_format
 from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import current_limits
@@ -231,7 +232,7 @@ class DiskCorpus:
         **vectorizer_options
             ``stop_words`` (a language such as "french", ``"auto"``, a list of words or
             None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``, ``strip_messages``,
-            ``strip_boilerplate``, ``min_df``, ``max_df``, ``max_features``, ``token_pattern`` as
+            ``strip_boilerplate``, ``passage_words``, ``min_df``, ``max_df``, ``max_features``, ``token_pattern`` as
             in :meth:`Corpus.from_texts` (``strip_markup`` and ``strip_messages`` "auto" decided, and the boilerplate
             lines found, on a sample).  The per-token settings are recorded in
             :attr:`vectorizer`.  ``"auto"`` guesses the language from a sample too: as many
@@ -245,10 +246,11 @@ class DiskCorpus:
         source = Path(source)
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
                    "max_features": None, "token_pattern": None, "strip_accents": True, "strip_markup": AUTO_MARKUP,
-                   "strip_boilerplate": True, "strip_messages": AUTO_MARKUP, **vectorizer_options}
+                   "strip_boilerplate": True, "strip_messages": AUTO_MARKUP, "passage_words": None,
+                   **vectorizer_options}
         unknown = sorted(set(options) - {"stop_words", "extra_stop_words", "min_df", "max_df", "max_features",
                                          "token_pattern", "strip_accents", "strip_markup", "strip_boilerplate",
-                                         "strip_messages"})
+                                         "strip_messages", "passage_words"})
         if unknown:
             raise TypeError(f"unknown tokenizer options {unknown}; see Corpus.from_texts")
         for name in ("stop_words", "extra_stop_words"):  # iterables are read twice and recorded in the manifest
@@ -261,10 +263,16 @@ class DiskCorpus:
         if (text_column or id_column) and not is_table:
             raise ValueError(f"text_column and id_column apply to .csv/.tsv/.jsonl tables, not {source.name!r}")
 
+        if options["passage_words"] is not None:
+            options["passage_words"] = check_int("passage_words", options["passage_words"], 1)
+        passage_words = options["passage_words"]
+
         def chunks(skipped: list | None) -> Iterator[tuple[list[str], list[str], list[str]]]:
             if is_table:
-                return _table_chunks(source, text_column or "text", id_column, chunk_size, encoding)
-            return _batched(_text_documents(source, skipped, encoding), chunk_size)
+                read = _table_chunks(source, text_column or "text", id_column, chunk_size, encoding)
+            else:
+                read = _batched(_text_documents(source, skipped, encoding), chunk_size)
+            return read if passage_words is None else (_passages_of(chunk, passage_words) for chunk in read)
 
         stop_words = options["stop_words"]
         guess_stop_words = isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE
@@ -296,7 +304,7 @@ class DiskCorpus:
                                  accents, options["strip_markup"], boilerplate, options["strip_messages"])
             options["strip_accents"] = settings.strip_accents  # "auto" resolved, as the stop words and pattern are
             analyzer = _vectorizer(**{k: v for k, v in options.items() if k not in ("strip_boilerplate",
-                                                                                    "strip_messages")},
+                                                                                    "strip_messages", "passage_words")},
                                    settings=settings).build_analyzer()
             skipped: list[SkippedFile] = []
             stats = _TermStats()
@@ -383,6 +391,12 @@ class DiskCorpus:
         return Corpus(self.counts[rows], self.vocabulary, picked, picked, None, self.dropped, self.skipped,
                       vectorizer=self.vectorizer)
 
+
+
+def _passages_of(chunk: tuple[list[str], list[str], list[str]], words: int) -> tuple[list[str], list[str], list[str]]:
+    """A chunk's (ids, titles, texts) with each text cut into passages, as :meth:`Corpus.from_texts` cuts them."""
+    passages = split_passages(map(RawDocument, *chunk), words)
+    return [p.doc_id for p in passages], [p.title for p in passages], [p.text for p in passages]
 
 
 def _stored_vectorizer(folder: Path, values: Any, trust_token_pattern: bool) -> Vectorizer | None:

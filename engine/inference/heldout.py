@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["HeldoutSplit", "heldout_split"]
+__all__ = ["HeldoutSplit", "heldout_split", "splittable_documents"]
 
 
 class HeldoutSplit(tuple):
@@ -79,6 +79,17 @@ def _as_csr(X: Any) -> sp.csr_matrix:
     return matrix
 
 
+def _splittable(matrix: sp.csr_matrix) -> np.ndarray:
+    """The rows with at least two distinct word types: the documents a split may hold out."""
+    return np.flatnonzero(np.diff(matrix.indptr) >= 2)
+
+
+def splittable_documents(X: Any) -> int:
+    """How many documents of ``X`` (counts or a Corpus) have two distinct words or more: those
+    :func:`heldout_split` may hold out, so a split needs at least two (one held out, one to train on)."""
+    return int(_splittable(_as_csr(X)).size)
+
+
 def heldout_split(X: Any, n_test: int, seed: int | np.random.Generator = 0,
                   heldout_fraction: float = 0.2) -> HeldoutSplit:
     """Split documents into training and test sets, and test words into observed/held-out.
@@ -107,8 +118,7 @@ def heldout_split(X: Any, n_test: int, seed: int | np.random.Generator = 0,
         ``X``); also carries ``train_indices`` and ``test_indices``.
     """
     matrix = _as_csr(X)
-    n_types = np.diff(matrix.indptr)  # distinct word types per document
-    eligible = np.flatnonzero(n_types >= 2)
+    eligible = _splittable(matrix)
     if not isinstance(n_test, numbers.Integral) or isinstance(n_test, bool):
         raise TypeError(f"n_test must be an int, got {n_test!r}")
     if not 1 <= n_test < eligible.size:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from explorer import cached, charts, formatting, icons, safe_text, samples, session, state, ui, uploads
 from explorer.engine_api import (
+    PASSAGE_WORDS,
     EmptyCorpusError,
     EmptyVocabularyError,
     MissingColumnError,
@@ -160,6 +161,12 @@ with prep_box:
                         "after a “-- ” line are left out, so that “com”, “edu” or “writes” do not become topics. "
                         "Other documents are read whole. It is ticked when a tenth of the documents or more are "
                         "e-mail messages.")
+    right.checkbox("Cut long documents into passages", key=Keys.split_passages, disabled=bag_of_words,
+                   help="Topics are learned from how words occur together across many documents; a few long ones "
+                        f"(a book, a report, a transcript) give little to learn from. Each document is cut into "
+                        f"passages of about {PASSAGE_WORDS} words at paragraph breaks, and each passage is a "
+                        f"document. It is ticked when there are fewer than {uploads.FEW_DOCUMENTS} documents of "
+                        f"{2 * PASSAGE_WORDS} words or more on average.")
     right.checkbox("Leave out repeated boilerplate lines", key=Keys.strip_boilerplate, disabled=bag_of_words,
                    help="Blocks of lines that many documents share word for word (page headers and footers, "
                         "licences, translators' credits, signatures) otherwise become topics of their own. A line "
@@ -194,6 +201,9 @@ if session.use_collection(collection, sample.n_topics if kind == "sample" else N
     state.notice(f"New runs will train on “{safe_text.markdown(collection.name)}”.", page="data")
     st.rerun()  # the sidebar and the other pages follow the new collection
 corpus = collection.corpus
+if state.get(Keys.split_passages) and source.kind != "bow":
+    with prep_box:
+        st.caption(uploads.passages_note(corpus))
 read_as_messages = cached.messages_left_out(collection)
 if read_as_messages is not None and read_as_messages.messages:
     with prep_box:
