@@ -45,11 +45,12 @@ def _pieces(text: str, start: int, end: int, words: int, level: int = 0) -> Iter
     position = start
     for match in [*_SEPARATORS[level].finditer(text, start, end), None]:
         stop = end if match is None else match.start()
-        count = len(_WORD.findall(text, position, stop))
-        if count > 2 * words:
+        found = _WORD.findall(text, position, stop)
+        if len(found) > 2 * words:
             yield from _pieces(text, position, stop, words, level + 1)
-        elif count:
-            yield position, stop, count
+        elif found:  # from its first word to its last
+            first = _WORD.search(text, position, stop).start()
+            yield first, stop - (len(text[first:stop]) - len(text[first:stop].rstrip())), len(found)
         if match is not None:
             position = match.end()
 

@@ -259,6 +259,27 @@ def test_fit_reads_a_mailbox_as_what_its_senders_wrote_unless_asked(tmp_path, ca
     assert kept.extra["cli"]["strip_messages"] is False and set(kept.vocabulary) >= data.MESSAGE_WORDS
 
 
+def test_fit_cuts_a_long_text_into_passages_when_asked_and_a_resumed_run_reads_them_again(tmp_path, capsys):
+    from tests.explorer import uploads_data as data
+
+    book = tmp_path / "book.txt"
+    book.write_text(data.book(), encoding="utf-8")
+    out, checkpoint = tmp_path / "book.npz", tmp_path / "ck.npz"
+    common = ["--topics", "3", "--no-progress", "--max-df", "1.0"]
+    assert main(["fit", str(book), *common, "--epochs", "1", "--passages", "300", "--out", str(out),
+                 "--checkpoint", str(checkpoint)]) == 0
+    assert "corpus: 15 documents" in capsys.readouterr().err
+    loaded = load_model(out)
+    assert loaded.extra["cli"]["passage_words"] == 300 and loaded.extra["cli"]["test_docs"] == 1
+    assert main(["fit", str(book), "--no-progress", "--max-df", "1.0", "--epochs", "2", "--resume", str(checkpoint),
+                 "--out", str(out)]) == 0
+    assert "corpus: 15 documents" in capsys.readouterr().err  # the passages it trained on, again
+    assert main(["fit", str(book), *common, "--epochs", "1", "--out", str(out)]) == 0
+    assert "corpus: 1 documents" in capsys.readouterr().err and load_model(out).extra["cli"]["passage_words"] is None
+    assert main(["fit", str(book), "--passages", "0", "--out", str(out)]) == 2
+    assert "--passages must be a number of words, 1 or more" in capsys.readouterr().err
+
+
 def test_fit_reads_chinese_as_pairs_of_characters_and_says_so(tmp_path, capsys):
     from tests.engine.test_unicode_tokens import CHINESE
 

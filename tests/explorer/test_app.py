@@ -293,6 +293,29 @@ def test_a_mailbox_is_read_as_what_its_senders_wrote(app_path):
     assert not any(c.value.startswith("Read as e-mail messages") for c in at.caption)
 
 
+def test_one_long_text_is_cut_into_passages_and_a_run_without_two_documents_says_why(app_path):
+    """A book uploaded alone: the box is ticked and it becomes passages a run trains on; unticked, it is one document
+    and starting a run says what to do instead of the held-out split's error."""
+    at = _app(app_path)
+    _upload(at, [("book.txt", data.book().encode())])
+    assert not at.exception, at.exception
+    assert at.checkbox(key=Keys.split_passages).value is True
+    assert _collection(at).corpus.n_docs == 15
+    assert ("Cut into passages: 1 document became 15 passages of about 300 words, each read as a document."
+            in [c.value for c in at.caption])
+    at.checkbox(key=Keys.split_passages).uncheck().run()
+    assert not at.exception, at.exception
+    assert _collection(at).corpus.n_docs == 1 and not any(c.value.startswith("Cut into") for c in at.caption)
+    _page(at, "train")
+    at.button(key=Keys.train_start).click().run()
+    assert not at.exception, at.exception
+    assert [e.value for e in at.error] == [
+        "This collection has 1 document with two or more different words; a run needs at least 2: one to learn "
+        "from and one held out to score the model. Upload more documents, or tick “Cut long documents into "
+        "passages” on the Data page to read a long one as many."]
+    assert not len(at.session_state[Keys.runs])
+
+
 def test_chinese_and_japanese_files_are_read_as_pairs_of_characters(app_path):
     at = _app(app_path)
     _upload(at, data.cjk_zip())

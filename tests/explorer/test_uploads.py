@@ -39,6 +39,27 @@ def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
         uploads.read_upload([("style.css", b"p {}")])
 
 
+def test_a_few_long_texts_are_cut_into_passages_by_default():
+    source = uploads.read_upload([("book.txt", data.book().encode())])
+    count = uploads.passages_suggested(source)
+    chosen = uploads.Preprocessing.suggested(count, "english", passages=True)
+    assert chosen.passage_words == 300 and chosen.options()["passage_words"] == 300
+    corpus = uploads.build_corpus(source, chosen)
+    assert corpus.n_docs == count == 15 and corpus.doc_ids[:2] == ("book.txt#1", "book.txt#2")  # 5,280 words
+    assert uploads.passages_note(corpus) == ("Cut into passages: 1 document became 15 passages of about 300 words, "
+                                             "each read as a document.")
+    assert uploads.build_corpus(source, PLAIN).n_docs == 1 and PLAIN.options()["passage_words"] is None
+    assert uploads.passages_suggested(uploads.read_upload(data.text_files())) is None  # short texts: whole
+    many = [(f"b{i}.txt", data.book().encode()) for i in range(20)]
+    assert uploads.passages_suggested(uploads.read_upload(many)) is None  # 20 documents: read whole
+    table = uploads.read_upload([("t.csv", ('text,year\n"' + data.book(20) + '",1990\n"'
+                                            + data.book(20) + '",1991\n').encode())])
+    assert uploads.passages_suggested(table, "text") == 10 and uploads.passages_suggested(table, "year") is None
+    cut = uploads.build_corpus(table, chosen, "text")
+    assert cut.doc_ids[:2] == ("1#1", "1#2") and cut.n_docs == 10
+    assert uploads.table_columns(table, cut, "text")["year"] == ("1990",) * 5 + ("1991",) * 5  # rows' values
+
+
 def test_e_mails_and_mailboxes_are_read_as_their_senders_wrote_them():
     emails = data.zip_upload("mail.zip", {f"inbox/{i}.eml": data.message(i, text).encode()
                                           for i, text in enumerate(data.TEXTS * 4)})

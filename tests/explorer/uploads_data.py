@@ -186,3 +186,9 @@ def mailbox(n: int = 24) -> bytes:
 
 MESSAGE_WORDS = {"news", "poster", "example", "edu", "newsgroups", "misc", "talk", "earlier", "quoted",
                  "writes", "university", "gmt", "mar"}  # words only the headers, quotes and signatures hold
+
+
+def book(paragraphs: int = 60) -> str:
+    """One long text of paragraphs on three subjects in turn (88 words each, 5,280 in all at the default): a book
+    uploaded alone."""
+    return "\n\n".join(" ".join([TEXTS[p % 3]] * 6) for p in range(paragraphs))
