@@ -2,10 +2,9 @@
 
 A topic model learns topics from how words occur together across documents: a single book,
 report or transcript gives it one document and nothing to learn from (and nothing to hold out
-to score it), and a handful of long ones mix every theme they hold.  On long documents made of
-texts from five known sources, passages of about 300 words recovered 0.2 of the sources
-without a topic of their own, against 1.6-1.8 for the long documents (benchmarks/RESULTS.md
-run 56), though with a lower NPMI; so the app suggests passages only for collections of few,
+to score it), and a handful of long ones mix every theme they hold.  Passages recover themes
+that long documents mix, at some cost in coherence on collections of many long documents
+(benchmarks/RESULTS.md runs 56 and 65); so the app suggests them only for collections of few,
 long documents, and :func:`split_passages` is otherwise a choice.
 
 A passage is a run of whole paragraphs (text between blank lines) holding at least ``words``
