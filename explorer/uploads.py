@@ -145,7 +145,7 @@ class Preprocessing:
     def suggested(cls, n_docs: int, language: str = "english", markup: bool = False,
                   messages: bool = False, passages: bool = False) -> Preprocessing:
         """Defaults that suit a collection of ``n_docs`` documents in ``language``, holding markup or e-mail
-        messages or not, cut into passages or not (:func:`few_long_documents`; ``n_docs`` then counts the
+        messages or not, cut into passages or not (:func:`passages_suggested`; ``n_docs`` then counts the
         passages).
 
         Accents are kept in any language but English, so that topic words read as written ("données", not
