@@ -285,8 +285,10 @@ class DiskCorpus:
         if guess_stop_words or choose_pattern or choose_markup or options["strip_boilerplate"]:
             if is_table:  # read whole once more: rows spread evenly over the table
                 first = _spread_texts(chunks(None), SAMPLE_DOCUMENTS)
-            else:  # only the files picked are read
-                first = [text for _, _, text in _text_documents(source, None, encoding, SAMPLE_DOCUMENTS)]
+            else:  # only the files picked are read (as passages, if the documents are cut)
+                picked = [RawDocument(*document) for document in _text_documents(source, None, encoding,
+                                                                                  SAMPLE_DOCUMENTS)]
+                first = [d.text for d in (picked if passage_words is None else split_passages(picked, passage_words))]
             options["strip_messages"] = _markup_choice(options["strip_messages"], first, "strip_messages")
             if options["strip_messages"]:  # the language and the pattern of what the messages' senders wrote
                 first = [message_text(text) for text in first]

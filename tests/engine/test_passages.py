@@ -101,3 +101,18 @@ def test_splittable_documents_counts_documents_of_two_word_types():
     assert train.shape[0] == 3 and observed.shape[0] == 1
     with pytest.raises(ValueError, match=re.escape("n_test must be in [1, 2)")):
         engine.heldout_split(corpus, n_test=2)
+
+
+def test_a_books_running_header_is_found_among_its_passages_on_disk_as_in_memory(tmp_path):
+    header = "THE HISTORY OF THE DECLINE AND FALL OF THE ROMAN EMPIRE, VOLUME ONE, CHAPTER THE FIRST"
+    pages = [f"{header}\n\n" + " ".join(f"word{chr(97 + p % 20)} pear{chr(97 + i % 7)}" for i in range(60))
+             for p in range(60)]
+    folder = tmp_path / "book"
+    folder.mkdir()
+    (folder / "book.txt").write_text("\n\n".join(pages), encoding="utf-8")
+    memory = engine.load_corpus(folder, passage_words=300)
+    disk = DiskCorpus.from_texts(folder, tmp_path / "disk", passage_words=300)
+    assert memory.n_docs == disk.n_docs == 20  # a header and 120 words a page: three pages a passage
+    assert memory.vectorizer.boilerplate == disk.vectorizer.boilerplate == (header,)  # one document: no boilerplate
+    assert (disk.counts[:] != memory.counts).nnz == 0 and "empire" not in memory.vocabulary
+    assert engine.load_corpus(folder).vectorizer.boilerplate == ()
