@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import compare_lda
 import numpy as np
@@ -103,6 +103,37 @@ def default_lda_top_words(corpus: engine.Corpus, k: int, seeds: list[int], epoch
         tops.append(np.argsort(-model.lambda_, axis=1)[:, :n_top])
         npmi.append(float(np.mean(reference.score(tops[-1]))))
     return tops, np.array(npmi)
+
+
+def marked_topics(corpus: engine.Corpus, words: set[str], at_least: int, k: int, seeds: list[int],
+                  epochs: int) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The default LDA's runs on ``corpus`` (:func:`default_lda_top_words`): in each, how many topics hold at least
+    ``at_least`` of ``words`` among their 10 top words; each run's NPMI; and the last run's top words with how many
+    of ``words`` each topic holds (:func:`most_marked` shows them)."""
+    tops, npmi = default_lda_top_words(corpus, k, seeds, epochs)
+    hits = [np.array([[corpus.vocabulary[w] in words for w in row] for row in top]).sum(axis=1) for top in tops]
+    return np.array([(h >= at_least).sum() for h in hits]), npmi, (tops[-1], hits[-1])
+
+
+def most_marked(corpus: engine.Corpus, last: tuple[np.ndarray, np.ndarray], n: int = 2) -> list[str]:
+    """The top words of the ``n`` topics of :func:`marked_topics`' last run that hold most of its words."""
+    top, hits = last
+    return [" ".join(corpus.vocabulary[w] for w in top[t]) for t in np.argsort(-hits, kind="stable")[:n]]
+
+
+def mean_sd(values: np.ndarray, digits: int) -> str:
+    """"mean ± sd" of one figure over the seeds (sd 0 for one seed)."""
+    return f"{values.mean():.{digits}f} ± {values.std(ddof=1) if values.size > 1 else 0:.{digits}f}"
+
+
+def words_left_out(texts: list[str], corpus: engine.Corpus, **whole: Any) -> float:
+    """Per 1,000 of the words ``texts`` hold as read with ``corpus``' settings changed by ``whole`` (``boilerplate=
+    ()``, ``strip_messages=False``: what a reading leaves out, kept), those ``corpus``' own reading leaves out
+    (before the vocabulary's filters)."""
+    analyze = corpus.vectorizer.count_vectorizer().build_analyzer()
+    full = engine.Vectorizer(**{**corpus.vectorizer.to_dict(), **whole}).count_vectorizer().build_analyzer()
+    total = sum(len(full(text)) for text in texts)
+    return 1000 * (total - sum(len(analyze(text)) for text in texts)) / max(total, 1)
 
 
 def built_texts(name: str) -> list[str] | None:

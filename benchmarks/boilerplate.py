@@ -31,7 +31,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
 from threadpoolctl import threadpool_limits
 
 HERE = Path(__file__).resolve().parent
@@ -44,10 +43,13 @@ except ImportError:  # a checkout that is not pip-installed
 
 from _quality_panel import (  # noqa: E402
     add_default_lda_arguments,
-    default_lda_top_words,
+    marked_topics,
+    mean_sd,
+    most_marked,
     mostly_gone,
     raw_texts,
     word_totals,
+    words_left_out,
 )
 from markup import PAGES, page_texts  # noqa: E402
 from mixed_languages import mixture  # noqa: E402
@@ -74,16 +76,6 @@ def boilerplate_words(kept: engine.Corpus, full: engine.Corpus) -> set[str]:
     return mostly_gone(word_totals(full.counts, full.vocabulary), word_totals(kept.counts, kept.vocabulary))
 
 
-def words_left_out(texts: list[str], corpus: engine.Corpus) -> float:
-    """Per 1,000 of the words ``texts`` hold as ``corpus`` reads them, those its boilerplate blocks remove (before
-    the vocabulary's filters)."""
-    reading = corpus.vectorizer
-    analyze = reading.count_vectorizer().build_analyzer()
-    whole = engine.Vectorizer(**{**reading.to_dict(), "boilerplate": ()}).count_vectorizer().build_analyzer()
-    total = sum(len(whole(text)) for text in texts)
-    return 1000 * (total - sum(len(analyze(text)) for text in texts)) / max(total, 1)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -106,25 +98,19 @@ def main(argv: list[str] | None = None) -> int:
             full = engine.Corpus.from_texts(texts, strip_boilerplate=False, **PREPROCESSING)
             kept = engine.Corpus.from_texts(texts, **PREPROCESSING)
             words = boilerplate_words(kept, full)
-            figures, tops_of = [], {}
-            for label, corpus in (("kept", full), ("left out", kept)):
-                tops, npmi = default_lda_top_words(corpus, args.k, args.seeds, args.epochs)
-                hits = [np.array([[corpus.vocabulary[w] in words for w in row] for row in top]).sum(axis=1)
-                        for top in tops]
-                figures.append((np.array([(h >= BOILERPLATE_TOPIC).sum() for h in hits]), npmi))
-                tops_of[label] = (tops[-1], hits[-1], corpus)
-            (before, npmi_before), (after, npmi_after) = figures
+            runs = {label: (corpus, *marked_topics(corpus, words, BOILERPLATE_TOPIC, args.k, args.seeds, args.epochs))
+                    for label, corpus in (("kept", full), ("left out", kept))}
+            (_, before, npmi_before, _), (_, after, npmi_after, _) = runs.values()
             print(f"| {name} | {len(texts)} | {len(kept.vectorizer.boilerplate)} | "
-                  f"{words_left_out(texts, kept):.0f} | {len(words & set(full.vocabulary))} of {full.n_words} | "
-                  f"{before.mean():.1f} ± {before.std(ddof=1) if before.size > 1 else 0:.1f} -> "
-                  f"{after.mean():.1f} ± {after.std(ddof=1) if after.size > 1 else 0:.1f} | "
+                  f"{words_left_out(texts, kept, boilerplate=()):.0f} | {len(words & set(full.vocabulary))} of "
+                  f"{full.n_words} | {mean_sd(before, 1)} -> {mean_sd(after, 1)} | "
                   f"{npmi_before.mean():.3f} -> {npmi_after.mean():.3f} |", flush=True)
-            examples.append((name, tops_of, kept.vectorizer.boilerplate[:4]))
-        for name, tops_of, lines in examples:
+            examples.append((name, runs, kept.vectorizer.boilerplate[:4]))
+        for name, runs, lines in examples:
             print(f"\n{name}, seed {args.seeds[-1]}: the two topics with most boilerplate words")
-            for label, (top, hits, corpus) in tops_of.items():
-                for k in np.argsort(-hits, kind="stable")[:2]:
-                    print(f"- {label}: " + " ".join(corpus.vocabulary[w] for w in top[k]))
+            for label, (corpus, _, _, last) in runs.items():
+                for words in most_marked(corpus, last):
+                    print(f"- {label}: {words}")
             print("lines in most documents: " + " | ".join(line[:70] for line in lines))
         print("\n## Collections of prose: lines found, words left out per 1,000\n")
         for name in args.plain:
@@ -133,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             corpus = engine.Corpus.from_texts(texts, **PREPROCESSING)
             print(f"- {name} ({len(texts)} documents): {len(corpus.vectorizer.boilerplate)} lines, "
-                  f"{words_left_out(texts, corpus):.2f} per 1,000", flush=True)
+                  f"{words_left_out(texts, corpus, boilerplate=()):.2f} per 1,000", flush=True)
     return 0
 
 

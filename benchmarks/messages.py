@@ -63,9 +63,13 @@ from _quality_panel import (  # noqa: E402
     RAW_COLLECTIONS,
     add_default_lda_arguments,
     default_lda_top_words,
+    marked_topics,
+    mean_sd,
+    most_marked,
     mostly_gone,
     raw_texts,
     word_totals,
+    words_left_out,
 )
 
 WRAPPED = ("sotu", "jargon", "fortunes")
@@ -140,20 +144,6 @@ def collection(name: str, posts: list[str]) -> tuple[list[str] | None, list[str]
     return as_messages(texts, posts), [f"{_subject(text)}\n\n{text}" for text in texts]
 
 
-def _spread(values: np.ndarray) -> str:
-    return f"{values.mean():.3f} ± {values.std(ddof=1) if values.size > 1 else 0:.3f}"
-
-
-def words_left_out(texts: list[str], corpus: engine.Corpus) -> float:
-    """Per 1,000 of the words ``texts`` hold as ``corpus`` reads them whole, those reading them as messages leaves
-    out (before the vocabulary's filters)."""
-    reading = corpus.vectorizer
-    analyze = reading.count_vectorizer().build_analyzer()
-    whole = engine.Vectorizer(**{**reading.to_dict(), "strip_messages": False}).count_vectorizer().build_analyzer()
-    total = sum(len(whole(text)) for text in texts)
-    return 1000 * (total - sum(len(analyze(text)) for text in texts)) / max(total, 1)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -188,31 +178,25 @@ def main(argv: list[str] | None = None) -> int:
                 seconds[strip] = min(times)
             whole, read = corpora[False], corpora["auto"]
             words = mostly_gone(word_totals(whole.counts, whole.vocabulary), word_totals(read.counts, read.vocabulary))
-            figures, tops_of = [], {}
-            for label, corpus in (("whole", whole), ("as messages", read)):
-                tops, npmi = default_lda_top_words(corpus, k, args.seeds, args.epochs)
-                hits = [np.array([[corpus.vocabulary[w] in words for w in row] for row in top]).sum(axis=1)
-                        for top in tops]
-                figures.append((np.array([(h >= MESSAGE_TOPIC).sum() for h in hits]), npmi))
-                tops_of[label] = (tops[-1], hits[-1], corpus)
-            (before, npmi_before), (after, npmi_after) = figures
+            runs = {label: (corpus, *marked_topics(corpus, words, MESSAGE_TOPIC, k, args.seeds, args.epochs))
+                    for label, corpus in (("whole", whole), ("as messages", read))}
+            (_, before, npmi_before, _), (_, after, npmi_after, _) = runs.values()
             if alone is not None:
                 npmi_alone = default_lda_top_words(engine.Corpus.from_texts(alone, **PREPROCESSING), k, args.seeds,
                                                    args.epochs)[1]
             share = sum(map(engine.is_message, texts)) / len(texts)
             print(f"| {name} | {len(texts)} | {k} | {share:.0%} ({'yes' if read.vectorizer.strip_messages else 'no'})"
-                  f" | {words_left_out(texts, read):.0f} | {seconds['auto'] / seconds[False]:.2f}x"
+                  f" | {words_left_out(texts, read, strip_messages=False):.0f}"
+                  f" | {seconds['auto'] / seconds[False]:.2f}x"
                   f" | {len(words & set(whole.vocabulary))} of {whole.n_words} | "
-                  f"{before.mean():.1f} ± {before.std(ddof=1) if before.size > 1 else 0:.1f} -> "
-                  f"{after.mean():.1f} ± {after.std(ddof=1) if after.size > 1 else 0:.1f} | "
-                  f"{npmi_before.mean():.3f} -> {_spread(npmi_after)}"
-                  + (f" ({_spread(npmi_alone)})" if alone is not None else "") + " |", flush=True)
-            examples.append((name, tops_of))
-        for name, tops_of in examples:
+                  f"{mean_sd(before, 1)} -> {mean_sd(after, 1)} | {npmi_before.mean():.3f} -> {mean_sd(npmi_after, 3)}"
+                  + (f" ({mean_sd(npmi_alone, 3)})" if alone is not None else "") + " |", flush=True)
+            examples.append((name, runs))
+        for name, runs in examples:
             print(f"\n{name}, seed {args.seeds[-1]}: the two topics with most message words")
-            for label, (top, hits, corpus) in tops_of.items():
-                for t in np.argsort(-hits, kind="stable")[:2]:
-                    print(f"- {label}: " + " ".join(corpus.vocabulary[w] for w in top[t]))
+            for label, (corpus, _, _, last) in runs.items():
+                for top_words in most_marked(corpus, last):
+                    print(f"- {label}: {top_words}")
     print("\n## Collections of other kinds: documents read as messages\n")
     for name in args.plain:
         texts = raw_texts(name)
