@@ -19,15 +19,13 @@ from collections.abc import Iterable, Iterator
 
 import pandas as pd
 
-from engine.data.messages import header_values
+from engine.data.messages import _FIELD, _MBOX_SEPARATOR, header_values
 from engine.errors import CorpusFormatError, EmptyCorpusError
 
 __all__ = ["mbox_frame", "mbox_rows"]
 
 COLUMNS = ("subject", "from", "date", "text")
-_SEPARATOR = re.compile(r"From \S")
 _ESCAPED = re.compile(r">+From ")
-_HEADER = re.compile(r"[!-9;-~]+[ \t]*:")  # a header line: a field name, then a colon
 _HEADER_CHARACTERS = 20_000  # of a message read for its subject, sender and date
 
 
@@ -43,7 +41,7 @@ def _messages(lines: Iterable[str], label: str) -> Iterator[str]:
     for line in lines:
         line = line.rstrip("\r\n")
         if candidate is not None:
-            if _HEADER.match(line):
+            if _FIELD.match(line):  # a header line: a field name, then a colon
                 if current is not None:
                     yield "\n".join(current).rstrip("\n")
                 current = []
@@ -52,7 +50,7 @@ def _messages(lines: Iterable[str], label: str) -> Iterator[str]:
             else:
                 current.append(candidate)
             candidate = None
-        if _SEPARATOR.match(line) and blank_before:
+        if _MBOX_SEPARATOR.match(line) and blank_before:
             candidate = line
         elif current is None:
             if line.strip():
