@@ -35,6 +35,14 @@ from engine.data.bow_formats import (
     write_uci,
 )
 from engine.data.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
+from engine.data.documents import (
+    DOCUMENT_SUFFIXES,
+    DocumentReader,
+    DocumentText,
+    is_document_file,
+    pdf_pages_text,
+    read_documents,
+)
 from engine.data.gensim_corpus import from_gensim
 from engine.data.language import LanguageGuess, guess_language
 from engine.data.markup import holds_markup, strip_markup
@@ -137,6 +145,7 @@ __all__ = [
     "DEFAULT_HDP_TOPICS",
     "DEFAULT_KAPPA",
     "DEFAULT_TAU",
+    "DOCUMENT_SUFFIXES",
     "GENERAL_DIVERGENCE",
     "HDP",
     "LDA",
@@ -162,6 +171,8 @@ __all__ = [
     "DiskCorpus",
     "DiskCounts",
     "DivergedError",
+    "DocumentReader",
+    "DocumentText",
     "DroppedDocument",
     "EmptyCorpusError",
     "EmptyVocabularyError",
@@ -210,6 +221,7 @@ __all__ = [
     "holds_markup",
     "holds_messages",
     "intertopic_coordinates",
+    "is_document_file",
     "is_message",
     "jensen_shannon",
     "languages_of",
@@ -224,8 +236,10 @@ __all__ = [
     "messages_report",
     "most_likely_topics",
     "passage_spans",
+    "pdf_pages_text",
     "predictive_log_likelihood",
     "principal_coordinates",
+    "read_documents",
     "read_folder",
     "read_ldac",
     "read_mtx",

@@ -188,9 +188,9 @@ def _add_fit(commands: Any) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     fit.add_argument("corpus", metavar="CORPUS",
-                     help="a folder of .txt, .html or .eml files, a .zip of them, a .csv/.tsv/.jsonl table or an "
-                     ".mbox mailbox, a UCI "
-                     "docword.txt (+vocab.txt), an LDA-C .dat (+vocab.txt), a .mtx file, or a saved corpus folder")
+                     help="a folder of .txt, .html, .eml, .pdf, .docx, .odt or .epub files, a .zip of them, a "
+                     ".csv/.tsv/.jsonl table or an .mbox mailbox, a UCI docword.txt (+vocab.txt), an LDA-C .dat "
+                     "(+vocab.txt), a .mtx file, or a saved corpus folder")
     fit.add_argument("--out", default="model.npz", help="model file to write")
 
     model = fit.add_argument_group("model")

@@ -45,6 +45,9 @@ class Limits:
     max_export_cells : int
         Rows of a full export's topic-word table, n_topics x n_words: the explorer builds the
         export's zip in memory (``SVI_TOPICS_MAX_EXPORT_CELLS``).
+    max_document_seconds : float
+        Seconds the reader may spend on one PDF file before it is reported as unreadable
+        (``SVI_TOPICS_MAX_DOCUMENT_SECONDS``; :mod:`engine.data.documents`).
     """
 
     max_documents: int = 50_000_000
@@ -53,6 +56,7 @@ class Limits:
     max_dense_cells: int = 500_000_000
     max_expanded_mb: float = 1000.0
     max_export_cells: int = 10_000_000
+    max_document_seconds: float = 60.0
 
     @property
     def max_expanded_bytes(self) -> int:

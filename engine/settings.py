@@ -144,6 +144,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SVI_TOPICS_MAX_EXPORT_CELLS", _POSITIVE_INT, 10_000_000, "10000000",
             "Rows (topics x words) of a full export's topic-word table; a bigger model's export is refused.",
             "engine"),
+    Setting("SVI_TOPICS_MAX_DOCUMENT_SECONDS", _POSITIVE, 60.0, "60",
+            "Seconds the reader may spend on one PDF file; a slower one is listed as unreadable.", "engine"),
     # explorer: folders, samples, workspaces
     Setting("SVI_TOPICS_HOME", _path, None, "`~/.svi-topics`",
             "The explorer's folder: collections, checkpoints, workspaces.", "explorer"),

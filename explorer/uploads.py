@@ -41,6 +41,7 @@ from explorer.engine_api import (
     decode_text,
     detect_encoding,
     guess_language,
+    is_document_file,
     languages_of,
     mbox_frame,
     passage_spans,
@@ -76,8 +77,15 @@ __all__ = [
 TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
                   ".mbox": "mbox"}  # a mailbox: a table of its messages (engine.mbox_frame)
 LDAC_SUFFIXES = (".dat", ".ldac")
-ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "mbox", "dat",
-                  "ldac", "gz")
+ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "pdf", "docx", "odt", "epub", "zip", "csv", "tsv", "tab",
+                  "jsonl", "ndjson", "mbox", "dat", "ldac", "gz")
+# files people have that are not read, and what to turn them into
+_CONVERT = {".doc": "save it as .docx (Word: File, Save As) or as PDF", ".rtf": "save it as .docx or .txt",
+            ".pages": "export it as .docx or PDF", ".mobi": "convert it to EPUB (for example with Calibre)",
+            ".azw3": "convert it to EPUB (for example with Calibre)", ".ppt": "export it as PDF",
+            ".pptx": "export it as PDF", ".xlsx": "save the sheet as .csv", ".xls": "save the sheet as .csv",
+            ".ods": "save the sheet as .csv"}
+_KINDS_READ = ".txt files, PDF, Word (.docx), OpenDocument (.odt) or EPUB files, web pages (.html) or e-mails (.eml)"
 _PREVIEW_ROWS = 500
 FEW_DOCUMENTS = 20  # fewer long documents than this are cut into passages by default
 _PASSAGE_ID = re.compile(r"#\d+$")  # "speech.txt#3": the third passage of speech.txt (engine.split_passages)
@@ -286,9 +294,10 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
         documents = read_zip(data, max_files=limits.max_files, max_total_bytes=limits.max_expanded_bytes,
                              encoding=encoding)
         if not documents:
+            _raise_unreadable(documents.skipped)
             found = ", ".join(s.name for s in documents.skipped[:3]) or "nothing"
-            raise UploadError(f"'{name}' holds no .txt, .html or .eml file (found: {found}). Put plain-text files, "
-                              "web pages or e-mails in the archive.")
+            raise UploadError(f"'{name}' holds no document to read (found: {found}). Put {_KINDS_READ} in the "
+                              "archive.")
         return TextSource(name, documents, chosen_encoding=encoding)
     tables = [i for i, s in enumerate(suffixes) if s in TABLE_SUFFIXES]
     if tables:
@@ -303,11 +312,23 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
         return _read_bag_of_words(files, ldac, uci)
     unsupported = [name for (name, _), s in zip(files, suffixes, strict=True) if s not in TEXT_SUFFIXES]
     if len(unsupported) == len(files):
-        raise UploadError(f"Cannot read '{unsupported[0]}': upload .txt files, web pages (.html) or e-mails (.eml), "
-                          "a .zip of them, a .csv, .tsv or .jsonl table, a mailbox (.mbox), or a bag of words (UCI "
-                          "docword + vocab, LDA-C .dat + vocab).")
+        hint = _CONVERT.get(_suffix(unsupported[0]))
+        raise UploadError(f"Cannot read '{unsupported[0]}'" + (f": {hint}, and upload that." if hint else
+                          f": upload {_KINDS_READ}, a .zip of them, a .csv, .tsv or .jsonl table, a mailbox (.mbox), "
+                          "or a bag of words (UCI docword + vocab, LDA-C .dat + vocab)."))
     documents = read_txt_files(files, encoding=encoding)
-    return TextSource(f"{formatting.plural(len(documents), 'text file')}", documents, chosen_encoding=encoding)
+    if not documents:
+        _raise_unreadable(documents.skipped)
+    return TextSource(f"{formatting.plural(len(documents), 'file')}", documents, chosen_encoding=encoding)
+
+
+def _raise_unreadable(skipped: Sequence) -> None:
+    """Raise UploadError with why the first unreadable PDF, Word, OpenDocument or EPUB file could not be read."""
+    for name, reason in skipped:
+        if is_document_file(name):
+            others = len([s for s in skipped if is_document_file(s.name)]) - 1
+            also = f" ({formatting.plural(others, 'other file')} could not be read either)" if others else ""
+            raise UploadError(f"Cannot read '{name}': {reason}.{also}")
 
 
 def _parse_table(text: str, fmt: str, nrows: int | None = None, name: str = "the table") -> pd.DataFrame:

@@ -41,7 +41,7 @@ from engine.data.text import (
     _read_entry,
     _title,
     _zip_text_entries,
-    decode_text,
+    read_texts,
     table_format,
 )
 from engine.errors import (
@@ -91,12 +91,20 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
             paths = (path for i, path in enumerate(path for path in _walk(source)
                                                    if _is_text_file(path.relative_to(source).as_posix()))
                      if i in picked)
-        for path in paths:
-            name = path.relative_to(source).as_posix()
-            if _is_text_file(name):
-                yield name, _title(name), decode_text(path.read_bytes(), name, encoding)
-            elif skipped is not None:
-                skipped.append(SkippedFile(name, NOT_TEXT))
+        unread: list[SkippedFile] = []
+
+        def files() -> Iterator[tuple[str, bytes]]:
+            for path in paths:
+                name = path.relative_to(source).as_posix()
+                if _is_text_file(name):
+                    yield name, path.read_bytes()
+                else:
+                    unread.append(SkippedFile(name, NOT_TEXT))
+
+        for name, text in read_texts(files(), encoding, unread):
+            yield name, _title(name), text
+        if skipped is not None:
+            skipped.extend(unread)
     elif source.is_file() and source.suffix.lower() == ".zip":
         yield from _zip_documents(source, skipped, encoding, spread=spread)
     elif not source.exists():
@@ -123,18 +131,26 @@ def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None
         if spread is not None:
             to_read = [to_read[i] for i in evenly_spread(len(to_read), spread)]
         limits = current_limits()
-        total = 0
-        for info in to_read:
-            if info.file_size > max_entry_bytes:
-                raise UnsafeArchiveError(f"{info.filename!r} in {label} expands to {info.file_size} bytes, more "
-                                         f"than {max_entry_bytes}; split it")
-            data = _read_entry(archive, info, info.file_size, label)  # never decompress past the declared size
-            if len(data) > info.file_size:
-                raise _expands_past_declared(info, label)
-            total += len(data)
-            if total > limits.max_expanded_bytes:  # entries are streamed, but the archive as a whole is bounded too
-                raise expanded_too_large(label, limits)
-            yield info.filename, _title(info.filename), decode_text(data, info.filename, encoding)
+
+        def entries() -> Iterator[tuple[str, bytes]]:
+            total = 0
+            for info in to_read:
+                if info.file_size > max_entry_bytes:
+                    raise UnsafeArchiveError(f"{info.filename!r} in {label} expands to {info.file_size} bytes, "
+                                             f"more than {max_entry_bytes}; split it")
+                data = _read_entry(archive, info, info.file_size, label)  # never past the declared size
+                if len(data) > info.file_size:
+                    raise _expands_past_declared(info, label)
+                total += len(data)
+                if total > limits.max_expanded_bytes:  # entries are streamed, the archive as a whole is bounded
+                    raise expanded_too_large(label, limits)
+                yield info.filename, data
+
+        unread: list[SkippedFile] = []
+        for name, text in read_texts(entries(), encoding, unread):
+            yield name, _title(name), text
+        if skipped is not None:
+            skipped.extend(unread)
 
 
 def _table_chunks(path: Path, text_column: str, id_column: str | None, chunk_size: int,

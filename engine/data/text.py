@@ -20,7 +20,7 @@ import warnings
 import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -28,6 +28,7 @@ import pandas as pd
 
 from engine.data import _encoding
 from engine.data._csv_quoting import check_quoting
+from engine.data.documents import DOCUMENT_SUFFIXES, DocumentReader, is_document_file
 from engine.data.mbox import mbox_frame
 from engine.errors import (
     CorpusFormatError,
@@ -143,13 +144,38 @@ def _check_encoding(encoding: str | None) -> None:
         _encoding.encoding_name(encoding)
 
 
-# files read as documents (web pages: their markup is left out; e-mail messages: their headers)
-TEXT_SUFFIXES = (".txt", ".html", ".htm", ".xhtml", ".eml")
-NOT_TEXT = "not a .txt, .html or .eml file"
+# files read as documents (web pages: their markup is left out; e-mail messages: their headers; PDF, Word,
+# OpenDocument and EPUB files: their text, by engine.data.documents)
+TEXT_SUFFIXES = (".txt", ".html", ".htm", ".xhtml", ".eml", *DOCUMENT_SUFFIXES)
+NOT_TEXT = "not a .txt, .html, .eml, .pdf, .docx, .odt or .epub file"
 
 
 def _is_text_file(name: str) -> bool:
     return name.lower().endswith(TEXT_SUFFIXES)
+
+
+def read_texts(files: Iterable[tuple[str, bytes]], encoding: str | None, skipped: list[SkippedFile],
+               encodings: dict[str, str] | None = None) -> Iterator[tuple[str, str]]:
+    """``(name, text)`` of each file of :data:`TEXT_SUFFIXES` given as ``(name, bytes)``, in order, read lazily.
+
+    Text files are decoded (their encoding recorded in ``encodings``); PDF, Word, OpenDocument and
+    EPUB files are read by one :class:`~engine.data.documents.DocumentReader`, and one that cannot
+    be read goes to ``skipped`` with the reason (a scan, a password, damage).  Raises
+    FileDecodingError for a text file that cannot be decoded.
+    """
+    with DocumentReader() as reader:
+        for name, data in files:
+            if is_document_file(name):
+                document = reader.read(name, data)
+                if document.text is None:
+                    skipped.append(SkippedFile(name, f"this {document.kind} {document.problem}"))
+                    continue
+                yield name, document.text
+            else:
+                text, used = _encoding.decode(data, name, encoding)
+                if encodings is not None:
+                    encodings[name] = used
+                yield name, text
 
 
 def _title(name: str) -> str:
@@ -157,12 +183,15 @@ def _title(name: str) -> str:
 
 
 def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = None) -> RawDocuments:
-    """Read uploaded text files given as ``(name, bytes)`` pairs.
+    """Read uploaded files given as ``(name, bytes)`` pairs.
 
     The id of a document is its file name, its title the name without its suffix.
     ``.txt`` files are read, and web pages (``.html``, ``.htm``, ``.xhtml``) and e-mail
     messages (``.eml``) as they are: their markup and headers are left out when the corpus
-    is built (``strip_markup``, ``strip_messages``).  Other files are listed in ``skipped``.
+    is built (``strip_markup``, ``strip_messages``).  PDF, Word (``.docx``), OpenDocument
+    (``.odt``) and EPUB files are read as their text (:mod:`engine.data.documents`); one
+    that cannot be read (a scan, a password) is listed in ``skipped`` with the reason, and so
+    are files of other kinds.
 
     Parameters
     ----------
@@ -176,18 +205,21 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
         With ``encodings``, the encoding each file was decoded with.
     """
     _check_encoding(encoding)
-    documents, skipped, encodings = [], [], {}
+    skipped: list[SkippedFile] = []
+    encodings: dict[str, str] = {}
+    readable = []
     for name, data in files:
         if _is_text_file(name):
-            text, encodings[name] = _encoding.decode(data, name, encoding)
-            documents.append(RawDocument(name, _title(name), text))
+            readable.append((name, data))
         else:
             skipped.append(SkippedFile(name, NOT_TEXT))
+    documents = [RawDocument(name, _title(name), text) for name, text in read_texts(readable, encoding, skipped,
+                                                                                   encodings)]
     return RawDocuments(documents, skipped, encodings)
 
 
 def read_folder(path: str | os.PathLike, encoding: str | None = None) -> RawDocuments:
-    """Read every ``.txt``, ``.html`` or ``.eml`` file below a folder (recursively, in sorted order).
+    """Read every file of :data:`TEXT_SUFFIXES` below a folder (recursively, in sorted order).
 
     Document ids are paths relative to the folder, with ``/`` separators. Other
     files are listed in ``skipped``.
@@ -204,9 +236,10 @@ def read_folder(path: str | os.PathLike, encoding: str | None = None) -> RawDocu
     """
     root = Path(path)
     if not root.is_dir():
-        raise NotADirectoryError(f"path must be a folder of .txt, .html or .eml files, got {str(root)!r}")
+        raise NotADirectoryError(f"path must be a folder of text files (.txt, .html, .eml, .pdf, .docx, .odt or "
+                                 f".epub), got {str(root)!r}")
     files = sorted(p for p in root.rglob("*") if p.is_file())
-    # only .txt, .html and .eml files are read; the others are named in `skipped`
+    # only the files of TEXT_SUFFIXES are read; the others are named in `skipped`
     return read_txt_files(((f.relative_to(root).as_posix(), f.read_bytes() if _is_text_file(f.name) else b"")
                            for f in files), encoding)
 
@@ -221,7 +254,7 @@ def _check_entry_name(name: str) -> None:
 
 
 def _zip_text_entries(infos, label: str) -> tuple[list[zipfile.ZipInfo], list[SkippedFile]]:
-    """The .txt, .html and .eml entries of an archive's ``infos``, and the other files with why they are skipped.
+    """The entries of an archive's ``infos`` named in TEXT_SUFFIXES, and the other files with why they are skipped.
 
     Folders are ignored; macOS ``__MACOSX``/``._`` metadata and other files
     are skipped.  Raises UnsafeArchiveError for an absolute or ``..`` path and
@@ -265,7 +298,7 @@ def read_zip(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     encoding: str | None = None,
 ) -> RawDocuments:
-    """Read the ``.txt``, ``.html`` and ``.eml`` entries of a zip archive, guarding against zip bombs.
+    """Read the entries of a zip archive named in :data:`TEXT_SUFFIXES`, guarding against zip bombs.
 
     Parameters
     ----------
@@ -313,17 +346,22 @@ def read_zip(
         )
         if declared > max_total_bytes:
             raise too_large
-        documents, budget, encodings = [], max_total_bytes, {}
-        for info in to_read:
-            # never decompress past the budget, nor past the size the entry declares
-            data = _read_entry(archive, info, min(budget, info.file_size), label)
-            if len(data) > info.file_size:
-                raise _expands_past_declared(info, label)
-            budget -= len(data)
-            if budget < 0:
-                raise too_large
-            text, encodings[info.filename] = _encoding.decode(data, info.filename, encoding)
-            documents.append(RawDocument(info.filename, _title(info.filename), text))
+        budget, encodings = max_total_bytes, {}
+
+        def entries() -> Iterator[tuple[str, bytes]]:
+            nonlocal budget
+            for info in to_read:
+                # never decompress past the budget, nor past the size the entry declares
+                data = _read_entry(archive, info, min(budget, info.file_size), label)
+                if len(data) > info.file_size:
+                    raise _expands_past_declared(info, label)
+                budget -= len(data)
+                if budget < 0:
+                    raise too_large
+                yield info.filename, data
+
+        documents = [RawDocument(name, _title(name), text)
+                     for name, text in read_texts(entries(), encoding, skipped, encodings)]
     return RawDocuments(documents, skipped, encodings)
 
 

@@ -59,7 +59,8 @@ with source_box:
         files = st.file_uploader(
             "Upload documents", accept_multiple_files=True, key=Keys.uploader,
             max_upload_size=max(1, limits.max_total_bytes // 1_000_000),
-            help="Several .txt files, web pages (.html) or e-mails (.eml), one document each; a .zip of them; a "
+            help="Several .txt, PDF, Word (.docx), OpenDocument (.odt) or EPUB files, web pages (.html) or e-mails "
+                 "(.eml), one document each; a .zip of them; a "
                  ".csv, .tsv or .jsonl table (one document per row); a mailbox (.mbox, one document per message); "
                  "or a bag of words: UCI docword.*.txt + "
                  "vocab.*.txt, or LDA-C .dat + vocab.txt.")

@@ -13,6 +13,7 @@ import pytest
 
 import engine
 from engine.data.text import (
+    NOT_TEXT,
     RawDocument,
     RawDocuments,
     SkippedFile,
@@ -78,10 +79,12 @@ def test_decode_text_rejects_a_lying_bom():
 
 
 def test_read_txt_files_reports_non_txt_files():
-    documents = read_txt_files([("a.txt", b"alpha"), ("notes.pdf", b"%PDF"), ("B.TXT", b"beta")])
+    documents = read_txt_files([("a.txt", b"alpha"), ("notes.xlsx", b"PK"), ("B.TXT", b"beta")])
     assert isinstance(documents, RawDocuments) and isinstance(documents, list)
     assert documents == [RawDocument("a.txt", "a", "alpha"), RawDocument("B.TXT", "B", "beta")]
-    assert documents.skipped == (SkippedFile("notes.pdf", "not a .txt, .html or .eml file"),)
+    assert documents.skipped == (SkippedFile("notes.xlsx", "not a .txt, .html, .eml, .pdf, .docx, .odt or .epub "
+                                                           "file"),)
+    assert NOT_TEXT == "not a .txt, .html, .eml, .pdf, .docx, .odt or .epub file"
 
 
 def test_web_pages_are_read_as_documents_and_other_files_skipped(tmp_path):
@@ -90,13 +93,13 @@ def test_web_pages_are_read_as_documents_and_other_files_skipped(tmp_path):
                                 ("notes.md", b"# notes")])
     assert [(d.doc_id, d.title) for d in documents] == [("a.html", "a"), ("b.HTM", "b"), ("c.xhtml", "c")]
     assert documents[0].text == page  # read as written: the corpus leaves the markup out
-    assert documents.skipped == (SkippedFile("notes.md", "not a .txt, .html or .eml file"),)
+    assert documents.skipped == (SkippedFile("notes.md", NOT_TEXT),)
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "index.html").write_text(page, encoding="utf-8")
     (tmp_path / "site" / "style.css").write_text("p {}", encoding="utf-8")
     folder = read_folder(tmp_path / "site")
     assert [d.doc_id for d in folder] == ["index.html"]
-    assert folder.skipped == (SkippedFile("style.css", "not a .txt, .html or .eml file"),)
+    assert folder.skipped == (SkippedFile("style.css", NOT_TEXT),)
     corpus = engine.Corpus.from_documents(folder)
     assert corpus.vectorizer.strip_markup and corpus.vocabulary == ("cafe",) and corpus.n_tokens == 2  # title, body
 
@@ -110,7 +113,7 @@ def test_read_folder_recursive_sorted_with_skipped(tmp_path):
     documents = read_folder(tmp_path)
     assert [d.doc_id for d in documents] == ["a.txt", "b.txt", "sub/c.txt"]
     assert documents[2] == RawDocument("sub/c.txt", "c", "charlie café")
-    assert documents.skipped == (SkippedFile("image.png", "not a .txt, .html or .eml file"),)
+    assert documents.skipped == (SkippedFile("image.png", NOT_TEXT),)
 
 
 def test_read_folder_binary_txt_is_reported_by_name(tmp_path):
@@ -121,7 +124,7 @@ def test_read_folder_binary_txt_is_reported_by_name(tmp_path):
 
 
 def test_read_folder_needs_a_folder(tmp_path):
-    with pytest.raises(NotADirectoryError, match=r"folder of .txt, .html or .eml files"):
+    with pytest.raises(NotADirectoryError, match=r"folder of text files \(.txt, .html, .eml, .pdf"):
         read_folder(tmp_path / "missing")
 
 
@@ -136,7 +139,7 @@ def test_read_zip_path_and_bytes(tmp_path):
         documents = read_zip(source)
         assert documents == [RawDocument("docs/one.txt", "one", "première"),
                              RawDocument("docs/two.txt", "two", "second")]
-        assert documents.skipped == (SkippedFile("docs/table.csv", "not a .txt, .html or .eml file"),
+        assert documents.skipped == (SkippedFile("docs/table.csv", NOT_TEXT),
                                      SkippedFile("__MACOSX/docs/._one.txt", "macOS metadata"))
 
 

@@ -35,7 +35,7 @@ def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
     corpus = uploads.build_corpus(source, dataclasses.replace(PLAIN, strip_markup=True))
     assert "planet" in corpus.vocabulary and not {"html", "body"} & set(corpus.vocabulary)
     assert [s.name for s in corpus.skipped] == ["style.css"]
-    with pytest.raises(uploads.UploadError, match=r"upload .txt files, web pages \(.html\) or e-mails \(.eml\)"):
+    with pytest.raises(uploads.UploadError, match=r"upload .txt files, PDF, Word \(.docx\), OpenDocument \(.odt\) or EPUB files, web pages \(.html\)"):
         uploads.read_upload([("style.css", b"p {}")])
 
 

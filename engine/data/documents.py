@@ -1,0 +1,506 @@
+"""The text of PDF files, Word and OpenDocument documents and EPUB books.
+
+People's own collections are rarely plain text: reports and papers come as PDF, drafts as
+Word (``.docx``) or OpenDocument (``.odt``) files, books as EPUB.  :func:`read_documents` reads
+their text in the order a reader reads it, so they can be uploaded and read like ``.txt`` files;
+a file that cannot be read is returned with the reason, in plain words, never dropped silently.
+
+- **PDF** is read by PDFium (the ``pypdfium2`` package) in a child process
+  (:mod:`engine.data._pdf_child`) whose memory is capped and which is stopped after
+  ``SVI_TOPICS_MAX_DOCUMENT_SECONDS`` per file: a crafted file cannot crash or hang the caller.
+  What the page layout adds to the words is undone (:func:`pdf_pages_text`): a word hyphenated
+  across a line end is joined ("expecta-" + "tions"), the running header or footer repeated on
+  most pages is left out, and ligature characters are read as their letters ("ﬁ" -> "fi").
+  A password-protected PDF, or one that holds images of pages but no text (a scan), is
+  reported as such.
+- **Word** (``.docx``): the body, then the footnotes and endnotes, paragraph by paragraph;
+  deleted tracked changes, the old place of moved text, field codes and comments are left out,
+  and a text box's fallback copy is not read twice.
+- **OpenDocument** (``.odt``): the body's paragraphs, headings and notes; tracked deletions and
+  comments are left out.
+- **EPUB**: the chapters in reading order (the package's spine), without their markup
+  (:func:`engine.data.markup.strip_markup`).  A book whose chapters are encrypted (DRM) is
+  reported as such.
+
+XML is parsed by ``defusedxml`` (no entity expansion, no external resources), and every part of
+an archive is read within the size its entry declares and the ``max_expanded_mb`` limit.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import posixpath
+import re
+import struct
+import subprocess
+import threading
+import zipfile
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote
+
+from defusedxml import ElementTree as SafeElementTree
+from defusedxml.common import DefusedXmlException
+
+from engine.data import _encoding
+from engine.data.markup import strip_markup
+from engine.limits import Limits, current_limits
+from engine.processes import python_command
+
+__all__ = [
+    "DOCUMENT_SUFFIXES",
+    "DocumentReader",
+    "DocumentText",
+    "is_document_file",
+    "pdf_pages_text",
+    "read_documents",
+]
+
+DOCUMENT_SUFFIXES = (".pdf", ".docx", ".odt", ".epub")
+KINDS = {".pdf": "PDF", ".docx": "Word document", ".odt": "OpenDocument text", ".epub": "EPUB book"}
+PDF_MEMORY_BYTES = 2 * 2**30  # the most memory the PDF reader's child process may map
+RUNNING_LINE_PAGES = 4  # a PDF needs this many pages before a line repeated on them counts as a running header
+RUNNING_LINE_SHARE = 0.5  # ... and the line must start or end at least this share of its pages
+
+
+@dataclass(frozen=True)
+class DocumentText:
+    """What :func:`read_documents` made of one file: its text, or why it has none.
+
+    Attributes
+    ----------
+    name : str
+        The file name, as given.
+    text : str or None
+        The text, or None when the file could not be read.
+    problem : str or None
+        Why the file could not be read, in plain words that say what to do
+        ("is protected by a password; ..."), or None.
+    kind : str
+        "PDF", "Word document", "OpenDocument text" or "EPUB book".
+    pages : int
+        The PDF's pages (0 for other kinds and for unread files).
+    """
+
+    name: str
+    text: str | None
+    problem: str | None
+    kind: str
+    pages: int = 0
+
+
+def is_document_file(name: str) -> bool:
+    """Whether :func:`read_documents` reads a file of this name (``.pdf``, ``.docx``, ``.odt``, ``.epub``)."""
+    return name.lower().endswith(DOCUMENT_SUFFIXES)
+
+
+def _suffix(name: str) -> str:
+    return PurePosixPath(name.replace("\\", "/")).suffix.lower()
+
+
+class DocumentReader:
+    """Reads documents one at a time (:meth:`read`); a context manager, as it may hold the PDF reader's child process.
+
+    The child starts at the first PDF and ends with the ``with`` block.
+
+    Parameters
+    ----------
+    limits : Limits, optional
+        ``max_expanded_mb`` bounds what an archive's parts expand to, ``max_document_seconds``
+        the time one PDF may take; by default :func:`engine.current_limits`.
+    """
+
+    def __init__(self, limits: Limits | None = None):
+        self.limits = limits or current_limits()
+        self._pdf = _PdfReader(self.limits)
+
+    def __enter__(self) -> DocumentReader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the PDF reader's child process, if one runs."""
+        self._pdf.close()
+
+    def read(self, name: str, data: bytes) -> DocumentText:
+        """The text of one file, or why it has none; the kind comes from the suffix of ``name``.
+
+        Raises ValueError if ``name`` does not end in ``.pdf``, ``.docx``, ``.odt`` or ``.epub``;
+        nothing is raised for a file's content.
+        """
+        suffix = _suffix(name)
+        if suffix == ".pdf":
+            return self._pdf.read(name, data)
+        if suffix not in _ARCHIVE_READERS:
+            raise ValueError(f"{name!r} is not a .pdf, .docx, .odt or .epub file")
+        try:
+            text = _ARCHIVE_READERS[suffix](data, name, self.limits)
+        except _UnreadableError as exc:
+            return DocumentText(name, None, str(exc), KINDS[suffix])
+        if not any(c.isalnum() for c in text):
+            return DocumentText(name, None, "holds no text", KINDS[suffix])
+        return DocumentText(name, text, None, KINDS[suffix])
+
+
+def read_documents(files: Iterable[tuple[str, bytes]], limits: Limits | None = None) -> Iterator[DocumentText]:
+    """Read the text of each ``(name, bytes)`` file, in order, with one :class:`DocumentReader`.
+
+    A file that cannot be read comes back with ``text`` None and the reason in ``problem``.
+
+    Parameters
+    ----------
+    files : iterable of (str, bytes)
+        Names ending in ``.pdf``, ``.docx``, ``.odt`` or ``.epub``.
+    limits : Limits, optional
+        As for :class:`DocumentReader`.
+
+    Yields
+    ------
+    DocumentText
+    """
+    with DocumentReader(limits) as reader:
+        for name, data in files:
+            yield reader.read(name, data)
+
+
+class _UnreadableError(Exception):
+    """A file's content cannot be read; the message says why and what to do."""
+
+
+# --- PDF -------------------------------------------------------------------------------------------------------
+
+_LENGTH = struct.Struct(">Q")
+_CHILD = str(Path(__file__).with_name("_pdf_child.py"))
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufeff\uffff]")
+_LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+                            "\ufb05": "st", "\ufb06": "st"})
+# PDFium marks a hyphen that ends a line inside a word with U+FFFE and joins the lines
+_SOFT_BREAK = re.compile(r"(\w+)\ufffe\s*(\w*)")
+_DIGITS = re.compile(r"\d+")
+_PDFIUM_DETAIL = re.compile(r"PDFium: ([^()]*)")
+
+
+class _PdfReader:
+    """A child process running :mod:`engine.data._pdf_child`, restarted after a crash or a timeout."""
+
+    def __init__(self, limits: Limits):
+        self.seconds = limits.max_document_seconds
+        self.process: subprocess.Popen | None = None
+
+    def close(self) -> None:
+        self._stop()
+
+    def _start(self) -> subprocess.Popen:
+        statement = f"import runpy; runpy.run_path({_CHILD!r}, run_name='__main__')"
+        return subprocess.Popen(python_command(statement, str(PDF_MEMORY_BYTES)), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def _stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        try:
+            process.stdin.write(_LENGTH.pack(0))
+            process.stdin.close()
+            process.wait(timeout=5)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait()
+        process.stdout.close()
+
+    def read(self, name: str, data: bytes) -> DocumentText:
+        if b"%PDF-" not in data[:1024]:
+            return DocumentText(name, None, "has no PDF header (“%PDF-”): it is damaged or not a PDF; save or "
+                                            "export it as PDF again", "PDF")
+        answer = self._ask(data)
+        if answer is None:
+            return DocumentText(name, None, f"took more than {self.seconds:g} seconds to read (or stopped the "
+                                            "PDF reader); if the file is genuine, raise the environment variable "
+                                            "SVI_TOPICS_MAX_DOCUMENT_SECONDS, or save it as text", "PDF")
+        error = answer.get("error")
+        if error == "password":
+            problem = ("is protected by a password; open it, save a copy without the password (in most viewers: "
+                       "Print, then Save as PDF) and upload that")
+        elif error == "memory":
+            problem = "needs more memory to read than the reader may use; split it into smaller PDF files"
+        elif error:
+            detail = _PDFIUM_DETAIL.search(str(answer.get("detail", "")))
+            problem = (f"is damaged or not a PDF{f' (PDFium: {detail.group(1)})' if detail else ''}; save or "
+                       "export it as PDF again")
+        else:
+            pages = [str(page) for page in answer.get("pages", [])]
+            text = pdf_pages_text(pages)
+            if any(c.isalnum() for c in text):
+                return DocumentText(name, text, None, "PDF", len(pages))
+            problem = (f"holds no text, only images of its {len(pages)} page{'s' if len(pages) != 1 else ''} "
+                       "(a scan?); make its text readable with OCR (for example ocrmypdf) and upload the result")
+        return DocumentText(name, None, problem, "PDF")
+
+    def _ask(self, data: bytes) -> dict | None:
+        """The child's answer for one file, or None when it died or ran out of time (it is then restarted)."""
+        if self.process is None or self.process.poll() is not None:
+            self._stop()
+            self.process = self._start()
+        process = self.process
+        timer = threading.Timer(self.seconds, process.kill)
+        timer.start()
+        try:
+            process.stdin.write(_LENGTH.pack(len(data)))
+            process.stdin.write(data)
+            process.stdin.flush()
+            header = process.stdout.read(_LENGTH.size)
+            (n,) = _LENGTH.unpack(header) if len(header) == _LENGTH.size else (None,)
+            reply = process.stdout.read(n) if n is not None else b""
+            if n is None or len(reply) != n:
+                raise EOFError
+            return json.loads(reply.decode("utf-8"))
+        except (OSError, ValueError, EOFError):
+            process.kill()
+            self._stop()
+            return None
+        finally:
+            timer.cancel()
+
+
+def _running_lines(pages: list[list[str]]) -> set[str]:
+    """The first and last lines of pages that repeat, digits aside, on most pages (running headers, footers)."""
+    if len(pages) < RUNNING_LINE_PAGES:
+        return set()
+    seen: Counter[str] = Counter()
+    for lines in pages:
+        ends = [line for line in (lines[:1] + lines[-1:]) if line.strip()]
+        seen.update({_DIGITS.sub("#", line.strip()) for line in ends})
+    return {line for line, n in seen.items() if n >= RUNNING_LINE_SHARE * len(pages)}
+
+
+def _join_hyphenated(text: str) -> str:
+    """Join the words PDFium found hyphenated across a line end, but keep a hyphen the text writes elsewhere.
+
+    "expecta\\ufffetions" becomes "expectations"; "land\\ufffeuse" stays "land-use" when the text
+    writes "land-use" elsewhere and never "landuse".
+    """
+    if "\ufffe" not in text:
+        return text
+    lowered = text.lower()
+
+    def join(match: re.Match) -> str:
+        first, second = match.group(1), match.group(2)
+        hyphenated = f"{first}-{second}".lower()
+        if second and hyphenated in lowered and (first + second).lower() not in lowered:
+            return f"{first}-{second}"
+        return first + second
+
+    return _SOFT_BREAK.sub(join, text).replace("\ufffe", "-")
+
+
+def pdf_pages_text(pages: list[str]) -> str:
+    """One PDF's text from the text PDFium read of each page.
+
+    Line breaks become ``\\n`` and pages are separated by a blank line; words hyphenated across a
+    line end are joined (:func:`_join_hyphenated`); a first or last line repeated, digits
+    aside, on at least half of four or more pages (a running header, a footer with the page
+    number) is left out; ligatures become their letters; control characters and stray
+    surrogates are removed.
+    """
+    split = [_NOT_TEXT.sub("", page.replace("\r\n", "\n").replace("\r", "\n")).translate(_LIGATURES).split("\n")
+             for page in pages]
+    running = _running_lines(split)
+    kept = []
+    for lines in split:
+        if running:
+            while lines and (not lines[0].strip() or _DIGITS.sub("#", lines[0].strip()) in running):
+                lines = lines[1:]
+            while lines and (not lines[-1].strip() or _DIGITS.sub("#", lines[-1].strip()) in running):
+                lines = lines[:-1]
+        kept.append("\n".join(line.rstrip() for line in lines).strip("\n"))
+    return _join_hyphenated("\n\n".join(page for page in kept if page))
+
+
+# --- Word, OpenDocument and EPUB (zip archives of XML) -------------------------------------------------------
+
+class _Parts:
+    """The parts of a document's zip archive, each read within its declared size and a shared budget."""
+
+    def __init__(self, data: bytes, name: str, limits: Limits, kind: str):
+        self.name, self.kind, self.limits, self.budget = name, kind, limits, limits.max_expanded_bytes
+        if data[:4] == b"\xd0\xcf\x11\xe0":  # an OLE compound file: an encrypted Office file, or an old .doc
+            raise _UnreadableError(f"is protected by a password, or is an older binary {kind}; open it, save it as "
+                              f"{_suffix(name)} without a password, and upload that")
+        try:
+            self.archive = zipfile.ZipFile(io.BytesIO(data))
+        except (zipfile.BadZipFile, ValueError, OSError) as exc:
+            raise _UnreadableError(f"is damaged or not a {kind} ({exc}); save it again as {_suffix(name)}") from None
+        self.infos = {info.filename: info for info in self.archive.infolist()}
+
+    def __contains__(self, part: str) -> bool:
+        return part in self.infos
+
+    def read(self, part: str) -> bytes:
+        info = self.infos.get(part)
+        if info is None:
+            raise _UnreadableError(f"is damaged or not a {self.kind}: it has no part {part!r}; save it again")
+        if info.file_size > self.budget:
+            raise _UnreadableError(f"expands to more than the {self.limits.max_expanded_mb:,.0f} MB the limit "
+                              "max_expanded_mb allows (a possible zip bomb); if it is genuine, raise the "
+                              "environment variable SVI_TOPICS_MAX_EXPANDED_MB")
+        try:
+            with self.archive.open(info) as entry:
+                data = entry.read(info.file_size + 1)
+        except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError, OSError) as exc:
+            raise _UnreadableError(f"is damaged: its part {part!r} cannot be read ({exc}); save it again") from None
+        if len(data) > info.file_size:
+            raise _UnreadableError(f"has a part {part!r} that expands past the size it declares (a possible zip "
+                              "bomb); save it again")
+        self.budget -= len(data)
+        return data
+
+    def xml(self, part: str):
+        try:
+            return SafeElementTree.fromstring(self.read(part), forbid_dtd=True)
+        except (SafeElementTree.ParseError, DefusedXmlException, ValueError) as exc:
+            raise _UnreadableError(f"is damaged: its part {part!r} is not valid XML ({exc}); save it again") from None
+
+
+@dataclass(frozen=True)
+class _XmlText:
+    """How one XML vocabulary holds text: which elements' text to take, what to add, what to skip."""
+
+    texts: frozenset[str]  # elements whose .text is text (all elements when empty, with their tails)
+    inserts: dict[str, str]  # elements read as a fixed string (a tab, a line break)
+    breaks: frozenset[str]  # elements followed by a line break (paragraphs, headings)
+    skipped: frozenset[str]  # elements left out with everything inside them
+    spaces: str = ""  # the element whose "c" attribute counts spaces (ODF's text:s)
+
+
+def _xml_text(root, rules: _XmlText) -> str:
+    """The text of an XML tree in document order, walked without recursion (a deep tree cannot overflow)."""
+    mixed = not rules.texts  # mixed content: every element's text and tail count
+    out: list[str] = []
+    stack = [(root, False)]
+    while stack:
+        element, closing = stack.pop()
+        tag = element.tag
+        if closing:
+            if tag in rules.breaks:
+                out.append("\n")
+            if mixed and element.tail:
+                out.append(element.tail)
+            continue
+        if tag in rules.skipped or not isinstance(tag, str):
+            if mixed and element.tail:
+                out.append(element.tail)
+            continue
+        if tag in rules.inserts:
+            out.append(rules.inserts[tag])
+        elif tag == rules.spaces:
+            count = element.get(rules.spaces.replace("}s", "}c"), "1")
+            out.append(" " * min(int(count), 1000) if count.isdigit() else " ")
+        if element.text and (mixed or tag in rules.texts):
+            out.append(element.text)
+        stack.append((element, True))
+        stack.extend((child, False) for child in reversed(element))
+    return "".join(out)
+
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_WORD = _XmlText(
+    texts=frozenset({_W + "t"}),
+    inserts={_W + "tab": "\t", _W + "br": "\n", _W + "cr": "\n", _W + "noBreakHyphen": "-"},
+    breaks=frozenset({_W + "p"}),
+    # the old place of moved text; a drawing's fallback copy of a text box; comments' anchors hold no text
+    skipped=frozenset({_W + "moveFrom", _MC + "Fallback", _W + "delText", _W + "instrText"}),
+)
+_RELATIONSHIPS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+_OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+
+
+def _word_text(data: bytes, name: str, limits: Limits) -> str:
+    parts = _Parts(data, name, limits, KINDS[".docx"])
+    main = "word/document.xml"
+    if "_rels/.rels" in parts:
+        for relation in parts.xml("_rels/.rels").iter(_RELATIONSHIPS + "Relationship"):
+            if relation.get("Type") == _OFFICE_DOCUMENT and relation.get("Target"):
+                main = posixpath.normpath(unquote(relation.get("Target")).lstrip("/"))
+    texts = [_xml_text(parts.xml(main), _WORD)]
+    folder = posixpath.dirname(main)
+    for notes in ("footnotes.xml", "endnotes.xml"):
+        path = posixpath.join(folder, notes)
+        if path in parts:
+            texts.append(_xml_text(parts.xml(path), _WORD))
+    return "\n".join(text.strip("\n") for text in texts if text.strip())
+
+
+_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+_ODF = _XmlText(
+    texts=frozenset(),
+    inserts={_TEXT + "tab": "\t", _TEXT + "line-break": "\n", _TEXT + "note-body": " "},
+    breaks=frozenset({_TEXT + "p", _TEXT + "h"}),
+    skipped=frozenset({_TEXT + "tracked-changes", _OFFICE + "annotation", _TEXT + "note-citation",
+                       _TEXT + "sequence-decls", _OFFICE + "forms", _OFFICE + "scripts",
+                       _OFFICE + "font-face-decls", _OFFICE + "automatic-styles"}),
+    spaces=_TEXT + "s",
+)
+
+
+def _odf_text(data: bytes, name: str, limits: Limits) -> str:
+    parts = _Parts(data, name, limits, KINDS[".odt"])
+    root = parts.xml("content.xml")
+    body = root.find(f"{_OFFICE}body")
+    text = _xml_text(body if body is not None else root, _ODF)
+    return re.sub(r"[^\S\n]*\n[^\S\n]*(?=\n)", "", text).strip("\n")  # the lines between paragraphs, once
+
+
+_CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
+_OPF = "{http://www.idpf.org/2007/opf}"
+_ENCRYPTION = "{http://www.w3.org/2001/04/xmlenc#}"
+# fonts are often obfuscated by these; that hides no text
+_HEAD = re.compile(r"<head\b.*?</head\s*>", re.IGNORECASE | re.DOTALL)
+_FONT_OBFUSCATION = ("http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC")
+
+
+def _epub_text(data: bytes, name: str, limits: Limits) -> str:
+    parts = _Parts(data, name, limits, KINDS[".epub"])
+    rootfile = parts.xml("META-INF/container.xml").find(f".//{_CONTAINER}rootfile")
+    if rootfile is None or not rootfile.get("full-path"):
+        raise _UnreadableError("is damaged: its META-INF/container.xml names no package file; save it again")
+    opf_path = posixpath.normpath(unquote(rootfile.get("full-path")))
+    package = parts.xml(opf_path)
+    folder = posixpath.dirname(opf_path)
+    manifest = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
+    encrypted = set()
+    if "META-INF/encryption.xml" in parts:
+        for entry in parts.xml("META-INF/encryption.xml").iter(f"{_ENCRYPTION}EncryptedData"):
+            method = entry.find(f"{_ENCRYPTION}EncryptionMethod")
+            reference = entry.find(f".//{_ENCRYPTION}CipherReference")
+            if reference is not None and (method is None or method.get("Algorithm") not in _FONT_OBFUSCATION):
+                encrypted.add(posixpath.normpath(unquote(reference.get("URI", ""))))
+    chapters = []
+    for itemref in package.iter(f"{_OPF}itemref"):
+        item = manifest.get(itemref.get("idref"))
+        if item is None or not item.get("href"):
+            continue
+        path = posixpath.normpath(posixpath.join(folder, unquote(item.get("href").split("#")[0])))
+        if path in encrypted:
+            raise _UnreadableError("is protected by DRM (its chapters are encrypted); only a book without DRM can be "
+                              "read")
+        if "html" not in (item.get("media-type") or "") or path not in parts:
+            continue
+        try:
+            markup = _encoding.decode(parts.read(path), f"{name}:{path}")[0]
+        except ValueError as exc:
+            raise _UnreadableError(f"has a chapter that cannot be decoded ({exc})") from None
+        chapters.append(strip_markup(_HEAD.sub("", markup)).strip())  # a chapter's <title> repeats the book's
+    if not any(chapters):
+        raise _UnreadableError("holds no chapters of text (its spine lists none); save it again")
+    return "\n\n".join(chapter for chapter in chapters if chapter)
+
+
+_ARCHIVE_READERS = {".docx": _word_text, ".odt": _odf_text, ".epub": _epub_text}

@@ -1,0 +1,128 @@
+"""Small PDF, Word, OpenDocument and EPUB files written from scratch, so the readers' tests know their content.
+
+Each writer follows the format's specification with the fewest parts a reader needs; the PDF
+writer places lines of text on pages with a standard font (Helvetica), as a word processor's
+export does, with a correct cross-reference table.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from xml.sax.saxutils import escape
+
+
+def _pdf_string(text: str) -> str:
+    return "(" + text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ")"
+
+
+def make_pdf(pages: list[list[str]], *, info_title: str | None = None) -> bytes:
+    """A PDF whose page i shows the lines ``pages[i]`` from the top (Latin-1 text, Helvetica 11 pt)."""
+    objects: list[bytes] = []
+    n_pages = len(pages)
+    font_id = 3 + 2 * n_pages
+    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(n_pages))
+    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
+    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {n_pages} >>".encode())
+    for i, lines in enumerate(pages):
+        content = "BT /F1 11 Tf 14 TL 72 760 Td " + " ".join(f"{_pdf_string(line)} Tj T*" for line in lines) + " ET"
+        stream = content.encode("latin-1")
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 "
+                       f"{font_id} 0 R >> >> /Contents {4 + 2 * i} 0 R >>".encode())
+        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    if info_title is not None:
+        objects.append(f"<< /Title {_pdf_string(info_title)} >>".encode("latin-1"))
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    for offset in offsets:
+        out.write(b"%010d 00000 n \n" % offset)
+    info = f" /Info {len(objects)} 0 R" if info_title is not None else ""
+    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{info} >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    return out.getvalue()
+
+
+def _zip(parts: dict[str, str | bytes], first: tuple[str, str] | None = None) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        if first is not None:  # EPUB and ODF: the mimetype entry first, stored
+            archive.writestr(zipfile.ZipInfo(first[0]), first[1], compress_type=zipfile.ZIP_STORED)
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def word_paragraph(text: str) -> str:
+    """A Word paragraph of one run (tabs in ``text`` become <w:tab/>)."""
+    runs = "<w:tab/>".join(f'<w:t xml:space="preserve">{escape(part)}</w:t>' for part in text.split("\t"))
+    return f"<w:p><w:r>{runs}</w:r></w:p>"
+
+
+def make_docx(body_xml: str, *, footnotes_xml: str | None = None, main: str = "word/document.xml") -> bytes:
+    """A .docx whose document body is ``body_xml`` (``<w:p>`` elements), with optional footnotes."""
+    document = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document xmlns:w="{W}" '
+                'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006">'
+                f"<w:body>{body_xml}</w:body></w:document>")
+    parts: dict[str, str | bytes] = {
+        "[Content_Types].xml": '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+                               'content-types"/>',
+        "_rels/.rels": ('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+                        'relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/'
+                        f'officeDocument/2006/relationships/officeDocument" Target="{main}"/></Relationships>'),
+        main: document,
+    }
+    if footnotes_xml is not None:
+        parts[main.rsplit("/", 1)[0] + "/footnotes.xml"] = (f'<?xml version="1.0"?><w:footnotes xmlns:w="{W}">'
+                                                             f"{footnotes_xml}</w:footnotes>")
+    return _zip(parts)
+
+
+def make_odt(body_xml: str) -> bytes:
+    """An .odt whose office:text holds ``body_xml`` (``<text:p>`` and ``<text:h>`` elements)."""
+    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+               'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+               'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
+               f"<office:body><office:text>{body_xml}</office:text></office:body></office:document-content>")
+    return _zip({"content.xml": content, "META-INF/manifest.xml": "<manifest/>"},
+                first=("mimetype", "application/vnd.oasis.opendocument.text"))
+
+
+def make_epub(chapters: list[str], *, encrypted: list[str] = (), algorithm: str = "http://www.w3.org/2001/04/"
+              "xmlenc#aes128-cbc", folder: str = "OEBPS") -> bytes:
+    """An EPUB whose spine lists ``chapters`` (each an XHTML body's inner markup), in order.
+
+    The manifest lists them in reverse, so a reader that follows the manifest instead of the
+    spine reads them in the wrong order.  ``encrypted`` names chapter files ("c1.xhtml") that
+    META-INF/encryption.xml lists as encrypted with ``algorithm``.
+    """
+    names = [f"c{i + 1}.xhtml" for i in range(len(chapters))]
+    manifest = "".join(f'<item id="i{i}" href="{name}" media-type="application/xhtml+xml"/>'
+                       for i, name in reversed(list(enumerate(names))))
+    spine = "".join(f'<itemref idref="i{i}"/>' for i in range(len(names)))
+    parts: dict[str, str | bytes] = {
+        "META-INF/container.xml": ('<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
+                                   'opendocument:xmlns:container"><rootfiles><rootfile full-path="'
+                                   f'{folder}/content.opf" media-type="application/oebps-package+xml"/>'
+                                   "</rootfiles></container>"),
+        f"{folder}/content.opf": ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
+                                  f'version="3.0"><manifest>{manifest}</manifest><spine>{spine}</spine></package>'),
+    }
+    for name, chapter in zip(names, chapters, strict=True):
+        parts[f"{folder}/{name}"] = ('<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE html><html xmlns="http://www.'
+                                     f'w3.org/1999/xhtml"><head><title>t</title></head><body>{chapter}</body></html>')
+    if encrypted:
+        data = "".join(f'<EncryptedData xmlns="http://www.w3.org/2001/04/xmlenc#"><EncryptionMethod Algorithm="'
+                       f'{algorithm}"/><CipherData><CipherReference URI="{folder}/{name}"/></CipherData>'
+                       "</EncryptedData>" for name in encrypted)
+        parts["META-INF/encryption.xml"] = ('<?xml version="1.0"?><encryption xmlns="urn:oasis:names:tc:'
+                                            f'opendocument:xmlns:container">{data}</encryption>')
+    return _zip(parts, first=("mimetype", "application/epub+zip"))
