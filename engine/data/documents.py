@@ -238,8 +238,9 @@ class _PdfReader:
             text = pdf_pages_text(pages)
             if any(c.isalnum() for c in text):
                 return DocumentText(name, text, None, "PDF", len(pages))
-            problem = (f"holds no text, only images of its {len(pages)} page{'s' if len(pages) != 1 else ''} "
-                       "(a scan?); make its text readable with OCR (for example ocrmypdf) and upload the result")
+            problem = (f"holds no text on its {len(pages)} page{'s' if len(pages) != 1 else ''} (a scan, whose "
+                       "pages are images?); make its text readable with OCR (for example ocrmypdf) and upload "
+                       "the result")
         return DocumentText(name, None, problem, "PDF")
 
     def _ask(self, data: bytes) -> dict | None:

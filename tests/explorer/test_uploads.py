@@ -35,7 +35,8 @@ def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
     corpus = uploads.build_corpus(source, dataclasses.replace(PLAIN, strip_markup=True))
     assert "planet" in corpus.vocabulary and not {"html", "body"} & set(corpus.vocabulary)
     assert [s.name for s in corpus.skipped] == ["style.css"]
-    with pytest.raises(uploads.UploadError, match=r"upload .txt files, PDF, Word \(.docx\), OpenDocument \(.odt\) or EPUB files, web pages \(.html\)"):
+    with pytest.raises(uploads.UploadError, match=r"upload .txt files, PDF, Word \(.docx\), "
+                                                    r"OpenDocument \(.odt\) or EPUB files, web pages \(.html\)"):
         uploads.read_upload([("style.css", b"p {}")])
 
 
@@ -132,13 +133,26 @@ def test_other_encodings_are_decoded():
     ("empty", uploads.UploadError, "empty"),
     ("binary", FileDecodingError, "binary"),
     ("csv without text", uploads.UploadError, "no column with text"),
-    ("unsupported", uploads.UploadError, "Cannot read 'slides.pdf'"),
+    ("unsupported", uploads.UploadError, "Cannot read 'slides.pptx': export it as PDF, and upload that"),
+    ("damaged pdf", uploads.UploadError, "Cannot read 'slides.pdf': this PDF is damaged or not a PDF"),
+    ("scanned pdf", uploads.UploadError, r"Cannot read 'scan.pdf': this PDF holds no text on its 2 pages \(a scan.*"
+                                         r"OCR.*\(1 other file could not be read either\)"),
     ("bag of words without vocabulary", uploads.UploadError, "vocabulary"),
     ("not a zip", EngineError, "not a valid zip"),
 ])
 def test_bad_uploads_say_what_is_wrong(kind, error, words):
     with pytest.raises(error, match=words):
         uploads.build_corpus(uploads.read_upload(data.BAD[kind]), PLAIN)
+
+
+def test_pdf_word_opendocument_and_epub_files_are_read_as_documents():
+    source = uploads.read_upload(data.office_documents())
+    assert isinstance(source, uploads.TextSource) and source.n_rows == 6 and source.name == "6 files"
+    assert [d.text for d in source.documents] == [t if i % 4 else f"{t[:60]}\n{t[60:]}"
+                                                  for i, t in enumerate(data.TEXTS)]
+    corpus = uploads.build_corpus(source, PLAIN)
+    assert corpus.n_docs == 6 and {"planet", "bread", "garlic"} <= set(corpus.vocabulary)
+    assert uploads.encodings_of(source) == {}  # nothing was decoded as text, so no encoding is named
 
 
 def test_limits():

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from engine.data.bow_formats import write_ldac, write_uci
 from engine.data.corpus import Corpus
+from tests.engine._documents import make_docx, make_epub, make_odt, make_pdf, word_paragraph
 
 TEXTS = [
     "The planet orbits a distant star; the rocket launch was delayed by the comet.",
@@ -107,6 +108,13 @@ def text_files() -> list[tuple[str, bytes]]:
     return [(f"doc{i}.txt", text.encode("utf-8")) for i, text in enumerate(TEXTS)]
 
 
+def office_documents() -> list[tuple[str, bytes]]:
+    """:data:`TEXTS` as two PDF files, two Word files, an OpenDocument text and an EPUB book."""
+    writers = [("pdf", lambda t: make_pdf([[t[:60], t[60:]]])), ("docx", lambda t: make_docx(word_paragraph(t))),
+               ("odt", lambda t: make_odt(f"<text:p>{t}</text:p>")), ("epub", lambda t: make_epub([f"<p>{t}</p>"]))]
+    return [(f"doc{i}.{writers[i % 4][0]}", writers[i % 4][1](text)) for i, text in enumerate(TEXTS)]
+
+
 def zip_of_texts() -> list[tuple[str, bytes]]:
     return zip_upload("docs.zip", {**{f"docs/{name}": data for name, data in text_files()},
                                    "docs/readme.pdf": b"%PDF-1.4"})
@@ -160,7 +168,9 @@ BAD = {
     "empty": [("empty.txt", b"")],
     "binary": [("image.txt", bytes(range(256)) * 4)],
     "csv without text": [("numbers.csv", b"a,b\n1,2\n3,4\n")],
-    "unsupported": [("slides.pdf", b"%PDF-1.4 ...")],
+    "unsupported": [("slides.pptx", b"PK\x03\x04")],
+    "damaged pdf": [("slides.pdf", b"%PDF-1.4 ...")],
+    "scanned pdf": [("scan.pdf", make_pdf([[], []])), ("scan2.pdf", make_pdf([[]]))],
     "bag of words without vocabulary": [("docword.x.txt", b"1\n2\n1\n1 1 3\n")],
     "not a zip": [("broken.zip", b"this is not a zip archive")],
 }

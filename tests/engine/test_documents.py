@@ -1,0 +1,267 @@
+"""PDF, Word, OpenDocument and EPUB files read as text (engine/data/documents.py), on files written from scratch."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+import engine
+from engine.data.documents import DocumentReader, pdf_pages_text, read_documents
+from engine.data.text import SkippedFile, read_folder, read_txt_files, read_zip
+from engine.limits import Limits
+from tests.engine._documents import make_docx, make_epub, make_odt, make_pdf, word_paragraph
+
+REPORT = [["Annual report of the river authority", "The river rose in spring and the dams held."],
+          ["Annual report 2 of 5", "Floods were expecta-", "tions of every farmer along the valley."],
+          ["Annual report 3 of 5", "The valley's farms gave a fine harvest of wheat."],
+          ["Annual report 4 of 5", "Wheat prices fell while the dams were mended."],
+          ["Annual report 5 of 5", "The authority thanks its engineers."]]
+
+
+def _read(name: str, data: bytes, **limits) -> engine.DocumentText:
+    (document,) = read_documents([(name, data)], Limits(**limits) if limits else None)
+    return document
+
+
+# ------------------------------------------------------------------------------------------------ PDF
+def test_a_pdf_is_read_page_by_page_in_order():
+    document = _read("report.pdf", make_pdf([["First page, first line", "first page, second line"],
+                                             ["Second page"]]))
+    assert document.problem is None and document.kind == "PDF" and document.pages == 2
+    assert document.text == "First page, first line\nfirst page, second line\n\nSecond page"
+
+
+def test_a_pdf_loses_its_running_header_and_joins_words_hyphenated_at_line_ends():
+    text = _read("report.pdf", make_pdf(REPORT)).text
+    # "Annual report N of 5" heads 4 of 5 pages (digits aside): left out, also the one page 1 does not repeat
+    assert "Annual report" not in text.replace("Annual report of the river authority", "")
+    assert "Annual report of the river authority" in text  # page 1's own first line differs: kept
+    assert "Floods were expectations of every farmer" in text
+    assert "expecta-" not in text and "\ufffe" not in text
+
+
+def test_running_lines_need_four_pages_and_half_of_them():
+    three = [["Header", "body one"], ["Header", "body two"], ["Header", "body three"]]
+    assert pdf_pages_text(["\r\n".join(p) for p in three]).count("Header") == 3
+    four = [["Header 1", "body one"], ["Header 2", "body two"], ["Other 3", "body three"], ["Other 4", "body four"]]
+    text = pdf_pages_text(["\r\n".join(p) for p in four])
+    assert "Header" not in text and "Other" not in text  # each repeats on half of the pages, digits aside
+    once = [["Header", "body one"], ["Title", "body two"], ["x", "body three"], ["y", "body four"]]
+    assert pdf_pages_text(["\r\n".join(p) for p in once]).count("body") == 4
+
+
+def test_a_hyphen_the_text_writes_elsewhere_is_kept_at_a_line_end():
+    pages = ["The land\ufffeuse plan and other land-use rules.", "Expecta\ufffetions ran high; expectations fell."]
+    text = pdf_pages_text(pages)
+    assert "land-use plan" in text and "Expectations ran high" in text
+
+
+def test_ligatures_control_characters_and_surrogates_are_cleaned():
+    text = pdf_pages_text(["\ufb01rst e\ufb00ort, \ufb02ow\x00\x07 and \ud800odd"])
+    assert text == "first effort, flow and odd"
+
+
+def test_a_password_protected_pdf_says_so():
+    pdf = make_pdf([["Secret words"]])
+    encrypted = pdf.replace(b"/Root 1 0 R", b"/Root 1 0 R /Encrypt << /Filter /Standard /V 1 /R 2 /O <"
+                            + b"11" * 32 + b"> /U <" + b"22" * 32 + b"> /P -4 >> /ID [<" + b"ab" * 16 + b"> <"
+                            + b"ab" * 16 + b">]")
+    document = _read("secret.pdf", encrypted)
+    assert document.text is None and document.problem.startswith("is protected by a password")
+
+
+def test_a_pdf_without_text_is_reported_as_a_possible_scan():
+    document = _read("scan.pdf", make_pdf([[], []]))
+    assert document.text is None and "holds no text on its 2 pages" in document.problem
+    assert "OCR" in document.problem
+
+
+@pytest.mark.parametrize(("data", "words"), [
+    (b"%PDF-1.7\nnot really a pdf", "is damaged or not a PDF (PDFium: "),
+    (b"PK\x03\x04 a zip", "has no PDF header"),
+    (b"", "has no PDF header"),
+])
+def test_a_damaged_pdf_says_what_to_do(data, words):
+    document = _read("bad.pdf", data)
+    assert document.text is None and words in document.problem and "save or export it as PDF again" in \
+        document.problem
+
+
+def test_a_pdf_that_takes_too_long_is_reported_and_the_next_is_read():
+    with DocumentReader(Limits(max_document_seconds=1e-9)) as reader:
+        slow = reader.read("slow.pdf", make_pdf(REPORT))
+        assert slow.text is None and "took more than" in slow.problem
+        assert "SVI_TOPICS_MAX_DOCUMENT_SECONDS" in slow.problem
+        reader._pdf.seconds = 60  # the child was killed; a new one starts for the next file
+        assert reader.read("next.pdf", make_pdf([["Next file"]])).text == "Next file"
+
+
+def test_the_reader_starts_a_new_child_when_one_dies():
+    with DocumentReader() as reader:
+        assert reader.read("a.pdf", make_pdf([["one"]])).text == "one"
+        process = reader._pdf.process
+        process.kill()
+        process.wait()
+        assert reader.read("b.pdf", make_pdf([["two"]])).text == "two"
+        assert reader._pdf.process is not process
+    assert reader._pdf.process is None and process.returncode is not None
+
+
+def test_the_child_ends_with_the_reader():
+    reader = DocumentReader()
+    reader.read("a.pdf", make_pdf([["one"]]))
+    process = reader._pdf.process
+    reader.close()
+    assert process.poll() is not None
+
+
+# ------------------------------------------------------------------------------------------------ Word
+def test_a_word_document_reads_paragraphs_tabs_and_footnotes():
+    body = word_paragraph("Dear reader,\tthe harvest") + word_paragraph("was good.")
+    document = _read("letter.docx", make_docx(body, footnotes_xml='<w:footnote w:id="1"><w:p><w:r><w:t>Wheat, '
+                                                                   "mostly.</w:t></w:r></w:p></w:footnote>"))
+    assert document.problem is None and document.kind == "Word document"
+    assert document.text == "Dear reader,\tthe harvest\nwas good.\nWheat, mostly."
+
+
+def test_a_word_document_leaves_out_deletions_moves_field_codes_and_fallback_copies():
+    body = ("<w:p><w:r><w:t>kept</w:t></w:r><w:del><w:r><w:delText> deleted</w:delText></w:r></w:del>"
+            "<w:ins><w:r><w:t> inserted</w:t></w:r></w:ins></w:p>"
+            "<w:p><w:moveFrom><w:r><w:t>moved away</w:t></w:r></w:moveFrom></w:p>"
+            "<w:p><w:moveTo><w:r><w:t>moved here</w:t></w:r></w:moveTo></w:p>"
+            "<w:p><w:r><w:fldChar/></w:r><w:r><w:instrText> PAGE </w:instrText></w:r><w:r><w:t>7</w:t></w:r></w:p>"
+            "<w:p><w:r><w:t>in</w:t></w:r><w:r><w:noBreakHyphen/><w:t>line</w:t></w:r></w:p>"
+            "<w:p><mc:AlternateContent><mc:Choice><w:r><w:t>a text box</w:t></w:r></mc:Choice><mc:Fallback><w:r>"
+            "<w:t>a text box</w:t></w:r></mc:Fallback></mc:AlternateContent></w:p>")
+    text = _read("draft.docx", make_docx(body)).text
+    assert text.split("\n") == ["kept inserted", "", "moved here", "7", "in-line", "a text box"]
+
+
+def test_a_word_document_follows_its_relationships_to_the_main_part():
+    data = make_docx(word_paragraph("from the named part"), main="word/document2.xml")
+    assert _read("named.docx", data).text == "from the named part"
+
+
+def test_an_encrypted_or_old_word_file_says_what_to_do():
+    document = _read("old.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(512))
+    assert document.text is None and "protected by a password, or is an older binary Word document" in \
+        document.problem and "save it as .docx" in document.problem
+
+
+def test_a_damaged_word_file_says_so():
+    assert "is damaged or not a Word document" in _read("x.docx", b"not a zip").problem
+    empty = io.BytesIO()
+    with zipfile.ZipFile(empty, "w") as archive:
+        archive.writestr("hello.txt", "hi")
+    assert "has no part 'word/document.xml'" in _read("x.docx", empty.getvalue()).problem
+    broken = make_docx("<w:p><w:r><w:t>unclosed")
+    assert "is not valid XML" in _read("x.docx", broken).problem
+
+
+def test_xml_entities_are_refused():
+    laughs = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>'
+              '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r>'
+              "<w:t>&lol2;</w:t></w:r></w:p></w:body></w:document>")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("word/document.xml", laughs)
+    document = _read("bomb.docx", out.getvalue())
+    assert document.text is None and "is not valid XML" in document.problem
+
+
+def test_a_part_larger_than_the_limit_is_refused_before_it_is_read():
+    data = make_docx(word_paragraph("x" * 50_000))
+    document = _read("big.docx", data, max_expanded_mb=0.01)
+    assert document.text is None and "SVI_TOPICS_MAX_EXPANDED_MB" in document.problem
+
+
+def test_a_deep_tree_is_walked_without_recursion():
+    depth = 5000
+    body = "<w:p>" + "<w:ins>" * depth + "<w:r><w:t>deep</w:t></w:r>" + "</w:ins>" * depth + "</w:p>"
+    assert _read("deep.docx", make_docx(body)).text == "deep"
+
+
+# ------------------------------------------------------------------------------------------------ OpenDocument
+def test_an_opendocument_text_reads_spaces_notes_and_leaves_out_deletions_and_comments():
+    body = ('<text:h>River report</text:h><text:p>One<text:s text:c="3"/>two <text:span>three</text:span>'
+            "<text:tab/>four<text:line-break/>five<text:note><text:note-citation>1</text:note-citation>"
+            "<text:note-body><text:p>a note</text:p></text:note-body></text:note> six</text:p>"
+            "<text:tracked-changes><text:changed-region><text:deletion><text:p>deleted words</text:p>"
+            "</text:deletion></text:changed-region></text:tracked-changes>"
+            '<text:p>seven<office:annotation xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0">'
+            "<text:p>a comment</text:p></office:annotation> eight</text:p>")
+    document = _read("report.odt", make_odt(body))
+    assert document.problem is None and document.kind == "OpenDocument text"
+    assert document.text == "River report\nOne   two three\tfour\nfive a note\n six\nseven eight"
+
+
+# ------------------------------------------------------------------------------------------------ EPUB
+def test_an_epub_is_read_in_spine_order_without_markup_or_head():
+    data = make_epub(["<h1>Chapter One</h1><p>It was a dark &amp; stormy night.</p>", "<p>Chapter two.</p>"])
+    document = _read("novel.epub", data)
+    assert document.problem is None and document.kind == "EPUB book"
+    assert document.text == "Chapter One\n\nIt was a dark & stormy night.\n\nChapter two."
+
+
+def test_an_epub_with_encrypted_chapters_says_it_has_drm_but_obfuscated_fonts_are_fine():
+    locked = _read("locked.epub", make_epub(["<p>text</p>"], encrypted=["c1.xhtml"]))
+    assert locked.text is None and "protected by DRM" in locked.problem
+    fonts = make_epub(["<p>text</p>"], encrypted=["c1.xhtml"], algorithm="http://www.idpf.org/2008/embedding")
+    assert _read("fonts.epub", fonts).text == "text"
+
+
+def test_an_epub_without_a_package_says_so():
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("META-INF/container.xml", '<container xmlns="urn:oasis:names:tc:opendocument:xmlns:'
+                                                   'container"><rootfiles/></container>')
+    assert "names no package file" in _read("x.epub", out.getvalue()).problem
+
+
+# ------------------------------------------------------------------------------------------------ the readers
+def test_uploaded_files_mix_text_and_documents_and_list_the_unreadable_with_why():
+    files = [("a.txt", b"plain text"), ("b.pdf", make_pdf([["a pdf"]])), ("c.docx", make_docx(word_paragraph(
+        "a word file"))), ("scan.pdf", make_pdf([[]])), ("d.epub", make_epub(["<p>a book</p>"])),
+             ("e.odt", make_odt("<text:p>an odt</text:p>"))]
+    documents = read_txt_files(files)
+    assert [(d.doc_id, d.title, d.text) for d in documents] == [
+        ("a.txt", "a", "plain text"), ("b.pdf", "b", "a pdf"), ("c.docx", "c", "a word file"),
+        ("d.epub", "d", "a book"), ("e.odt", "e", "an odt")]
+    (skipped,) = documents.skipped
+    assert skipped.name == "scan.pdf" and skipped.reason.startswith("this PDF holds no text")
+    assert documents.encodings == {"a.txt": "utf-8"}
+
+
+def test_zip_archives_and_folders_hold_documents(tmp_path):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("docs/one.pdf", make_pdf([["first"]]))
+        archive.writestr("docs/two.docx", make_docx(word_paragraph("second")))
+    documents = read_zip(out.getvalue())
+    assert [(d.doc_id, d.text) for d in documents] == [("docs/one.pdf", "first"), ("docs/two.docx", "second")]
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.pdf").write_bytes(make_pdf([["alpha"]]))
+    (tmp_path / "sub" / "b.epub").write_bytes(make_epub(["<p>beta</p>"]))
+    (tmp_path / "c.docx").write_bytes(b"broken")
+    documents = read_folder(tmp_path)
+    assert [(d.doc_id, d.text) for d in documents] == [("a.pdf", "alpha"), ("sub/b.epub", "beta")]
+    assert [s.name for s in documents.skipped] == ["c.docx"]
+
+
+def test_a_disk_corpus_streams_documents_as_the_corpus_reads_them(tmp_path):
+    source = tmp_path / "docs"
+    source.mkdir()
+    for i, (words, kind) in enumerate([("rivers dams floods", "pdf"), ("wheat farms harvest", "docx"),
+                                       ("rivers wheat valley", "epub"), ("floods farms valley", "odt")]):
+        data = {"pdf": lambda w: make_pdf([[w]]), "docx": lambda w: make_docx(word_paragraph(w)),
+                "epub": lambda w: make_epub([f"<p>{w}</p>"]), "odt": lambda w: make_odt(f"<text:p>{w}</text:p>")}
+        (source / f"{i}.{kind}").write_bytes(data[kind](words))
+    (source / "scan.pdf").write_bytes(make_pdf([[]]))
+    disk = engine.DiskCorpus.from_texts(source, tmp_path / "out", stop_words=None)
+    memory = engine.Corpus.from_documents(read_folder(source), stop_words=None)
+    assert disk.vocabulary == memory.vocabulary and disk.doc_ids == tuple(memory.doc_ids)
+    assert (disk.subset_to_memory(slice(None)).counts != memory.counts).nnz == 0
+    assert [s.name for s in disk.skipped] == ["scan.pdf"]
+    assert disk.skipped[0] == SkippedFile("scan.pdf", memory.skipped[0].reason)
