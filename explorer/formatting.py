@@ -71,3 +71,8 @@ def plural(n: int, singular: str, plural_form: str | None = None) -> str:
     """``plural(1, "document") -> "1 document"``, ``plural(1200, "document") -> "1,200 documents"``."""
     word = singular if n == 1 else (plural_form or singular + "s")
     return f"{count(n)} {word}"
+
+
+def join_and(items: list[str]) -> str:
+    """``["a", "b", "c"] -> "a, b and c"``; one item as it is, none as ""."""
+    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)

@@ -16,6 +16,7 @@ explorer's own (:class:`UploadLimits`).
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import io
 import re
@@ -64,6 +65,7 @@ __all__ = [
     "UploadError",
     "UploadLimits",
     "build_corpus",
+    "documents_note",
     "encoding_note",
     "encodings_of",
     "language_guess",
@@ -410,6 +412,25 @@ def passages_suggested(source: Source, text_column: str | None = None) -> int | 
     if not 0 < len(texts) < FEW_DOCUMENTS or sum(len(text.split()) for text in texts) < 2 * PASSAGE_WORDS * len(texts):
         return None
     return sum(max(1, len(passage_spans(text))) for text in texts)
+
+
+_DOCUMENT_KINDS = {".pdf": "PDF file", ".docx": "Word document", ".odt": "OpenDocument text", ".epub": "EPUB book"}
+
+
+def documents_note(source: Source) -> str | None:
+    """What was read of uploaded PDF, Word, OpenDocument and EPUB files ("Read the text of 3 PDF files and ..."),
+    or None when there are none."""
+    if not isinstance(source, TextSource):
+        return None
+    kinds = collections.Counter(_suffix(document.doc_id) for document in source.documents
+                                if is_document_file(document.doc_id))
+    if not kinds:
+        return None
+    read = formatting.join_and([formatting.plural(n, _DOCUMENT_KINDS[suffix], "OpenDocument texts" if
+                                                  suffix == ".odt" else None) for suffix, n in kinds.items()])
+    return (f"Read the text of {read}" + (": words hyphenated at line ends are joined, and the lines that head or "
+                                          "foot most pages (titles, page numbers) are left out." if ".pdf" in kinds
+                                          else "."))
 
 
 def passages_note(corpus: Corpus) -> str:

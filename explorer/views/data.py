@@ -93,6 +93,9 @@ with source_box:
             st.caption(f"Uploaded: **{shown}**, a table with one document per row (its first rows below).")
         else:
             st.caption(f"Uploaded: **{shown}** — {formatting.plural(source.n_rows, 'document')}")
+            read = uploads.documents_note(source)
+            if read is not None:
+                st.caption(read)
         note = uploads.encoding_note(source)
         if note is not None:
             left, _ = st.columns([1, 2])

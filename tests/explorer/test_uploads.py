@@ -153,6 +153,12 @@ def test_pdf_word_opendocument_and_epub_files_are_read_as_documents():
     corpus = uploads.build_corpus(source, PLAIN)
     assert corpus.n_docs == 6 and {"planet", "bread", "garlic"} <= set(corpus.vocabulary)
     assert uploads.encodings_of(source) == {}  # nothing was decoded as text, so no encoding is named
+    assert uploads.documents_note(source) == (
+        "Read the text of 2 PDF files, 2 Word documents, 1 OpenDocument text and 1 EPUB book: words hyphenated at "
+        "line ends are joined, and the lines that head or foot most pages (titles, page numbers) are left out.")
+    assert uploads.documents_note(uploads.read_upload(data.text_files())) is None
+    assert uploads.documents_note(uploads.read_upload(data.office_documents()[1:2])) == \
+        "Read the text of 1 Word document."
 
 
 def test_limits():
