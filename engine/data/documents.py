@@ -63,8 +63,8 @@ __all__ = [
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".odt", ".epub")
 KINDS = {".pdf": "PDF", ".docx": "Word document", ".odt": "OpenDocument text", ".epub": "EPUB book"}
 PDF_MEMORY_BYTES = 2 * 2**30  # the most memory the PDF reader's child process may map
-RUNNING_LINE_PAGES = 4  # a PDF needs this many pages before a line repeated on them counts as a running header
-RUNNING_LINE_SHARE = 0.5  # ... and the line must start or end at least this share of its pages
+RUNNING_LINE_PAGES = 3  # a PDF needs this many pages before a line repeated on them counts as a running header
+RUNNING_LINE_SHARE = 0.5  # ... and the line must start or end at least this share of its pages (and two)
 
 
 @dataclass(frozen=True)
@@ -183,6 +183,7 @@ _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\uf
 # PDFium marks a hyphen that ends a line inside a word with U+FFFE and joins the lines
 _SOFT_BREAK = re.compile(r"(\w+)\ufffe\s*(\w*)")
 _DIGITS = re.compile(r"\d+")
+_WORDS = re.compile(r"\w+(?:-\w+)*")  # words, a hyphenated compound as one
 _PDFIUM_DETAIL = re.compile(r"PDFium: ([^()]*)")
 
 
@@ -277,25 +278,28 @@ def _running_lines(pages: list[list[str]]) -> set[str]:
     for lines in pages:
         ends = [line for line in (lines[:1] + lines[-1:]) if line.strip()]
         seen.update({_DIGITS.sub("#", line.strip()) for line in ends})
-    return {line for line, n in seen.items() if n >= RUNNING_LINE_SHARE * len(pages)}
+    return {line for line, n in seen.items() if n >= max(2.0, RUNNING_LINE_SHARE * len(pages))}
 
 
 def _join_hyphenated(text: str) -> str:
-    """Join the words PDFium found hyphenated across a line end, but keep a hyphen the text writes elsewhere.
+    """Join the words PDFium found hyphenated across a line end, unless the text shows the hyphen is the writer's.
 
-    "expecta\\ufffetions" becomes "expectations"; "land\\ufffeuse" stays "land-use" when the text
-    writes "land-use" elsewhere and never "landuse".
+    PDFium marks a line-end hyphen inside a word with U+FFFE, whether typesetting put it there
+    ("expecta-" / "tions") or the writer did ("land-" / "use").  A pair is kept hyphenated when
+    the rest of the document (the pairs aside) writes the hyphenated word and never the joined
+    one, and joined otherwise: "expecta\ufffetions" becomes "expectations".  A writer's hyphen
+    the document writes nowhere else is lost ("userfriendly"); keeping every hyphen instead
+    would cut most hyphenated words in two ("expecta", "tions"), which costs topics far more
+    (benchmarks/RESULTS.md run 66).
     """
     if "\ufffe" not in text:
         return text
-    lowered = text.lower()
+    seen = Counter(_WORDS.findall(_SOFT_BREAK.sub(" ", text).lower()))
 
     def join(match: re.Match) -> str:
         first, second = match.group(1), match.group(2)
-        hyphenated = f"{first}-{second}".lower()
-        if second and hyphenated in lowered and (first + second).lower() not in lowered:
-            return f"{first}-{second}"
-        return first + second
+        joined, hyphenated = (first + second).lower(), f"{first}-{second}".lower()
+        return f"{first}-{second}" if second and seen[hyphenated] and not seen[joined] else first + second
 
     return _SOFT_BREAK.sub(join, text).replace("\ufffe", "-")
 
@@ -305,8 +309,8 @@ def pdf_pages_text(pages: list[str]) -> str:
 
     Line breaks become ``\\n`` and pages are separated by a blank line; words hyphenated across a
     line end are joined (:func:`_join_hyphenated`); a first or last line repeated, digits
-    aside, on at least half of four or more pages (a running header, a footer with the page
-    number) is left out; ligatures become their letters; control characters and stray
+    aside, on at least half of three or more pages and on two (a running header, a footer with
+    the page number) is left out; ligatures become their letters; control characters and stray
     surrogates are removed.
     """
     split = [_NOT_TEXT.sub("", page.replace("\r\n", "\n").replace("\r", "\n")).translate(_LIGATURES).split("\n")
