@@ -11,11 +11,18 @@ decompressed with a bound on the bytes it may expand to.
 from __future__ import annotations
 
 import io
+import struct
+import zipfile
 import zlib
 from typing import IO
 
 from engine.errors import CorpusFormatError, EmptyCorpusError, LimitExceededError
 from engine.limits import Limits, current_limits, setting_name
+
+# what a damaged or crafted zip archive makes zipfile raise: a bad header, an unknown version or method, a seek
+# before the start, a bad name encoding...
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError, OSError, ValueError,
+              struct.error, LookupError)
 
 # the shortest line of a "docID wordID count" entry: "1 1 1" and its line break
 MIN_ENTRY_BYTES = 6

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from engine.data._bounds import BoundedReader, check_empty_documents, expanded_too_large
+from engine.data._bounds import ZIP_ERRORS, BoundedReader, check_empty_documents, expanded_too_large
 from engine.data._csv_quoting import check_quoting
 from engine.data._disk_writer import _INT32_MAX
 from engine.data._encoding import encoding_name
@@ -122,7 +122,9 @@ def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None
     label = repr(str(path))
     try:
         archive = zipfile.ZipFile(path)
-    except zipfile.BadZipFile as exc:
+    except OSError:  # the file system's (a missing or unreadable file), not the archive's
+        raise
+    except ZIP_ERRORS as exc:
         raise CorpusFormatError(f"{label} is not a valid zip archive ({exc})") from None
     with archive:
         to_read, skipped_here = _zip_text_entries(archive.infolist(), label)

@@ -36,7 +36,6 @@ import struct
 import subprocess
 import threading
 import zipfile
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from defusedxml import ElementTree as SafeElementTree
 from defusedxml.common import DefusedXmlException
 
 from engine.data import _encoding
+from engine.data._bounds import ZIP_ERRORS
 from engine.data.markup import strip_markup
 from engine.limits import Limits, current_limits
 from engine.processes import python_command
@@ -339,7 +339,7 @@ class _Parts:
                               f"{_suffix(name)} without a password, and upload that")
         try:
             self.archive = zipfile.ZipFile(io.BytesIO(data))
-        except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        except ZIP_ERRORS as exc:
             raise _UnreadableError(f"is damaged or not a {kind} ({exc}); save it again as {_suffix(name)}") from None
         self.infos = {info.filename: info for info in self.archive.infolist()}
 
@@ -357,7 +357,7 @@ class _Parts:
         try:
             with self.archive.open(info) as entry:
                 data = entry.read(info.file_size + 1)
-        except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError, OSError) as exc:
+        except ZIP_ERRORS as exc:
             raise _UnreadableError(f"is damaged: its part {part!r} cannot be read ({exc}); save it again") from None
         if len(data) > info.file_size:
             raise _UnreadableError(f"has a part {part!r} that expands past the size it declares (a possible zip "

@@ -18,7 +18,6 @@ import io
 import os
 import warnings
 import zipfile
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
@@ -27,6 +26,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from engine.data import _encoding
+from engine.data._bounds import ZIP_ERRORS
 from engine.data._csv_quoting import check_quoting
 from engine.data.documents import DOCUMENT_SUFFIXES, DocumentReader, is_document_file
 from engine.data.mbox import mbox_frame
@@ -283,7 +283,7 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, lab
     try:
         with archive.open(info) as entry:
             return entry.read(limit + 1)
-    except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as exc:
+    except ZIP_ERRORS as exc:
         raise CorpusFormatError(f"cannot read {info.filename!r} in {label}: {exc}") from None
 
 
@@ -329,7 +329,9 @@ def read_zip(
     label = "the uploaded archive" if isinstance(source, bytes) else repr(str(source))
     try:
         archive = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
-    except zipfile.BadZipFile as exc:
+    except OSError:  # the file system's (a missing or unreadable file), not the archive's
+        raise
+    except ZIP_ERRORS as exc:
         raise CorpusFormatError(f"{label} is not a valid zip archive ({exc})") from None
     with archive:
         infos = archive.infolist()

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import engine
+from engine.data.ondisk import DiskCorpus
 from engine.data.text import (
     NOT_TEXT,
     RawDocument,
@@ -186,6 +187,26 @@ def test_read_zip_forged_size_or_corrupt_data_is_a_format_error(tmp_path):
     corrupt[100:140] = bytes(40)  # inside the compressed stream
     with pytest.raises(CorpusFormatError, match=r"cannot read 'a\.txt'"):
         read_zip(bytes(corrupt))
+
+
+def test_read_zip_unknown_version_or_bad_offset_is_a_format_error(tmp_path):
+    """What zipfile raises beyond BadZipFile for a crafted archive (NotImplementedError, ValueError) is reported
+    like any damage, by read_zip and by DiskCorpus, which streams the archive."""
+    path = make_zip(tmp_path / "ok.zip", [("a.txt", b"alpha beta"), ("b.txt", b"beta gamma")])
+    data = bytearray(path.read_bytes())
+    central = data.rindex(b"PK\x01\x02")
+    version = data.copy()
+    version[central + 6:central + 8] = (99).to_bytes(2, "little")  # "version needed to extract": 9.9
+    offset = data.copy()
+    end = data.rindex(b"PK\x05\x06")
+    offset[end + 16:end + 20] = (2**31).to_bytes(4, "little")  # the central directory's offset, far past the end
+    for crafted, name in ((version, "version.zip"), (offset, "offset.zip")):
+        damage = "not a valid zip archive" if name == "version.zip" else r"cannot read 'a\.txt'"
+        with pytest.raises(CorpusFormatError, match=damage):
+            read_zip(bytes(crafted))
+        (tmp_path / name).write_bytes(bytes(crafted))
+        with pytest.raises(CorpusFormatError, match=damage):
+            DiskCorpus.from_texts(tmp_path / name, tmp_path / f"out-{name}")
 
 
 def test_read_zip_rejects_non_zip_and_duplicates(tmp_path):
