@@ -321,7 +321,7 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
     documents = read_txt_files(files, encoding=encoding)
     if not documents:
         _raise_unreadable(documents.skipped)
-    return TextSource(f"{formatting.plural(len(documents), 'file')}", documents, chosen_encoding=encoding)
+    return TextSource(f"{formatting.plural(len(files), 'file')}", documents, chosen_encoding=encoding)
 
 
 def _raise_unreadable(skipped: Sequence) -> None:

@@ -17,6 +17,7 @@ from explorer.engine_api import (
 from explorer.state import Keys
 
 BOILERPLATE_SHOWN = 200  # blocks listed at most
+SKIPPED_LISTED = 5  # skipped files listed with their reasons in full; more go to a table
 
 st.title("Data")
 st.caption("Pick the documents to find topics in. Runs you already started keep the collection they began with.")
@@ -256,6 +257,10 @@ with right:
         st.success("No document became empty.", icon=icons.DONE)
     if corpus.skipped:
         st.markdown(f"**{formatting.plural(len(corpus.skipped), 'file')} skipped**")
-        st.dataframe(pd.DataFrame([(s.name, s.reason) for s in corpus.skipped], columns=["File", "Why"]),
-                     hide_index=True, height=160)
+        if len(corpus.skipped) <= SKIPPED_LISTED:  # a few reasons in full: each says what to do
+            st.markdown("\n".join(f"- {safe_text.markdown(s.name)}: {safe_text.markdown(s.reason)}"
+                                   for s in corpus.skipped))
+        else:
+            st.dataframe(pd.DataFrame([(s.name, s.reason) for s in corpus.skipped], columns=["File", "Why"]),
+                         hide_index=True, height=160)
 st.page_link("views/train.py", label="Train a topic model on this collection", icon=icons.TRAIN)

@@ -152,6 +152,18 @@ def test_upload_each_supported_format(app_path, kind):
         assert at.selectbox(key=Keys.text_column).value in ("body", "text")
 
 
+def test_pdf_and_word_files_are_read_and_an_unreadable_one_says_why(app_path):
+    at = _app(app_path)
+    _upload(at, [*data.office_documents(), *data.BAD["scanned pdf"][:1]])
+    assert not at.exception, at.exception
+    assert _collection(at).corpus.n_docs == 6
+    captions = [c.value for c in at.caption]
+    assert any("Uploaded: **7 files** — 6 documents" in c for c in captions)
+    assert any(c.startswith("Read the text of 2 PDF files, 2 Word documents") for c in captions)
+    assert any("scan.pdf: this PDF holds no text on its 2 pages" in m.value and "OCR" in m.value
+               for m in at.markdown)
+
+
 def test_the_stop_words_language_follows_the_uploaded_text(app_path):
     """German files take German stop words by themselves; choosing English then warns and offers German back;
     a table's text column in French takes French."""
