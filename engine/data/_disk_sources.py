@@ -28,6 +28,7 @@ from engine.data._csv_quoting import check_quoting
 from engine.data._disk_writer import _INT32_MAX
 from engine.data._encoding import encoding_name
 from engine.data.bow_formats import _is_count
+from engine.data.documents import _DocumentCache
 from engine.data.markup import evenly_spread
 from engine.data.mbox import COLUMNS as MBOX_COLUMNS
 from engine.data.mbox import mbox_rows
@@ -80,9 +81,10 @@ def _walk(root: Path) -> Iterator[Path]:
 
 
 def _text_documents(source: Path, skipped: list | None, encoding: str | None = None,
-                    spread: int | None = None) -> Iterator[tuple[str, str, str]]:
-    """(id, title, text) of each .txt, .html or .eml file of a folder or zip archive, as engine.read_folder/read_zip
-    name them; with ``spread``, of at most that many files spread evenly over them, the others not read."""
+                    spread: int | None = None, cache: _DocumentCache | None = None) -> Iterator[tuple[str, str, str]]:
+    """(id, title, text) of each file of TEXT_SUFFIXES in a folder or zip archive, as engine.read_folder/read_zip
+    name them; with ``spread``, of at most that many files spread evenly over them, the others not read; PDF, Word,
+    OpenDocument and EPUB files are taken from ``cache`` when it holds them, and kept there when read."""
     if source.is_dir():
         paths = _walk(source)
         if spread is not None:  # the folder is listed twice, so that memory holds only the files picked
@@ -101,24 +103,25 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
                 else:
                     unread.append(SkippedFile(name, NOT_TEXT))
 
-        for name, text in read_texts(files(), encoding, unread):
+        for name, text in read_texts(files(), encoding, unread, cache=cache):
             yield name, _title(name), text
         if skipped is not None:
             skipped.extend(unread)
     elif source.is_file() and source.suffix.lower() == ".zip":
-        yield from _zip_documents(source, skipped, encoding, spread=spread)
+        yield from _zip_documents(source, skipped, encoding, spread=spread, cache=cache)
     elif not source.exists():
         raise FileNotFoundError(f"no such file or folder: {str(source)!r}")
     else:
-        raise CorpusFormatError(f"cannot stream {source.name!r}: expected a folder of .txt, .html or .eml files, "
-                                "a .zip of them, a .csv/.tsv/.jsonl table or a mailbox (.mbox)")
+        raise CorpusFormatError(f"cannot stream {source.name!r}: expected a folder of .txt, .html, .eml, .pdf, "
+                                ".docx, .odt or .epub files, a .zip of them, a .csv/.tsv/.jsonl table or a mailbox "
+                                "(.mbox)")
 
 
 def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None,
                    max_entry_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
-                   spread: int | None = None) -> Iterator[tuple[str, str, str]]:
-    """The .txt entries of a zip, one at a time (with ``spread``, at most that many spread evenly over them); each
-    may expand to at most its declared size."""
+                   spread: int | None = None, cache: _DocumentCache | None = None) -> Iterator[tuple[str, str, str]]:
+    """The entries of a zip named in TEXT_SUFFIXES, one at a time (with ``spread``, at most that many spread evenly
+    over them); each may expand to at most its declared size.  Documents come from ``cache`` when it holds them."""
     label = repr(str(path))
     try:
         archive = zipfile.ZipFile(path)
@@ -149,7 +152,7 @@ def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None
                 yield info.filename, data
 
         unread: list[SkippedFile] = []
-        for name, text in read_texts(entries(), encoding, unread):
+        for name, text in read_texts(entries(), encoding, unread, cache=cache):
             yield name, _title(name), text
         if skipped is not None:
             skipped.extend(unread)

@@ -28,12 +28,15 @@ an archive is read within the size its entry declares and the ``max_expanded_mb`
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
+import os
 import posixpath
 import re
 import struct
 import subprocess
+import tempfile
 import threading
 import zipfile
 from collections import Counter
@@ -146,6 +149,44 @@ class DocumentReader:
         if not any(c.isalnum() for c in text):
             return DocumentText(name, None, "holds no text", KINDS[suffix])
         return DocumentText(name, text, None, KINDS[suffix])
+
+
+class _DocumentCache:
+    """What a reader made of each document file, kept for a caller that reads a collection more than once.
+
+    ``DiskCorpus.from_texts`` goes over its source two or three times (a sample, the word
+    frequencies, the counts); a PDF is parsed once and its text kept in a temporary folder
+    (memory holds the names only), removed by :meth:`close`.
+    """
+
+    def __init__(self):
+        self._folder = tempfile.TemporaryDirectory(prefix="svi-topics-documents-")
+        self._entries: dict[str, tuple[str | None, DocumentText]] = {}
+
+    def __enter__(self) -> _DocumentCache:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._entries.clear()
+        self._folder.cleanup()
+
+    def get(self, name: str) -> DocumentText | None:
+        if name not in self._entries:
+            return None
+        path, document = self._entries[name]
+        if path is None:
+            return document
+        return dataclasses.replace(document, text=Path(path).read_text(encoding="utf-8"))
+
+    def put(self, document: DocumentText) -> None:
+        path = None
+        if document.text is not None:
+            path = os.path.join(self._folder.name, f"{len(self._entries)}.txt")
+            Path(path).write_text(document.text, encoding="utf-8")
+        self._entries[document.name] = (path, dataclasses.replace(document, text=None) if path else document)
 
 
 def read_documents(files: Iterable[tuple[str, bytes]], limits: Limits | None = None) -> Iterator[DocumentText]:

@@ -64,6 +64,7 @@ from engine.data.corpus import (
     _settings,
     _vectorizer,
 )
+from engine.data.documents import _DocumentCache
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.markup import evenly_spread, strip_markup
 from engine.data.messages import message_text
@@ -242,7 +243,19 @@ class DiskCorpus:
             ``token_pattern=None`` (the default) reads with :data:`engine.UNICODE_TOKEN_PATTERN`
             if any document needs it (:func:`engine.token_pattern_for`; found after the first
             documents, the first pass starts again with it).
+
+            PDF, Word, OpenDocument and EPUB files are parsed once: the passes after the first
+            read their text from a temporary folder.
         """
+        with _DocumentCache() as cache:
+            return cls._from_texts(source, folder, text_column=text_column, id_column=id_column,
+                                   chunk_size=chunk_size, overwrite=overwrite, encoding=encoding, cache=cache,
+                                   **vectorizer_options)
+
+    @classmethod
+    def _from_texts(cls, source: Source, folder: Source, *, text_column: str | None, id_column: str | None,
+                    chunk_size: int, overwrite: bool, encoding: str | None, cache: _DocumentCache,
+                    **vectorizer_options: Any) -> DiskCorpus:
         source = Path(source)
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
                    "max_features": None, "token_pattern": None, "strip_accents": True, "strip_markup": AUTO_MARKUP,
@@ -271,7 +284,7 @@ class DiskCorpus:
             if is_table:
                 read = _table_chunks(source, text_column or "text", id_column, chunk_size, encoding)
             else:
-                read = _batched(_text_documents(source, skipped, encoding), chunk_size)
+                read = _batched(_text_documents(source, skipped, encoding, cache=cache), chunk_size)
             return read if passage_words is None else (_passages_of(chunk, passage_words) for chunk in read)
 
         stop_words = options["stop_words"]
@@ -287,7 +300,7 @@ class DiskCorpus:
                 first = _spread_texts(chunks(None), SAMPLE_DOCUMENTS)
             else:  # only the files picked are read (as passages, if the documents are cut)
                 picked = [RawDocument(*document) for document in _text_documents(source, None, encoding,
-                                                                                  SAMPLE_DOCUMENTS)]
+                                                                                  SAMPLE_DOCUMENTS, cache)]
                 first = [d.text for d in (picked if passage_words is None else split_passages(picked, passage_words))]
             options["strip_messages"] = _markup_choice(options["strip_messages"], first, "strip_messages")
             if options["strip_messages"]:  # the language and the pattern of what the messages' senders wrote

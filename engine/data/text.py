@@ -28,7 +28,7 @@ import pandas as pd
 from engine.data import _encoding
 from engine.data._bounds import ZIP_ERRORS
 from engine.data._csv_quoting import check_quoting
-from engine.data.documents import DOCUMENT_SUFFIXES, DocumentReader, is_document_file
+from engine.data.documents import DOCUMENT_SUFFIXES, DocumentReader, _DocumentCache, is_document_file
 from engine.data.mbox import mbox_frame
 from engine.errors import (
     CorpusFormatError,
@@ -155,18 +155,24 @@ def _is_text_file(name: str) -> bool:
 
 
 def read_texts(files: Iterable[tuple[str, bytes]], encoding: str | None, skipped: list[SkippedFile],
-               encodings: dict[str, str] | None = None) -> Iterator[tuple[str, str]]:
+               encodings: dict[str, str] | None = None, cache: _DocumentCache | None = None,
+               ) -> Iterator[tuple[str, str]]:
     """``(name, text)`` of each file of :data:`TEXT_SUFFIXES` given as ``(name, bytes)``, in order, read lazily.
 
     Text files are decoded (their encoding recorded in ``encodings``); PDF, Word, OpenDocument and
-    EPUB files are read by one :class:`~engine.data.documents.DocumentReader`, and one that cannot
-    be read goes to ``skipped`` with the reason (a scan, a password, damage).  Raises
-    FileDecodingError for a text file that cannot be decoded.
+    EPUB files are read by one :class:`~engine.data.documents.DocumentReader` (or taken from
+    ``cache``, which keeps what was read), and one that cannot be read goes to ``skipped`` with
+    the reason (a scan, a password, damage).  Raises FileDecodingError for a text file that
+    cannot be decoded.
     """
     with DocumentReader() as reader:
         for name, data in files:
             if is_document_file(name):
-                document = reader.read(name, data)
+                document = cache.get(name) if cache is not None else None
+                if document is None:
+                    document = reader.read(name, data)
+                    if cache is not None:
+                        cache.put(document)
                 if document.text is None:
                     skipped.append(SkippedFile(name, f"this {document.kind} {document.problem}"))
                     continue

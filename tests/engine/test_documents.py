@@ -297,3 +297,25 @@ def test_damaged_files_of_every_kind_are_reported_never_raised():
                 document.text.encode("utf-8")  # no lone surrogate
             outcomes.add((name, document.text is None))
     assert len(outcomes) == 8  # every kind was both read and refused at least once
+
+
+def test_a_disk_corpus_parses_each_document_once(tmp_path, monkeypatch):
+    """DiskCorpus.from_texts goes over a folder two or three times; its PDFs are parsed on the first pass only, and
+    the temporary folder holding their text is gone afterwards."""
+    import tempfile
+
+    from engine.data import documents
+
+    source = tmp_path / "docs"
+    source.mkdir()
+    for i in range(6):
+        (source / f"{i}.pdf").write_bytes(make_pdf([[f"rivers dams floods {i}", "wheat farms valley"]]))
+    read = []
+    original = documents._PdfReader.read
+    monkeypatch.setattr(documents._PdfReader, "read", lambda self, name, data: read.append(name) or
+                        original(self, name, data))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temporary"))
+    (tmp_path / "temporary").mkdir()
+    disk = engine.DiskCorpus.from_texts(source, tmp_path / "out", stop_words=None)
+    assert disk.n_docs == 6 and sorted(read) == [f"{i}.pdf" for i in range(6)]
+    assert not list((tmp_path / "temporary").iterdir())
