@@ -33,6 +33,7 @@ from tqdm import tqdm
 from engine import __version__
 from engine.data.bow_formats import holds_text, load_corpus
 from engine.data.corpus import AUTO_ACCENTS, AUTO_MARKUP
+from engine.data.documents import is_document_file
 from engine.data.language import AUTO_LANGUAGE
 from engine.data.messages import messages_report
 from engine.data.passages import PASSAGE_WORDS
@@ -60,6 +61,7 @@ __all__ = ["app_command", "build_parser", "main"]
 
 _USER_ERRORS = (EngineError, ValueError, TypeError, KeyError, OSError)
 _POLL_SECONDS = 0.1
+SKIPPED_SHOWN = 10  # unreadable PDF, Word, OpenDocument or EPUB files named with their reasons
 
 
 class _UsageError(Exception):
@@ -425,10 +427,16 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         )
     dropped = len(getattr(corpus, "dropped", ()))
     message += f"; {dropped} document{'s' if dropped != 1 else ''} dropped (no words left)"
-    skipped = len(getattr(corpus, "skipped", ()))
+    skipped = tuple(getattr(corpus, "skipped", ()))
     if skipped:
-        message += f"; {skipped} file{'s' if skipped != 1 else ''} skipped"
+        message += f"; {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped"
     print(message, file=sys.stderr)
+    unreadable = [entry for entry in skipped if is_document_file(entry.name)]  # why says what to do
+    for entry in unreadable[:SKIPPED_SHOWN]:
+        print(f"skipped {entry.name}: {entry.reason}", file=sys.stderr)
+    if len(unreadable) > SKIPPED_SHOWN:
+        print(f"... and {len(unreadable) - SKIPPED_SHOWN} more PDF, Word, OpenDocument or EPUB files that could not "
+              "be read", file=sys.stderr)
     return corpus
 
 

@@ -354,3 +354,25 @@ def test_fit_with_the_clusters_start_keeps_it_in_the_model_file(tmp_path, corpus
                  "--out", str(out), "--no-progress"]) == 0
     model = load_model(out).model
     assert model.topic_init == "clusters" and np.all(np.isfinite(model.lambda_))
+
+
+def test_fit_reads_a_folder_of_pdf_and_word_files_and_names_those_it_cannot_read(tmp_path, capsys):
+    from tests.engine._documents import make_docx, make_pdf, word_paragraph
+
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    themes = ["rivers dams floods water", "wheat farms harvest grain", "stars planets orbits comets"]
+    for i in range(30):
+        words = f"{themes[i % 3]} {themes[i % 3].split()[i % 4]} report"
+        (folder / f"{i}.{'pdf' if i % 2 else 'docx'}").write_bytes(
+            make_pdf([[words]]) if i % 2 else make_docx(word_paragraph(words)))
+    (folder / "scan.pdf").write_bytes(make_pdf([[]]))
+    (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff")
+    out = tmp_path / "m.npz"
+    assert main(["fit", str(folder), "--topics", "3", "--epochs", "1", "--test-docs", "3", "--out", str(out),
+                 "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "corpus: 30 documents" in err and "; 2 files skipped" in err
+    assert "skipped scan.pdf: this PDF holds no text on its 1 page" in err
+    assert "photo.jpg" not in err  # not a document: counted, not explained
+    assert load_model(out).model.n_topics == 3
