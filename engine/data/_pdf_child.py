@@ -9,7 +9,8 @@ files' bytes and kills it when one takes too long.
 Protocol (binary, on the child's stdin and stdout): each request is an 8-byte big-endian
 length and that many bytes of a PDF; a length of 0 ends the child.  Each answer is an 8-byte
 length and that many bytes of UTF-8 JSON: ``{"pages": [text of page 1, ...]}`` or
-``{"error": "password" | "broken", "detail": "..."}``.  The first command-line argument is
+``{"error": "password" | "broken" | "memory" | "missing", "detail": "..."}`` ("missing": pypdfium2
+cannot be imported).  The first command-line argument is
 the most bytes of memory the child may map (0: no cap).
 """
 
@@ -68,8 +69,10 @@ def _pages(pdfium, data: bytes) -> dict:
 
 def main() -> None:
     _cap_memory(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
-    import pypdfium2 as pdfium
-
+    try:
+        import pypdfium2 as pdfium
+    except ImportError as exc:  # every request is answered with why
+        pdfium, missing = None, f"{type(exc).__name__}: {exc}"
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
         try:
@@ -80,7 +83,7 @@ def main() -> None:
         except EOFError:
             return
         try:
-            answer = _pages(pdfium, data)
+            answer = {"error": "missing", "detail": missing} if pdfium is None else _pages(pdfium, data)
         except MemoryError:
             answer = {"error": "memory", "detail": "it needs more memory than the reader may use"}
         reply = json.dumps(answer, ensure_ascii=False).encode("utf-8", "surrogatepass")

@@ -261,16 +261,18 @@ class _PdfReader:
             return DocumentText(name, None, "has no PDF header (“%PDF-”): it is damaged or not a PDF; save or "
                                             "export it as PDF again", "PDF")
         answer = self._ask(data)
-        if answer is None:
-            return DocumentText(name, None, f"took more than {self.seconds:g} seconds to read (or stopped the "
-                                            "PDF reader); if the file is genuine, raise the environment variable "
-                                            "SVI_TOPICS_MAX_DOCUMENT_SECONDS, or save it as text", "PDF")
         error = answer.get("error")
         if error == "password":
             problem = ("is protected by a password; open it, save a copy without the password (in most viewers: "
                        "Print, then Save as PDF) and upload that")
-        elif error == "memory":
-            problem = "needs more memory to read than the reader may use; split it into smaller PDF files"
+        elif error == "timeout":
+            problem = (f"took more than {self.seconds:g} seconds to read; if the file is genuine, raise the "
+                       "environment variable SVI_TOPICS_MAX_DOCUMENT_SECONDS, or save it as text")
+        elif error in ("memory", "crash"):
+            problem = ("stopped the PDF reader (the file is damaged or crafted, or needs more memory than the reader "
+                       "may use); save or export it as PDF again, or split it into smaller files")
+        elif error == "missing":
+            problem = f"cannot be read: the PDF reader is not installed ({answer.get('detail')}; pip install pypdfium2)"
         elif error:
             detail = _PDFIUM_DETAIL.search(str(answer.get("detail", "")))
             problem = (f"is damaged or not a PDF{f' (PDFium: {detail.group(1)})' if detail else ''}; save or "
@@ -285,13 +287,20 @@ class _PdfReader:
                        "the result")
         return DocumentText(name, None, problem, "PDF")
 
-    def _ask(self, data: bytes) -> dict | None:
-        """The child's answer for one file, or None when it died or ran out of time (it is then restarted)."""
+    def _ask(self, data: bytes) -> dict:
+        """The child's answer for one file; ``{"error": "timeout"}`` or ``{"error": "crash"}`` when it ran out of
+        time or died (it is then restarted for the next file)."""
         if self.process is None or self.process.poll() is not None:
             self._stop()
             self.process = self._start()
         process = self.process
-        timer = threading.Timer(self.seconds, process.kill)
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            process.kill()
+
+        timer = threading.Timer(self.seconds, expire)
         timer.start()
         try:
             process.stdin.write(_LENGTH.pack(len(data)))
@@ -306,7 +315,7 @@ class _PdfReader:
         except (OSError, ValueError, EOFError):
             process.kill()
             self._stop()
-            return None
+            return {"error": "timeout" if expired.is_set() else "crash"}
         finally:
             timer.cancel()
 

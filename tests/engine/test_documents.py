@@ -112,6 +112,41 @@ def test_the_reader_starts_a_new_child_when_one_dies():
     assert reader._pdf.process is None and process.returncode is not None
 
 
+def test_a_pdf_that_kills_the_reader_is_reported_and_the_next_is_read(tmp_path, monkeypatch):
+    from engine.data import documents
+
+    real = documents._CHILD
+    dying = tmp_path / "dying_child.py"  # dies on a file holding "CRASH", as PDFium might on a crafted one
+    dying.write_text("import os, runpy, sys\n"
+                     "real = runpy.run_path(" + repr(real) + ")\n"
+                     "pages = real['_pages']\n"
+                     "def crash(pdfium, data):\n"
+                     "    if b'CRASH' in data:\n"
+                     "        os._exit(3)\n"
+                     "    return pages(pdfium, data)\n"
+                     "real['main'].__globals__['_pages'] = crash\n"
+                     "real['main']()\n")
+    monkeypatch.setattr(documents, "_CHILD", str(dying))
+    with DocumentReader() as reader:
+        crashed = reader.read("crafted.pdf", make_pdf([["CRASH"]]))
+        assert crashed.text is None and crashed.problem.startswith("stopped the PDF reader")
+        assert reader.read("next.pdf", make_pdf([["next"]])).text == "next"
+
+
+def test_without_pypdfium2_every_pdf_says_what_to_install(tmp_path, monkeypatch):
+    from engine.data import documents
+
+    blocked = tmp_path / "blocked_child.py"
+    blocked.write_text(f"import runpy, sys\nsys.modules['pypdfium2'] = None\n"
+                       f"runpy.run_path({documents._CHILD!r}, run_name='__main__')\n")
+    monkeypatch.setattr(documents, "_CHILD", str(blocked))
+    with DocumentReader() as reader:
+        for name in ("a.pdf", "b.pdf"):
+            document = reader.read(name, make_pdf([["words"]]))
+            assert document.text is None and "pip install pypdfium2" in document.problem
+        assert reader.read("c.docx", make_docx(word_paragraph("still read"))).text == "still read"
+
+
 def test_the_child_ends_with_the_reader():
     reader = DocumentReader()
     reader.read("a.pdf", make_pdf([["one"]]))
