@@ -38,6 +38,8 @@ import struct
 import subprocess
 import tempfile
 import threading
+import xml.sax
+import xml.sax.handler
 import zipfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
+import defusedxml.sax
 from defusedxml import ElementTree as SafeElementTree
 from defusedxml.common import DefusedXmlException
 
@@ -67,6 +70,7 @@ DOCUMENT_SUFFIXES = (".pdf", ".docx", ".odt", ".epub")
 KINDS = {".pdf": "PDF", ".docx": "Word document", ".odt": "OpenDocument text", ".epub": "EPUB book"}
 PDF_MEMORY_BYTES = 2 * 2**30  # the most memory the PDF reader's child process may map
 RUNNING_LINE_PAGES = 3  # a PDF needs this many pages before a line repeated on them counts as a running header
+PACKAGE_PART_BYTES = 10_000_000  # a package's lists of parts and chapters are parsed whole, so bounded apart
 RUNNING_LINE_SHARE = 0.5  # ... and the line must start or end at least this share of its pages (and two)
 
 
@@ -416,51 +420,76 @@ class _Parts:
         return data
 
     def xml(self, part: str):
+        """A small part (a package's list of parts, of chapters) parsed whole."""
+        info = self.infos.get(part)
+        if info is not None and info.file_size > PACKAGE_PART_BYTES:
+            raise _UnreadableError(f"is damaged or crafted: its part {part!r} declares {info.file_size:,} bytes, "
+                                   f"more than such a part holds ({PACKAGE_PART_BYTES:,}); save it again")
         try:
             return SafeElementTree.fromstring(self.read(part), forbid_dtd=True)
         except (SafeElementTree.ParseError, DefusedXmlException, ValueError) as exc:
             raise _UnreadableError(f"is damaged: its part {part!r} is not valid XML ({exc}); save it again") from None
 
+    def text(self, part: str, rules: _XmlText) -> str:
+        """The text of a part streamed by a SAX parser: a large part never becomes a tree in memory."""
+        handler = _TextHandler(rules)
+        parser = defusedxml.sax.make_parser()
+        parser.forbid_dtd = True
+        parser.setFeature(xml.sax.handler.feature_namespaces, True)
+        parser.setContentHandler(handler)
+        parser.setErrorHandler(xml.sax.handler.ErrorHandler())  # errors raise
+        try:
+            parser.parse(io.BytesIO(self.read(part)))
+        except (xml.sax.SAXException, DefusedXmlException, ValueError) as exc:
+            raise _UnreadableError(f"is damaged: its part {part!r} is not valid XML ({exc}); save it again") from None
+        return "".join(handler.out)
+
 
 @dataclass(frozen=True)
 class _XmlText:
-    """How one XML vocabulary holds text: which elements' text to take, what to add, what to skip."""
+    """How one XML vocabulary holds text: where text is, what to add, what to skip."""
 
-    texts: frozenset[str]  # elements whose .text is text (all elements when empty, with their tails)
+    texts: frozenset[str]  # elements whose character content is text (Word's run text, ODF's paragraphs)
     inserts: dict[str, str]  # elements read as a fixed string (a tab, a line break)
     breaks: frozenset[str]  # elements followed by a line break (paragraphs, headings)
     skipped: frozenset[str]  # elements left out with everything inside them
     spaces: str = ""  # the element whose "c" attribute counts spaces (ODF's text:s)
 
 
-def _xml_text(root, rules: _XmlText) -> str:
-    """The text of an XML tree in document order, walked without recursion (a deep tree cannot overflow)."""
-    mixed = not rules.texts  # mixed content: every element's text and tail count
-    out: list[str] = []
-    stack = [(root, False)]
-    while stack:
-        element, closing = stack.pop()
-        tag = element.tag
-        if closing:
-            if tag in rules.breaks:
-                out.append("\n")
-            if mixed and element.tail:
-                out.append(element.tail)
-            continue
-        if tag in rules.skipped or not isinstance(tag, str):
-            if mixed and element.tail:
-                out.append(element.tail)
-            continue
-        if tag in rules.inserts:
-            out.append(rules.inserts[tag])
-        elif tag == rules.spaces:
-            count = element.get(rules.spaces.replace("}s", "}c"), "1")
-            out.append(" " * min(int(count), 1000) if count.isdigit() else " ")
-        if element.text and (mixed or tag in rules.texts):
-            out.append(element.text)
-        stack.append((element, True))
-        stack.extend((child, False) for child in reversed(element))
-    return "".join(out)
+class _TextHandler(xml.sax.handler.ContentHandler):
+    """Collects the text of a streamed XML part by :class:`_XmlText`'s rules (memory: the text, not a tree)."""
+
+    def __init__(self, rules: _XmlText):
+        super().__init__()
+        self.rules, self.out = rules, []
+        self.skipping = self.taking = 0  # depths inside a skipped element, inside an element of text
+
+    def startElementNS(self, name, qname, attrs) -> None:  # noqa: N802 (SAX's name)
+        tag = f"{{{name[0]}}}{name[1]}" if name[0] else name[1]
+        if self.skipping or tag in self.rules.skipped:
+            self.skipping += 1
+            return
+        if tag in self.rules.inserts:
+            self.out.append(self.rules.inserts[tag])
+        elif tag == self.rules.spaces:
+            count = next((value for (_, local), value in attrs.items() if local == "c"), "1")
+            self.out.append(" " * min(int(count), 1000) if count.isdigit() else " ")
+        if tag in self.rules.texts:
+            self.taking += 1
+
+    def endElementNS(self, name, qname) -> None:  # noqa: N802 (SAX's name)
+        if self.skipping:
+            self.skipping -= 1
+            return
+        tag = f"{{{name[0]}}}{name[1]}" if name[0] else name[1]
+        if tag in self.rules.texts:
+            self.taking -= 1
+        if tag in self.rules.breaks:
+            self.out.append("\n")
+
+    def characters(self, content: str) -> None:
+        if self.taking and not self.skipping:
+            self.out.append(content)
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -483,33 +512,30 @@ def _word_text(data: bytes, name: str, limits: Limits) -> str:
         for relation in parts.xml("_rels/.rels").iter(_RELATIONSHIPS + "Relationship"):
             if relation.get("Type") == _OFFICE_DOCUMENT and relation.get("Target"):
                 main = posixpath.normpath(unquote(relation.get("Target")).lstrip("/"))
-    texts = [_xml_text(parts.xml(main), _WORD)]
+    texts = [parts.text(main, _WORD)]
     folder = posixpath.dirname(main)
     for notes in ("footnotes.xml", "endnotes.xml"):
         path = posixpath.join(folder, notes)
         if path in parts:
-            texts.append(_xml_text(parts.xml(path), _WORD))
+            texts.append(parts.text(path, _WORD))
     return "\n".join(text.strip("\n") for text in texts if text.strip())
 
 
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _ODF = _XmlText(
-    texts=frozenset(),
+    texts=frozenset({_TEXT + "p", _TEXT + "h"}),
     inserts={_TEXT + "tab": "\t", _TEXT + "line-break": "\n", _TEXT + "note-body": " "},
     breaks=frozenset({_TEXT + "p", _TEXT + "h"}),
-    skipped=frozenset({_TEXT + "tracked-changes", _OFFICE + "annotation", _TEXT + "note-citation",
-                       _TEXT + "sequence-decls", _OFFICE + "forms", _OFFICE + "scripts",
-                       _OFFICE + "font-face-decls", _OFFICE + "automatic-styles"}),
+    # tracked deletions and comments hold paragraphs of their own; a note's number is not a word
+    skipped=frozenset({_TEXT + "tracked-changes", _OFFICE + "annotation", _TEXT + "note-citation"}),
     spaces=_TEXT + "s",
 )
 
 
 def _odf_text(data: bytes, name: str, limits: Limits) -> str:
     parts = _Parts(data, name, limits, KINDS[".odt"])
-    root = parts.xml("content.xml")
-    body = root.find(f"{_OFFICE}body")
-    text = _xml_text(body if body is not None else root, _ODF)
+    text = parts.text("content.xml", _ODF)
     return re.sub(r"[^\S\n]*\n[^\S\n]*(?=\n)", "", text).strip("\n")  # the lines between paragraphs, once
 
 

@@ -215,6 +215,14 @@ def test_a_part_larger_than_the_limit_is_refused_before_it_is_read():
     assert document.text is None and "SVI_TOPICS_MAX_EXPANDED_MB" in document.problem
 
 
+def test_a_package_part_larger_than_such_parts_are_is_refused():
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("META-INF/container.xml", "<container>" + " " * 10_000_001 + "</container>")
+    document = _read("huge.epub", out.getvalue())
+    assert document.text is None and "declares 10,000,024 bytes" in document.problem
+
+
 def test_a_deep_tree_is_walked_without_recursion():
     depth = 5000
     body = "<w:p>" + "<w:ins>" * depth + "<w:r><w:t>deep</w:t></w:r>" + "</w:ins>" * depth + "</w:p>"
