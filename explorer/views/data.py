@@ -76,8 +76,10 @@ with source_box:
             if (named, chosen) != last:
                 state.set_upload_signature((named, chosen))
                 try:
-                    session.use_source(uploads.read_upload([(f.name, f.getvalue()) for f in files], limits,
-                                                           encoding=chosen or None), keep_choices=same_files)
+                    with st.spinner(f"Reading {formatting.plural(len(files), 'file')}…"):  # PDF files take a while
+                        uploaded = uploads.read_upload([(f.name, f.getvalue()) for f in files], limits,
+                                                       encoding=chosen or None)
+                    session.use_source(uploaded, keep_choices=same_files)
                     st.rerun()
                 except Exception as exc:
                     state.set_upload_error(ui.error_text(exc))
