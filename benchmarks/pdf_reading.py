@@ -44,6 +44,7 @@ Needs groff with its PDF device (Debian: ``apt-get install groff``).
 from __future__ import annotations
 
 import argparse
+import io
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
 HERE = Path(__file__).resolve().parent
@@ -91,11 +93,7 @@ def typeset(title: str, sections: list[tuple[str | None, list[str]]]) -> bytes:
 
 def sotu_pdfs() -> tuple[list[bytes], list[str]]:
     """One PDF per State of the Union address of the app's sample, and the text behind each."""
-    documents = engine.read_table(SAMPLES / "sotu_paragraphs.csv", "text")
-    import pandas as pd
-
     frame = pd.read_csv(SAMPLES / "sotu_paragraphs.csv", dtype=str, keep_default_na=False)
-    assert len(frame) == len(documents)
     addresses: dict[tuple[str, str], list[str]] = {}
     for (year, president), text in zip(zip(frame.year, frame.president, strict=True), frame.text, strict=True):
         addresses.setdefault((year, president), []).append(text)
@@ -146,8 +144,6 @@ def read_pdfium_plain(pdfs: list[bytes]) -> list[str]:
 
 def read_pypdf(pdfs: list[bytes]) -> list[str] | None:
     try:
-        import io
-
         import pypdf
     except ImportError:
         return None
