@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from engine.data.bow_formats import load_corpus
 from engine.data.corpus import Corpus, DroppedDocument
-from engine.data.text import SkippedFile
+from engine.data.text import NOT_TEXT, SkippedFile
 from engine.errors import (
     CorpusFormatError,
     EmptyCorpusError,
@@ -178,7 +178,7 @@ def test_subset():
 
 def test_save_load_round_trip(tmp_path):
     corpus = Corpus.from_texts(TEXTS, ids=["a", "b", "c", "d"],
-                               skipped=[SkippedFile("x.pdf", "not a .txt, .html or .eml file")])
+                               skipped=[SkippedFile("x.xlsx", NOT_TEXT)])
     folder = corpus.save(tmp_path / "saved")
     assert sorted(p.name for p in folder.iterdir()) == ["corpus.json", "counts.npz"]
     assert_same_corpus(Corpus.load(folder), corpus)
@@ -236,14 +236,14 @@ def test_load_corpus_folder_zip_and_single_file(tmp_path):
     corpus = load_corpus(folder)
     assert corpus.doc_ids == ("one.txt", "two.txt") and corpus.titles == ("one", "two")
     assert corpus.vocabulary == ("apple", "banana", "brulee", "creme")
-    assert corpus.skipped == (SkippedFile("readme.md", "not a .txt, .html or .eml file"),)
+    assert corpus.skipped == (SkippedFile("readme.md", NOT_TEXT),)
     archive = tmp_path / "docs.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         for path in sorted(folder.iterdir()):
             zf.write(path, f"docs/{path.name}")
     from_zip = load_corpus(archive, min_df=2)
     assert from_zip.vocabulary == ("banana",)
-    assert from_zip.skipped == (SkippedFile("docs/readme.md", "not a .txt, .html or .eml file"),)
+    assert from_zip.skipped == (SkippedFile("docs/readme.md", NOT_TEXT),)
     single = load_corpus(folder / "one.txt")
     assert single.doc_ids == ("one.txt",) and dense(single).tolist() == [[2, 1]]
 
