@@ -213,14 +213,16 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
     _check_encoding(encoding)
     skipped: list[SkippedFile] = []
     encodings: dict[str, str] = {}
-    readable = []
-    for name, data in files:
-        if _is_text_file(name):
-            readable.append((name, data))
-        else:
-            skipped.append(SkippedFile(name, NOT_TEXT))
-    documents = [RawDocument(name, _title(name), text) for name, text in read_texts(readable, encoding, skipped,
-                                                                                   encodings)]
+
+    def readable() -> Iterator[tuple[str, bytes]]:  # one file's bytes at a time (read_folder reads them lazily)
+        for name, data in files:
+            if _is_text_file(name):
+                yield name, data
+            else:
+                skipped.append(SkippedFile(name, NOT_TEXT))
+
+    documents = [RawDocument(name, _title(name), text)
+                 for name, text in read_texts(readable(), encoding, skipped, encodings)]
     return RawDocuments(documents, skipped, encodings)
 
 
