@@ -14,7 +14,11 @@ so the words behind every PDF are known:
 - ``sotu``: the State of the Union sample's paragraphs grouped by address, one PDF per address
   (88 PDFs, each with the president and year in its running header);
 - ``jargon``: the Jargon File sample's entries in archive order, 25 to a PDF (93 PDFs), each
-  entry's headword a section heading.
+  entry's headword a section heading;
+- ``sotu-browser``: the same addresses printed by Chromium, as a browser's "Save as PDF" makes
+  them (A4, justified, no hyphenation; the president and year as the page header and "Page n
+  of m" as the footer, which Chromium writes after the page's text), through Playwright and
+  Debian's ``/usr/bin/chromium``.
 
 Each collection is read four ways:
 
@@ -36,7 +40,8 @@ readings are of different vocabularies); means and standard deviations over the 
 last seed's topics with most fragments.  Seconds to read all PDFs, best of ``--repeats``, as a
 ratio to the engine's.
 
-Needs groff with its PDF device (Debian: ``apt-get install groff``).
+Needs groff with its PDF device (Debian: ``apt-get install groff``), and for ``sotu-browser``
+Playwright (the test extra) and Debian's chromium.
 
     python benchmarks/pdf_reading.py --seeds 0 1 2 3 4
 """
@@ -44,6 +49,7 @@ Needs groff with its PDF device (Debian: ``apt-get install groff``).
 from __future__ import annotations
 
 import argparse
+import html
 import io
 import shutil
 import subprocess
@@ -117,7 +123,42 @@ def jargon_pdfs() -> tuple[list[bytes], list[str]]:
     return pdfs, texts
 
 
-COLLECTIONS = {"sotu": sotu_pdfs, "jargon": jargon_pdfs}
+def _browser_pdfs(documents: list[tuple[str, list[str]]]) -> list[bytes]:
+    """Each (title, paragraphs) printed to PDF by Chromium ("Save as PDF": A4, justified, the title as the page
+    header and "Page n of m" as its footer), through Playwright and Debian's /usr/bin/chromium."""
+    from playwright.sync_api import sync_playwright
+
+    style = "body { font-family: serif; font-size: 11pt; text-align: justify; }"
+    pdfs = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page()
+        for title, paragraphs in documents:
+            body = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
+            page.set_content(f'<html lang="en"><head><style>{style}</style></head><body>{body}</body></html>')
+            pdfs.append(page.pdf(format="A4", display_header_footer=True,
+                                 margin={"top": "2cm", "bottom": "2cm", "left": "2cm", "right": "2cm"},
+                                 header_template=f'<div style="font-size:9px;width:100%;text-align:center">'
+                                                 f"{html.escape(title)}</div>",
+                                 footer_template='<div style="font-size:9px;width:100%;text-align:center">Page '
+                                                 '<span class="pageNumber"></span> of <span class="totalPages">'
+                                                 "</span></div>"))
+        browser.close()
+    return pdfs
+
+
+def sotu_browser_pdfs() -> tuple[list[bytes], list[str]]:
+    """The State of the Union addresses as :func:`sotu_pdfs` groups them, printed by a browser instead of groff."""
+    frame = pd.read_csv(SAMPLES / "sotu_paragraphs.csv", dtype=str, keep_default_na=False)
+    addresses: dict[tuple[str, str], list[str]] = {}
+    for year, president, text in zip(frame.year, frame.president, frame.text, strict=True):
+        addresses.setdefault((year, president), []).append(" ".join(text.split()))
+    items = [(f"{president}, {year}", paragraphs) for (year, president), paragraphs in addresses.items()]
+    return _browser_pdfs(items), ["\n\n".join(paragraphs) for _, paragraphs in items]
+
+
+COLLECTIONS = {"sotu": sotu_pdfs, "jargon": jargon_pdfs, "sotu-browser": sotu_browser_pdfs}
 
 
 def read_engine(pdfs: list[bytes]) -> list[str]:

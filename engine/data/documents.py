@@ -72,6 +72,7 @@ PDF_MEMORY_BYTES = 2 * 2**30  # the most memory the PDF reader's child process m
 RUNNING_LINE_PAGES = 3  # a PDF needs this many pages before a line repeated on them counts as a running header
 PACKAGE_PART_BYTES = 10_000_000  # a package's lists of parts and chapters are parsed whole, so bounded apart
 RUNNING_LINE_SHARE = 0.5  # ... and the line must start or end at least this share of its pages (and two)
+RUNNING_LINE_DEPTH = 3  # ... among this many lines at the top or the bottom of a page
 
 
 @dataclass(frozen=True)
@@ -325,12 +326,17 @@ class _PdfReader:
 
 
 def _running_lines(pages: list[list[str]]) -> set[str]:
-    """The first and last lines of pages that repeat, digits aside, on most pages (running headers, footers)."""
+    """Lines near the top or bottom of pages that repeat, digits aside, on most pages (running headers, footers).
+
+    "Near" is among the first or last :data:`RUNNING_LINE_DEPTH` lines that hold text: a browser's
+    "Save as PDF" writes the header and the footer after the page's text, so both end it.
+    """
     if len(pages) < RUNNING_LINE_PAGES:
         return set()
     seen: Counter[str] = Counter()
     for lines in pages:
-        ends = [line for line in (lines[:1] + lines[-1:]) if line.strip()]
+        held = [line for line in lines if line.strip()]
+        ends = held[:RUNNING_LINE_DEPTH] + held[-RUNNING_LINE_DEPTH:]
         seen.update({_DIGITS.sub("#", line.strip()) for line in ends})
     return {line for line, n in seen.items() if n >= max(2.0, RUNNING_LINE_SHARE * len(pages))}
 
@@ -339,16 +345,23 @@ def _join_hyphenated(text: str) -> str:
     """Join the words PDFium found hyphenated across a line end, unless the text shows the hyphen is the writer's.
 
     PDFium marks a line-end hyphen inside a word with U+FFFE, whether typesetting put it there
-    ("expecta-" / "tions") or the writer did ("land-" / "use").  A pair is kept hyphenated when
-    the rest of the document (the pairs aside) writes the hyphenated word and never the joined
-    one, and joined otherwise: "expecta\ufffetions" becomes "expectations".  A writer's hyphen
-    the document writes nowhere else is lost ("userfriendly"); keeping every hyphen instead
-    would cut most hyphenated words in two ("expecta", "tions"), which costs topics far more
-    (benchmarks/RESULTS.md run 66).
+    ("expecta-" / "tions") or the writer did ("self-" / "reliant").  The rest of the document
+    (the pairs aside) decides:
+
+    - when it writes none of the joined words, nothing was hyphenated by typesetting (a
+      browser's "Save as PDF" never hyphenates): every hyphen is the writer's, and kept;
+    - else a pair is kept hyphenated when the document writes the hyphenated word and never the
+      joined one, and joined otherwise: "expecta\ufffetions" becomes "expectations".  A writer's
+      hyphen the document writes nowhere else is then lost ("userfriendly"); keeping every such
+      hyphen would cut most hyphenated words in two ("expecta", "tions"), which costs far more
+      (benchmarks/RESULTS.md run 66).
     """
     if "\ufffe" not in text:
         return text
     seen = Counter(_WORDS.findall(_SOFT_BREAK.sub(" ", text).lower()))
+    pairs = [(first.lower(), second.lower()) for first, second in _SOFT_BREAK.findall(text)]
+    if not any(seen[first + second] for first, second in pairs):
+        return text.replace("\ufffe", "-")
 
     def join(match: re.Match) -> str:
         first, second = match.group(1), match.group(2)
@@ -362,10 +375,10 @@ def pdf_pages_text(pages: list[str]) -> str:
     """One PDF's text from the text PDFium read of each page.
 
     Line breaks become ``\\n`` and pages are separated by a blank line; words hyphenated across a
-    line end are joined (:func:`_join_hyphenated`); a first or last line repeated, digits
-    aside, on at least half of three or more pages and on two (a running header, a footer with
-    the page number) is left out; ligatures become their letters; control characters and stray
-    surrogates are removed.
+    line end are joined (:func:`_join_hyphenated`); the lines at the top and bottom of a page that
+    repeat there, digits aside, on at least half of three or more pages and on two (a running
+    header, a footer with the page number: :func:`_running_lines`) are left out; ligatures become
+    their letters; control characters and stray surrogates are removed.
     """
     split = [_NOT_TEXT.sub("", page.replace("\r\n", "\n").replace("\r", "\n")).translate(_LIGATURES).split("\n")
              for page in pages]

@@ -16,7 +16,7 @@ from tests.engine._documents import make_docx, make_epub, make_odt, make_pdf, wo
 
 REPORT = [["Annual report of the river authority", "The river rose in spring and the dams held."],
           ["Annual report 2 of 5", "Floods were expecta-", "tions of every farmer along the valley."],
-          ["Annual report 3 of 5", "The valley's farms gave a fine harvest of wheat."],
+          ["Annual report 3 of 5", "The valley's farms gave a fine harvest of wheat, as expectations had it."],
           ["Annual report 4 of 5", "Wheat prices fell while the dams were mended."],
           ["Annual report 5 of 5", "The authority thanks its engineers."]]
 
@@ -55,10 +55,24 @@ def test_running_lines_need_three_pages_and_half_of_them():
     assert pdf_pages_text(["\r\n".join(p) for p in once]).count("body") == 4
 
 
+def test_a_header_and_footer_written_after_the_page_text_are_left_out():
+    """Chromium's "Save as PDF" writes the page header and footer after the page's own text."""
+    words = ["rivers", "wheat", "stars", "floods"]
+    pages = [f"{w} rose\r\n{w} fell\r\nAddress of 1934\r\nPage {i} of 4" for i, w in enumerate(words, 1)]
+    assert pdf_pages_text(pages) == "\n\n".join(f"{w} rose\n{w} fell" for w in words)
+
+
 def test_a_hyphen_the_text_writes_elsewhere_is_kept_at_a_line_end():
     pages = ["The land\ufffeuse plan and other land-use rules.", "Expecta\ufffetions ran high; expectations fell."]
     text = pdf_pages_text(pages)
     assert "land-use plan" in text and "Expectations ran high" in text
+
+
+def test_without_a_joined_word_written_elsewhere_every_line_end_hyphen_is_the_writers():
+    """A browser's "Save as PDF" never hyphenates: when the text writes none of the joined words, PDFium's marks
+    are the writer's hyphens (and dashes), kept."""
+    text = pdf_pages_text(["A self\ufffereliant and peace\ufffeloving people; they seek\ufffethis peace."])
+    assert text == "A self-reliant and peace-loving people; they seek-this peace."
 
 
 def test_ligatures_control_characters_and_surrogates_are_cleaned():
