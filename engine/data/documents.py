@@ -9,8 +9,9 @@ a file that cannot be read is returned with the reason, in plain words, never dr
   (:mod:`engine.data._pdf_child`) whose memory is capped and which is stopped after
   ``SVI_TOPICS_MAX_DOCUMENT_SECONDS`` per file: a crafted file cannot crash or hang the caller.
   What the page layout adds to the words is undone (:func:`pdf_pages_text`): a word hyphenated
-  across a line end is joined ("expecta-" + "tions"), the running header or footer repeated on
-  most pages is left out, and ligature characters are read as their letters ("ﬁ" -> "fi").
+  across a line end is joined ("expecta-" + "tions"; a PDF that was not hyphenated keeps its
+  writers' hyphens), the running header or footer repeated near the top or bottom of most pages
+  is left out, and ligature characters are read as their letters ("ﬁ" -> "fi").
   A password-protected PDF, or one that holds images of pages but no text (a scan), is
   reported as such.
 - **Word** (``.docx``): the body, then the footnotes and endnotes, paragraph by paragraph;
