@@ -71,9 +71,9 @@ DOCUMENT_SUFFIXES = (".pdf", ".docx", ".odt", ".epub")
 KINDS = {".pdf": "PDF", ".docx": "Word document", ".odt": "OpenDocument text", ".epub": "EPUB book"}
 PDF_MEMORY_BYTES = 2 * 2**30  # the most memory the PDF reader's child process may map
 RUNNING_LINE_PAGES = 3  # a PDF needs this many pages before a line repeated on them counts as a running header
-PACKAGE_PART_BYTES = 10_000_000  # a package's lists of parts and chapters are parsed whole, so bounded apart
 RUNNING_LINE_SHARE = 0.5  # ... and the line must start or end at least this share of its pages (and two)
 RUNNING_LINE_DEPTH = 3  # ... among this many lines at the top or the bottom of a page
+PACKAGE_PART_BYTES = 10_000_000  # a package's lists of parts and chapters are parsed whole, so bounded apart
 
 
 @dataclass(frozen=True)
@@ -360,7 +360,7 @@ def _join_hyphenated(text: str) -> str:
     if "\ufffe" not in text:
         return text
     seen = Counter(_WORDS.findall(_SOFT_BREAK.sub(" ", text).lower()))
-    pairs = [(first.lower(), second.lower()) for first, second in _SOFT_BREAK.findall(text)]
+    pairs = [(first.lower(), second.lower()) for first, second in _SOFT_BREAK.findall(text) if second]
     if not any(seen[first + second] for first, second in pairs):
         return text.replace("\ufffe", "-")
 
