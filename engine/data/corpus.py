@@ -28,7 +28,7 @@ from engine.data import markup as markup_module
 from engine.data import messages as messages_module
 from engine.data.boilerplate import _find_and_remove
 from engine.data.language import AUTO_LANGUAGE, guess_language
-from engine.data.passages import split_passages
+from engine.data.passages import _passage_columns
 from engine.data.text import RawDocument, SkippedFile
 from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
@@ -353,8 +353,7 @@ class Corpus:
         _strings(texts, "texts", len(texts))
         if passage_words is not None:
             words = check_int("passage_words", passage_words, 1)
-            passages = split_passages(map(RawDocument, ids, titles, texts), words)
-            ids, titles, texts = ([getattr(p, name) for p in passages] for name in ("doc_id", "title", "text"))
+            ids, titles, texts = _passage_columns(ids, titles, texts, words)
         messages = _markup_choice(strip_messages, texts, "strip_messages")
         readable = [messages_module.message_text(text) for text in texts] if messages else texts
         markup = _markup_choice(strip_markup, readable)

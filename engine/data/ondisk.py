@@ -68,7 +68,7 @@ from engine.data.documents import _DocumentCache
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.markup import evenly_spread, strip_markup
 from engine.data.messages import message_text
-from engine.data.passages import split_passages
+from engine.data.passages import _passage_columns, split_passages
 from engine.data.text import RawDocument, SkippedFile, _check_encoding, table_format
 from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError
@@ -285,7 +285,7 @@ class DiskCorpus:
                 read = _table_chunks(source, text_column or "text", id_column, chunk_size, encoding)
             else:
                 read = _batched(_text_documents(source, skipped, encoding, cache=cache), chunk_size)
-            return read if passage_words is None else (_passages_of(chunk, passage_words) for chunk in read)
+            return read if passage_words is None else (_passage_columns(*chunk, passage_words) for chunk in read)
 
         stop_words = options["stop_words"]
         guess_stop_words = isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE
@@ -406,12 +406,6 @@ class DiskCorpus:
         return Corpus(self.counts[rows], self.vocabulary, picked, picked, None, self.dropped, self.skipped,
                       vectorizer=self.vectorizer)
 
-
-
-def _passages_of(chunk: tuple[list[str], list[str], list[str]], words: int) -> tuple[list[str], list[str], list[str]]:
-    """A chunk's (ids, titles, texts) with each text cut into passages, as :meth:`Corpus.from_texts` cuts them."""
-    passages = split_passages(map(RawDocument, *chunk), words)
-    return [p.doc_id for p in passages], [p.title for p in passages], [p.text for p in passages]
 
 
 def _stored_vectorizer(folder: Path, values: Any, trust_token_pattern: bool) -> Vectorizer | None:

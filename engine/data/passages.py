@@ -87,3 +87,11 @@ def split_passages(documents: Iterable[RawDocument], words: int = PASSAGE_WORDS)
         out.extend(RawDocument(f"{document.doc_id}#{n}", f"{document.title} ({n})", document.text[start:end])
                    for n, (start, end) in enumerate(spans, start=1))
     return RawDocuments(out, getattr(documents, "skipped", ()), getattr(documents, "encodings", {}))
+
+
+def _passage_columns(ids: Iterable[str], titles: Iterable[str], texts: Iterable[str],
+                     words: int) -> tuple[list[str], list[str], list[str]]:
+    """Parallel ids, titles and texts cut into passages by :func:`split_passages`, as the same three lists
+    (what ``Corpus.from_texts`` and each chunk of ``DiskCorpus.from_texts`` cut)."""
+    passages = split_passages(map(RawDocument, ids, titles, texts), words)
+    return [p.doc_id for p in passages], [p.title for p in passages], [p.text for p in passages]
