@@ -98,8 +98,8 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
         def files() -> Iterator[tuple[str, bytes]]:
             for path in paths:
                 name = path.relative_to(source).as_posix()
-                if _is_text_file(name):
-                    yield name, path.read_bytes()
+                if _is_text_file(name):  # a document read on an earlier pass is not read again
+                    yield name, b"" if cache is not None and name in cache else path.read_bytes()
                 else:
                     unread.append(SkippedFile(name, NOT_TEXT))
 
@@ -143,10 +143,14 @@ def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None
                 if info.file_size > max_entry_bytes:
                     raise UnsafeArchiveError(f"{info.filename!r} in {label} expands to {info.file_size} bytes, "
                                              f"more than {max_entry_bytes}; split it")
-                data = _read_entry(archive, info, info.file_size, label)  # never past the declared size
-                if len(data) > info.file_size:
-                    raise _expands_past_declared(info, label)
-                total += len(data)
+                if cache is not None and info.filename in cache:  # read on an earlier pass: its size is known
+                    data, size = b"", info.file_size
+                else:
+                    data = _read_entry(archive, info, info.file_size, label)  # never past the declared size
+                    if len(data) > info.file_size:
+                        raise _expands_past_declared(info, label)
+                    size = len(data)
+                total += size
                 if total > limits.max_expanded_bytes:  # entries are streamed, the archive as a whole is bounded
                     raise expanded_too_large(label, limits)
                 yield info.filename, data

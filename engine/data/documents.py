@@ -179,6 +179,9 @@ class _DocumentCache:
         self._entries.clear()
         self._folder.cleanup()
 
+    def __contains__(self, name: str) -> bool:
+        return name in self._entries
+
     def get(self, name: str) -> DocumentText | None:
         if name not in self._entries:
             return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import random
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -357,8 +358,8 @@ def test_damaged_files_of_every_kind_are_reported_never_raised():
 
 
 def test_a_disk_corpus_parses_each_document_once(tmp_path, monkeypatch):
-    """DiskCorpus.from_texts goes over a folder two or three times; its PDFs are parsed on the first pass only, and
-    the temporary folder holding their text is gone afterwards."""
+    """DiskCorpus.from_texts goes over a folder or an archive two or three times; its PDFs are parsed on the first
+    pass only (their bytes not read again), and the temporary folder holding their text is gone afterwards."""
     import tempfile
 
     from engine.data import documents
@@ -371,8 +372,19 @@ def test_a_disk_corpus_parses_each_document_once(tmp_path, monkeypatch):
     original = documents._PdfReader.read
     monkeypatch.setattr(documents._PdfReader, "read", lambda self, name, data: read.append(name) or
                         original(self, name, data))
+    opened = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda path: opened.append(path.name) or read_bytes(path))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temporary"))
     (tmp_path / "temporary").mkdir()
     disk = engine.DiskCorpus.from_texts(source, tmp_path / "out", stop_words=None)
     assert disk.n_docs == 6 and sorted(read) == [f"{i}.pdf" for i in range(6)]
+    assert sorted(name for name in opened if name.endswith(".pdf")) == [f"{i}.pdf" for i in range(6)]
     assert not list((tmp_path / "temporary").iterdir())
+    archive = tmp_path / "docs.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for path in sorted(source.iterdir()):
+            out.write(path, path.name)
+    read.clear()
+    from_zip = engine.DiskCorpus.from_texts(archive, tmp_path / "out-zip", stop_words=None)
+    assert from_zip.vocabulary == disk.vocabulary and sorted(read) == [f"{i}.pdf" for i in range(6)]
