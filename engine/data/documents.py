@@ -30,7 +30,6 @@ an archive is read within the size its entry declares and the ``max_expanded_mb`
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import os
 import posixpath
@@ -39,21 +38,14 @@ import struct
 import subprocess
 import tempfile
 import threading
-import xml.sax
-import xml.sax.handler
-import zipfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
-import defusedxml.sax
-from defusedxml import ElementTree as SafeElementTree
-from defusedxml.common import DefusedXmlException
-
 from engine.data import _encoding
-from engine.data._bounds import ZIP_ERRORS
+from engine.data._packages import Parts, UnreadableError, XmlText
 from engine.data.markup import strip_markup
 from engine.limits import Limits, current_limits
 from engine.processes import python_command
@@ -73,7 +65,6 @@ PDF_MEMORY_BYTES = 2 * 2**30  # the most memory the PDF reader's child process m
 RUNNING_LINE_PAGES = 3  # a PDF needs this many pages before a line repeated on them counts as a running header
 RUNNING_LINE_SHARE = 0.5  # ... and the line must start or end at least this share of its pages (and two)
 RUNNING_LINE_DEPTH = 3  # ... among this many lines at the top or the bottom of a page
-PACKAGE_PART_BYTES = 10_000_000  # a package's lists of parts and chapters are parsed whole, so bounded apart
 
 
 @dataclass(frozen=True)
@@ -150,7 +141,7 @@ class DocumentReader:
             raise ValueError(f"{name!r} is not a .pdf, .docx, .odt or .epub file")
         try:
             text = _ARCHIVE_READERS[suffix](data, name, self.limits)
-        except _UnreadableError as exc:
+        except UnreadableError as exc:
             return DocumentText(name, None, str(exc), KINDS[suffix])
         if not any(c.isalnum() for c in text):
             return DocumentText(name, None, "holds no text", KINDS[suffix])
@@ -217,10 +208,6 @@ def read_documents(files: Iterable[tuple[str, bytes]], limits: Limits | None = N
     with DocumentReader(limits) as reader:
         for name, data in files:
             yield reader.read(name, data)
-
-
-class _UnreadableError(Exception):
-    """A file's content cannot be read; the message says why and what to do."""
 
 
 # --- PDF -------------------------------------------------------------------------------------------------------
@@ -398,120 +385,9 @@ def pdf_pages_text(pages: list[str]) -> str:
     return _join_hyphenated("\n\n".join(page for page in kept if page))
 
 
-# --- Word, OpenDocument and EPUB (zip archives of XML) -------------------------------------------------------
-
-class _Parts:
-    """The parts of a document's zip archive, each read within its declared size and a shared budget."""
-
-    def __init__(self, data: bytes, name: str, limits: Limits, kind: str):
-        self.name, self.kind, self.limits, self.budget = name, kind, limits, limits.max_expanded_bytes
-        if data[:4] == b"\xd0\xcf\x11\xe0":  # an OLE compound file: an encrypted Office file, or an old .doc
-            raise _UnreadableError(f"is protected by a password, or is an older binary {kind}; open it, save it as "
-                              f"{_suffix(name)} without a password, and upload that")
-        try:
-            self.archive = zipfile.ZipFile(io.BytesIO(data))
-        except ZIP_ERRORS as exc:
-            raise _UnreadableError(f"is damaged or not a {kind} ({exc}); save it again as {_suffix(name)}") from None
-        self.infos = {info.filename: info for info in self.archive.infolist()}
-
-    def __contains__(self, part: str) -> bool:
-        return part in self.infos
-
-    def read(self, part: str) -> bytes:
-        info = self.infos.get(part)
-        if info is None:
-            raise _UnreadableError(f"is damaged or not a {self.kind}: it has no part {part!r}; save it again")
-        if info.file_size > self.budget:
-            raise _UnreadableError(f"expands to more than the {self.limits.max_expanded_mb:,.0f} MB the limit "
-                              "max_expanded_mb allows (a possible zip bomb); if it is genuine, raise the "
-                              "environment variable SVI_TOPICS_MAX_EXPANDED_MB")
-        try:
-            with self.archive.open(info) as entry:
-                data = entry.read(info.file_size + 1)
-        except ZIP_ERRORS as exc:
-            raise _UnreadableError(f"is damaged: its part {part!r} cannot be read ({exc}); save it again") from None
-        if len(data) > info.file_size:
-            raise _UnreadableError(f"has a part {part!r} that expands past the size it declares (a possible zip "
-                              "bomb); save it again")
-        self.budget -= len(data)
-        return data
-
-    def xml(self, part: str):
-        """A small part (a package's list of parts, of chapters) parsed whole."""
-        info = self.infos.get(part)
-        if info is not None and info.file_size > PACKAGE_PART_BYTES:
-            raise _UnreadableError(f"is damaged or crafted: its part {part!r} declares {info.file_size:,} bytes, "
-                                   f"more than such a part holds ({PACKAGE_PART_BYTES:,}); save it again")
-        try:
-            return SafeElementTree.fromstring(self.read(part), forbid_dtd=True)
-        except (SafeElementTree.ParseError, DefusedXmlException, ValueError) as exc:
-            raise _UnreadableError(f"is damaged: its part {part!r} is not valid XML ({exc}); save it again") from None
-
-    def text(self, part: str, rules: _XmlText) -> str:
-        """The text of a part streamed by a SAX parser: a large part never becomes a tree in memory."""
-        handler = _TextHandler(rules)
-        parser = defusedxml.sax.make_parser()
-        parser.forbid_dtd = True
-        parser.setFeature(xml.sax.handler.feature_namespaces, True)
-        parser.setContentHandler(handler)
-        parser.setErrorHandler(xml.sax.handler.ErrorHandler())  # errors raise
-        try:
-            parser.parse(io.BytesIO(self.read(part)))
-        except (xml.sax.SAXException, DefusedXmlException, ValueError) as exc:
-            raise _UnreadableError(f"is damaged: its part {part!r} is not valid XML ({exc}); save it again") from None
-        return "".join(handler.out)
-
-
-@dataclass(frozen=True)
-class _XmlText:
-    """How one XML vocabulary holds text: where text is, what to add, what to skip."""
-
-    texts: frozenset[str]  # elements whose character content is text (Word's run text, ODF's paragraphs)
-    inserts: dict[str, str]  # elements read as a fixed string (a tab, a line break)
-    breaks: frozenset[str]  # elements followed by a line break (paragraphs, headings)
-    skipped: frozenset[str]  # elements left out with everything inside them
-    spaces: str = ""  # the element whose "c" attribute counts spaces (ODF's text:s)
-
-
-class _TextHandler(xml.sax.handler.ContentHandler):
-    """Collects the text of a streamed XML part by :class:`_XmlText`'s rules (memory: the text, not a tree)."""
-
-    def __init__(self, rules: _XmlText):
-        super().__init__()
-        self.rules, self.out = rules, []
-        self.skipping = self.taking = 0  # depths inside a skipped element, inside an element of text
-
-    def startElementNS(self, name, qname, attrs) -> None:  # noqa: N802 (SAX's name)
-        tag = f"{{{name[0]}}}{name[1]}" if name[0] else name[1]
-        if self.skipping or tag in self.rules.skipped:
-            self.skipping += 1
-            return
-        if tag in self.rules.inserts:
-            self.out.append(self.rules.inserts[tag])
-        elif tag == self.rules.spaces:
-            count = next((value for (_, local), value in attrs.items() if local == "c"), "1")
-            self.out.append(" " * min(int(count), 1000) if count.isdigit() else " ")
-        if tag in self.rules.texts:
-            self.taking += 1
-
-    def endElementNS(self, name, qname) -> None:  # noqa: N802 (SAX's name)
-        if self.skipping:
-            self.skipping -= 1
-            return
-        tag = f"{{{name[0]}}}{name[1]}" if name[0] else name[1]
-        if tag in self.rules.texts:
-            self.taking -= 1
-        if tag in self.rules.breaks:
-            self.out.append("\n")
-
-    def characters(self, content: str) -> None:
-        if self.taking and not self.skipping:
-            self.out.append(content)
-
-
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
-_WORD = _XmlText(
+_WORD = XmlText(
     texts=frozenset({_W + "t"}),
     inserts={_W + "tab": "\t", _W + "br": "\n", _W + "cr": "\n", _W + "noBreakHyphen": "-"},
     breaks=frozenset({_W + "p"}),
@@ -523,7 +399,7 @@ _OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relati
 
 
 def _word_text(data: bytes, name: str, limits: Limits) -> str:
-    parts = _Parts(data, name, limits, KINDS[".docx"])
+    parts = Parts(data, name, limits, KINDS[".docx"])
     main = "word/document.xml"
     if "_rels/.rels" in parts:
         for relation in parts.xml("_rels/.rels").iter(_RELATIONSHIPS + "Relationship"):
@@ -540,7 +416,7 @@ def _word_text(data: bytes, name: str, limits: Limits) -> str:
 
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
-_ODF = _XmlText(
+_ODF = XmlText(
     texts=frozenset({_TEXT + "p", _TEXT + "h"}),
     inserts={_TEXT + "tab": "\t", _TEXT + "line-break": "\n", _TEXT + "note-body": " "},
     breaks=frozenset({_TEXT + "p", _TEXT + "h"}),
@@ -551,7 +427,7 @@ _ODF = _XmlText(
 
 
 def _odf_text(data: bytes, name: str, limits: Limits) -> str:
-    parts = _Parts(data, name, limits, KINDS[".odt"])
+    parts = Parts(data, name, limits, KINDS[".odt"])
     text = parts.text("content.xml", _ODF)
     return re.sub(r"[^\S\n]*\n[^\S\n]*(?=\n)", "", text).strip("\n")  # the lines between paragraphs, once
 
@@ -565,10 +441,10 @@ _FONT_OBFUSCATION = ("http://www.idpf.org/2008/embedding", "http://ns.adobe.com/
 
 
 def _epub_text(data: bytes, name: str, limits: Limits) -> str:
-    parts = _Parts(data, name, limits, KINDS[".epub"])
+    parts = Parts(data, name, limits, KINDS[".epub"])
     rootfile = parts.xml("META-INF/container.xml").find(f".//{_CONTAINER}rootfile")
     if rootfile is None or not rootfile.get("full-path"):
-        raise _UnreadableError("is damaged: its META-INF/container.xml names no package file; save it again")
+        raise UnreadableError("is damaged: its META-INF/container.xml names no package file; save it again")
     opf_path = posixpath.normpath(unquote(rootfile.get("full-path")))
     package = parts.xml(opf_path)
     folder = posixpath.dirname(opf_path)
@@ -587,17 +463,17 @@ def _epub_text(data: bytes, name: str, limits: Limits) -> str:
             continue
         path = posixpath.normpath(posixpath.join(folder, unquote(item.get("href").split("#")[0])))
         if path in encrypted:
-            raise _UnreadableError("is protected by DRM (its chapters are encrypted); only a book without DRM can be "
+            raise UnreadableError("is protected by DRM (its chapters are encrypted); only a book without DRM can be "
                               "read")
         if "html" not in (item.get("media-type") or "") or path not in parts:
             continue
         try:
             markup = _encoding.decode(parts.read(path), f"{name}:{path}")[0]
         except ValueError as exc:
-            raise _UnreadableError(f"has a chapter that cannot be decoded ({exc})") from None
+            raise UnreadableError(f"has a chapter that cannot be decoded ({exc})") from None
         chapters.append(strip_markup(_HEAD.sub("", markup)).strip())  # a chapter's <title> repeats the book's
     if not any(chapters):
-        raise _UnreadableError("holds no chapters of text (its spine lists none); save it again")
+        raise UnreadableError("holds no chapters of text (its spine lists none); save it again")
     return "\n\n".join(chapter for chapter in chapters if chapter)
 
 
