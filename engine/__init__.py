@@ -51,6 +51,7 @@ from engine.data.messages import MessagesReport, holds_messages, is_message, mes
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.passages import PASSAGE_WORDS, passage_spans, split_passages
 from engine.data.semisynthetic import SemiSyntheticGenerator
+from engine.data.spreadsheets import SHEET_CELLS, SPREADSHEET_SUFFIXES, Sheet, is_spreadsheet_file, read_sheet
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
 from engine.data.text import (
     TEXT_SUFFIXES,
@@ -151,7 +152,9 @@ __all__ = [
     "LDA",
     "MAX_ADAPTIVE_INIT_BATCHES",
     "PASSAGE_WORDS",
+    "SHEET_CELLS",
     "SHORT_DOCUMENT_WORDS",
+    "SPREADSHEET_SUFFIXES",
     "STEP_SIZES",
     "STOP_WORD_LANGUAGES",
     "STORED_TOKEN_PATTERNS",
@@ -196,6 +199,7 @@ __all__ = [
     "SemiSyntheticGenerator",
     "SettingChange",
     "SettingError",
+    "Sheet",
     "SkippedFile",
     "Snapshot",
     "StepReport",
@@ -223,6 +227,7 @@ __all__ = [
     "intertopic_coordinates",
     "is_document_file",
     "is_message",
+    "is_spreadsheet_file",
     "jensen_shannon",
     "languages_of",
     "ldavis_inputs",
@@ -243,6 +248,7 @@ __all__ = [
     "read_folder",
     "read_ldac",
     "read_mtx",
+    "read_sheet",
     "read_table",
     "read_txt_files",
     "read_uci",

@@ -191,8 +191,8 @@ def _add_fit(commands: Any) -> None:
     )
     fit.add_argument("corpus", metavar="CORPUS",
                      help="a folder of .txt, .html, .eml, .pdf, .docx, .odt or .epub files, a .zip of them, a "
-                     ".csv/.tsv/.jsonl table or an .mbox mailbox, a UCI docword.txt (+vocab.txt), an LDA-C .dat "
-                     "(+vocab.txt), a .mtx file, or a saved corpus folder")
+                     ".csv/.tsv/.jsonl table, an .xlsx/.ods spreadsheet or an .mbox mailbox, a UCI docword.txt "
+                     "(+vocab.txt), an LDA-C .dat (+vocab.txt), a .mtx file, or a saved corpus folder")
     fit.add_argument("--out", default="model.npz", help="model file to write")
 
     model = fit.add_argument_group("model")
@@ -285,9 +285,11 @@ def _add_fit(commands: Any) -> None:
                       help="drop words in more documents than this (integer) or this fraction (decimal)")
     text.add_argument("--max-features", type=_positive_int, default=None,
                       help="keep only this many most frequent words")
-    text.add_argument("--text-column", default=None, help="column of a .csv/.tsv/.jsonl table holding the text "
-                      "(default: 'text')")
+    text.add_argument("--text-column", default=None, help="column of a .csv/.tsv/.jsonl table or an .xlsx/.ods "
+                      "spreadsheet holding the text (default: 'text')")
     text.add_argument("--title-column", default=None, help="column of a table holding document titles")
+    text.add_argument("--sheet", default=None, help="sheet of an .xlsx/.ods spreadsheet to read (default: the first "
+                      "visible sheet with cells)")
     text.add_argument("--encoding", default=None,
                       help="encoding of the text files (e.g. utf-8, windows-1252, latin-1); default: detected "
                       "per file, and the encodings assumed are printed")
@@ -398,7 +400,8 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["strip_messages"] = False
     elif text:
         options["strip_messages"] = AUTO_MARKUP if resumed is None else resumed.get(STRIP_MESSAGES_KEY, False)
-    corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, **options)
+    corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, sheet=args.sheet,
+                         **options)
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
     vectorizer = getattr(corpus, "vectorizer", None)  # None: counts without a record of how text was read
     used = getattr(vectorizer, "stop_words", None)

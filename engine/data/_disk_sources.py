@@ -9,6 +9,7 @@ one document, or one chunk of rows, is in memory at a time.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
@@ -32,9 +33,11 @@ from engine.data.documents import _DocumentCache
 from engine.data.markup import evenly_spread
 from engine.data.mbox import COLUMNS as MBOX_COLUMNS
 from engine.data.mbox import mbox_rows
+from engine.data.spreadsheets import read_sheet
 from engine.data.text import (
     DEFAULT_MAX_TOTAL_BYTES,
     NOT_TEXT,
+    SHEET_FORMATS,
     SkippedFile,
     _column,
     _expands_past_declared,
@@ -163,9 +166,10 @@ def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None
 
 
 def _table_chunks(path: Path, text_column: str, id_column: str | None, chunk_size: int,
-                  encoding: str | None = None) -> Iterator[tuple[list[str], list[str], list[str]]]:
-    """(ids, titles, texts) of ``chunk_size`` rows at a time of a CSV/TSV/JSON-lines table or a mailbox (UTF-8 by
-    default)."""
+                  encoding: str | None = None, sheet: str | None = None,
+                  ) -> Iterator[tuple[list[str], list[str], list[str]]]:
+    """(ids, titles, texts) of ``chunk_size`` rows at a time of a CSV/TSV/JSON-lines table, a mailbox (UTF-8 by
+    default) or a spreadsheet's sheet (read whole: it holds at most ``SHEET_CELLS`` cells)."""
     fmt, label = table_format(path.name), repr(str(path))
     # a UTF-8 byte-order mark is not part of the first column's name
     read_as = "utf-8-sig" if encoding is None or encoding_name(encoding) == "utf-8" else encoding
@@ -174,20 +178,24 @@ def _table_chunks(path: Path, text_column: str, id_column: str | None, chunk_siz
         return
     seen_ids: set[str] = set()
     try:
-        if fmt != "jsonl":  # a stray quote would otherwise merge rows silently; checked as the file streams
+        if fmt in ("csv", "tsv"):  # a stray quote would otherwise merge rows silently; checked as the file streams
             check_quoting(path, "\t" if fmt == "tsv" else ",", label, read_as)
-        if fmt == "jsonl":
+        if fmt in SHEET_FORMATS:
+            rows = read_sheet(path, sheet).frame
+            reader = contextlib.closing(rows.iloc[start:start + chunk_size]
+                                        for start in range(0, len(rows), chunk_size))
+        elif fmt == "jsonl":
             reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_size, encoding=read_as)
         else:
             reader = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", dtype=str, keep_default_na=False,
                                  index_col=False, chunksize=chunk_size, encoding=read_as)
-        with reader:
+        with reader as frames:
             row = 0
             while True:
                 with warnings.catch_warnings():
                     # a row longer than the header would otherwise lose fields silently
                     warnings.simplefilter("error", pd.errors.ParserWarning)
-                    frame = next(reader, None)
+                    frame = next(frames, None)
                 if frame is None:
                     return
                 texts = _column(frame, text_column, label, "text_column")

@@ -32,6 +32,10 @@ def _suffix(name: str) -> str:
     return PurePosixPath(name.replace("\\", "/")).suffix.lower()
 
 
+def _article(kind: str) -> str:
+    return "an" if kind[:1].upper() in "AEIOU" else "a"  # an EPUB book, an Excel workbook, a Word document
+
+
 class Parts:
     """The parts of a document's zip archive, each read within its declared size and a shared budget."""
 
@@ -43,7 +47,8 @@ class Parts:
         try:
             self.archive = zipfile.ZipFile(io.BytesIO(data))
         except ZIP_ERRORS as exc:
-            raise UnreadableError(f"is damaged or not a {kind} ({exc}); save it again as {_suffix(name)}") from None
+            raise UnreadableError(f"is damaged or not {_article(kind)} {kind} ({exc}); save it again as "
+                                  f"{_suffix(name)}") from None
         self.infos = {info.filename: info for info in self.archive.infolist()}
 
     def __contains__(self, part: str) -> bool:
@@ -52,7 +57,8 @@ class Parts:
     def read(self, part: str) -> bytes:
         info = self.infos.get(part)
         if info is None:
-            raise UnreadableError(f"is damaged or not a {self.kind}: it has no part {part!r}; save it again")
+            raise UnreadableError(f"is damaged or not {_article(self.kind)} {self.kind}: it has no part {part!r}; "
+                                  "save it again")
         if info.file_size > self.budget:
             raise UnreadableError(f"expands to more than the {self.limits.max_expanded_mb:,.0f} MB the limit "
                               "max_expanded_mb allows (a possible zip bomb); if it is genuine, raise the "

@@ -30,6 +30,7 @@ import scipy.sparse as sp
 from engine.data._bounds import check_declared_sizes, check_empty_documents, check_mtx_header, gunzip
 from engine.data.corpus import Corpus
 from engine.data.text import (
+    SHEET_FORMATS,
     _check_encoding,
     decode_text,
     read_folder,
@@ -322,14 +323,15 @@ def holds_text(path: Source) -> bool:
 
 def load_corpus(path: Source, text_column: str | None = None, title_column: str | None = None,
                 *, id_column: str | None = None, vocab: Source | None = None,
-                encoding: str | None = None, **vectorizer_options: Any) -> Corpus:
+                encoding: str | None = None, sheet: str | None = None, **vectorizer_options: Any) -> Corpus:
     """Load a corpus from whatever ``path`` is.
 
     Parameters
     ----------
     path : str or path-like
         A folder saved by :meth:`Corpus.save`; a folder of ``.txt`` files; a
-        ``.zip`` of ``.txt`` files; a ``.csv``/``.tsv``/``.jsonl`` table; a UCI
+        ``.zip`` of ``.txt`` files; a ``.csv``/``.tsv``/``.jsonl`` table or an ``.xlsx``/``.ods``
+        spreadsheet; a UCI
         ``docword*.txt[.gz]``; an LDA-C ``.dat``/``.ldac``; a ``.mtx`` file; or
         a single ``.txt`` document.
     text_column, title_column, id_column : str, optional
@@ -340,6 +342,8 @@ def load_corpus(path: Source, text_column: str | None = None, title_column: str 
         The encoding of the text files (or of a bag-of-words file's vocabulary):
         ``"utf-8"``, ``"windows-1252"``, ``"latin-1"``...; None detects each file's.
         The corpus records the encodings used in ``Corpus.encodings``.
+    sheet : str, optional
+        The sheet of an ``.xlsx``/``.ods`` spreadsheet; by default its first visible sheet with cells.
     **vectorizer_options
         Passed to :meth:`Corpus.from_texts` for raw text (``min_df``, ``stop_words``...).
     """
@@ -350,8 +354,10 @@ def load_corpus(path: Source, text_column: str | None = None, title_column: str 
         raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
     is_table = path.is_file() and table_format(name) is not None
     if (text_column or title_column or id_column) and not is_table:
-        raise ValueError(f"text_column, title_column and id_column apply to .csv/.tsv/.jsonl tables, "
-                         f"not {path.name!r}")
+        raise ValueError(f"text_column, title_column and id_column apply to .csv/.tsv/.jsonl tables and "
+                         f"spreadsheets, not {path.name!r}")
+    if sheet is not None and table_format(name) not in SHEET_FORMATS:
+        raise ValueError(f"sheet applies to .xlsx and .ods spreadsheets, not {path.name!r}")
     is_text = holds_text(path)
     if vectorizer_options and not is_text:
         raise TypeError(f"{path.name!r} is already a bag of words; tokenizer options "
@@ -365,7 +371,8 @@ def load_corpus(path: Source, text_column: str | None = None, title_column: str 
     if name.endswith(".zip"):
         return Corpus.from_documents(read_zip(path, encoding=encoding), **vectorizer_options)
     if is_table:
-        documents = read_table(path, text_column or "text", title_column, id_column=id_column, encoding=encoding)
+        documents = read_table(path, text_column or "text", title_column, id_column=id_column, encoding=encoding,
+                               sheet=sheet)
         return Corpus.from_documents(documents, **vectorizer_options)
     if name.startswith("docword") and name.endswith((".txt", ".txt.gz")):
         return read_uci(path, vocab, encoding=encoding)
@@ -377,4 +384,4 @@ def load_corpus(path: Source, text_column: str | None = None, title_column: str 
         documents = read_txt_files([(path.name, path.read_bytes())], encoding)
         return Corpus.from_documents(documents, **vectorizer_options)
     raise CorpusFormatError(f"cannot tell the format of {path.name!r}; expected a folder, .zip, .csv, .tsv, "
-                            ".jsonl, .txt, UCI docword*.txt, LDA-C .dat/.ldac or .mtx")
+                            ".jsonl, .xlsx, .ods, .txt, UCI docword*.txt, LDA-C .dat/.ldac or .mtx")

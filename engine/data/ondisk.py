@@ -69,7 +69,7 @@ from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.markup import evenly_spread, strip_markup
 from engine.data.messages import message_text
 from engine.data.passages import _passage_columns, split_passages
-from engine.data.text import RawDocument, SkippedFile, _check_encoding, table_format
+from engine.data.text import SHEET_FORMATS, RawDocument, SkippedFile, _check_encoding, table_format
 from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import current_limits
@@ -206,8 +206,8 @@ class DiskCorpus:
     @classmethod
     def from_texts(cls, source: Source, folder: Source, *, text_column: str | None = None,
                    id_column: str | None = None, chunk_size: int = 2000, overwrite: bool = False,
-                   encoding: str | None = None, **vectorizer_options: Any) -> DiskCorpus:
-        """Tokenise a folder of ``.txt``, a ``.zip`` or a ``.csv``/``.tsv``/``.jsonl`` table to ``folder``.
+                   encoding: str | None = None, sheet: str | None = None, **vectorizer_options: Any) -> DiskCorpus:
+        """Tokenise a folder of ``.txt``, a ``.zip``, a ``.csv``/``.tsv``/``.jsonl`` table or a sheet to ``folder``.
 
         Two streaming passes over the source, ``chunk_size`` documents at a time:
         the first counts document and corpus frequencies to choose the vocabulary
@@ -230,6 +230,9 @@ class DiskCorpus:
         encoding : str, optional
             The encoding of the source's files; None detects each ``.txt`` file's
             and reads tables as UTF-8.
+        sheet : str, optional
+            The sheet of an ``.xlsx``/``.ods`` spreadsheet (read whole on each pass); by default
+            its first visible sheet with cells.
         **vectorizer_options
             ``stop_words`` (a language such as "french", ``"auto"``, a list of words or
             None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``, ``strip_messages``,
@@ -249,12 +252,12 @@ class DiskCorpus:
         """
         with _DocumentCache() as cache:
             return cls._from_texts(source, folder, text_column=text_column, id_column=id_column,
-                                   chunk_size=chunk_size, overwrite=overwrite, encoding=encoding, cache=cache,
-                                   **vectorizer_options)
+                                   chunk_size=chunk_size, overwrite=overwrite, encoding=encoding, sheet=sheet,
+                                   cache=cache, **vectorizer_options)
 
     @classmethod
     def _from_texts(cls, source: Source, folder: Source, *, text_column: str | None, id_column: str | None,
-                    chunk_size: int, overwrite: bool, encoding: str | None, cache: _DocumentCache,
+                    chunk_size: int, overwrite: bool, encoding: str | None, sheet: str | None, cache: _DocumentCache,
                     **vectorizer_options: Any) -> DiskCorpus:
         source = Path(source)
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
@@ -274,7 +277,10 @@ class DiskCorpus:
         _check_target(Path(folder), overwrite)  # before the first pass
         is_table = source.is_file() and table_format(source.name) is not None
         if (text_column or id_column) and not is_table:
-            raise ValueError(f"text_column and id_column apply to .csv/.tsv/.jsonl tables, not {source.name!r}")
+            raise ValueError(f"text_column and id_column apply to .csv/.tsv/.jsonl tables and spreadsheets, not "
+                             f"{source.name!r}")
+        if sheet is not None and table_format(source.name) not in SHEET_FORMATS:
+            raise ValueError(f"sheet applies to .xlsx and .ods spreadsheets, not {source.name!r}")
 
         if options["passage_words"] is not None:
             options["passage_words"] = check_int("passage_words", options["passage_words"], 1)
@@ -282,7 +288,7 @@ class DiskCorpus:
 
         def chunks(skipped: list | None) -> Iterator[tuple[list[str], list[str], list[str]]]:
             if is_table:
-                read = _table_chunks(source, text_column or "text", id_column, chunk_size, encoding)
+                read = _table_chunks(source, text_column or "text", id_column, chunk_size, encoding, sheet)
             else:
                 read = _batched(_text_documents(source, skipped, encoding, cache=cache), chunk_size)
             return read if passage_words is None else (_passage_columns(*chunk, passage_words) for chunk in read)

@@ -30,6 +30,7 @@ from engine.data._bounds import ZIP_ERRORS
 from engine.data._csv_quoting import check_quoting
 from engine.data.documents import DOCUMENT_SUFFIXES, DocumentReader, _DocumentCache, is_document_file
 from engine.data.mbox import mbox_frame
+from engine.data.spreadsheets import read_sheet
 from engine.errors import (
     CorpusFormatError,
     EmptyCorpusError,
@@ -54,7 +55,9 @@ __all__ = [
 DEFAULT_MAX_FILES = 20_000
 DEFAULT_MAX_TOTAL_BYTES = 256 * 2**20
 # a mailbox is read as a table of its messages (engine.data.mbox)
-TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".mbox": "mbox"}
+TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".mbox": "mbox",
+                 ".xlsx": "xlsx", ".xlsm": "xlsx", ".ods": "ods"}
+SHEET_FORMATS = ("xlsx", "ods")  # tables in a spreadsheet's sheet (engine.data.spreadsheets), not text
 
 
 class RawDocument(NamedTuple):
@@ -376,7 +379,8 @@ def read_zip(
 
 
 def table_format(name: str) -> str | None:
-    """Return ``"csv"``, ``"tsv"``, ``"jsonl"`` or ``"mbox"`` from a file name's suffix, or None."""
+    """Return ``"csv"``, ``"tsv"``, ``"jsonl"``, ``"mbox"``, ``"xlsx"`` or ``"ods"`` from a file name's suffix, or
+    None."""
     return TABLE_FORMATS.get(PurePosixPath(name).suffix.lower())
 
 
@@ -420,11 +424,14 @@ def read_table(
     format: str | None = None,
     id_column: str | None = None,
     encoding: str | None = None,
+    sheet: str | None = None,
 ) -> RawDocuments:
-    """Read a CSV, TSV or JSON-lines table with one document per row, or a mailbox (``.mbox``) of messages.
+    """Read a CSV, TSV or JSON-lines table or a spreadsheet's sheet with one document per row, or a mailbox.
 
-    A mailbox's rows have the columns "subject", "from", "date" and "text" (each message whole,
-    headers included: :mod:`engine.data.mbox`).
+    A sheet of an Excel (``.xlsx``, ``.xlsm``) or OpenDocument (``.ods``) spreadsheet is read by
+    :func:`engine.read_sheet`: its first row with cells is the header.  A mailbox's (``.mbox``)
+    rows have the columns "subject", "from", "date" and "text" (each message whole, headers
+    included: :mod:`engine.data.mbox`).
 
     Parameters
     ----------
@@ -435,12 +442,15 @@ def read_table(
     title_column : str, optional
         Column holding a title; by default the title is the document id (for a mailbox, the
         message's subject when it has one).
-    format : {"csv", "tsv", "jsonl", "mbox"}, optional
+    format : {"csv", "tsv", "jsonl", "mbox", "xlsx", "ods"}, optional
         Required for bytes; for paths it defaults to the suffix.
     id_column : str, optional
-        Column of unique document ids; by default the 1-based row number.
+        Column of unique document ids; by default the 1-based row number (of the rows after the
+        header; rows without cells are not counted).
     encoding : str, optional
-        The table's encoding; None detects it (see :func:`decode_text`).
+        The table's encoding; None detects it (see :func:`decode_text`).  A spreadsheet has none.
+    sheet : str, optional
+        The sheet of a spreadsheet to read; by default its first visible sheet with cells.
 
     Returns
     -------
@@ -457,13 +467,18 @@ def read_table(
     else:
         name, data = str(source), Path(source).read_bytes()
         format = format or table_format(str(source))
-    if format not in ("csv", "tsv", "jsonl", "mbox"):
-        raise ValueError(f"format must be 'csv', 'tsv', 'jsonl' or 'mbox', got {format!r}")
+    if format not in ("csv", "tsv", "jsonl", "mbox", *SHEET_FORMATS):
+        raise ValueError(f"format must be 'csv', 'tsv', 'jsonl', 'mbox', 'xlsx' or 'ods', got {format!r}")
+    if sheet is not None and format not in SHEET_FORMATS:
+        raise ValueError(f"sheet applies to .xlsx and .ods spreadsheets, not to a {format} table")
     label = repr(name)
     if format == "mbox" and title_column is None:
         title_column = "subject"
-    text, used = _encoding.decode(data, name, encoding)
-    frame = _parse_table(text, format, label)
+    if format in SHEET_FORMATS:
+        frame, used = read_sheet(data, sheet, name=name).frame, None
+    else:
+        text, used = _encoding.decode(data, name, encoding)
+        frame = _parse_table(text, format, label)
     texts = _column(frame, text_column, label, "text_column")
     ids = (_column(frame, id_column, label, "id_column") if id_column
            else [str(i) for i in range(1, len(frame) + 1)])
@@ -472,4 +487,4 @@ def read_table(
         repeated = next(i for i, n in Counter(ids).items() if n > 1)
         raise CorpusFormatError(f"{label}: id_column {id_column!r} repeats the id {repeated!r}; ids must be unique")
     return RawDocuments((RawDocument(i, t or i, x) for i, t, x in zip(ids, titles, texts, strict=True)),
-                        encodings={name: used})
+                        encodings={name: used} if used else None)

@@ -19,7 +19,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from engine.data.bow_formats import load_corpus
-from engine.data.text import decode_text, table_format
+from engine.data.spreadsheets import read_sheet
+from engine.data.text import SHEET_FORMATS, decode_text, table_format
 from engine.io.exports import export_tables, parquet_available, write_export
 from engine.io.model_files import LoadedModel, load_model, topic_number
 from engine.io.topics_command import read_stored
@@ -49,6 +50,8 @@ def add_export(commands: Any) -> None:
     export.add_argument("--id-column", default=None,
                         help="column of document ids (tables; default 'id' if the table has one, else the row number)")
     export.add_argument("--encoding", default=None, help="encoding of the corpus (default: detect)")
+    export.add_argument("--sheet", default=None,
+                        help="sheet of an .xlsx/.ods corpus (default: the first visible sheet with cells)")
     export.set_defaults(handler=run_export)
 
 
@@ -63,10 +66,12 @@ def _labels(loaded: LoadedModel) -> dict[int, str]:
     return {**labels, **loaded.labels}
 
 
-def _table(path: Path, encoding: str | None) -> pd.DataFrame | None:
+def _table(path: Path, encoding: str | None, sheet: str | None = None) -> pd.DataFrame | None:
     fmt = table_format(path.name) if path.is_file() else None
     if fmt is None:
         return None
+    if fmt in SHEET_FORMATS:
+        return read_sheet(path, sheet).frame
     text = decode_text(path.read_bytes(), path.name, encoding)
     if fmt == "jsonl":
         return pd.read_json(io.StringIO(text), lines=True, dtype=False).astype(str)
@@ -92,13 +97,15 @@ def _documents(args: argparse.Namespace, vocabulary: tuple[str, ...]) -> dict[st
     path = Path(args.corpus)
     if not path.exists():
         raise FileNotFoundError(f"no such corpus file or folder: {args.corpus!r}")
-    frame = _table(path, args.encoding)
+    frame = _table(path, args.encoding, args.sheet)
     text_column = args.text_column or "text"
     id_column = args.id_column or ("id" if frame is not None and "id" in frame.columns else None)
     options = {"text_column": args.text_column, "title_column": args.title_column, "id_column": id_column}
     options = {name: value for name, value in options.items() if value is not None}
     if args.encoding is not None:
         options["encoding"] = args.encoding
+    if args.sheet is not None:
+        options["sheet"] = args.sheet
     corpus = load_corpus(path, **options)
     counts = _model_counts(corpus.counts, corpus.vocabulary, vocabulary)
     columns: dict[str, Any] = {"title": list(corpus.titles)}

@@ -1,4 +1,4 @@
-"""Small PDF, Word, OpenDocument and EPUB files written from scratch, so the readers' tests know their content.
+"""Small PDF, Word, OpenDocument, EPUB and spreadsheet files written from scratch, so tests know their content.
 
 Each writer follows the format's specification with the fewest parts a reader needs; the PDF
 writer places lines of text on pages with a standard font (Helvetica), as a word processor's
@@ -126,3 +126,60 @@ def make_epub(chapters: list[str], *, encrypted: list[str] = (), algorithm: str 
         parts["META-INF/encryption.xml"] = ('<?xml version="1.0"?><encryption xmlns="urn:oasis:names:tc:'
                                             f'opendocument:xmlns:container">{data}</encryption>')
     return _zip(parts, first=("mimetype", "application/epub+zip"))
+
+
+SML = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+
+def make_xlsx(sheets: dict[str, str], *, strings: list[str] | None = None, strings_xml: str | None = None,
+              styles_xml: str = "", hidden: tuple[str, ...] = (), date1904: bool = False,
+              main: str = SML) -> bytes:
+    """An .xlsx whose sheets are ``{name: sheetData's inner XML}`` (``<row>`` elements), in order.
+
+    ``strings`` become the shared strings (``strings_xml`` gives their ``<si>`` elements as XML
+    instead), ``styles_xml`` the inner XML of the style sheet, ``hidden`` the sheets whose state
+    is hidden; ``main`` is the spreadsheet namespace (Strict Open XML's, to test those files).
+    """
+    entries = "".join(f'<sheet name="{escape(name)}" sheetId="{i + 1}" r:id="rId{i + 1}"'
+                      + (' state="hidden"' if name in hidden else "") + "/>" for i, name in enumerate(sheets))
+    relations = "".join(f'<Relationship Id="rId{i + 1}" Type="{_REL}/worksheet" Target="worksheets/sheet{i + 1}.xml"/>'
+                        for i in range(len(sheets)))
+    relations += (f'<Relationship Id="rS" Type="{_REL}/sharedStrings" Target="sharedStrings.xml"/>'
+                  f'<Relationship Id="rT" Type="{_REL}/styles" Target="/xl/styles.xml"/>')
+    pr = '<workbookPr date1904="1"/>' if date1904 else ""
+    parts: dict[str, str | bytes] = {
+        "[Content_Types].xml": '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+                               'content-types"/>',
+        "_rels/.rels": ('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+                        f'relationships"><Relationship Id="rId1" Type="{_REL}/officeDocument" '
+                        'Target="xl/workbook.xml"/></Relationships>'),
+        "xl/workbook.xml": (f'<?xml version="1.0"?><workbook xmlns="{main}" xmlns:r="{_REL}">{pr}<sheets>{entries}'
+                            "</sheets></workbook>"),
+        "xl/_rels/workbook.xml.rels": ('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/'
+                                       f'package/2006/relationships">{relations}</Relationships>'),
+        "xl/styles.xml": f'<?xml version="1.0"?><styleSheet xmlns="{main}">{styles_xml}</styleSheet>',
+        "xl/sharedStrings.xml": (f'<?xml version="1.0"?><sst xmlns="{main}">' + (strings_xml if strings_xml is not None
+                                 else "".join(f"<si><t>{escape(s)}</t></si>" for s in strings or []))
+                                 + "</sst>"),
+    }
+    for i, rows in enumerate(sheets.values()):
+        parts[f"xl/worksheets/sheet{i + 1}.xml"] = (f'<?xml version="1.0"?><worksheet xmlns="{main}">'
+                                                    f"<sheetData>{rows}</sheetData></worksheet>")
+    return _zip(parts)
+
+
+def make_ods(tables: dict[str, str], *, encrypted: bool = False) -> bytes:
+    """An .ods whose tables are ``{name: the table's inner XML}`` (``<table:table-row>`` elements), in order."""
+    body = "".join(f'<table:table table:name="{escape(name)}">{rows}</table:table>' for name, rows in tables.items())
+    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+               'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+               'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+               'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
+               f"<office:body><office:spreadsheet>{body}</office:spreadsheet></office:body></office:document-content>")
+    manifest = ('<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+                '<manifest:file-entry manifest:full-path="content.xml">'
+                + ('<manifest:encryption-data manifest:checksum="x"/>' if encrypted else "")
+                + "</manifest:file-entry></manifest:manifest>")
+    return _zip({"content.xml": content, "META-INF/manifest.xml": manifest},
+                first=("mimetype", "application/vnd.oasis.opendocument.spreadsheet"))

@@ -237,7 +237,7 @@ def test_read_table_tsv_jsonl_and_bytes(tmp_path):
     data = "\n".join(lines).encode()
     assert read_table(data, "text", format="jsonl") == [RawDocument("1", "1", "gamma"), RawDocument("2", "2", "")]
     assert table_format("upload.JSONL") == "jsonl" and table_format("x.txt") is None
-    with pytest.raises(ValueError, match="format must be 'csv', 'tsv', 'jsonl' or 'mbox'"):
+    with pytest.raises(ValueError, match="format must be 'csv', 'tsv', 'jsonl', 'mbox', 'xlsx' or 'ods'"):
         read_table(data, "text")
 
 
