@@ -33,10 +33,9 @@ class Keys:
     """Every widget key (tests find widgets by these) and every session key."""
 
     # Data page
-    source_kind = "data.source_kind"
-    sample = "data.sample"
+    source_kind, sample = "data.source_kind", "data.sample"
     uploader = "data.uploader"
-    encoding = "data.encoding"
+    encoding, sheet = "data.encoding", "data.sheet"  # the sheet of a spreadsheet (.xlsx, .ods)
     text_column, title_column = "data.text_column", "data.title_column"
     stop_words, language, strip_accents = "data.stop_words", "data.language", "data.strip_accents"  # extra stop words
     strip_markup, strip_boilerplate = "data.strip_markup", "data.strip_boilerplate"  # tags; repeated lines
@@ -141,9 +140,10 @@ TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation
                  Keys.target_docs)
 PREPROCESSING_KEYS = (Keys.stop_words, Keys.min_df, Keys.max_df, Keys.max_features)
 # widget values that survive a visit to another page
-PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.text_column, Keys.title_column, Keys.scheduler,
-                   *PREPROCESSING_KEYS, *TRAINING_KEYS, Keys.x_axis, Keys.overlay, Keys.current_run, Keys.relevance,
-                   Keys.n_words, Keys.search, Keys.compare_seconds, Keys.compare_kappa, Keys.compare_tau)
+PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.sheet, Keys.text_column, Keys.title_column,
+                   Keys.scheduler, *PREPROCESSING_KEYS, *TRAINING_KEYS, Keys.x_axis, Keys.overlay, Keys.current_run,
+                   Keys.relevance, Keys.n_words, Keys.search, Keys.compare_seconds, Keys.compare_kappa,
+                   Keys.compare_tau)
 
 
 # ------------------------------------------------------------------ widgets

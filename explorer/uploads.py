@@ -47,6 +47,7 @@ from explorer.engine_api import (
     mbox_frame,
     passage_spans,
     read_ldac,
+    read_sheet,
     read_table,
     read_txt_files,
     read_uci,
@@ -77,16 +78,18 @@ __all__ = [
 ]
 
 TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-                  ".mbox": "mbox"}  # a mailbox: a table of its messages (engine.mbox_frame)
+                  ".mbox": "mbox",  # a mailbox: a table of its messages (engine.mbox_frame)
+                  ".xlsx": "xlsx", ".xlsm": "xlsx", ".ods": "ods"}  # a spreadsheet: one sheet (engine.read_sheet)
+SHEET_FORMATS = ("xlsx", "ods")
 LDAC_SUFFIXES = (".dat", ".ldac")
 ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "pdf", "docx", "odt", "epub", "zip", "csv", "tsv", "tab",
-                  "jsonl", "ndjson", "mbox", "dat", "ldac", "gz")
+                  "jsonl", "ndjson", "mbox", "xlsx", "xlsm", "ods", "dat", "ldac", "gz")
 # files people have that are not read, and what to turn them into
 _CONVERT = {".doc": "save it as .docx (Word: File, Save As) or as PDF", ".rtf": "save it as .docx or .txt",
             ".pages": "export it as .docx or PDF", ".mobi": "convert it to EPUB (for example with Calibre)",
             ".azw3": "convert it to EPUB (for example with Calibre)", ".ppt": "export it as PDF",
-            ".pptx": "export it as PDF", ".xlsx": "save the sheet as .csv", ".xls": "save the sheet as .csv",
-            ".ods": "save the sheet as .csv"}
+            ".pptx": "export it as PDF", ".xls": "save it as .xlsx (Excel: File, Save As) or the sheet as .csv",
+            ".numbers": "export it as .xlsx or .csv"}
 _KINDS_READ = ".txt files, PDF, Word (.docx), OpenDocument (.odt) or EPUB files, web pages (.html) or e-mails (.eml)"
 _PREVIEW_ROWS = 500
 FEW_DOCUMENTS = 20  # fewer long documents than this are cut into passages by default
@@ -186,7 +189,7 @@ class TextSource:
 
 @dataclass(frozen=True, eq=False)
 class TableSource:
-    """A CSV/TSV/JSON-lines table: the user picks the text and title columns."""
+    """A CSV/TSV/JSON-lines table, a mailbox or a spreadsheet's sheet: the user picks the text and title columns."""
 
     name: str
     data: bytes = field(repr=False)
@@ -194,8 +197,10 @@ class TableSource:
     preview: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     text_columns: tuple[str, ...] = ()  # columns holding words, most wordy first
     kind: str = "table"
-    encoding: str = "utf-8"  # what the table was decoded with (detected or chosen)
+    encoding: str | None = "utf-8"  # what the table was decoded with (detected or chosen); None: a spreadsheet
     chosen_encoding: str | None = None  # None: detected
+    sheet: str | None = None  # the sheet read, of a spreadsheet
+    sheets: tuple[str, ...] = ()  # all the spreadsheet's sheets
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -266,7 +271,7 @@ def _looks_like_uci(data: bytes) -> bool:
 
 # ---------------------------------------------------------------------- reading
 def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None = None,
-                encoding: str | None = None) -> Source:
+                encoding: str | None = None, sheet: str | None = None) -> Source:
     """Recognise the uploaded files and read them into a source.
 
     Parameters
@@ -277,6 +282,8 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
     encoding : str, optional
         The encoding of the text files, the archive's entries or the table; None detects
         it per file.  Bags of words are read as the engine reads them.
+    sheet : str, optional
+        The sheet of a spreadsheet (.xlsx, .ods); None reads its first visible sheet with cells.
 
     Raises
     ------
@@ -304,9 +311,9 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
     tables = [i for i, s in enumerate(suffixes) if s in TABLE_SUFFIXES]
     if tables:
         if len(files) > 1:
-            raise UploadError("Upload a table (.csv, .tsv, .jsonl) or a mailbox (.mbox) on its own: one file, one "
-                              "document per row or message.")
-        return read_table_source(*files[0], encoding=encoding)
+            raise UploadError("Upload a table (.csv, .tsv, .jsonl), a spreadsheet (.xlsx, .ods) or a mailbox (.mbox) "
+                              "on its own: one file, one document per row or message.")
+        return read_table_source(*files[0], encoding=encoding, sheet=sheet)
     ldac = [i for i, s in enumerate(suffixes) if s in LDAC_SUFFIXES]
     uci = [i for i, (name, data) in enumerate(files)
            if name.lower().startswith("docword") or (suffixes[i] in (".txt", ".gz") and _looks_like_uci(data))]
@@ -316,7 +323,8 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
     if len(unsupported) == len(files):
         hint = _CONVERT.get(_suffix(unsupported[0]))
         raise UploadError(f"Cannot read '{unsupported[0]}'" + (f": {hint}, and upload that." if hint else
-                          f": upload {_KINDS_READ}, a .zip of them, a .csv, .tsv or .jsonl table, a mailbox (.mbox), "
+                          f": upload {_KINDS_READ}, a .zip of them, a .csv, .tsv or .jsonl table, a spreadsheet "
+                          "(.xlsx, .ods), a mailbox (.mbox), "
                           "or a bag of words (UCI docword + vocab, LDA-C .dat + vocab)."))
     documents = read_txt_files(files, encoding=encoding)
     if not documents:
@@ -343,23 +351,29 @@ def _parse_table(text: str, fmt: str, nrows: int | None = None, name: str = "the
                        keep_default_na=False, nrows=nrows)
 
 
-def read_table_source(name: str, data: bytes, encoding: str | None = None) -> TableSource:
-    """Parse a table for its preview and find the columns that hold text (``encoding`` None: detect it)."""
+def read_table_source(name: str, data: bytes, encoding: str | None = None, sheet: str | None = None) -> TableSource:
+    """Parse a table for its preview and find the columns that hold text (``encoding`` None: detect it; ``sheet``
+    None: a spreadsheet's first visible sheet with cells)."""
     fmt = TABLE_SUFFIXES[_suffix(name)]
-    chosen, encoding = encoding, encoding or detect_encoding(data, name)
-    text = decode_text(data, name, encoding)
-    if not text.strip():
-        raise UploadError(f"'{name}' is empty; " + ("a mailbox holds messages, each after a line “From <sender> "
-                                                    "<date>”." if fmt == "mbox" else
-                                                    "a table needs a header row and one row per document."))
-    try:
-        frame = _parse_table(text, fmt, _PREVIEW_ROWS, name)
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise UploadError(f"{exc}." if fmt == "mbox" else f"'{name}' is not a valid {fmt.upper()} table: {exc}") \
-            from None
+    if fmt in SHEET_FORMATS:
+        read = read_sheet(data, sheet, name=name)
+        frame, chosen, encoding = read.frame.head(_PREVIEW_ROWS), None, None
+    else:
+        chosen, encoding = encoding, encoding or detect_encoding(data, name)
+        text = decode_text(data, name, encoding)
+        if not text.strip():
+            raise UploadError(f"'{name}' is empty; " + ("a mailbox holds messages, each after a line “From <sender> "
+                                                        "<date>”." if fmt == "mbox" else
+                                                        "a table needs a header row and one row per document."))
+        try:
+            frame = _parse_table(text, fmt, _PREVIEW_ROWS, name)
+        except (ValueError, pd.errors.ParserError) as exc:
+            raise UploadError(f"{exc}." if fmt == "mbox" else f"'{name}' is not a valid {fmt.upper()} table: {exc}") \
+                from None
     frame.columns = [str(c) for c in frame.columns]
+    where = f"'{name}'" + (f" (sheet “{read.name}”)" if fmt in SHEET_FORMATS else "")
     if frame.empty:
-        raise UploadError(f"'{name}' has a header but no rows; add one row per document.")
+        raise UploadError(f"{where} has a header but no rows; add one row per document.")
     wordy = {}
     for column in frame.columns:
         values = frame[column].astype(str)
@@ -367,10 +381,11 @@ def read_table_source(name: str, data: bytes, encoding: str | None = None) -> Ta
         if letters >= 2:
             wordy[column] = letters
     if not wordy:
-        raise UploadError(f"'{name}' has no column with text (columns: {', '.join(frame.columns)}); "
+        raise UploadError(f"{where} has no column with text (columns: {', '.join(frame.columns)}); "
                           "a table needs one column of words per document.")
     ranked = tuple(sorted(wordy, key=lambda c: -wordy[c]))
-    return TableSource(name, data, fmt, frame, ranked, encoding=encoding, chosen_encoding=chosen)
+    sheets = {"sheet": read.name, "sheets": read.sheets} if fmt in SHEET_FORMATS else {}
+    return TableSource(name, data, fmt, frame, ranked, encoding=encoding, chosen_encoding=chosen, **sheets)
 
 
 def _write(folder: str, name: str, data: bytes) -> Path:
@@ -444,7 +459,7 @@ def passages_note(corpus: Corpus) -> str:
 def table_documents(source: TableSource, text_column: str, title_column: str | None = None):
     """The documents of a table, one per row (engine RawDocuments)."""
     return read_table(source.data, text_column, title_column or None, format=source.format,
-                      encoding=source.encoding)
+                      encoding=source.encoding, sheet=source.sheet)
 
 
 def table_columns(source: TableSource, corpus: Corpus, text_column: str) -> dict[str, tuple[str, ...]]:
@@ -456,7 +471,8 @@ def table_columns(source: TableSource, corpus: Corpus, text_column: str) -> dict
     read again.
     """
     try:
-        frame = _parse_table(decode_text(source.data, source.name, source.encoding), source.format)
+        frame = (read_sheet(source.data, source.sheet, name=source.name).frame if source.format in SHEET_FORMATS
+                 else _parse_table(decode_text(source.data, source.name, source.encoding), source.format))
     except (ValueError, pd.errors.ParserError):
         return {}
     rows_of = [doc_id.partition("#")[0] for doc_id in corpus.doc_ids]  # a passage "3#2" is of row 3
@@ -601,7 +617,7 @@ def encodings_of(source: Source) -> dict[str, str]:
     """The encoding each file of ``source`` was decoded with (empty for bags of words)."""
     if isinstance(source, TextSource):
         return dict(getattr(source.documents, "encodings", {}) or {})
-    if isinstance(source, TableSource):
+    if isinstance(source, TableSource) and source.encoding is not None:
         return {source.name: source.encoding}
     return {}
 

@@ -62,24 +62,28 @@ with source_box:
             max_upload_size=max(1, limits.max_total_bytes // 1_000_000),
             help="Several .txt, PDF, Word (.docx), OpenDocument (.odt) or EPUB files, web pages (.html) or e-mails "
                  "(.eml), one document each; a .zip of them; a "
-                 ".csv, .tsv or .jsonl table (one document per row); a mailbox (.mbox, one document per message); "
+                 ".csv, .tsv or .jsonl table or an Excel or OpenDocument spreadsheet (.xlsx, .ods), one document per "
+                 "row; a mailbox (.mbox, one document per message); "
                  "or a bag of words: UCI docword.*.txt + "
                  "vocab.*.txt, or LDA-C .dat + vocab.txt.")
         if files:
             named = tuple((f.file_id, f.name, f.size) for f in files)
-            chosen = state.get(Keys.encoding) or ""
+            chosen, sheet = state.get(Keys.encoding) or "", state.get(Keys.sheet) or ""
             last = state.upload_signature()
             same_files = last is not None and last[0] == named
-            if not same_files and chosen:  # new files: detect their encoding again
-                chosen = ""
-                state.set_widgets({Keys.encoding: None})
-            if (named, chosen) != last:
-                state.set_upload_signature((named, chosen))
+            if not same_files and (chosen or sheet):  # new files: detect their encoding again, read the first sheet
+                chosen = sheet = ""
+                state.set_widgets({Keys.encoding: None, Keys.sheet: None})
+            if (named, chosen, sheet) != last:
+                state.set_upload_signature((named, chosen, sheet))
                 try:
                     with st.spinner(f"Reading {formatting.plural(len(files), 'file')}…"):  # PDF files take a while
                         uploaded = uploads.read_upload([(f.name, f.getvalue()) for f in files], limits,
-                                                       encoding=chosen or None)
-                    session.use_source(uploaded, keep_choices=same_files)
+                                                       encoding=chosen or None, sheet=sheet or None)
+                    if getattr(uploaded, "sheet", None) is not None:  # the sheet read by default: no second read
+                        state.set_widgets({Keys.sheet: uploaded.sheet})
+                        state.set_upload_signature((named, chosen, uploaded.sheet))
+                    session.use_source(uploaded, keep_choices=same_files and sheet == (last[2] if last else ""))
                     st.rerun()
                 except Exception as exc:
                     state.set_upload_error(ui.error_text(exc))
@@ -92,7 +96,12 @@ with source_box:
         source_id, source = current
         name, origin = source.name, f"upload:{source.name}"
         shown = safe_text.markdown(source.name)
-        if source.kind == "table":
+        if source.kind == "table" and len(source.sheets) > 1:
+            st.caption(f"Uploaded: **{shown}**, a workbook of {len(source.sheets)} sheets; the sheet below holds "
+                       "one document per row (its first rows below).")
+            st.columns([1, 2])[0].selectbox("Sheet", source.sheets, key=Keys.sheet,
+                                            help="The sheet whose rows are the documents.")
+        elif source.kind == "table":
             st.caption(f"Uploaded: **{shown}**, a table with one document per row (its first rows below).")
         else:
             st.caption(f"Uploaded: **{shown}** — {formatting.plural(source.n_rows, 'document')}")

@@ -137,7 +137,7 @@ def test_data_page_samples_and_preprocessing_errors(app_path):
 
 UPLOADS = {"txt": data.text_files(), "zip": data.zip_of_texts(), "csv": data.csv_table(), "tsv": data.tsv_table(),
            "jsonl": data.jsonl_table(), "uci": data.uci(), "ldac": data.ldac(), "cp1252": data.cp1252_texts(),
-           "pdf, docx, odt, epub": data.office_documents()}
+           "pdf, docx, odt, epub": data.office_documents(), "xlsx": data.workbook(), "ods": data.workbook(".ods")}
 
 
 @pytest.mark.parametrize("kind", list(UPLOADS))
@@ -148,8 +148,24 @@ def test_upload_each_supported_format(app_path, kind):
     assert not at.error, [e.value for e in at.error]
     assert _collection(at).origin.startswith("upload:")
     assert _collection(at).corpus.n_docs == (2 if kind == "cp1252" else 6)
-    if kind in ("csv", "tsv", "jsonl"):
+    if kind in ("csv", "tsv", "jsonl", "xlsx", "ods"):
         assert at.selectbox(key=Keys.text_column).value in ("body", "text")
+
+
+def test_a_workbooks_sheet_is_chosen_on_the_data_page(app_path):
+    at = _app(app_path)
+    _upload(at, data.workbook())
+    assert not at.exception, at.exception
+    sheet = at.selectbox(key=Keys.sheet)
+    assert (sheet.value, list(sheet.options)) == ("Articles", ["Articles", "Notes"])
+    assert any("a workbook of 2 sheets" in c.value for c in at.caption)
+    assert not [s for s in at.selectbox if s.key == Keys.encoding]  # a spreadsheet holds no encoded text
+    assert "published" in dict(_collection(at).columns)
+    sheet.set_value("Notes").run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert at.selectbox(key=Keys.text_column).value == "remark"
+    assert _collection(at).corpus.n_docs == 2
 
 
 def test_pdf_and_word_files_are_read_and_an_unreadable_one_says_why(app_path):

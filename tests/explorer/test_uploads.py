@@ -114,6 +114,24 @@ def test_tables_offer_their_text_columns(files):
     assert corpus.titles[0] in ("Title 0", "T0")
 
 
+@pytest.mark.parametrize("suffix", [".xlsx", ".ods"])
+def test_a_spreadsheet_is_read_sheet_by_sheet_with_its_other_columns(suffix):
+    source = uploads.read_upload(data.workbook(suffix))
+    assert isinstance(source, uploads.TableSource)
+    assert (source.sheet, source.sheets, source.text_columns[0], source.suggested_title) == \
+        ("Articles", ("Articles", "Notes"), "body", "headline")
+    assert uploads.encodings_of(source) == {} and uploads.encoding_note(source) is None  # no text was decoded
+    corpus = uploads.build_corpus(source, PLAIN, "body", "headline")
+    assert corpus.n_docs == 6 and corpus.titles[:2] == ("Title 0", "Title 1")
+    columns = uploads.table_columns(source, corpus, "body")
+    assert columns["published"][:2] == ("2024-05-01", "2024-05-02") and columns["id"][:2] == ("0", "1")
+    notes = uploads.read_upload(data.workbook(suffix), sheet="Notes")
+    assert (notes.sheet, notes.text_columns) == ("Notes", ("remark",))
+    assert uploads.build_corpus(notes, PLAIN, "remark").n_docs == 2
+    with pytest.raises(EngineError, match=r"has no sheet 'Budget'; its sheets: 'Articles', 'Notes'"):
+        uploads.read_upload(data.workbook(suffix), sheet="Budget")
+
+
 @pytest.mark.parametrize("files", [data.uci(), data.ldac()], ids=["uci", "ldac"])
 def test_bags_of_words_are_used_as_they_are(files):
     source = uploads.read_upload(files)
@@ -134,6 +152,8 @@ def test_other_encodings_are_decoded():
     ("binary", FileDecodingError, "binary"),
     ("csv without text", uploads.UploadError, "no column with text"),
     ("unsupported", uploads.UploadError, "Cannot read 'slides.pptx': export it as PDF, and upload that"),
+    ("old excel", uploads.UploadError, r"Cannot read 'budget.xls': save it as .xlsx \(Excel: File, Save As\)"),
+    ("locked workbook", EngineError, "'locked.xlsx' is protected by a password, or is an older binary Excel"),
     ("damaged pdf", uploads.UploadError, "Cannot read 'slides.pdf': this PDF is damaged or not a PDF"),
     ("scanned pdf", uploads.UploadError, r"Cannot read 'scan.pdf': this PDF holds no text on its 2 pages \(a scan.*"
                                          r"OCR.*\(1 other file could not be read either\)"),

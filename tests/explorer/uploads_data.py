@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import tempfile
@@ -115,6 +116,23 @@ def office_documents() -> list[tuple[str, bytes]]:
     return [(f"doc{i}.{writers[i % 4][0]}", writers[i % 4][1](text)) for i, text in enumerate(TEXTS)]
 
 
+NOTES = ["Collected for the newsroom's archive of feature stories.", "Ask the editor before quoting these articles."]
+
+
+def workbook(suffix: str = ".xlsx") -> list[tuple[str, bytes]]:
+    """:data:`TEXTS` as the rows of a sheet "Articles" (id, headline, body, published), then a sheet "Notes" of
+    :data:`NOTES`, written by openpyxl (.xlsx) or odfpy (.ods) as Excel and LibreOffice write them."""
+    import pandas as pd  # the test extra's spreadsheet writers, through pandas
+
+    articles = pd.DataFrame({"id": range(6), "headline": [f"Title {i}" for i in range(6)], "body": TEXTS,
+                             "published": [datetime.date(2024, 5, 1 + i) for i in range(6)]})
+    out = io.BytesIO()
+    with pd.ExcelWriter(out, engine="openpyxl" if suffix == ".xlsx" else "odf") as book:
+        articles.to_excel(book, sheet_name="Articles", index=False)
+        pd.DataFrame({"remark": NOTES}).to_excel(book, sheet_name="Notes", index=False)
+    return [(f"articles{suffix}", out.getvalue())]
+
+
 def zip_of_texts() -> list[tuple[str, bytes]]:
     return zip_upload("docs.zip", {**{f"docs/{name}": data for name, data in text_files()},
                                    "docs/readme.pdf": b"%PDF-1.4"})
@@ -169,6 +187,8 @@ BAD = {
     "binary": [("image.txt", bytes(range(256)) * 4)],
     "csv without text": [("numbers.csv", b"a,b\n1,2\n3,4\n")],
     "unsupported": [("slides.pptx", b"PK\x03\x04")],
+    "old excel": [("budget.xls", b"\xd0\xcf\x11\xe0" + bytes(60))],
+    "locked workbook": [("locked.xlsx", b"\xd0\xcf\x11\xe0" + bytes(60))],
     "damaged pdf": [("slides.pdf", b"%PDF-1.4 ...")],
     "scanned pdf": [("scan.pdf", make_pdf([[], []])), ("scan2.pdf", make_pdf([[]]))],
     "bag of words without vocabulary": [("docword.x.txt", b"1\n2\n1\n1 1 3\n")],
