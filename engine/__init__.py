@@ -51,7 +51,7 @@ from engine.data.messages import MessagesReport, holds_messages, is_message, mes
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.passages import PASSAGE_WORDS, passage_spans, split_passages
 from engine.data.semisynthetic import SemiSyntheticGenerator
-from engine.data.spreadsheets import SHEET_CELLS, SPREADSHEET_SUFFIXES, Sheet, is_spreadsheet_file, read_sheet
+from engine.data.spreadsheets import SHEET_CELLS, SPREADSHEET_SUFFIXES, Sheet, read_sheet
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
 from engine.data.text import (
     TEXT_SUFFIXES,
@@ -227,7 +227,6 @@ __all__ = [
     "intertopic_coordinates",
     "is_document_file",
     "is_message",
-    "is_spreadsheet_file",
     "jensen_shannon",
     "languages_of",
     "ldavis_inputs",

@@ -8,11 +8,13 @@ no external resources), small parts whole and content parts streamed by a SAX pa
 from __future__ import annotations
 
 import io
+import xml.parsers.expat
 import xml.sax
 import xml.sax.handler
 import zipfile
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Any
 
 import defusedxml.sax
 from defusedxml import ElementTree as SafeElementTree
@@ -95,6 +97,30 @@ class Parts:
         try:
             parser.parse(io.BytesIO(self.read(part)))
         except (xml.sax.SAXException, DefusedXmlException, ValueError) as exc:
+            raise UnreadableError(f"is damaged: its part {part!r} is not valid XML ({exc}); save it again") from None
+
+    def scan(self, part: str, handler: Any) -> None:
+        """Stream a part through expat to ``handler.start(name, attributes)``, ``handler.end(name)`` and
+        ``handler.text(data)``, with names as ``"namespace local"`` (one space between; attributes a dict).
+
+        Faster than :meth:`stream` (no SAX layer between expat and the handler).  A document type
+        declaration, and so any entity, is refused as defusedxml's ``forbid_dtd`` refuses it; an error
+        raised by the handler passes through.
+        """
+        parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
+        parser.buffer_text, parser.buffer_size = True, 1 << 16
+
+        def refuse(*_: Any) -> None:
+            raise UnreadableError(f"is damaged or crafted: its part {part!r} declares a document type or entities, "
+                                  "which its format never holds; save it again")
+
+        parser.StartDoctypeDeclHandler = parser.EntityDeclHandler = parser.UnparsedEntityDeclHandler = refuse
+        parser.ExternalEntityRefHandler = refuse
+        parser.StartElementHandler, parser.EndElementHandler = handler.start, handler.end
+        parser.CharacterDataHandler = handler.text
+        try:
+            parser.Parse(self.read(part), True)
+        except xml.parsers.expat.ExpatError as exc:
             raise UnreadableError(f"is damaged: its part {part!r} is not valid XML ({exc}); save it again") from None
 
     def text(self, part: str, rules: XmlText) -> str:

@@ -27,7 +27,6 @@ import datetime
 import math
 import posixpath
 import re
-import xml.sax.handler
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
@@ -38,11 +37,11 @@ from engine.data._packages import Parts, UnreadableError
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import Limits, current_limits
 
-__all__ = ["SHEET_CELLS", "SPREADSHEET_SUFFIXES", "Sheet", "is_spreadsheet_file", "read_sheet"]
+__all__ = ["SHEET_CELLS", "SPREADSHEET_SUFFIXES", "Sheet", "read_sheet"]
 
-SPREADSHEET_SUFFIXES = (".xlsx", ".xlsm", ".ods")
-SHEET_CELLS = 20_000_000  # the most cells (rows with cells times columns) a sheet may hold
 _KINDS = {".xlsx": "Excel workbook", ".xlsm": "Excel workbook", ".ods": "OpenDocument spreadsheet"}
+SPREADSHEET_SUFFIXES = tuple(_KINDS)  # the files read_sheet reads
+SHEET_CELLS = 20_000_000  # the most cells (rows with cells times columns) a sheet may hold
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,11 +64,6 @@ class Sheet:
     frame: pd.DataFrame = field(repr=False)
 
 
-def is_spreadsheet_file(name: str) -> bool:
-    """Whether :func:`read_sheet` reads a file of this name (``.xlsx``, ``.xlsm``, ``.ods``)."""
-    return name.lower().endswith(SPREADSHEET_SUFFIXES)
-
-
 def read_sheet(source: str | Path | bytes, sheet: str | None = None, *, name: str | None = None,
                limits: Limits | None = None) -> Sheet:
     """Read one sheet of an Excel (``.xlsx``, ``.xlsm``) or OpenDocument (``.ods``) spreadsheet.
@@ -79,7 +73,8 @@ def read_sheet(source: str | Path | bytes, sheet: str | None = None, *, name: st
     source : str, path-like or bytes
         The file, or its content.
     sheet : str, optional
-        The sheet to read; by default the first visible sheet that holds a cell.
+        The sheet to read; by default the first visible sheet that holds a cell (of an Excel
+        workbook whose visible sheets hold none, the first hidden one that does).
     name : str, optional
         The file's name for messages, and for bytes the format (by its suffix; without one the
         format is told from the content).
@@ -198,8 +193,8 @@ def _clock(seconds: int) -> str:
 
 # --- Excel (.xlsx, .xlsm) ------------------------------------------------------------------------------------
 
-_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-_STRICT = "{http://purl.oclc.org/ooxml/spreadsheetml/main}"  # Excel's "Strict Open XML" files: read as the usual ones
+_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_STRICT = "http://purl.oclc.org/ooxml/spreadsheetml/main"  # Excel's "Strict Open XML" files: read as the usual ones
 _RELATIONSHIPS = "{http://schemas.openxmlformats.org/package/2006/relationships}"  # the package's, in both schemas
 _OFFICE_DOCUMENT = "/officeDocument"  # relationship types end so in both the transitional and the strict schema
 _ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")  # Excel's escape of a character XML cannot hold ("_x000D_")
@@ -242,99 +237,86 @@ def _serial_date(serial: str, kind: str, date1904: bool) -> str | None:
     return moment.isoformat(sep=" ")
 
 
-class _Element(xml.sax.handler.ContentHandler):
-    """A SAX handler that names elements ``{namespace}local``."""
+class _Names:
+    """The names of SpreadsheetML's elements as :meth:`Parts.scan` gives them, in the workbook's namespace."""
 
-    @staticmethod
-    def tag(name: tuple[str | None, str]) -> str:
-        tag = f"{{{name[0]}}}{name[1]}" if name[0] else name[1]
-        return _MAIN + name[1] if tag.startswith(_STRICT) else tag
-
-    @staticmethod
-    def attribute(attrs, local: str, default: str | None = None) -> str | None:
-        for (_, name), value in attrs.items():
-            if name == local:
-                return value
-        return default
+    def __init__(self, namespace: str):
+        for local in ("si", "t", "rPh", "numFmt", "cellXfs", "xf", "row", "c", "v", "is"):
+            setattr(self, local, f"{namespace} {local}")
 
 
-class _SharedStrings(_Element):
+class _SharedStrings:
     """The workbook's shared strings, in order; a rich string's runs joined, phonetic guides left out."""
 
-    def __init__(self):
-        super().__init__()
-        self.strings: list[str] = []
-        self.text: list[str] | None = None
+    def __init__(self, names: _Names):
+        self.names, self.strings = names, []
+        self.parts: list[str] | None = None  # the open string's text
         self.taking = self.phonetic = 0
 
-    def startElementNS(self, name, qname, attrs) -> None:  # noqa: N802 (SAX's name)
-        tag = self.tag(name)
-        if tag == _MAIN + "si":
-            self.text = []
-        elif tag == _MAIN + "rPh":
+    def start(self, name: str, attrs: dict) -> None:
+        if name == self.names.si:
+            self.parts = []
+        elif name == self.names.rPh:
             self.phonetic += 1
-        elif tag == _MAIN + "t" and self.text is not None and not self.phonetic:
+        elif name == self.names.t and self.parts is not None and not self.phonetic:
             self.taking += 1
 
-    def endElementNS(self, name, qname) -> None:  # noqa: N802 (SAX's name)
-        tag = self.tag(name)
-        if tag == _MAIN + "si" and self.text is not None:
-            self.strings.append(_unescape("".join(self.text)))
-            self.text = None
-        elif tag == _MAIN + "rPh":
+    def end(self, name: str) -> None:
+        if name == self.names.si and self.parts is not None:
+            self.strings.append(_unescape("".join(self.parts)))
+            self.parts = None
+        elif name == self.names.rPh:
             self.phonetic -= 1
-        elif tag == _MAIN + "t" and self.taking:
+        elif name == self.names.t and self.taking:
             self.taking -= 1
 
-    def characters(self, content: str) -> None:
+    def text(self, data: str) -> None:
         if self.taking:
-            self.text.append(content)
+            self.parts.append(data)
 
 
-class _Styles(_Element):
+class _Styles:
     """Which cell styles show a date or a time: ``kinds[s]`` for a cell's style index ``s``."""
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, names: _Names):
+        self.names = names
         self.formats: dict[int, str] = dict(_DATE_FORMATS)
         self.kinds: list[str] = []
         self.in_cell_styles = False
 
-    def startElementNS(self, name, qname, attrs) -> None:  # noqa: N802 (SAX's name)
-        tag = self.tag(name)
-        if tag == _MAIN + "numFmt":
-            number = self.attribute(attrs, "numFmtId", "")
+    def start(self, name: str, attrs: dict) -> None:
+        if name == self.names.numFmt:
+            number = attrs.get("numFmtId", "")
             if number.isdigit():
-                self.formats[int(number)] = _date_kind(self.attribute(attrs, "formatCode", ""))
-        elif tag == _MAIN + "cellXfs":
+                self.formats[int(number)] = _date_kind(attrs.get("formatCode", ""))
+        elif name == self.names.cellXfs:
             self.in_cell_styles = True
-        elif tag == _MAIN + "xf" and self.in_cell_styles:
-            number = self.attribute(attrs, "numFmtId", "0")
+        elif name == self.names.xf and self.in_cell_styles:
+            number = attrs.get("numFmtId", "0")
             self.kinds.append(self.formats.get(int(number), "") if number.isdigit() else "")
 
-    def endElementNS(self, name, qname) -> None:  # noqa: N802 (SAX's name)
-        if self.tag(name) == _MAIN + "cellXfs":
+    def end(self, name: str) -> None:
+        if name == self.names.cellXfs:
             self.in_cell_styles = False
 
+    def text(self, data: str) -> None:
+        pass
 
-class _XlsxSheet(_Element):
+
+class _XlsxSheet:
     """The cells of a worksheet part."""
 
-    def __init__(self, cells: _Cells, strings: list[str], kinds: list[str], date1904: bool):
-        super().__init__()
-        self.cells, self.strings, self.kinds, self.date1904 = cells, strings, kinds, date1904
+    def __init__(self, names: _Names, cells: _Cells, strings: list[str], kinds: list[str], date1904: bool):
+        self.names, self.cells, self.strings, self.kinds, self.date1904 = names, cells, strings, kinds, date1904
+        self.values = (names.v, names.t)
         self.row = self.col = -1
         self.cell: tuple[str, int] | None = None  # the open cell's type and style
         self.value: list[str] = []
         self.taking = self.phonetic = 0
 
-    def startElementNS(self, name, qname, attrs) -> None:  # noqa: N802 (SAX's name)
-        tag = self.tag(name)
-        if tag == _MAIN + "row":
-            number = self.attribute(attrs, "r", "")
-            self.row, self.col = (int(number) - 1 if number.isdigit() and int(number) > 0 else self.row + 1), -1
-        elif tag == _MAIN + "c":
-            match = _REFERENCE.fullmatch(self.attribute(attrs, "r", "") or "")
+    def start(self, name: str, attrs: dict) -> None:
+        if name == self.names.c:
+            match = _REFERENCE.fullmatch(attrs.get("r", ""))
             if match:
                 col = 0
                 for letter in match.group(1):
@@ -342,27 +324,29 @@ class _XlsxSheet(_Element):
                 self.row, self.col = max(int(match.group(2)) - 1, 0), col - 1
             else:
                 self.col += 1
-            style = self.attribute(attrs, "s", "0")
-            self.cell = (self.attribute(attrs, "t", "n"), int(style) if style.isdigit() else 0)
+            style = attrs.get("s", "0")
+            self.cell = (attrs.get("t", "n"), int(style) if style.isdigit() else 0)
             self.value = []
-        elif tag == _MAIN + "rPh":
-            self.phonetic += 1
-        elif self.cell is not None and tag in (_MAIN + "v", _MAIN + "t") and not self.phonetic:
+        elif name in self.values and self.cell is not None and not self.phonetic:
             self.taking += 1
+        elif name == self.names.row:
+            number = attrs.get("r", "")
+            self.row, self.col = (int(number) - 1 if number.isdigit() and int(number) > 0 else self.row + 1), -1
+        elif name == self.names.rPh:
+            self.phonetic += 1
 
-    def endElementNS(self, name, qname) -> None:  # noqa: N802 (SAX's name)
-        tag = self.tag(name)
-        if tag == _MAIN + "rPh":
-            self.phonetic -= 1
-        elif tag in (_MAIN + "v", _MAIN + "t") and self.taking:
+    def end(self, name: str) -> None:
+        if name in self.values and self.taking:
             self.taking -= 1
-        elif tag == _MAIN + "c" and self.cell is not None:
+        elif name == self.names.c and self.cell is not None:
             self.cells.put(self.row, self.col, self._value(*self.cell, "".join(self.value)))
             self.cell = None
+        elif name == self.names.rPh:
+            self.phonetic -= 1
 
-    def characters(self, content: str) -> None:
+    def text(self, data: str) -> None:
         if self.taking:
-            self.value.append(content)
+            self.value.append(data)
 
     def _value(self, kind: str, style: int, text: str) -> str:
         if kind == "s":
@@ -408,7 +392,8 @@ def _read_xlsx(parts: Parts, wanted: str | None, label: str) -> tuple[list[str],
         raise UnreadableError("is damaged or not an Excel workbook: it has no workbook part; save it again as .xlsx")
     relations = _relations(parts, workbook)
     root = parts.xml(workbook)
-    main = _STRICT if root.tag.startswith(_STRICT) else _MAIN
+    namespace = _STRICT if root.tag.startswith("{" + _STRICT) else _MAIN
+    tags, main = _Names(namespace), "{" + namespace + "}"
     properties = root.find(main + "workbookPr")
     date1904 = properties is not None and properties.get("date1904", "").lower() in ("1", "true")
     sheets = [(entry.get("name", ""), entry.get("state", "visible"),
@@ -420,15 +405,17 @@ def _read_xlsx(parts: Parts, wanted: str | None, label: str) -> tuple[list[str],
     strings, kinds = [], []
     for kind, target in relations.values():
         if kind.endswith("/sharedStrings") and target in parts:
-            handler = _SharedStrings()
-            parts.stream(target, handler)
+            handler = _SharedStrings(tags)
+            parts.scan(target, handler)
             strings = handler.strings
         elif kind.endswith("/styles") and target in parts:
-            styles = _Styles()
-            parts.stream(target, styles)
+            styles = _Styles(tags)
+            parts.scan(target, styles)
             kinds = styles.kinds
-    for name, state, relation in sheets:
-        if (wanted is not None and name != wanted) or (wanted is None and state != "visible"):
+    if wanted is None:  # the visible sheets first
+        sheets.sort(key=lambda entry: entry[1] != "visible")
+    for name, _, relation in sheets:
+        if wanted is not None and name != wanted:
             continue
         kind, target = relations.get(relation, ("", ""))
         if not kind.endswith("/worksheet"):
@@ -436,7 +423,7 @@ def _read_xlsx(parts: Parts, wanted: str | None, label: str) -> tuple[list[str],
         if target not in parts:
             raise UnreadableError(f"is damaged: its sheet {name!r} has no part {target!r}; save it again")
         cells = _Cells(name, label)
-        parts.stream(target, _XlsxSheet(cells, strings, kinds, date1904))
+        parts.scan(target, _XlsxSheet(tags, cells, strings, kinds, date1904))
         if cells.rows:
             return names, cells
     return names, None
@@ -444,19 +431,20 @@ def _read_xlsx(parts: Parts, wanted: str | None, label: str) -> tuple[list[str],
 
 # --- OpenDocument (.ods) -------------------------------------------------------------------------------------
 
-_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
-_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
-_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
-_DURATION = re.compile(r"-?P(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d*)?)S)?")
+_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0 "
+_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0 "
+_OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0 "
 _MANIFEST = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}"
+_CELLS = (_TABLE + "table-cell", _TABLE + "covered-table-cell")
+_PARAGRAPHS = (_TEXT + "p", _TEXT + "h")
+_DURATION = re.compile(r"-?P(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d*)?)S)?")
 _REPEATS = 2**24  # a row or a cell repeated more often than the largest sheet has rows is damage
 
 
-class _OdsSheets(_Element):
+class _OdsSheets:
     """The cells of an OpenDocument spreadsheet's ``content.xml``: every table's name, one table's cells."""
 
     def __init__(self, wanted: str | None, label: str):
-        super().__init__()
         self.wanted, self.label = wanted, label
         self.names: list[str] = []
         self.chosen: _Cells | None = None
@@ -469,97 +457,89 @@ class _OdsSheets(_Element):
         self.paragraphs: list[list[str]] = []
         self.skipping = 0
 
-    def startElementNS(self, name, qname, attrs) -> None:  # noqa: N802 (SAX's name)
-        tag = self.tag(name)
-        if self.skipping or tag == _OFFICE + "annotation":  # a comment is no part of the cell's value
+    def start(self, name: str, attrs: dict) -> None:
+        if self.skipping or name == _OFFICE + "annotation":  # a comment is no part of the cell's value
             self.skipping += 1
-            return
-        if tag == _TABLE + "table":
+        elif name == _TABLE + "table":
             self.depth += 1
             if self.depth == 1:
-                sheet = self.attribute(attrs, "name", f"Sheet{len(self.names) + 1}")
+                sheet = attrs.get(_TABLE + "name", f"Sheet{len(self.names) + 1}")
                 self.names.append(sheet)
                 wanted = sheet == self.wanted if self.wanted is not None else self.chosen is None
                 self.cells, self.row = (_Cells(sheet, self.label) if wanted else None), -1
+        elif self.cells is None:
             return
-        if self.depth != 1 or self.cells is None:
-            if self.cell is not None:
-                self._text_start(tag, attrs)
-            return
-        if tag == _TABLE + "table-row":
+        elif self.depth == 1 and name == _TABLE + "table-row":
             self.row_repeat, self.col, self.row_cells = self._repeat(attrs, "number-rows-repeated"), 0, []
-        elif tag in (_TABLE + "table-cell", _TABLE + "covered-table-cell"):
+        elif self.depth == 1 and name in _CELLS:
             self.cell = (self._typed(attrs), self._repeat(attrs, "number-columns-repeated"))
             self.paragraphs = []
-        elif self.cell is not None:
-            self._text_start(tag, attrs)
-
-    def _text_start(self, tag: str, attrs) -> None:
-        if tag in (_TEXT + "p", _TEXT + "h"):
+        elif self.cell is None:
+            return
+        elif name in _PARAGRAPHS:
             self.paragraphs.append([])
-        elif self.paragraphs and tag == _TEXT + "s":
-            count = self.attribute(attrs, "c", "1")
+        elif not self.paragraphs:
+            return
+        elif name == _TEXT + "s":
+            count = attrs.get(_TEXT + "c", "1")
             self.paragraphs[-1].append(" " * min(int(count), 1000) if count.isdigit() else " ")
-        elif self.paragraphs and tag == _TEXT + "tab":
+        elif name == _TEXT + "tab":
             self.paragraphs[-1].append("\t")
-        elif self.paragraphs and tag == _TEXT + "line-break":
+        elif name == _TEXT + "line-break":
             self.paragraphs[-1].append("\n")
 
-    def endElementNS(self, name, qname) -> None:  # noqa: N802 (SAX's name)
+    def end(self, name: str) -> None:
         if self.skipping:
             self.skipping -= 1
-            return
-        tag = self.tag(name)
-        if tag == _TABLE + "table":
+        elif name == _TABLE + "table":
             self.depth -= 1
             if self.depth == 0 and self.cells is not None:
                 if self.cells.rows and self.chosen is None:
                     self.chosen = self.cells
                 self.cells = None
+        elif self.depth != 1 or self.cells is None:
             return
-        if self.depth != 1 or self.cells is None:
-            return
-        if tag in (_TABLE + "table-cell", _TABLE + "covered-table-cell") and self.cell is not None:
+        elif name in _CELLS and self.cell is not None:
             typed, repeat = self.cell
             value = typed if typed is not None else "\n".join("".join(p) for p in self.paragraphs)
             if value:
                 self.row_cells.append((self.col, value, repeat))
             self.col += repeat
             self.cell = None
-        elif tag == _TABLE + "table-row":
+        elif name == _TABLE + "table-row":
             for r in range(self.row + 1, self.row + 1 + (self.row_repeat if self.row_cells else 0)):
                 for col, value, repeat in self.row_cells:
                     self.cells.put(r, col, value, repeat)
             self.row += self.row_repeat
 
-    def characters(self, content: str) -> None:
+    def text(self, data: str) -> None:
         if self.cell is not None and self.paragraphs and not self.skipping:
-            self.paragraphs[-1].append(content)
+            self.paragraphs[-1].append(data)
 
-    def _repeat(self, attrs, local: str) -> int:
-        count = self.attribute(attrs, local, "1")
+    def _repeat(self, attrs: dict, local: str) -> int:
+        count = attrs.get(_TABLE + local, "1")
         if not count.isdigit() or not 1 <= int(count) <= _REPEATS:
             raise UnreadableError(f"is damaged: a {local} of {count!r} in sheet {self.names[-1]!r}; save it again")
         return int(count)
 
-    def _typed(self, attrs) -> str | None:
+    @staticmethod
+    def _typed(attrs: dict) -> str | None:
         """A number's, date's, time's or boolean's value as the Excel reader gives it; None: read the cell's text."""
-        kind = self.attribute(attrs, "value-type")
+        kind = attrs.get(_OFFICE + "value-type")
         if kind in ("float", "percentage", "currency"):
-            value = self.attribute(attrs, "value")
+            value = attrs.get(_OFFICE + "value")
             return _general(value) if value is not None else None
         if kind == "date":
-            value = self.attribute(attrs, "date-value")
+            value = attrs.get(_OFFICE + "date-value")
             return value.split(".")[0].replace("T", " ") if value else None
         if kind == "time":
-            match = _DURATION.fullmatch(self.attribute(attrs, "time-value", "") or "")
+            match = _DURATION.fullmatch(attrs.get(_OFFICE + "time-value", ""))
             if not match or not any(match.groups()):
                 return None
             days, hours, minutes, seconds = (float(g or 0) for g in match.groups())
             return _clock(round(((days * 24 + hours) * 60 + minutes) * 60 + seconds))
         if kind == "boolean":
-            value = self.attribute(attrs, "boolean-value", "")
-            return {"true": "TRUE", "false": "FALSE"}.get(value.lower())
+            return {"true": "TRUE", "false": "FALSE"}.get(attrs.get(_OFFICE + "boolean-value", "").lower())
         return None
 
 
@@ -569,5 +549,5 @@ def _read_ods(parts: Parts, wanted: str | None, label: str) -> tuple[list[str], 
         if manifest.find(f".//{_MANIFEST}encryption-data") is not None:
             raise UnreadableError("is protected by a password; open it, save it without a password, and read that")
     handler = _OdsSheets(wanted, label)
-    parts.stream("content.xml", handler)
+    parts.scan("content.xml", handler)
     return handler.names, handler.chosen

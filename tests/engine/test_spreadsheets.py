@@ -134,6 +134,8 @@ def test_the_default_sheet_is_the_first_visible_one_with_cells_and_any_can_be_ch
         engine.read_sheet(data, "Sheet9", name="w.xlsx")
     with pytest.raises(EmptyCorpusError, match="its sheet 'Empty' holds a cell"):
         engine.read_sheet(data, "Empty", name="w.xlsx")
+    only_hidden = make_xlsx({"Empty": "", "Hidden": one}, hidden=("Hidden",))  # no visible sheet holds a cell
+    assert engine.read_sheet(only_hidden, name="w.xlsx").name == "Hidden"
 
 
 def test_headers_that_repeat_get_suffixes_as_pandas_gives_them():
@@ -221,8 +223,14 @@ def test_xml_entities_are_refused():
     with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as archive:
         for info in source.infolist():
             archive.writestr(info, laughs if info.filename == "xl/sharedStrings.xml" else source.read(info))
-    with pytest.raises(CorpusFormatError, match="is not valid XML"):
+    with pytest.raises(CorpusFormatError, match="declares a document type or entities"):
         engine.read_sheet(out.getvalue(), name="laughs.xlsx")
+    external = laughs.replace('<!ENTITY lol "lol">', '<!ENTITY lol SYSTEM "file:///etc/passwd">')
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as source, zipfile.ZipFile(second := io.BytesIO(), "w") as archive:
+        for info in source.infolist():
+            archive.writestr(info, external if info.filename == "xl/sharedStrings.xml" else source.read(info))
+    with pytest.raises(CorpusFormatError, match="declares a document type or entities"):
+        engine.read_sheet(second.getvalue(), name="external.xlsx")
 
 
 def test_a_sheet_beyond_the_cell_bound_is_refused_with_what_to_do(monkeypatch):
