@@ -288,8 +288,8 @@ def _add_fit(commands: Any) -> None:
     text.add_argument("--text-column", default=None, help="column of a .csv/.tsv/.jsonl table or an .xlsx/.ods "
                       "spreadsheet holding the text (default: 'text')")
     text.add_argument("--title-column", default=None, help="column of a table holding document titles")
-    text.add_argument("--sheet", default=None, help="sheet of an .xlsx/.ods spreadsheet to read (default: the first "
-                      "visible sheet with cells)")
+    text.add_argument("--sheet", default=None, help="sheet of an .xlsx/.ods spreadsheet to read (default: the sheet "
+                      "with the most rows)")
     text.add_argument("--encoding", default=None,
                       help="encoding of the text files (e.g. utf-8, windows-1252, latin-1); default: detected "
                       "per file, and the encodings assumed are printed")

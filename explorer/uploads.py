@@ -283,7 +283,7 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
         The encoding of the text files, the archive's entries or the table; None detects
         it per file.  Bags of words are read as the engine reads them.
     sheet : str, optional
-        The sheet of a spreadsheet (.xlsx, .ods); None reads its first visible sheet with cells.
+        The sheet of a spreadsheet (.xlsx, .ods); None reads the sheet with the most rows.
 
     Raises
     ------
@@ -353,7 +353,7 @@ def _parse_table(text: str, fmt: str, nrows: int | None = None, name: str = "the
 
 def read_table_source(name: str, data: bytes, encoding: str | None = None, sheet: str | None = None) -> TableSource:
     """Parse a table for its preview and find the columns that hold text (``encoding`` None: detect it; ``sheet``
-    None: a spreadsheet's first visible sheet with cells)."""
+    None: a spreadsheet's sheet with the most rows)."""
     fmt = TABLE_SUFFIXES[_suffix(name)]
     if fmt in SHEET_FORMATS:
         read = read_sheet(data, sheet, name=name)

@@ -343,7 +343,8 @@ def load_corpus(path: Source, text_column: str | None = None, title_column: str 
         ``"utf-8"``, ``"windows-1252"``, ``"latin-1"``...; None detects each file's.
         The corpus records the encodings used in ``Corpus.encodings``.
     sheet : str, optional
-        The sheet of an ``.xlsx``/``.ods`` spreadsheet; by default its first visible sheet with cells.
+        The sheet of an ``.xlsx``/``.ods`` spreadsheet; by default the sheet with the most rows
+        (:func:`engine.read_sheet`).
     **vectorizer_options
         Passed to :meth:`Corpus.from_texts` for raw text (``min_df``, ``stop_words``...).
     """

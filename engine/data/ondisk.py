@@ -232,7 +232,7 @@ class DiskCorpus:
             and reads tables as UTF-8.
         sheet : str, optional
             The sheet of an ``.xlsx``/``.ods`` spreadsheet (read whole on each pass); by default
-            its first visible sheet with cells.
+            the sheet with the most rows.
         **vectorizer_options
             ``stop_words`` (a language such as "french", ``"auto"``, a list of words or
             None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``, ``strip_messages``,

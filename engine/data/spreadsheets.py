@@ -73,8 +73,9 @@ def read_sheet(source: str | Path | bytes, sheet: str | None = None, *, name: st
     source : str, path-like or bytes
         The file, or its content.
     sheet : str, optional
-        The sheet to read; by default the first visible sheet that holds a cell (of an Excel
-        workbook whose visible sheets hold none, the first hidden one that does).
+        The sheet to read; by default the sheet with the most rows with cells, the first of
+        equals (a collection's sheet rather than a notes sheet before it); of an Excel workbook,
+        a visible one, unless no visible sheet holds a cell.
     name : str, optional
         The file's name for messages, and for bytes the format (by its suffix; without one the
         format is told from the content).
@@ -412,21 +413,23 @@ def _read_xlsx(parts: Parts, wanted: str | None, label: str) -> tuple[list[str],
             styles = _Styles(tags)
             parts.scan(target, styles)
             kinds = styles.kinds
-    if wanted is None:  # the visible sheets first
-        sheets.sort(key=lambda entry: entry[1] != "visible")
-    for name, _, relation in sheets:
-        if wanted is not None and name != wanted:
-            continue
-        kind, target = relations.get(relation, ("", ""))
-        if not kind.endswith("/worksheet"):
-            continue  # a chart sheet or a dialog sheet holds no cells
-        if target not in parts:
-            raise UnreadableError(f"is damaged: its sheet {name!r} has no part {target!r}; save it again")
-        cells = _Cells(name, label)
-        parts.scan(target, _XlsxSheet(tags, cells, strings, kinds, date1904))
-        if cells.rows:
-            return names, cells
-    return names, None
+    best: _Cells | None = None
+    for visible in (True, False):  # hidden sheets only when no visible one holds a cell
+        for name, state, relation in sheets:
+            if (wanted is not None and name != wanted) or (wanted is None and (state == "visible") != visible):
+                continue
+            kind, target = relations.get(relation, ("", ""))
+            if not kind.endswith("/worksheet"):
+                continue  # a chart sheet or a dialog sheet holds no cells
+            if target not in parts:
+                raise UnreadableError(f"is damaged: its sheet {name!r} has no part {target!r}; save it again")
+            cells = _Cells(name, label)
+            parts.scan(target, _XlsxSheet(tags, cells, strings, kinds, date1904))
+            if len(cells.rows) > (len(best.rows) if best is not None else 0):
+                best = cells
+        if best is not None or wanted is not None:
+            break
+    return names, best
 
 
 # --- OpenDocument (.ods) -------------------------------------------------------------------------------------
@@ -442,7 +445,8 @@ _REPEATS = 2**24  # a row or a cell repeated more often than the largest sheet h
 
 
 class _OdsSheets:
-    """The cells of an OpenDocument spreadsheet's ``content.xml``: every table's name, one table's cells."""
+    """The cells of an OpenDocument spreadsheet's ``content.xml``: every table's name, and the cells of the table
+    wanted (by default of the one with the most rows)."""
 
     def __init__(self, wanted: str | None, label: str):
         self.wanted, self.label = wanted, label
@@ -465,7 +469,7 @@ class _OdsSheets:
             if self.depth == 1:
                 sheet = attrs.get(_TABLE + "name", f"Sheet{len(self.names) + 1}")
                 self.names.append(sheet)
-                wanted = sheet == self.wanted if self.wanted is not None else self.chosen is None
+                wanted = sheet == self.wanted if self.wanted is not None else True
                 self.cells, self.row = (_Cells(sheet, self.label) if wanted else None), -1
         elif self.cells is None:
             return
@@ -494,8 +498,8 @@ class _OdsSheets:
         elif name == _TABLE + "table":
             self.depth -= 1
             if self.depth == 0 and self.cells is not None:
-                if self.cells.rows and self.chosen is None:
-                    self.chosen = self.cells
+                if len(self.cells.rows) > (len(self.chosen.rows) if self.chosen is not None else 0):
+                    self.chosen = self.cells  # the sheet with the most rows, the first of equals
                 self.cells = None
         elif self.depth != 1 or self.cells is None:
             return

@@ -450,7 +450,8 @@ def read_table(
     encoding : str, optional
         The table's encoding; None detects it (see :func:`decode_text`).  A spreadsheet has none.
     sheet : str, optional
-        The sheet of a spreadsheet to read; by default its first visible sheet with cells.
+        The sheet of a spreadsheet to read; by default the sheet with the most rows
+        (:func:`engine.read_sheet`).
 
     Returns
     -------

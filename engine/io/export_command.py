@@ -51,7 +51,7 @@ def add_export(commands: Any) -> None:
                         help="column of document ids (tables; default 'id' if the table has one, else the row number)")
     export.add_argument("--encoding", default=None, help="encoding of the corpus (default: detect)")
     export.add_argument("--sheet", default=None,
-                        help="sheet of an .xlsx/.ods corpus (default: the first visible sheet with cells)")
+                        help="sheet of an .xlsx/.ods corpus (default: the sheet with the most rows)")
     export.set_defaults(handler=run_export)
 
 

@@ -97,8 +97,8 @@ with source_box:
         name, origin = source.name, f"upload:{source.name}"
         shown = safe_text.markdown(source.name)
         if source.kind == "table" and len(source.sheets) > 1:
-            st.caption(f"Uploaded: **{shown}**, a workbook of {len(source.sheets)} sheets; the sheet below holds "
-                       "one document per row (its first rows below).")
+            st.caption(f"Uploaded: **{shown}**, a workbook of {len(source.sheets)} sheets. Each row of the sheet "
+                       "chosen here is a document (at first the sheet with the most rows); its first rows are below.")
             st.columns([1, 2])[0].selectbox("Sheet", source.sheets, key=Keys.sheet,
                                             help="The sheet whose rows are the documents.")
         elif source.kind == "table":

@@ -123,14 +123,17 @@ def test_booleans_errors_formula_text_and_iso_dates_read_as_shown():
     assert frame.values.tolist() == [["TRUE", "#N/A", "joined", "2024-03-05 10:00:00", ""]]
 
 
-def test_the_default_sheet_is_the_first_visible_one_with_cells_and_any_can_be_chosen():
+def test_the_default_sheet_is_the_visible_one_with_most_rows_and_any_can_be_chosen():
     one = f'<row r="1">{_cell("A1", "text", "inlineStr")}</row><row r="2">{_cell("A2", "hidden", "inlineStr")}</row>'
     two = f'<row r="1">{_cell("A1", "text", "inlineStr")}</row><row r="2">{_cell("A2", "shown", "inlineStr")}</row>'
-    data = make_xlsx({"Hidden": one, "Empty": "", "Data": two}, hidden=("Hidden",))
+    notes = f'<row r="1">{_cell("A1", "note", "inlineStr")}</row>'
+    data = make_xlsx({"Hidden": one + "<row r='3'><c r='A3' t='inlineStr'><is><t>more</t></is></c></row>",
+                      "Notes": notes, "Empty": "", "Data": two}, hidden=("Hidden",))
     sheet = engine.read_sheet(data, name="w.xlsx")
-    assert (sheet.name, sheet.sheets, sheet.frame["text"].tolist()) == ("Data", ("Hidden", "Empty", "Data"), ["shown"])
-    assert engine.read_sheet(data, "Hidden", name="w.xlsx").frame["text"].tolist() == ["hidden"]
-    with pytest.raises(CorpusFormatError, match=r"has no sheet 'Sheet9'; its sheets: 'Hidden', 'Empty', 'Data'"):
+    assert (sheet.name, sheet.sheets, sheet.frame["text"].tolist()) == ("Data", ("Hidden", "Notes", "Empty", "Data"),
+                                                                        ["shown"])
+    assert engine.read_sheet(data, "Hidden", name="w.xlsx").frame["text"].tolist() == ["hidden", "more"]
+    with pytest.raises(CorpusFormatError, match=r"has no sheet 'Sheet9'; its sheets: 'Hidden', 'Notes', 'Empty'"):
         engine.read_sheet(data, "Sheet9", name="w.xlsx")
     with pytest.raises(EmptyCorpusError, match="its sheet 'Empty' holds a cell"):
         engine.read_sheet(data, "Empty", name="w.xlsx")
@@ -175,6 +178,8 @@ def test_an_ods_sheet_expands_repeats_keeps_spaces_and_leaves_out_comments():
     assert (sheet.name, sheet.sheets) == ("Sheet1", ("Sheet1", "Sheet2"))
     assert sheet.frame.values.tolist() == [["1", "two   spaces\tand a tab"], ["same", "same"], ["same", "same"],
                                            ["styled words\nsecond paragraph", "3.5"]]
+    notes_first = make_ods({"Notes": _ods_row(_ods_cell("read me")), "Data": rows})
+    assert engine.read_sheet(notes_first, name="o.ods").name == "Data"  # the sheet with most rows
 
 
 def test_ods_typed_values_read_as_the_excel_reader_gives_them():
@@ -308,11 +313,13 @@ def test_read_table_and_load_corpus_read_a_chosen_sheet(tmp_path, suffix):
         ("1", "r1", "the bus was late again"), ("2", "r2", "more buses at night please"), ("3", "r3", ""),
         ("4", "r4", "late buses and crowded trains")]
     assert documents.encodings == {}
-    assert engine.read_table(path.read_bytes(), "about", format=suffix[1:])[0].text == "this workbook holds a survey"
+    assert engine.read_table(path.read_bytes(), "about", format=suffix[1:], sheet="About")[0].text == \
+        "this workbook holds a survey"
     corpus = engine.load_corpus(path, text_column="answer", id_column="respondent", sheet="Responses")
     assert corpus.doc_ids == ("r1", "r2", "r4") and [d.doc_id for d in corpus.dropped] == ["r3"]
+    assert engine.load_corpus(path, text_column="answer").doc_ids == ("1", "2", "4")  # the sheet with most rows
     with pytest.raises(engine.MissingColumnError, match="available columns: 'about'"):
-        engine.load_corpus(path, text_column="answer")  # the first sheet is the default
+        engine.load_corpus(path, text_column="answer", sheet="About")
     with pytest.raises(ValueError, match=r"sheet applies to \.xlsx and \.ods spreadsheets"):
         engine.read_table(b"text\nx\n", "text", format="csv", sheet="Responses")
 
