@@ -61,7 +61,7 @@ __all__ = ["app_command", "build_parser", "main"]
 
 _USER_ERRORS = (EngineError, ValueError, TypeError, KeyError, OSError)
 _POLL_SECONDS = 0.1
-SKIPPED_SHOWN = 10  # unreadable PDF, Word, OpenDocument or EPUB files named with their reasons
+SKIPPED_SHOWN = 10  # unreadable PDF, Word, OpenDocument, EPUB or presentation files named with their reasons
 
 
 class _UsageError(Exception):
@@ -190,7 +190,8 @@ def _add_fit(commands: Any) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     fit.add_argument("corpus", metavar="CORPUS",
-                     help="a folder of .txt, .html, .eml, .pdf, .docx, .odt or .epub files, a .zip of them, a "
+                     help="a folder of .txt, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp files, a .zip of "
+                     "them, a "
                      ".csv/.tsv/.jsonl table, an .xlsx/.ods spreadsheet or an .mbox mailbox, a UCI docword.txt "
                      "(+vocab.txt), an LDA-C .dat (+vocab.txt), a .mtx file, or a saved corpus folder")
     fit.add_argument("--out", default="model.npz", help="model file to write")
@@ -438,8 +439,8 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
     for entry in unreadable[:SKIPPED_SHOWN]:
         print(f"skipped {entry.name}: {entry.reason}", file=sys.stderr)
     if len(unreadable) > SKIPPED_SHOWN:
-        print(f"... and {len(unreadable) - SKIPPED_SHOWN} more PDF, Word, OpenDocument or EPUB files that could not "
-              "be read", file=sys.stderr)
+        print(f"... and {len(unreadable) - SKIPPED_SHOWN} more PDF, Word, OpenDocument, EPUB or presentation files "
+              "that could not be read", file=sys.stderr)
     return corpus
 
 

@@ -82,15 +82,17 @@ TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl"
                   ".xlsx": "xlsx", ".xlsm": "xlsx", ".ods": "ods"}  # a spreadsheet: one sheet (engine.read_sheet)
 SHEET_FORMATS = ("xlsx", "ods")
 LDAC_SUFFIXES = (".dat", ".ldac")
-ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "pdf", "docx", "odt", "epub", "zip", "csv", "tsv", "tab",
+ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "pdf", "docx", "odt", "epub", "pptx", "odp", "zip", "csv",
+                  "tsv", "tab",
                   "jsonl", "ndjson", "mbox", "xlsx", "xlsm", "ods", "dat", "ldac", "gz")
 # files people have that are not read, and what to turn them into
 _CONVERT = {".doc": "save it as .docx (Word: File, Save As) or as PDF", ".rtf": "save it as .docx or .txt",
             ".pages": "export it as .docx or PDF", ".mobi": "convert it to EPUB (for example with Calibre)",
-            ".azw3": "convert it to EPUB (for example with Calibre)", ".ppt": "export it as PDF",
-            ".pptx": "export it as PDF", ".xls": "save it as .xlsx (Excel: File, Save As) or the sheet as .csv",
+            ".azw3": "convert it to EPUB (for example with Calibre)", ".ppt": "save it as .pptx or PDF",
+            ".key": "export it as .pptx or PDF", ".xls": "save it as .xlsx (Excel: File, Save As) or the sheet as .csv",
             ".numbers": "export it as .xlsx or .csv"}
-_KINDS_READ = ".txt files, PDF, Word (.docx), OpenDocument (.odt) or EPUB files, web pages (.html) or e-mails (.eml)"
+_KINDS_READ = (".txt files, PDF, Word (.docx), OpenDocument (.odt), EPUB or slide (.pptx, .odp) files, web pages "
+               "(.html) or e-mails (.eml)")
 _PREVIEW_ROWS = 500
 FEW_DOCUMENTS = 20  # fewer long documents than this are cut into passages by default
 _PASSAGE_ID = re.compile(r"#\d+$")  # "speech.txt#3": the third passage of speech.txt (engine.split_passages)
@@ -333,7 +335,7 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
 
 
 def _raise_unreadable(skipped: Sequence) -> None:
-    """Raise UploadError with why the first unreadable PDF, Word, OpenDocument or EPUB file could not be read."""
+    """Raise UploadError with why the first unreadable PDF, Word, OpenDocument, EPUB or slide file could not be read."""
     for name, reason in skipped:
         if is_document_file(name):
             others = len([s for s in skipped if is_document_file(s.name)]) - 1
@@ -429,12 +431,13 @@ def passages_suggested(source: Source, text_column: str | None = None) -> int | 
     return sum(max(1, len(passage_spans(text))) for text in texts)
 
 
-_DOCUMENT_KINDS = {".pdf": "PDF file", ".docx": "Word document", ".odt": "OpenDocument text", ".epub": "EPUB book"}
+_DOCUMENT_KINDS = {".pdf": "PDF file", ".docx": "Word document", ".odt": "OpenDocument text", ".epub": "EPUB book",
+                   ".pptx": "PowerPoint presentation", ".odp": "OpenDocument presentation"}
 
 
 def documents_note(source: Source) -> str | None:
-    """What was read of uploaded PDF, Word, OpenDocument and EPUB files ("Read the text of 3 PDF files and ..."),
-    or None when there are none."""
+    """What was read of uploaded PDF, Word, OpenDocument, EPUB and slide files ("Read the text of 3 PDF files and
+    ..."), or None when there are none."""
     if not isinstance(source, TextSource):
         return None
     kinds = collections.Counter(_suffix(document.doc_id) for document in source.documents

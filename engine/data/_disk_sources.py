@@ -87,7 +87,7 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
                     spread: int | None = None, cache: _DocumentCache | None = None) -> Iterator[tuple[str, str, str]]:
     """(id, title, text) of each file of TEXT_SUFFIXES in a folder or zip archive, as engine.read_folder/read_zip
     name them; with ``spread``, of at most that many files spread evenly over them, the others not read; PDF, Word,
-    OpenDocument and EPUB files are taken from ``cache`` when it holds them, and kept there when read."""
+    OpenDocument, EPUB and presentation files are taken from ``cache`` when it holds them, and kept there when read."""
     if source.is_dir():
         paths = _walk(source)
         if spread is not None:  # the folder is listed twice, so that memory holds only the files picked
@@ -116,8 +116,8 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
         raise FileNotFoundError(f"no such file or folder: {str(source)!r}")
     else:
         raise CorpusFormatError(f"cannot stream {source.name!r}: expected a folder of .txt, .html, .eml, .pdf, "
-                                ".docx, .odt or .epub files, a .zip of them, a .csv/.tsv/.jsonl table or a mailbox "
-                                "(.mbox)")
+                                ".docx, .odt, .epub, .pptx or .odp files, a .zip of them, a .csv/.tsv/.jsonl table, "
+                                "an .xlsx/.ods spreadsheet or a mailbox (.mbox)")
 
 
 def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None,

@@ -8,6 +8,7 @@ no external resources), small parts whole and content parts streamed by a SAX pa
 from __future__ import annotations
 
 import io
+import posixpath
 import xml.parsers.expat
 import xml.sax
 import xml.sax.handler
@@ -15,6 +16,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import unquote
 
 import defusedxml.sax
 from defusedxml import ElementTree as SafeElementTree
@@ -23,6 +25,7 @@ from defusedxml.common import DefusedXmlException
 from engine.data._bounds import ZIP_ERRORS
 from engine.limits import Limits
 
+_RELATIONSHIPS = "{http://schemas.openxmlformats.org/package/2006/relationships}"  # Office packages' (OPC)
 PACKAGE_PART_BYTES = 10_000_000  # a package's lists of parts and chapters are parsed whole, so bounded apart
 
 
@@ -75,6 +78,19 @@ class Parts:
                               "bomb); save it again")
         self.budget -= len(data)
         return data
+
+    def relations(self, part: str) -> dict[str, tuple[str, str]]:
+        """A part's relationships (``""`` for the package's own): id -> (type, target part name)."""
+        folder = posixpath.dirname(part)
+        path = posixpath.join(folder, "_rels", posixpath.basename(part) + ".rels")
+        if path not in self:
+            return {}
+        found = {}
+        for relation in self.xml(path).iter(_RELATIONSHIPS + "Relationship"):
+            target = unquote(relation.get("Target", ""))
+            target = target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
+            found[relation.get("Id", "")] = (relation.get("Type", ""), posixpath.normpath(target))
+        return found
 
     def xml(self, part: str):
         """A small part (a package's list of parts, of chapters) parsed whole."""

@@ -1,9 +1,10 @@
-"""The text of PDF files, Word and OpenDocument documents and EPUB books.
+"""The text of PDF files, Word and OpenDocument documents, EPUB books and slide presentations.
 
 People's own collections are rarely plain text: reports and papers come as PDF, drafts as
-Word (``.docx``) or OpenDocument (``.odt``) files, books as EPUB.  :func:`read_documents` reads
-their text in the order a reader reads it, so they can be uploaded and read like ``.txt`` files;
-a file that cannot be read is returned with the reason, in plain words, never dropped silently.
+Word (``.docx``) or OpenDocument (``.odt``) files, books as EPUB, lectures and talks as slides.
+:func:`read_documents` reads their text in the order a reader reads it, so they can be uploaded
+and read like ``.txt`` files; a file that cannot be read is returned with the reason, in plain
+words, never dropped silently.
 
 - **PDF** is read by PDFium (the ``pypdfium2`` package) in a child process
   (:mod:`engine.data._pdf_child`) whose memory is capped and which is stopped after
@@ -22,6 +23,8 @@ a file that cannot be read is returned with the reason, in plain words, never dr
 - **EPUB**: the chapters in reading order (the package's spine), without their markup
   (:func:`engine.data.markup.strip_markup`).  A book whose chapters are encrypted (DRM) is
   reported as such.
+- **Presentations** (PowerPoint ``.pptx``, OpenDocument ``.odp``): each slide's text in the
+  presentation's order, followed by its speaker notes; fields (slide numbers, dates) are left out.
 
 XML is parsed by ``defusedxml`` (no entity expansion, no external resources), and every part of
 an archive is read within the size its entry declares and the ``max_expanded_mb`` limit.
@@ -59,8 +62,9 @@ __all__ = [
     "read_documents",
 ]
 
-DOCUMENT_SUFFIXES = (".pdf", ".docx", ".odt", ".epub")
-KINDS = {".pdf": "PDF", ".docx": "Word document", ".odt": "OpenDocument text", ".epub": "EPUB book"}
+DOCUMENT_SUFFIXES = (".pdf", ".docx", ".odt", ".epub", ".pptx", ".odp")
+KINDS = {".pdf": "PDF", ".docx": "Word document", ".odt": "OpenDocument text", ".epub": "EPUB book",
+         ".pptx": "PowerPoint presentation", ".odp": "OpenDocument presentation"}
 PDF_MEMORY_BYTES = 2 * 2**30  # the most memory the PDF reader's child process may map
 RUNNING_LINE_PAGES = 3  # a PDF needs this many pages before a line repeated on them counts as a running header
 RUNNING_LINE_SHARE = 0.5  # ... and the line must start or end at least this share of its pages (and two)
@@ -94,7 +98,8 @@ class DocumentText:
 
 
 def is_document_file(name: str) -> bool:
-    """Whether :func:`read_documents` reads a file of this name (``.pdf``, ``.docx``, ``.odt``, ``.epub``)."""
+    """Whether :func:`read_documents` reads a file of this name (``.pdf``, ``.docx``, ``.odt``, ``.epub``, ``.pptx``,
+    ``.odp``)."""
     return name.lower().endswith(DOCUMENT_SUFFIXES)
 
 
@@ -131,14 +136,14 @@ class DocumentReader:
     def read(self, name: str, data: bytes) -> DocumentText:
         """The text of one file, or why it has none; the kind comes from the suffix of ``name``.
 
-        Raises ValueError if ``name`` does not end in ``.pdf``, ``.docx``, ``.odt`` or ``.epub``;
-        nothing is raised for a file's content.
+        Raises ValueError if ``name`` does not end in one of :data:`DOCUMENT_SUFFIXES`; nothing is
+        raised for a file's content.
         """
         suffix = _suffix(name)
         if suffix == ".pdf":
             return self._pdf.read(name, data)
         if suffix not in _ARCHIVE_READERS:
-            raise ValueError(f"{name!r} is not a .pdf, .docx, .odt or .epub file")
+            raise ValueError(f"{name!r} is not a .pdf, .docx, .odt, .epub, .pptx or .odp file")
         try:
             text = _ARCHIVE_READERS[suffix](data, name, self.limits)
         except UnreadableError as exc:
@@ -427,7 +432,8 @@ _ODF = XmlText(
 
 
 def _odf_text(data: bytes, name: str, limits: Limits) -> str:
-    parts = Parts(data, name, limits, KINDS[".odt"])
+    """An OpenDocument text's, or a presentation's (its slides' and speaker notes' paragraphs, in order)."""
+    parts = Parts(data, name, limits, KINDS[_suffix(name)])
     text = parts.text("content.xml", _ODF)
     return re.sub(r"[^\S\n]*\n[^\S\n]*(?=\n)", "", text).strip("\n")  # the lines between paragraphs, once
 
@@ -477,4 +483,38 @@ def _epub_text(data: bytes, name: str, limits: Limits) -> str:
     return "\n\n".join(chapter for chapter in chapters if chapter)
 
 
-_ARCHIVE_READERS = {".docx": _word_text, ".odt": _odf_text, ".epub": _epub_text}
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+_SLIDE = XmlText(
+    texts=frozenset({_A + "t"}),
+    inserts={_A + "br": "\n"},
+    breaks=frozenset({_A + "p"}),
+    skipped=frozenset({_A + "fld", _MC + "Fallback"}),  # fields: the slide number, the date; a fallback copy
+)
+
+
+def _slides_text(data: bytes, name: str, limits: Limits) -> str:
+    """A PowerPoint presentation's slides in their order, each followed by its speaker notes."""
+    parts = Parts(data, name, limits, KINDS[".pptx"])
+    main = next((target for kind, target in parts.relations("").values() if kind.endswith("/officeDocument")),
+                "ppt/presentation.xml")
+    presentation = parts.xml(main) if main in parts else None
+    if presentation is None or presentation.tag != _P + "presentation":
+        raise UnreadableError("is damaged or not a PowerPoint presentation: it has no presentation part; save it "
+                              "again as .pptx")
+    relations = parts.relations(main)
+    texts = []
+    for entry in presentation.iter(_P + "sldId"):
+        relation = next((value for key, value in entry.attrib.items() if key.endswith("relationships}id")), "")
+        kind, slide = relations.get(relation, ("", ""))
+        if not kind.endswith("/slide") or slide not in parts:
+            continue
+        texts.append(parts.text(slide, _SLIDE))
+        for notes_kind, notes in parts.relations(slide).values():
+            if notes_kind.endswith("/notesSlide") and notes in parts:
+                texts.append(parts.text(notes, _SLIDE))
+    return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", "\n".join(text.strip("\n") for text in texts if text.strip()))
+
+
+_ARCHIVE_READERS = {".docx": _word_text, ".odt": _odf_text, ".epub": _epub_text, ".pptx": _slides_text,
+                    ".odp": _odf_text}

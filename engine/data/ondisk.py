@@ -247,7 +247,7 @@ class DiskCorpus:
             if any document needs it (:func:`engine.token_pattern_for`; found after the first
             documents, the first pass starts again with it).
 
-            PDF, Word, OpenDocument and EPUB files are parsed once: the passes after the first
+            PDF, Word, OpenDocument, EPUB and presentation files are parsed once: the passes after the first
             read their text from a temporary folder.
         """
         with _DocumentCache() as cache:

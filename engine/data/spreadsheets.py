@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import datetime
 import math
-import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from urllib.parse import unquote
 
 import pandas as pd
 
@@ -196,7 +194,6 @@ def _clock(seconds: int) -> str:
 
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _STRICT = "http://purl.oclc.org/ooxml/spreadsheetml/main"  # Excel's "Strict Open XML" files: read as the usual ones
-_RELATIONSHIPS = "{http://schemas.openxmlformats.org/package/2006/relationships}"  # the package's, in both schemas
 _OFFICE_DOCUMENT = "/officeDocument"  # relationship types end so in both the transitional and the strict schema
 _ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")  # Excel's escape of a character XML cannot hold ("_x000D_")
 _REFERENCE = re.compile(r"([A-Z]{1,3})([0-9]{1,7})")
@@ -368,30 +365,14 @@ class _XlsxSheet:
         return _general(text.strip()) if text.strip() else ""
 
 
-def _target(folder: str, target: str) -> str:
-    """A relationship's target as a part name."""
-    target = unquote(target)
-    return posixpath.normpath(target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target))
-
-
-def _relations(parts: Parts, part: str) -> dict[str, tuple[str, str]]:
-    """A part's relationships: id -> (type, target part name)."""
-    folder = posixpath.dirname(part)
-    path = posixpath.join(folder, "_rels", posixpath.basename(part) + ".rels")
-    if path not in parts:
-        return {}
-    return {relation.get("Id", ""): (relation.get("Type", ""), _target(folder, relation.get("Target", "")))
-            for relation in parts.xml(path).iter(_RELATIONSHIPS + "Relationship")}
-
-
 def _read_xlsx(parts: Parts, wanted: str | None, label: str) -> tuple[list[str], _Cells | None]:
     workbook = "xl/workbook.xml"
-    for kind, target in _relations(parts, "").values():
+    for kind, target in parts.relations("").values():
         if kind.endswith(_OFFICE_DOCUMENT):
             workbook = target
     if workbook not in parts:
         raise UnreadableError("is damaged or not an Excel workbook: it has no workbook part; save it again as .xlsx")
-    relations = _relations(parts, workbook)
+    relations = parts.relations(workbook)
     root = parts.xml(workbook)
     namespace = _STRICT if root.tag.startswith("{" + _STRICT) else _MAIN
     tags, main = _Names(namespace), "{" + namespace + "}"

@@ -148,9 +148,9 @@ def _check_encoding(encoding: str | None) -> None:
 
 
 # files read as documents (web pages: their markup is left out; e-mail messages: their headers; PDF, Word,
-# OpenDocument and EPUB files: their text, by engine.data.documents)
+# OpenDocument, EPUB and presentation files: their text, by engine.data.documents)
 TEXT_SUFFIXES = (".txt", ".html", ".htm", ".xhtml", ".eml", *DOCUMENT_SUFFIXES)
-NOT_TEXT = "not a .txt, .html, .eml, .pdf, .docx, .odt or .epub file"
+NOT_TEXT = "not a .txt, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file"
 
 
 def _is_text_file(name: str) -> bool:

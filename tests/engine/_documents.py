@@ -183,3 +183,55 @@ def make_ods(tables: dict[str, str], *, encrypted: bool = False) -> bytes:
                 + "</manifest:file-entry></manifest:manifest>")
     return _zip({"content.xml": content, "META-INF/manifest.xml": manifest},
                 first=("mimetype", "application/vnd.oasis.opendocument.spreadsheet"))
+
+
+_PML = "http://schemas.openxmlformats.org/presentationml/2006/main"
+_DML = "http://schemas.openxmlformats.org/drawingml/2006/main"
+
+
+def make_pptx(slides: list[tuple[str, str | None]], *, order: list[int] | None = None) -> bytes:
+    """A .pptx of ``slides``, each (the inner XML of a text body: ``<a:p>`` elements, the speaker notes' or None).
+
+    The slide parts are named in the given order; ``order`` lists them as the presentation shows
+    them (by default as given).
+    """
+    ids = "".join(f'<p:sldId id="{256 + i}" r:id="rId{i + 1}"/>' for i in (order or range(len(slides))))
+    relations = "".join(f'<Relationship Id="rId{i + 1}" Type="{_REL}/slide" Target="slides/slide{i + 1}.xml"/>'
+                        for i in range(len(slides)))
+    namespaces = f'xmlns:p="{_PML}" xmlns:a="{_DML}" xmlns:r="{_REL}"'
+    parts: dict[str, str | bytes] = {
+        "[Content_Types].xml": '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+                               'content-types"/>',
+        "_rels/.rels": ('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+                        f'relationships"><Relationship Id="rId1" Type="{_REL}/officeDocument" '
+                        'Target="ppt/presentation.xml"/></Relationships>'),
+        "ppt/presentation.xml": f'<?xml version="1.0"?><p:presentation {namespaces}><p:sldIdLst>{ids}</p:sldIdLst>'
+                                "</p:presentation>",
+        "ppt/_rels/presentation.xml.rels": ('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.'
+                                            f'org/package/2006/relationships">{relations}</Relationships>'),
+    }
+    for i, (body, notes) in enumerate(slides):
+        parts[f"ppt/slides/slide{i + 1}.xml"] = (f'<?xml version="1.0"?><p:sld {namespaces}><p:cSld><p:spTree><p:sp>'
+                                                 f"<p:txBody>{body}</p:txBody></p:sp></p:spTree></p:cSld></p:sld>")
+        if notes is not None:
+            parts[f"ppt/slides/_rels/slide{i + 1}.xml.rels"] = (
+                '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+                f'relationships"><Relationship Id="rN" Type="{_REL}/notesSlide" '
+                f'Target="../notesSlides/notesSlide{i + 1}.xml"/></Relationships>')
+            parts[f"ppt/notesSlides/notesSlide{i + 1}.xml"] = (
+                f'<?xml version="1.0"?><p:notes {namespaces}><p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:t>'
+                f"{escape(notes)}</a:t></a:r></a:p></p:txBody></p:sp></p:spTree></p:cSld></p:notes>")
+    return _zip(parts)
+
+
+def make_odp(pages_xml: str) -> bytes:
+    """An .odp whose office:presentation holds ``pages_xml`` (``<draw:page>`` elements)."""
+    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+               'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+               'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+               'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" '
+               'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
+               f"<office:body><office:presentation>{pages_xml}</office:presentation></office:body>"
+               "</office:document-content>")
+    return _zip({"content.xml": content, "META-INF/manifest.xml": "<manifest/>"},
+                first=("mimetype", "application/vnd.oasis.opendocument.presentation"))

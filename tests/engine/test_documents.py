@@ -1,4 +1,4 @@
-"""PDF, Word, OpenDocument and EPUB files read as text (engine/data/documents.py), on files written from scratch."""
+"""PDF, Word, OpenDocument, EPUB and slide files read as text (engine/data/documents.py), on files made here."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import engine
 from engine.data.documents import DocumentReader, pdf_pages_text, read_documents
 from engine.data.text import SkippedFile, read_folder, read_txt_files, read_zip
 from engine.limits import Limits
-from tests.engine._documents import make_docx, make_epub, make_odt, make_pdf, word_paragraph
+from tests.engine._documents import make_docx, make_epub, make_odp, make_odt, make_pdf, make_pptx, word_paragraph
 
 REPORT = [["Annual report of the river authority", "The river rose in spring and the dams held."],
           ["Annual report 2 of 5", "Floods were expecta-", "tions of every farmer along the valley."],
@@ -282,6 +282,45 @@ def test_an_epub_without_a_package_says_so():
 
 
 # ------------------------------------------------------------------------------------------------ the readers
+def test_a_presentation_written_by_python_pptx_reads_slide_by_slide_with_its_notes():
+    pptx = pytest.importorskip("pptx")
+    deck = pptx.Presentation()
+    first = deck.slides.add_slide(deck.slide_layouts[1])
+    first.shapes.title.text = "Stochastic inference"
+    first.placeholders[1].text_frame.text = "Sample a minibatch"
+    first.placeholders[1].text_frame.add_paragraph().text = "Blend the topics"
+    first.notes_slide.notes_text_frame.text = "Say why the step size decays."
+    second = deck.slides.add_slide(deck.slide_layouts[5])
+    second.shapes.title.text = "Results"
+    table = second.shapes.add_table(2, 2, 914400, 1828800, 3657600, 914400).table
+    table.cell(0, 0).text, table.cell(1, 1).text = "held-out", "likelihood"
+    out = io.BytesIO()
+    deck.save(out)
+    assert _read("talk.pptx", out.getvalue()).text == ("Stochastic inference\nSample a minibatch\nBlend the topics\n"
+                                                       "Say why the step size decays.\nResults\nheld-out\n\nlikelihood")
+
+
+def test_slides_follow_the_presentations_order_without_fields():
+    slides = [("<a:p><a:r><a:t>made first</a:t></a:r></a:p>", None),
+              ('<a:p><a:r><a:t>shown first</a:t></a:r><a:br/><a:r><a:t>next line</a:t></a:r></a:p>'
+               '<a:p><a:fld type="slidenum"><a:t>7</a:t></a:fld></a:p>', "the speaker's note")]
+    document = _read("deck.pptx", make_pptx(slides, order=[1, 0]))
+    assert document.text == "shown first\nnext line\nthe speaker's note\nmade first"
+    damaged = _read("nodeck.pptx", make_docx(word_paragraph("not slides")))
+    assert damaged.text is None and "not a PowerPoint presentation: it has no presentation part" in damaged.problem
+
+
+def test_an_opendocument_presentation_reads_its_pages_and_notes():
+    pages = ('<draw:page draw:name="one"><draw:frame><draw:text-box><text:p>Topic models</text:p>'
+             "<text:p>find themes</text:p></draw:text-box></draw:frame><presentation:notes><draw:frame>"
+             "<draw:text-box><text:p>mention the paper</text:p></draw:text-box></draw:frame></presentation:notes>"
+             '</draw:page><draw:page draw:name="two"><draw:frame><draw:text-box><text:p>Questions?</text:p>'
+             "</draw:text-box></draw:frame></draw:page>")
+    document = _read("talk.odp", make_odp(pages))
+    assert (document.text, document.kind) == ("Topic models\nfind themes\nmention the paper\nQuestions?",
+                                              "OpenDocument presentation")
+
+
 def test_uploaded_files_mix_text_and_documents_and_list_the_unreadable_with_why():
     files = [("a.txt", b"plain text"), ("b.pdf", make_pdf([["a pdf"]])), ("c.docx", make_docx(word_paragraph(
         "a word file"))), ("scan.pdf", make_pdf([[]])), ("d.epub", make_epub(["<p>a book</p>"])),
@@ -334,7 +373,10 @@ def test_damaged_files_of_every_kind_are_reported_never_raised():
     seeds = {"a.pdf": make_pdf([["Hello world", "expecta-", "tions"], ["Page two"]]),
              "b.docx": make_docx(word_paragraph("Hello\tworld") + word_paragraph("second")),
              "c.odt": make_odt('<text:p>One<text:s text:c="3"/>two</text:p>'),
-             "d.epub": make_epub(["<p>chapter</p>", "<p>two</p>"])}
+             "d.epub": make_epub(["<p>chapter</p>", "<p>two</p>"]),
+             "e.pptx": make_pptx([("<a:p><a:r><a:t>slide</a:t></a:r></a:p>", "notes")]),
+             "f.odp": make_odp("<draw:page><draw:frame><draw:text-box><text:p>page</text:p></draw:text-box>"
+                               "</draw:frame></draw:page>")}
     outcomes = set()
     with DocumentReader() as reader:
         for _ in range(1000):
@@ -354,7 +396,7 @@ def test_damaged_files_of_every_kind_are_reported_never_raised():
                 assert "\x00" not in document.text and any(c.isalnum() for c in document.text)
                 document.text.encode("utf-8")  # no lone surrogate
             outcomes.add((name, document.text is None))
-    assert len(outcomes) == 8  # every kind was both read and refused at least once
+    assert len(outcomes) == 12  # every kind was both read and refused at least once
 
 
 def test_a_disk_corpus_parses_each_document_once(tmp_path, monkeypatch):

@@ -83,9 +83,9 @@ def test_read_txt_files_reports_non_txt_files():
     documents = read_txt_files([("a.txt", b"alpha"), ("notes.xlsx", b"PK"), ("B.TXT", b"beta")])
     assert isinstance(documents, RawDocuments) and isinstance(documents, list)
     assert documents == [RawDocument("a.txt", "a", "alpha"), RawDocument("B.TXT", "B", "beta")]
-    assert documents.skipped == (SkippedFile("notes.xlsx", "not a .txt, .html, .eml, .pdf, .docx, .odt or .epub "
-                                                           "file"),)
-    assert NOT_TEXT == "not a .txt, .html, .eml, .pdf, .docx, .odt or .epub file"
+    assert documents.skipped == (SkippedFile("notes.xlsx", "not a .txt, .html, .eml, .pdf, .docx, .odt, .epub, .pptx "
+                                                           "or .odp file"),)
+    assert NOT_TEXT == "not a .txt, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file"
 
 
 def test_web_pages_are_read_as_documents_and_other_files_skipped(tmp_path):

@@ -35,8 +35,8 @@ def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
     corpus = uploads.build_corpus(source, dataclasses.replace(PLAIN, strip_markup=True))
     assert "planet" in corpus.vocabulary and not {"html", "body"} & set(corpus.vocabulary)
     assert [s.name for s in corpus.skipped] == ["style.css"]
-    with pytest.raises(uploads.UploadError, match=r"upload .txt files, PDF, Word \(.docx\), "
-                                                    r"OpenDocument \(.odt\) or EPUB files, web pages \(.html\)"):
+    with pytest.raises(uploads.UploadError, match=r"upload .txt files, PDF, Word \(.docx\), OpenDocument \(.odt\), "
+                                                    r"EPUB or slide \(.pptx, .odp\) files, web pages"):
         uploads.read_upload([("style.css", b"p {}")])
 
 
@@ -151,7 +151,7 @@ def test_other_encodings_are_decoded():
     ("empty", uploads.UploadError, "empty"),
     ("binary", FileDecodingError, "binary"),
     ("csv without text", uploads.UploadError, "no column with text"),
-    ("unsupported", uploads.UploadError, "Cannot read 'slides.pptx': export it as PDF, and upload that"),
+    ("unsupported", uploads.UploadError, r"Cannot read 'slides.ppt': save it as .pptx or PDF, and upload that"),
     ("old excel", uploads.UploadError, r"Cannot read 'budget.xls': save it as .xlsx \(Excel: File, Save As\)"),
     ("locked workbook", EngineError, "'locked.xlsx' is protected by a password, or is an older binary Excel"),
     ("damaged pdf", uploads.UploadError, "Cannot read 'slides.pdf': this PDF is damaged or not a PDF"),
@@ -163,6 +163,15 @@ def test_other_encodings_are_decoded():
 def test_bad_uploads_say_what_is_wrong(kind, error, words):
     with pytest.raises(error, match=words):
         uploads.build_corpus(uploads.read_upload(data.BAD[kind]), PLAIN)
+
+
+def test_slides_are_read_as_documents_with_their_notes():
+    source = uploads.read_upload(data.slides())
+    assert [d.text for d in source.documents] == [f"{t[:40]}\n{t[40:]}" if i < 3 else t
+                                                  for i, t in enumerate(data.TEXTS)]
+    assert uploads.documents_note(source) == ("Read the text of 3 PowerPoint presentations and 3 OpenDocument "
+                                              "presentations.")
+    assert uploads.build_corpus(source, PLAIN).n_docs == 6
 
 
 def test_pdf_word_opendocument_and_epub_files_are_read_as_documents():

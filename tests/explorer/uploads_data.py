@@ -11,7 +11,7 @@ from pathlib import Path
 
 from engine.data.bow_formats import write_ldac, write_uci
 from engine.data.corpus import Corpus
-from tests.engine._documents import make_docx, make_epub, make_odt, make_pdf, word_paragraph
+from tests.engine._documents import make_docx, make_epub, make_odp, make_odt, make_pdf, make_pptx, word_paragraph
 
 TEXTS = [
     "The planet orbits a distant star; the rocket launch was delayed by the comet.",
@@ -133,6 +133,19 @@ def workbook(suffix: str = ".xlsx") -> list[tuple[str, bytes]]:
     return [(f"articles{suffix}", out.getvalue())]
 
 
+def slides() -> list[tuple[str, bytes]]:
+    """:data:`TEXTS` as three PowerPoint decks (the text on a slide, its last words as the speaker's notes) and three
+    OpenDocument presentations."""
+    def deck(text: str) -> bytes:
+        return make_pptx([(f"<a:p><a:r><a:t>{text[:40]}</a:t></a:r></a:p>", text[40:])])
+
+    def pages(text: str) -> bytes:
+        return make_odp(f"<draw:page><draw:frame><draw:text-box><text:p>{text}</text:p></draw:text-box></draw:frame>"
+                        "</draw:page>")
+
+    return [(f"talk{i}.pptx", deck(text)) if i < 3 else (f"talk{i}.odp", pages(text)) for i, text in enumerate(TEXTS)]
+
+
 def zip_of_texts() -> list[tuple[str, bytes]]:
     return zip_upload("docs.zip", {**{f"docs/{name}": data for name, data in text_files()},
                                    "docs/readme.pdf": b"%PDF-1.4"})
@@ -186,7 +199,7 @@ BAD = {
     "empty": [("empty.txt", b"")],
     "binary": [("image.txt", bytes(range(256)) * 4)],
     "csv without text": [("numbers.csv", b"a,b\n1,2\n3,4\n")],
-    "unsupported": [("slides.pptx", b"PK\x03\x04")],
+    "unsupported": [("slides.ppt", b"\xd0\xcf\x11\xe0")],
     "old excel": [("budget.xls", b"\xd0\xcf\x11\xe0" + bytes(60))],
     "locked workbook": [("locked.xlsx", b"\xd0\xcf\x11\xe0" + bytes(60))],
     "damaged pdf": [("slides.pdf", b"%PDF-1.4 ...")],
