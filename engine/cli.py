@@ -191,9 +191,8 @@ def _add_fit(commands: Any) -> None:
     )
     fit.add_argument("corpus", metavar="CORPUS",
                      help="a folder of .txt, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp files, a .zip of "
-                     "them, a "
-                     ".csv/.tsv/.jsonl table, an .xlsx/.ods spreadsheet or an .mbox mailbox, a UCI docword.txt "
-                     "(+vocab.txt), an LDA-C .dat (+vocab.txt), a .mtx file, or a saved corpus folder")
+                     "them, a .csv/.tsv/.jsonl table, an .xlsx/.ods spreadsheet or an .mbox mailbox, a UCI "
+                     "docword.txt (+vocab.txt), an LDA-C .dat (+vocab.txt), a .mtx file, or a saved corpus folder")
     fit.add_argument("--out", default="model.npz", help="model file to write")
 
     model = fit.add_argument_group("model")

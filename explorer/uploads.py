@@ -83,8 +83,7 @@ TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl"
 SHEET_FORMATS = ("xlsx", "ods")
 LDAC_SUFFIXES = (".dat", ".ldac")
 ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "pdf", "docx", "odt", "epub", "pptx", "odp", "zip", "csv",
-                  "tsv", "tab",
-                  "jsonl", "ndjson", "mbox", "xlsx", "xlsm", "ods", "dat", "ldac", "gz")
+                  "tsv", "tab", "jsonl", "ndjson", "mbox", "xlsx", "xlsm", "ods", "dat", "ldac", "gz")
 # files people have that are not read, and what to turn them into
 _CONVERT = {".doc": "save it as .docx (Word: File, Save As) or as PDF", ".rtf": "save it as .docx or .txt",
             ".pages": "export it as .docx or PDF", ".mobi": "convert it to EPUB (for example with Calibre)",
@@ -326,8 +325,8 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: UploadLimits | None 
         hint = _CONVERT.get(_suffix(unsupported[0]))
         raise UploadError(f"Cannot read '{unsupported[0]}'" + (f": {hint}, and upload that." if hint else
                           f": upload {_KINDS_READ}, a .zip of them, a .csv, .tsv or .jsonl table, a spreadsheet "
-                          "(.xlsx, .ods), a mailbox (.mbox), "
-                          "or a bag of words (UCI docword + vocab, LDA-C .dat + vocab)."))
+                          "(.xlsx, .ods), a mailbox (.mbox), or a bag of words (UCI docword + vocab, LDA-C .dat + "
+                          "vocab)."))
     documents = read_txt_files(files, encoding=encoding)
     if not documents:
         _raise_unreadable(documents.skipped)
