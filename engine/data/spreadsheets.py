@@ -16,9 +16,10 @@ Each cell becomes the string of its value, the same for both formats:
 
 Rows without cells are skipped, as a CSV reader skips blank lines; an empty header cell is
 named by its column letter (``C``) and a repeated one gets a suffix (``name.1``), as pandas does.
-A sheet is streamed by a SAX parser over the bounded parts of :mod:`engine.data._packages`, and
-holds at most :data:`SHEET_CELLS` cells (rows times columns), so a crafted file cannot ask for
-more memory than its own size warrants.
+A sheet is streamed by expat over the bounded parts of :mod:`engine.data._packages` (no document
+type, so no entities), and holds at most :data:`SHEET_CELLS` cells (rows times columns), so a
+crafted file cannot ask for more memory than its own size warrants.  Without ``sheet``, the
+sheet read is the one with the most rows (a collection rather than the notes sheet before it).
 """
 
 from __future__ import annotations
@@ -239,7 +240,7 @@ class _Names:
     """The names of SpreadsheetML's elements as :meth:`Parts.scan` gives them, in the workbook's namespace."""
 
     def __init__(self, namespace: str):
-        for local in ("si", "t", "rPh", "numFmt", "cellXfs", "xf", "row", "c", "v", "is"):
+        for local in ("si", "t", "rPh", "numFmt", "cellXfs", "xf", "row", "c", "v"):
             setattr(self, local, f"{namespace} {local}")
 
 
