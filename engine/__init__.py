@@ -51,7 +51,7 @@ from engine.data.messages import MessagesReport, holds_messages, is_message, mes
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.passages import PASSAGE_WORDS, passage_spans, split_passages
 from engine.data.semisynthetic import SemiSyntheticGenerator
-from engine.data.spreadsheets import SHEET_CELLS, SPREADSHEET_SUFFIXES, Sheet, read_sheet
+from engine.data.spreadsheets import SHEET_CELLS, SHEET_TITLE_ROWS, SPREADSHEET_SUFFIXES, Sheet, read_sheet
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
 from engine.data.text import (
     TEXT_SUFFIXES,
@@ -153,6 +153,7 @@ __all__ = [
     "MAX_ADAPTIVE_INIT_BATCHES",
     "PASSAGE_WORDS",
     "SHEET_CELLS",
+    "SHEET_TITLE_ROWS",
     "SHORT_DOCUMENT_WORDS",
     "SPREADSHEET_SUFFIXES",
     "STEP_SIZES",

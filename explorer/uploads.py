@@ -202,6 +202,7 @@ class TableSource:
     chosen_encoding: str | None = None  # None: detected
     sheet: str | None = None  # the sheet read, of a spreadsheet
     sheets: tuple[str, ...] = ()  # all the spreadsheet's sheets
+    title: tuple[str, ...] = ()  # the sheet's rows of one cell above its header (engine.Sheet.title)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -385,7 +386,7 @@ def read_table_source(name: str, data: bytes, encoding: str | None = None, sheet
         raise UploadError(f"{where} has no column with text (columns: {', '.join(frame.columns)}); "
                           "a table needs one column of words per document.")
     ranked = tuple(sorted(wordy, key=lambda c: -wordy[c]))
-    sheets = {"sheet": read.name, "sheets": read.sheets} if fmt in SHEET_FORMATS else {}
+    sheets = {"sheet": read.name, "sheets": read.sheets, "title": read.title} if fmt in SHEET_FORMATS else {}
     return TableSource(name, data, fmt, frame, ranked, encoding=encoding, chosen_encoding=chosen, **sheets)
 
 
@@ -448,6 +449,19 @@ def documents_note(source: Source) -> str | None:
     return (f"Read the text of {read}" + (": words hyphenated at line ends are joined, and the lines that head or "
                                           "foot most pages (titles, page numbers) are left out." if ".pdf" in kinds
                                           else "."))
+
+
+def title_note(source: Source) -> str | None:
+    """The rows above a sheet's header that were read as its title ("The rows above the header ... left out"), or
+    None (plain text, not Markdown)."""
+    title = getattr(source, "title", ())
+    if not title:
+        return None
+    shown = "; ".join(f"“{line[:80]}{'…' if len(line) > 80 else ''}”" for line in title)
+    if len(title) == 1:
+        return f"The row above the header, {shown}, is the sheet's title: neither column names nor a document."
+    return (f"The {len(title)} rows above the header, {shown}, are the sheet's title: neither column names nor "
+            "documents.")
 
 
 def passages_note(corpus: Corpus) -> str:

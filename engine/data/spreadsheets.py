@@ -14,7 +14,8 @@ Each cell becomes the string of its value, the same for both formats:
 - booleans as ``TRUE``/``FALSE``; a formula cell as its last computed value; an error as shown
   (``#N/A``).
 
-Rows without cells are skipped, as a CSV reader skips blank lines; an empty header cell is
+Rows without cells are skipped, as a CSV reader skips blank lines; rows of a single cell above a
+wider row are the sheet's title, not its header (:attr:`Sheet.title`); an empty header cell is
 named by its column letter (``C``) and a repeated one gets a suffix (``name.1``), as pandas does.
 A sheet is streamed by expat over the bounded parts of :mod:`engine.data._packages` (no document
 type, so no entities), and holds at most :data:`SHEET_CELLS` cells (rows times columns), so a
@@ -36,11 +37,12 @@ from engine.data._packages import Parts, UnreadableError
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import Limits, current_limits
 
-__all__ = ["SHEET_CELLS", "SPREADSHEET_SUFFIXES", "Sheet", "read_sheet"]
+__all__ = ["SHEET_CELLS", "SHEET_TITLE_ROWS", "SPREADSHEET_SUFFIXES", "Sheet", "read_sheet"]
 
 _KINDS = {".xlsx": "Excel workbook", ".xlsm": "Excel workbook", ".ods": "OpenDocument spreadsheet"}
 SPREADSHEET_SUFFIXES = tuple(_KINDS)  # the files read_sheet reads
 SHEET_CELLS = 20_000_000  # the most cells (rows with cells times columns) a sheet may hold
+SHEET_TITLE_ROWS = 5  # at most this many rows of one cell above the header are the sheet's title
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,11 +58,16 @@ class Sheet:
     frame : pandas.DataFrame
         The rows after the header, every value a string (``""`` for an empty cell); the header's
         cells are the column names.
+    title : tuple of str
+        The rows of a single cell above the header (a title such as "Survey of May 2024", a
+        note): at most :data:`SHEET_TITLE_ROWS` of them, above a first row of several cells that
+        at least half of the 10 rows under it match.  They are neither the header nor documents.
     """
 
     name: str
     sheets: tuple[str, ...]
     frame: pd.DataFrame = field(repr=False)
+    title: tuple[str, ...] = ()  # rows of one cell above the header, read as the sheet's title and left out
 
 
 def read_sheet(source: str | Path | bytes, sheet: str | None = None, *, name: str | None = None,
@@ -116,7 +123,8 @@ def read_sheet(source: str | Path | bytes, sheet: str | None = None, *, name: st
         where = f"its sheet {sheet!r}" if sheet is not None else "none of its sheets"
         raise EmptyCorpusError(f"{label} is empty: {where} holds a cell; a sheet needs a header row and one "
                                "row per document")
-    return Sheet(cells.sheet, tuple(names), cells.frame())
+    frame, title = cells.frame()
+    return Sheet(cells.sheet, tuple(names), frame, title)
 
 
 # --- the cells of one sheet ---------------------------------------------------------------------------------
@@ -145,9 +153,16 @@ class _Cells:
         return CorpusFormatError(f"{self.label}: its sheet {self.sheet!r} has more than {SHEET_CELLS:,} cells; "
                                  "keep the rows and columns you need (for example as .csv) and read that")
 
-    def frame(self) -> pd.DataFrame:
+    def frame(self) -> tuple[pd.DataFrame, tuple[str, ...]]:
+        """The table under the header, and the title rows above it (see :class:`Sheet`)."""
         order = sorted(self.rows)
-        width = 1 + max(max(cells) for cells in self.rows.values())
+        widths = [len(self.rows[r]) for r in order[:SHEET_TITLE_ROWS + 11]]
+        top = next((i for i, width in enumerate(widths) if width > 1), 0)  # the first row of several cells
+        below = widths[top + 1:top + 11]
+        if not (top <= SHEET_TITLE_ROWS and below and 2 * sum(width > 1 for width in below) >= len(below)):
+            top = 0  # no title: the rows of one cell are the table's (a note in column B is no header)
+        title, order = tuple(next(iter(self.rows[r].values())) for r in order[:top]), order[top:]
+        width = 1 + max(max(self.rows[r]) for r in order)
         if len(order) * width > SHEET_CELLS:
             raise self._too_large()
         header = self.rows[order[0]]
@@ -160,7 +175,7 @@ class _Cells:
             seen[column] = 0
             columns.append(column)
         body = [[cells.get(c, "") for c in range(width)] for cells in (self.rows[r] for r in order[1:])]
-        return pd.DataFrame(body, columns=columns, dtype=object)
+        return pd.DataFrame(body, columns=columns, dtype=object), title
 
 
 def _column_letters(col: int) -> str:

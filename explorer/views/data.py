@@ -104,6 +104,8 @@ with source_box:
                                             help="The sheet whose rows are the documents.")
         elif source.kind == "table":
             st.caption(f"Uploaded: **{shown}**, a table with one document per row (its first rows below).")
+        if uploads.title_note(source) is not None:
+            st.caption(safe_text.markdown(uploads.title_note(source)))
         else:
             st.caption(f"Uploaded: **{shown}** — {formatting.plural(source.n_rows, 'document')}")
             read = uploads.documents_note(source)

@@ -352,3 +352,26 @@ def test_fit_and_export_read_a_sheet_from_the_command_line(tmp_path):
     wrong = subprocess.run([*run, "fit", str(path), "--sheet", "Nope", "--out", str(model)], capture_output=True,
                            text=True)
     assert wrong.returncode != 0 and "has no sheet 'Nope'; its sheets: 'About', 'Responses'" in wrong.stderr
+
+
+def _rows(*widths_and_values: list[str]) -> str:
+    """A sheet's rows, each a list of cell texts from column A (an empty text leaves its cell out)."""
+    return "".join(f'<row r="{r}">' + "".join(_cell(f"{chr(65 + c)}{r}", value, "inlineStr")
+                                              for c, value in enumerate(cells) if value) + "</row>"
+                   for r, cells in enumerate(widths_and_values, start=1))
+
+
+def test_rows_of_one_cell_above_the_header_are_the_sheets_title():
+    rows = _rows(["Residents' survey, May 2024"], ["Answers are anonymous"], ["id", "answer", "district"],
+                 ["1", "late buses", "North"], ["2", "more trains", "South"], ["3", "", "Centre"])
+    sheet = engine.read_sheet(make_xlsx({"S": rows}), name="survey.xlsx")
+    assert sheet.title == ("Residents' survey, May 2024", "Answers are anonymous")
+    assert sheet.frame.columns.tolist() == ["id", "answer", "district"] and len(sheet.frame) == 3
+    # a table of one column, with a note in column B on one row: no title, every row is the table's
+    single = _rows(["text"], ["late buses"], ["more trains"], ["crowded", "see the photo"], ["dirty"], ["slow"])
+    sheet = engine.read_sheet(make_xlsx({"S": single}), name="notes.xlsx")
+    assert sheet.title == () and sheet.frame.columns.tolist() == ["text", "B"]
+    assert sheet.frame["text"].tolist() == ["late buses", "more trains", "crowded", "dirty", "slow"]
+    # more rows of one cell than a title has: the table's too
+    many = _rows(*[[f"line {i}"] for i in range(6)], ["a", "b"], ["1", "2"])
+    assert engine.read_sheet(make_xlsx({"S": many}), name="m.xlsx").title == ()

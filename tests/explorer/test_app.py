@@ -162,11 +162,21 @@ def test_a_workbooks_sheet_is_chosen_on_the_data_page(app_path):
     assert any("a workbook of 2 sheets" in c.value for c in at.caption)
     assert not [s for s in at.selectbox if s.key == Keys.encoding]  # a spreadsheet holds no encoded text
     assert "published" in dict(_collection(at).columns)
+    assert not any("title" in c.value for c in at.caption)  # no rows above this sheet's header
     sheet.set_value("Notes").run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert at.selectbox(key=Keys.text_column).value == "remark"
     assert _collection(at).corpus.n_docs == 2
+
+
+def test_a_sheets_title_is_named_on_the_data_page(app_path):
+    at = _app(app_path)
+    _upload(at, data.titled_sheet())
+    assert not at.exception, at.exception
+    assert any("“Articles of the spring issue”; “Compiled by the editors”, are the sheet's title" in c.value
+               for c in at.caption)
+    assert at.selectbox(key=Keys.text_column).value == "body" and _collection(at).corpus.n_docs == 6
 
 
 def test_pdf_and_word_files_are_read_and_an_unreadable_one_says_why(app_path):

@@ -132,6 +132,16 @@ def test_a_spreadsheet_is_read_sheet_by_sheet_with_its_other_columns(suffix):
         uploads.read_upload(data.workbook(suffix), sheet="Budget")
 
 
+def test_a_sheets_title_rows_are_named_and_left_out():
+    source = uploads.read_upload(data.titled_sheet())
+    assert source.title == ("Articles of the spring issue", "Compiled by the editors")
+    assert (source.text_columns[0], source.suggested_title) == ("body", "headline")
+    assert uploads.title_note(source) == ("The 2 rows above the header, “Articles of the spring issue”; “Compiled by "
+                                          "the editors”, are the sheet's title: neither column names nor documents.")
+    assert uploads.build_corpus(source, PLAIN, "body", "headline").n_docs == 6
+    assert uploads.title_note(uploads.read_upload(data.csv_table())) is None
+
+
 @pytest.mark.parametrize("files", [data.uci(), data.ldac()], ids=["uci", "ldac"])
 def test_bags_of_words_are_used_as_they_are(files):
     source = uploads.read_upload(files)

@@ -119,6 +119,22 @@ def office_documents() -> list[tuple[str, bytes]]:
 NOTES = ["Collected for the newsroom's archive of feature stories.", "Ask the editor before quoting these articles."]
 
 
+def titled_sheet() -> list[tuple[str, bytes]]:
+    """:data:`TEXTS` in a sheet under two title rows (as people lay out a sheet to print), written by openpyxl."""
+    import openpyxl  # the test extra's spreadsheet writer
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Articles of the spring issue"])
+    sheet.append(["Compiled by the editors"])
+    sheet.append(["id", "headline", "body"])
+    for i, text in enumerate(TEXTS):
+        sheet.append([i, f"Title {i}", text])
+    out = io.BytesIO()
+    book.save(out)
+    return [("spring.xlsx", out.getvalue())]
+
+
 def workbook(suffix: str = ".xlsx") -> list[tuple[str, bytes]]:
     """:data:`TEXTS` as the rows of a sheet "Articles" (id, headline, body, published), then a sheet "Notes" of
     :data:`NOTES`, written by openpyxl (.xlsx) or odfpy (.ods) as Excel and LibreOffice write them."""
