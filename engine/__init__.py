@@ -45,6 +45,7 @@ from engine.data.documents import (
 )
 from engine.data.gensim_corpus import from_gensim
 from engine.data.language import LanguageGuess, guess_language
+from engine.data.markdown import MARKDOWN_SUFFIXES, markdown_text
 from engine.data.markup import holds_markup, strip_markup
 from engine.data.mbox import mbox_frame, mbox_rows
 from engine.data.messages import MessagesReport, holds_messages, is_message, message_text, messages_report
@@ -150,6 +151,7 @@ __all__ = [
     "GENERAL_DIVERGENCE",
     "HDP",
     "LDA",
+    "MARKDOWN_SUFFIXES",
     "MAX_ADAPTIVE_INIT_BATCHES",
     "PASSAGE_WORDS",
     "SHEET_CELLS",
@@ -235,6 +237,7 @@ __all__ = [
     "load_corpus",
     "load_model",
     "make_synthetic_corpus",
+    "markdown_text",
     "mbox_frame",
     "mbox_rows",
     "message_text",

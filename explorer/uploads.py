@@ -30,6 +30,7 @@ import pandas as pd
 
 from explorer import formatting
 from explorer.engine_api import (
+    MARKDOWN_SUFFIXES,
     PASSAGE_WORDS,
     STOP_WORD_LANGUAGES,
     TEXT_SUFFIXES,
@@ -82,16 +83,16 @@ TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl"
                   ".xlsx": "xlsx", ".xlsm": "xlsx", ".ods": "ods"}  # a spreadsheet: one sheet (engine.read_sheet)
 SHEET_FORMATS = ("xlsx", "ods")
 LDAC_SUFFIXES = (".dat", ".ldac")
-ACCEPTED_TYPES = ("txt", "html", "htm", "xhtml", "eml", "pdf", "docx", "odt", "epub", "pptx", "odp", "zip", "csv",
-                  "tsv", "tab", "jsonl", "ndjson", "mbox", "xlsx", "xlsm", "ods", "dat", "ldac", "gz")
+ACCEPTED_TYPES = ("txt", "md", "markdown", "html", "htm", "xhtml", "eml", "pdf", "docx", "odt", "epub", "pptx", "odp",
+                  "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "mbox", "xlsx", "xlsm", "ods", "dat", "ldac", "gz")
 # files people have that are not read, and what to turn them into
 _CONVERT = {".doc": "save it as .docx (Word: File, Save As) or as PDF", ".rtf": "save it as .docx or .txt",
             ".pages": "export it as .docx or PDF", ".mobi": "convert it to EPUB (for example with Calibre)",
             ".azw3": "convert it to EPUB (for example with Calibre)", ".ppt": "save it as .pptx or PDF",
             ".key": "export it as .pptx or PDF", ".xls": "save it as .xlsx (Excel: File, Save As) or the sheet as .csv",
             ".numbers": "export it as .xlsx or .csv"}
-_KINDS_READ = (".txt files, PDF, Word (.docx), OpenDocument (.odt), EPUB or slide (.pptx, .odp) files, web pages "
-               "(.html) or e-mails (.eml)")
+_KINDS_READ = (".txt or Markdown (.md) files, PDF, Word (.docx), OpenDocument (.odt), EPUB or slide (.pptx, .odp) "
+               "files, web pages (.html) or e-mails (.eml)")
 _PREVIEW_ROWS = 500
 FEW_DOCUMENTS = 20  # fewer long documents than this are cut into passages by default
 _PASSAGE_ID = re.compile(r"#\d+$")  # "speech.txt#3": the third passage of speech.txt (engine.split_passages)
@@ -436,19 +437,24 @@ _DOCUMENT_KINDS = {".pdf": "PDF file", ".docx": "Word document", ".odt": "OpenDo
 
 
 def documents_note(source: Source) -> str | None:
-    """What was read of uploaded PDF, Word, OpenDocument, EPUB and slide files ("Read the text of 3 PDF files and
-    ..."), or None when there are none."""
+    """What was read of uploaded PDF, Word, OpenDocument, EPUB, slide and Markdown files ("Read the text of 3 PDF
+    files and ..."), or None when there are none."""
     if not isinstance(source, TextSource):
         return None
     kinds = collections.Counter(_suffix(document.doc_id) for document in source.documents
                                 if is_document_file(document.doc_id))
-    if not kinds:
-        return None
-    read = formatting.join_and([formatting.plural(n, _DOCUMENT_KINDS[suffix], "OpenDocument texts" if
-                                                  suffix == ".odt" else None) for suffix, n in kinds.items()])
-    return (f"Read the text of {read}" + (": words hyphenated at line ends are joined, and the lines that head or "
-                                          "foot most pages (titles, page numbers) are left out." if ".pdf" in kinds
-                                          else "."))
+    markdown = sum(_suffix(document.doc_id) in MARKDOWN_SUFFIXES for document in source.documents)
+    notes = []
+    if kinds:
+        read = formatting.join_and([formatting.plural(n, _DOCUMENT_KINDS[suffix], "OpenDocument texts" if
+                                                      suffix == ".odt" else None) for suffix, n in kinds.items()])
+        notes.append(f"Read the text of {read}" + (": words hyphenated at line ends are joined, and the lines that "
+                                                   "head or foot most pages (titles, page numbers) are left out."
+                                                   if ".pdf" in kinds else "."))
+    if markdown:
+        notes.append(f"Read {formatting.plural(markdown, 'Markdown file')} as rendered: links and images as their "
+                     "text without their addresses, code without its fences, front matter without its keys.")
+    return " ".join(notes) or None
 
 
 def title_note(source: Source) -> str | None:

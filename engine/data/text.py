@@ -29,6 +29,7 @@ from engine.data import _encoding
 from engine.data._bounds import ZIP_ERRORS
 from engine.data._csv_quoting import check_quoting
 from engine.data.documents import DOCUMENT_SUFFIXES, DocumentReader, _DocumentCache, is_document_file
+from engine.data.markdown import MARKDOWN_SUFFIXES, markdown_text
 from engine.data.mbox import mbox_frame
 from engine.data.spreadsheets import read_sheet
 from engine.errors import (
@@ -147,10 +148,10 @@ def _check_encoding(encoding: str | None) -> None:
         _encoding.encoding_name(encoding)
 
 
-# files read as documents (web pages: their markup is left out; e-mail messages: their headers; PDF, Word,
-# OpenDocument, EPUB and presentation files: their text, by engine.data.documents)
-TEXT_SUFFIXES = (".txt", ".html", ".htm", ".xhtml", ".eml", *DOCUMENT_SUFFIXES)
-NOT_TEXT = "not a .txt, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file"
+# files read as documents (Markdown: as rendered, engine.data.markdown; web pages: their markup is left out; e-mail
+# messages: their headers; PDF, Word, OpenDocument, EPUB and presentation files: their text, engine.data.documents)
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".eml", *DOCUMENT_SUFFIXES)
+NOT_TEXT = "not a .txt, .md, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file"
 
 
 def _is_text_file(name: str) -> bool:
@@ -162,10 +163,11 @@ def read_texts(files: Iterable[tuple[str, bytes]], encoding: str | None, skipped
                ) -> Iterator[tuple[str, str]]:
     """``(name, text)`` of each file of :data:`TEXT_SUFFIXES` given as ``(name, bytes)``, in order, read lazily.
 
-    Text files are decoded (their encoding recorded in ``encodings``); PDF, Word, OpenDocument and
-    EPUB files are read by one :class:`~engine.data.documents.DocumentReader` (or taken from
-    ``cache``, which keeps what was read), and one that cannot be read goes to ``skipped`` with
-    the reason (a scan, a password, damage).  Raises FileDecodingError for a text file that
+    Text files are decoded (their encoding recorded in ``encodings``), Markdown files read as their
+    rendered text (:func:`engine.markdown_text`); PDF, Word, OpenDocument, EPUB and slide files
+    are read by one :class:`~engine.data.documents.DocumentReader` (or taken from ``cache``, which
+    keeps what was read), and one that cannot be read goes to ``skipped`` with the reason (a scan,
+    a password, damage).  Raises FileDecodingError for a text file that
     cannot be decoded.
     """
     with DocumentReader() as reader:
@@ -184,7 +186,7 @@ def read_texts(files: Iterable[tuple[str, bytes]], encoding: str | None, skipped
                 text, used = _encoding.decode(data, name, encoding)
                 if encodings is not None:
                     encodings[name] = used
-                yield name, text
+                yield name, markdown_text(text) if name.lower().endswith(MARKDOWN_SUFFIXES) else text
 
 
 def _title(name: str) -> str:
@@ -195,7 +197,8 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
     """Read uploaded files given as ``(name, bytes)`` pairs.
 
     The id of a document is its file name, its title the name without its suffix.
-    ``.txt`` files are read, and web pages (``.html``, ``.htm``, ``.xhtml``) and e-mail
+    ``.txt`` files are read, Markdown files (``.md``) as rendered (:func:`engine.markdown_text`),
+    and web pages (``.html``, ``.htm``, ``.xhtml``) and e-mail
     messages (``.eml``) as they are: their markup and headers are left out when the corpus
     is built (``strip_markup``, ``strip_messages``).  PDF, Word (``.docx``), OpenDocument
     (``.odt``) and EPUB files are read as their text (:mod:`engine.data.documents`); one

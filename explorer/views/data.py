@@ -60,7 +60,8 @@ with source_box:
         files = st.file_uploader(
             "Upload documents", accept_multiple_files=True, key=Keys.uploader,
             max_upload_size=max(1, limits.max_total_bytes // 1_000_000),
-            help="Several .txt, PDF, Word (.docx), OpenDocument (.odt), EPUB or slide (.pptx, .odp) files, web pages "
+            help="Several .txt or Markdown (.md), PDF, Word (.docx), OpenDocument (.odt), EPUB or slide (.pptx, .odp) "
+                 "files, web pages "
                  "(.html) or e-mails "
                  "(.eml), one document each; a .zip of them; a "
                  ".csv, .tsv or .jsonl table or an Excel or OpenDocument spreadsheet (.xlsx, .ods), one document per "

@@ -35,8 +35,8 @@ def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
     corpus = uploads.build_corpus(source, dataclasses.replace(PLAIN, strip_markup=True))
     assert "planet" in corpus.vocabulary and not {"html", "body"} & set(corpus.vocabulary)
     assert [s.name for s in corpus.skipped] == ["style.css"]
-    with pytest.raises(uploads.UploadError, match=r"upload .txt files, PDF, Word \(.docx\), OpenDocument \(.odt\), "
-                                                    r"EPUB or slide \(.pptx, .odp\) files, web pages"):
+    with pytest.raises(uploads.UploadError, match=r"upload .txt or Markdown \(.md\) files, PDF, Word \(.docx\), "
+                                                    r"OpenDocument \(.odt\), EPUB or slide \(.pptx, .odp\) files"):
         uploads.read_upload([("style.css", b"p {}")])
 
 
@@ -173,6 +173,16 @@ def test_other_encodings_are_decoded():
 def test_bad_uploads_say_what_is_wrong(kind, error, words):
     with pytest.raises(error, match=words):
         uploads.build_corpus(uploads.read_upload(data.BAD[kind]), PLAIN)
+
+
+def test_markdown_notes_are_read_as_rendered():
+    source = uploads.read_upload(data.markdown_notes())
+    assert source.documents[0].text == f"Note 0\n\n# Note 0\n\n{data.TEXTS[0]} Source.\n"
+    assert uploads.documents_note(source) == ("Read 6 Markdown files as rendered: links and images as their text "
+                                              "without their addresses, code without its fences, front matter "
+                                              "without its keys.")
+    corpus = uploads.build_corpus(source, PLAIN)
+    assert corpus.n_docs == 6 and not {"https", "example", "com", "title"} & set(corpus.vocabulary)
 
 
 def test_slides_are_read_as_documents_with_their_notes():

@@ -149,6 +149,12 @@ def workbook(suffix: str = ".xlsx") -> list[tuple[str, bytes]]:
     return [(f"articles{suffix}", out.getvalue())]
 
 
+def markdown_notes() -> list[tuple[str, bytes]]:
+    """:data:`TEXTS` as Markdown notes, each with front matter, a heading and a link."""
+    return [(f"note{i}.md", f"---\ntitle: Note {i}\n---\n# Note {i}\n\n{text} [Source](https://example.com/{i}).\n"
+             .encode()) for i, text in enumerate(TEXTS)]
+
+
 def slides() -> list[tuple[str, bytes]]:
     """:data:`TEXTS` as three PowerPoint decks (the text on a slide, its last words as the speaker's notes) and three
     OpenDocument presentations."""
