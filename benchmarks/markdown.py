@@ -15,12 +15,13 @@ cut into passages of 300 words as the app cuts few long documents), found at run
 
 For each, read two ways with the app's preprocessing (stop words guessed, min_df 5, max_df 0.5,
 passages of 300 words): ``plain`` (the files as ``.txt``) and ``rendered`` (as ``.md``).  Reported:
-the "address words": words of the plain reading's vocabulary that occur in the files only inside
-link or image addresses, autolinks, reference definitions or fence lines (computed from the raw
-files, so independent of the reader), how many of them each reading's vocabulary keeps; the
-share of tokens that are address words; and the default LDA (``engine.LDA(n_topics=K, ...)``
-trained by ``engine.SVI``) over ``--seeds``: the topics with at least one address word among their
-10 top words, mean ± sd, and NPMI over each reading's own passages.
+the passages and tokens of each reading; the "syntax words", words of the plain reading of which
+the rendered one keeps under a tenth (found almost only in addresses, HTML comments, fences and
+front matter), and how many of them each reading's vocabulary holds; the default LDA
+(``engine.LDA(n_topics=K, ...)`` trained by ``engine.SVI``) over ``--seeds``: the topics with at
+least one syntax word among their 10 top words, mean ± sd, and NPMI over each reading's own
+passages (so the NPMIs of two readings are of different vocabularies); and the share of the
+plain reading's tokens that the rendered one leaves out.
 
     python benchmarks/markdown.py --seeds 0 1 2 3 4
 """
@@ -28,11 +29,9 @@ trained by ``engine.SVI``) over ``--seeds``: the topics with at least one addres
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
-import numpy as np
 from threadpoolctl import threadpool_limits
 
 HERE = Path(__file__).resolve().parent
@@ -43,7 +42,14 @@ except ImportError:  # a checkout that is not pip-installed
     sys.path.insert(0, str(HERE.parent))
     import engine
 
-from _quality_panel import add_default_lda_arguments, marked_topics, mean_sd, most_marked  # noqa: E402
+from _quality_panel import (  # noqa: E402
+    add_default_lda_arguments,
+    marked_topics,
+    mean_sd,
+    most_marked,
+    mostly_gone,
+    word_totals,
+)
 
 PREPROCESSING = {"stop_words": "auto", "min_df": 5, "max_df": 0.5, "strip_accents": "auto", "passage_words": 300}
 COLLECTIONS = {
@@ -51,20 +57,6 @@ COLLECTIONS = {
     "nodejs-guides": ("/usr/share/doc/nodejs/contributing", "**/*.md"),
     "npm": ("/usr/lib/node_modules/npm/docs/content", "**/*.md"),
 }
-# where Markdown holds addresses and fence marks: link and image targets, autolinks, definitions, fence lines
-_SYNTAX = re.compile(r"\]\((?:[^()\n]|\([^()\n]*\))*\)|<(?:https?|ftp|mailto):[^<>\s]*>"
-                     r"|^[ \t]{0,3}\[[^\]\n]+\]:[^\n]*$|^[ \t]{0,3}(?:```|~~~)[^\n]*$", re.MULTILINE)
-
-
-def address_words(texts: list[str], analyze) -> set[str]:
-    """Words that occur in the raw files only inside Markdown's addresses and fence lines."""
-    inside, outside = set(), set()
-    for text in texts:
-        inside.update(analyze(" ".join(match.group(0) for match in _SYNTAX.finditer(text))))
-        outside.update(analyze(_SYNTAX.sub(" ", text)))
-    return inside - outside
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_default_lda_arguments(parser)
@@ -81,26 +73,24 @@ def main() -> None:
         raw = [data.decode("utf-8", "replace") for _, data in files]
         readings = {"plain": [(f"{n}.txt", d) for n, d in files], "rendered": files}
         print(f"\n{name}: {len(files)} files, {sum(len(t.split()) for t in raw):,} words")
-        print(f"{'reading':<9} {'passages':>8} {'vocabulary':>10} {'address words kept':>18} {'tokens that are':>15} "
+        corpora = {reading: engine.Corpus.from_documents(engine.read_txt_files(named), **PREPROCESSING)
+                   for reading, named in readings.items()}
+        syntax = mostly_gone(*(word_totals(c.counts, c.vocabulary) for c in corpora.values()))
+        print(f"{'reading':<9} {'passages':>8} {'tokens':>9} {'vocabulary':>10} {'syntax words':>12} "
               f"{'topics with one':>16} {'NPMI':>14}")
-        last = {}
-        for reading, named in readings.items():
-            corpus = engine.Corpus.from_documents(engine.read_txt_files(named), **PREPROCESSING)
-            analyze = corpus.vectorizer.count_vectorizer().build_analyzer()
-            if reading == "plain":
-                addresses = address_words(raw, analyze)
-            kept = addresses & set(corpus.vocabulary)
-            column = np.array([w in kept for w in corpus.vocabulary])
-            totals = np.asarray(corpus.counts.sum(axis=0)).ravel()
+        for reading, corpus in corpora.items():
+            kept = syntax & set(corpus.vocabulary)
             with threadpool_limits(1):
-                topics, npmi, last[reading] = marked_topics(corpus, kept, 1, args.k, args.seeds, args.epochs)
-            print(f"{reading:<9} {corpus.n_docs:>8,} {corpus.n_words:>10,} {len(kept):>8,} of {len(addresses):<7,} "
-                  f"{1000 * totals[column].sum() / totals.sum():>11.1f}/1000 {mean_sd(topics, 1):>16} "
-                  f"{mean_sd(npmi, 3):>14}")
+                topics, npmi, last = marked_topics(corpus, syntax, 1, args.k, args.seeds, args.epochs)
+            print(f"{reading:<9} {corpus.n_docs:>8,} {corpus.n_tokens:>9,} {corpus.n_words:>10,} {len(kept):>12,} "
+                  f"{mean_sd(topics, 1):>16} {mean_sd(npmi, 3):>14}")
             if reading == "plain" and kept:
-                common = sorted(kept, key=lambda w: -totals[corpus.vocabulary.index(w)])[:12]
-                print(f"          e.g. {', '.join(common)}")
-                print("          " + "\n          ".join(most_marked(corpus, last[reading])))
+                totals = word_totals(corpus.counts, corpus.vocabulary)
+                print(f"          e.g. {', '.join(sorted(kept, key=lambda w: -totals[w])[:12])}")
+                print("          " + "\n          ".join(most_marked(corpus, last)))
+        plain, rendered = corpora.values()
+        print(f"          the rendered reading leaves out {1000 * (1 - rendered.n_tokens / plain.n_tokens):.1f} of "
+              "every 1,000 tokens of the plain one")
 
 
 if __name__ == "__main__":
