@@ -15,9 +15,10 @@ cut into passages of 300 words as the app cuts few long documents), found at run
 
 For each, read two ways with the app's preprocessing (stop words guessed, min_df 5, max_df 0.5,
 passages of 300 words): ``plain`` (the files as ``.txt``) and ``rendered`` (as ``.md``).  Reported:
-the passages and tokens of each reading; the "syntax words", words of the plain reading of which
-the rendered one keeps under a tenth (found almost only in addresses, HTML comments, fences and
-front matter), and how many of them each reading's vocabulary holds; the default LDA
+the passages and tokens of each reading; the "syntax words", words of which the rendered files
+hold under a tenth of the plain files' occurrences (counted before the vocabulary's filters: found
+almost only in addresses, HTML comments, fences and front matter), and how many of them each
+reading's vocabulary holds; the default LDA
 (``engine.LDA(n_topics=K, ...)`` trained by ``engine.SVI``) over ``--seeds``: the topics with at
 least one syntax word among their 10 top words, mean ± sd, and NPMI over each reading's own
 passages (so the NPMIs of two readings are of different vocabularies); and the share of the
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 from threadpoolctl import threadpool_limits
@@ -73,9 +75,10 @@ def main() -> None:
         raw = [data.decode("utf-8", "replace") for _, data in files]
         readings = {"plain": [(f"{n}.txt", d) for n, d in files], "rendered": files}
         print(f"\n{name}: {len(files)} files, {sum(len(t.split()) for t in raw):,} words")
-        corpora = {reading: engine.Corpus.from_documents(engine.read_txt_files(named), **PREPROCESSING)
-                   for reading, named in readings.items()}
-        syntax = mostly_gone(*(word_totals(c.counts, c.vocabulary) for c in corpora.values()))
+        documents = {reading: engine.read_txt_files(named) for reading, named in readings.items()}
+        corpora = {reading: engine.Corpus.from_documents(read, **PREPROCESSING) for reading, read in documents.items()}
+        analyze = corpora["plain"].vectorizer.count_vectorizer().build_analyzer()  # before the vocabulary's filters
+        syntax = mostly_gone(*(Counter(word for d in read for word in analyze(d.text)) for read in documents.values()))
         print(f"{'reading':<9} {'passages':>8} {'tokens':>9} {'vocabulary':>10} {'syntax words':>12} "
               f"{'topics with one':>16} {'NPMI':>14}")
         for reading, corpus in corpora.items():
