@@ -1,8 +1,10 @@
-"""The parts of a zip package (Word, OpenDocument, EPUB, spreadsheets), read within bounds, and their XML.
+"""The parts of a zip package (Word, OpenDocument, EPUB, slides, spreadsheets), read within bounds, and their XML.
 
 Every part is read within the size its zip entry declares and a budget shared by the whole
-package (``max_expanded_mb``); XML is parsed by ``defusedxml`` (no DTD, no entity expansion,
-no external resources), small parts whole and content parts streamed by a SAX parser.
+package (``max_expanded_mb``).  XML never declares a document type here, so never an entity:
+small parts are parsed whole by ``defusedxml``, content parts streamed, by ``defusedxml``'s SAX
+parser (:meth:`Parts.stream`) or straight from expat with a document type refused
+(:meth:`Parts.scan`, the faster, for spreadsheets' cells).
 """
 
 from __future__ import annotations

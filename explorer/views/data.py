@@ -61,19 +61,16 @@ with source_box:
             "Upload documents", accept_multiple_files=True, key=Keys.uploader,
             max_upload_size=max(1, limits.max_total_bytes // 1_000_000),
             help="Several .txt or Markdown (.md), PDF, Word (.docx), OpenDocument (.odt), EPUB or slide (.pptx, .odp) "
-                 "files, web pages "
-                 "(.html) or e-mails "
-                 "(.eml), one document each; a .zip of them; a "
-                 ".csv, .tsv or .jsonl table or an Excel or OpenDocument spreadsheet (.xlsx, .ods), one document per "
-                 "row; a mailbox (.mbox, one document per message); "
-                 "or a bag of words: UCI docword.*.txt + "
-                 "vocab.*.txt, or LDA-C .dat + vocab.txt.")
+                 "files, web pages (.html) or e-mails (.eml), one document each; a .zip of them; a .csv, .tsv or "
+                 ".jsonl table or an Excel or OpenDocument spreadsheet (.xlsx, .ods), one document per row; a mailbox "
+                 "(.mbox, one document per message); or a bag of words: UCI docword.*.txt + vocab.*.txt, or LDA-C "
+                 ".dat + vocab.txt.")
         if files:
             named = tuple((f.file_id, f.name, f.size) for f in files)
             chosen, sheet = state.get(Keys.encoding) or "", state.get(Keys.sheet) or ""
             last = state.upload_signature()
             same_files = last is not None and last[0] == named
-            if not same_files and (chosen or sheet):  # new files: detect their encoding again, read the first sheet
+            if not same_files and (chosen or sheet):  # new files: detect their encoding, read the default sheet
                 chosen = sheet = ""
                 state.set_widgets({Keys.encoding: None, Keys.sheet: None})
             if (named, chosen, sheet) != last:
@@ -105,13 +102,14 @@ with source_box:
                                             help="The sheet whose rows are the documents.")
         elif source.kind == "table":
             st.caption(f"Uploaded: **{shown}**, a table with one document per row (its first rows below).")
-        if uploads.title_note(source) is not None:
-            st.caption(safe_text.markdown(uploads.title_note(source)))
         else:
             st.caption(f"Uploaded: **{shown}** — {formatting.plural(source.n_rows, 'document')}")
             read = uploads.documents_note(source)
             if read is not None:
                 st.caption(read)
+        title = uploads.title_note(source)  # a sheet's rows above its header, quoted: the user's text
+        if title is not None:
+            st.caption(safe_text.markdown(title))
         note = uploads.encoding_note(source)
         if note is not None:
             left, _ = st.columns([1, 2])

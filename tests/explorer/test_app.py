@@ -149,6 +149,7 @@ def test_upload_each_supported_format(app_path, kind):
     assert not at.error, [e.value for e in at.error]
     assert _collection(at).origin.startswith("upload:")
     assert _collection(at).corpus.n_docs == (2 if kind == "cp1252" else 6)
+    assert len([c for c in at.caption if c.value.startswith("Uploaded:")]) == 1
     if kind in ("csv", "tsv", "jsonl", "xlsx", "ods"):
         assert at.selectbox(key=Keys.text_column).value in ("body", "text")
 
