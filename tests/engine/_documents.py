@@ -8,6 +8,7 @@ export does, with a correct cross-reference table.
 from __future__ import annotations
 
 import io
+import random
 import zipfile
 from xml.sax.saxutils import escape
 
@@ -86,14 +87,24 @@ def make_docx(body_xml: str, *, footnotes_xml: str | None = None, main: str = "w
     return _zip(parts)
 
 
+_ODF_NAMESPACES = {"office": "office", "text": "text", "table": "table", "draw": "drawing",
+                   "presentation": "presentation"}
+
+
+def _odf(kind: str, body_xml: str, prefixes: tuple[str, ...], manifest: str = "<manifest/>") -> bytes:
+    """An OpenDocument package whose office:``kind`` (text, spreadsheet, presentation) holds ``body_xml``, with the
+    namespaces of ``prefixes`` declared."""
+    namespaces = "".join(f'xmlns:{prefix}="urn:oasis:names:tc:opendocument:xmlns:{_ODF_NAMESPACES[prefix]}:1.0" '
+                         for prefix in ("office", *prefixes))
+    content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {namespaces}office:version="1.2">'
+               f"<office:body><office:{kind}>{body_xml}</office:{kind}></office:body></office:document-content>")
+    return _zip({"content.xml": content, "META-INF/manifest.xml": manifest},
+                first=("mimetype", f"application/vnd.oasis.opendocument.{kind}"))
+
+
 def make_odt(body_xml: str) -> bytes:
     """An .odt whose office:text holds ``body_xml`` (``<text:p>`` and ``<text:h>`` elements)."""
-    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content '
-               'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
-               'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
-               f"<office:body><office:text>{body_xml}</office:text></office:body></office:document-content>")
-    return _zip({"content.xml": content, "META-INF/manifest.xml": "<manifest/>"},
-                first=("mimetype", "application/vnd.oasis.opendocument.text"))
+    return _odf("text", body_xml, ("text",))
 
 
 def make_epub(chapters: list[str], *, encrypted: list[str] = (), algorithm: str = "http://www.w3.org/2001/04/"
@@ -172,17 +183,11 @@ def make_xlsx(sheets: dict[str, str], *, strings: list[str] | None = None, strin
 def make_ods(tables: dict[str, str], *, encrypted: bool = False) -> bytes:
     """An .ods whose tables are ``{name: the table's inner XML}`` (``<table:table-row>`` elements), in order."""
     body = "".join(f'<table:table table:name="{escape(name)}">{rows}</table:table>' for name, rows in tables.items())
-    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content '
-               'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
-               'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
-               'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
-               f"<office:body><office:spreadsheet>{body}</office:spreadsheet></office:body></office:document-content>")
     manifest = ('<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
                 '<manifest:file-entry manifest:full-path="content.xml">'
                 + ('<manifest:encryption-data manifest:checksum="x"/>' if encrypted else "")
                 + "</manifest:file-entry></manifest:manifest>")
-    return _zip({"content.xml": content, "META-INF/manifest.xml": manifest},
-                first=("mimetype", "application/vnd.oasis.opendocument.spreadsheet"))
+    return _odf("spreadsheet", body, ("table", "text"), manifest)
 
 
 _PML = "http://schemas.openxmlformats.org/presentationml/2006/main"
@@ -226,12 +231,19 @@ def make_pptx(slides: list[tuple[str, str | None]], *, order: list[int] | None =
 
 def make_odp(pages_xml: str) -> bytes:
     """An .odp whose office:presentation holds ``pages_xml`` (``<draw:page>`` elements)."""
-    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content '
-               'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
-               'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
-               'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" '
-               'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
-               f"<office:body><office:presentation>{pages_xml}</office:presentation></office:body>"
-               "</office:document-content>")
-    return _zip({"content.xml": content, "META-INF/manifest.xml": "<manifest/>"},
-                first=("mimetype", "application/vnd.oasis.opendocument.presentation"))
+    return _odf("presentation", pages_xml, ("draw", "presentation", "text"))
+
+
+def damaged(data: bytes, rng: random.Random, most_changes: int) -> bytes:
+    """``data`` with 1 to ``most_changes`` changes at random places: a byte changed, up to 50 cut out or up to 20
+    put in, for the readers' fuzz tests."""
+    out = bytearray(data)
+    for _ in range(rng.randint(1, most_changes)):
+        at, change = rng.randrange(len(out)), rng.random()
+        if change < 0.5:
+            out[at] = rng.randrange(256)
+        elif change < 0.75:
+            del out[at:at + rng.randint(1, 50)]
+        else:
+            out[at:at] = rng.randbytes(rng.randint(1, 20))
+    return bytes(out)

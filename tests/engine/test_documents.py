@@ -13,7 +13,16 @@ import engine
 from engine.data.documents import DocumentReader, pdf_pages_text, read_documents
 from engine.data.text import SkippedFile, read_folder, read_txt_files, read_zip
 from engine.limits import Limits
-from tests.engine._documents import make_docx, make_epub, make_odp, make_odt, make_pdf, make_pptx, word_paragraph
+from tests.engine._documents import (
+    damaged,
+    make_docx,
+    make_epub,
+    make_odp,
+    make_odt,
+    make_pdf,
+    make_pptx,
+    word_paragraph,
+)
 
 REPORT = [["Annual report of the river authority", "The river rose in spring and the dams held."],
           ["Annual report 2 of 5", "Floods were expecta-", "tions of every farmer along the valley."],
@@ -381,16 +390,7 @@ def test_damaged_files_of_every_kind_are_reported_never_raised():
     with DocumentReader() as reader:
         for _ in range(1000):
             name, data = rng.choice(sorted(seeds.items()))
-            damaged = bytearray(data)
-            for _ in range(rng.randint(1, 20)):
-                at, change = rng.randrange(len(damaged)), rng.random()
-                if change < 0.5:
-                    damaged[at] = rng.randrange(256)
-                elif change < 0.75:
-                    del damaged[at:at + rng.randint(1, 50)]
-                else:
-                    damaged[at:at] = rng.randbytes(rng.randint(1, 20))
-            document = reader.read(name, bytes(damaged))
+            document = reader.read(name, damaged(data, rng, 20))
             assert (document.text is None) != (document.problem is None)
             if document.text is not None:
                 assert "\x00" not in document.text and any(c.isalnum() for c in document.text)

@@ -16,7 +16,7 @@ import pytest
 import engine
 from engine.data import spreadsheets
 from engine.errors import CorpusFormatError, EmptyCorpusError
-from tests.engine._documents import make_ods, make_xlsx
+from tests.engine._documents import damaged, make_ods, make_xlsx
 
 
 def _cell(ref: str, value: str, kind: str | None = None, style: int | None = None) -> str:
@@ -275,16 +275,7 @@ def test_damaged_spreadsheets_are_refused_never_raise_anything_else():
     outcomes = set()
     for _ in range(600):
         name, data = rng.choice(sorted(seeds.items()))
-        damaged = bytearray(data)
-        for _ in range(rng.randint(1, 10)):
-            at, change = rng.randrange(len(damaged)), rng.random()
-            if change < 0.5:
-                damaged[at] = rng.randrange(256)
-            elif change < 0.75:
-                del damaged[at:at + rng.randint(1, 50)]
-            else:
-                damaged[at:at] = rng.randbytes(rng.randint(1, 20))
-        sheet, problem = _read_or_refuse(bytes(damaged), name)
+        sheet, problem = _read_or_refuse(damaged(data, rng, 10), name)
         assert problem is None or problem.startswith(repr(name))
         assert sheet is None or all(isinstance(v, str) for v in sheet.frame.to_numpy().ravel())
         outcomes.add((name, sheet is not None))
