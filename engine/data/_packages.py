@@ -43,6 +43,11 @@ def _article(kind: str) -> str:
     return "an" if kind[:1].upper() in "AEIOU" else "a"  # an EPUB book, an Excel workbook, a Word document
 
 
+def relation_id(element) -> str:
+    """The relationship id (``r:id``) an element of a main part names its part by, in either schema's namespace."""
+    return next((value for key, value in element.attrib.items() if key.endswith("relationships}id")), "")
+
+
 class Parts:
     """The parts of a document's zip archive, each read within its declared size and a shared budget."""
 
@@ -93,6 +98,15 @@ class Parts:
             target = target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
             found[relation.get("Id", "")] = (relation.get("Type", ""), posixpath.normpath(target))
         return found
+
+    def main_part(self, default: str) -> str:
+        """The package's main part (a document, workbook or presentation): the target of its officeDocument
+        relationship (``.../officeDocument`` in the transitional and the strict schema), else ``default``."""
+        main = default
+        for kind, target in self.relations("").values():
+            if kind.endswith("/officeDocument") and target != ".":  # "." : an empty target
+                main = target
+        return main
 
     def xml(self, part: str):
         """A small part (a package's list of parts, of chapters) parsed whole."""

@@ -48,7 +48,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
 from engine.data import _encoding
-from engine.data._packages import Parts, UnreadableError, XmlText
+from engine.data._packages import Parts, UnreadableError, XmlText, relation_id
 from engine.data.markup import strip_markup
 from engine.limits import Limits, current_limits
 from engine.processes import python_command
@@ -399,17 +399,11 @@ _WORD = XmlText(
     # the old place of moved text; a drawing's fallback copy of a text box; comments' anchors hold no text
     skipped=frozenset({_W + "moveFrom", _MC + "Fallback", _W + "delText", _W + "instrText"}),
 )
-_RELATIONSHIPS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
-_OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
 
 
 def _word_text(data: bytes, name: str, limits: Limits) -> str:
     parts = Parts(data, name, limits, KINDS[".docx"])
-    main = "word/document.xml"
-    if "_rels/.rels" in parts:
-        for relation in parts.xml("_rels/.rels").iter(_RELATIONSHIPS + "Relationship"):
-            if relation.get("Type") == _OFFICE_DOCUMENT and relation.get("Target"):
-                main = posixpath.normpath(unquote(relation.get("Target")).lstrip("/"))
+    main = parts.main_part("word/document.xml")
     texts = [parts.text(main, _WORD)]
     folder = posixpath.dirname(main)
     for notes in ("footnotes.xml", "endnotes.xml"):
@@ -496,8 +490,7 @@ _SLIDE = XmlText(
 def _slides_text(data: bytes, name: str, limits: Limits) -> str:
     """A PowerPoint presentation's slides in their order, each followed by its speaker notes."""
     parts = Parts(data, name, limits, KINDS[".pptx"])
-    main = next((target for kind, target in parts.relations("").values() if kind.endswith("/officeDocument")),
-                "ppt/presentation.xml")
+    main = parts.main_part("ppt/presentation.xml")
     presentation = parts.xml(main) if main in parts else None
     if presentation is None or presentation.tag != _P + "presentation":
         raise UnreadableError("is damaged or not a PowerPoint presentation: it has no presentation part; save it "
@@ -505,8 +498,7 @@ def _slides_text(data: bytes, name: str, limits: Limits) -> str:
     relations = parts.relations(main)
     texts = []
     for entry in presentation.iter(_P + "sldId"):
-        relation = next((value for key, value in entry.attrib.items() if key.endswith("relationships}id")), "")
-        kind, slide = relations.get(relation, ("", ""))
+        kind, slide = relations.get(relation_id(entry), ("", ""))
         if not kind.endswith("/slide") or slide not in parts:
             continue
         texts.append(parts.text(slide, _SLIDE))

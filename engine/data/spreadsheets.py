@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from engine.data._packages import Parts, UnreadableError
+from engine.data._packages import Parts, UnreadableError, relation_id
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import Limits, current_limits
 
@@ -210,7 +210,6 @@ def _clock(seconds: int) -> str:
 
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _STRICT = "http://purl.oclc.org/ooxml/spreadsheetml/main"  # Excel's "Strict Open XML" files: read as the usual ones
-_OFFICE_DOCUMENT = "/officeDocument"  # relationship types end so in both the transitional and the strict schema
 _ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")  # Excel's escape of a character XML cannot hold ("_x000D_")
 _REFERENCE = re.compile(r"([A-Z]{1,3})([0-9]{1,7})")
 # built-in number formats that show a date or a time (ECMA-376 part 1, 18.8.30; 27-36 and 50-58: East Asian dates)
@@ -382,10 +381,7 @@ class _XlsxSheet:
 
 
 def _read_xlsx(parts: Parts, wanted: str | None, label: str) -> tuple[list[str], _Cells | None]:
-    workbook = "xl/workbook.xml"
-    for kind, target in parts.relations("").values():
-        if kind.endswith(_OFFICE_DOCUMENT):
-            workbook = target
+    workbook = parts.main_part("xl/workbook.xml")
     if workbook not in parts:
         raise UnreadableError("is damaged or not an Excel workbook: it has no workbook part; save it again as .xlsx")
     relations = parts.relations(workbook)
@@ -394,8 +390,7 @@ def _read_xlsx(parts: Parts, wanted: str | None, label: str) -> tuple[list[str],
     tags, main = _Names(namespace), "{" + namespace + "}"
     properties = root.find(main + "workbookPr")
     date1904 = properties is not None and properties.get("date1904", "").lower() in ("1", "true")
-    sheets = [(entry.get("name", ""), entry.get("state", "visible"),
-               next((value for key, value in entry.attrib.items() if key.endswith("relationships}id")), ""))
+    sheets = [(entry.get("name", ""), entry.get("state", "visible"), relation_id(entry))
               for entry in root.iter(main + "sheet")]
     names = [name for name, _, _ in sheets]
     if wanted is not None and wanted not in names:
