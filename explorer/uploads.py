@@ -32,6 +32,7 @@ from explorer import formatting
 from explorer.engine_api import (
     MARKDOWN_SUFFIXES,
     PASSAGE_WORDS,
+    SPREADSHEET_SUFFIXES,
     STOP_WORD_LANGUAGES,
     TEXT_SUFFIXES,
     Corpus,
@@ -81,7 +82,6 @@ __all__ = [
 TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
                   ".mbox": "mbox",  # a mailbox: a table of its messages (engine.mbox_frame)
                   ".xlsx": "xlsx", ".xlsm": "xlsx", ".ods": "ods"}  # a spreadsheet: one sheet (engine.read_sheet)
-SHEET_FORMATS = ("xlsx", "ods")
 LDAC_SUFFIXES = (".dat", ".ldac")
 ACCEPTED_TYPES = ("txt", "md", "markdown", "html", "htm", "xhtml", "eml", "pdf", "docx", "odt", "epub", "pptx", "odp",
                   "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "mbox", "xlsx", "xlsm", "ods", "dat", "ldac", "gz")
@@ -358,8 +358,8 @@ def read_table_source(name: str, data: bytes, encoding: str | None = None, sheet
     """Parse a table for its preview and find the columns that hold text (``encoding`` None: detect it; ``sheet``
     None: a spreadsheet's sheet with the most rows)."""
     fmt = TABLE_SUFFIXES[_suffix(name)]
-    if fmt in SHEET_FORMATS:
-        read = read_sheet(data, sheet, name=name)
+    read = read_sheet(data, sheet, name=name) if _suffix(name) in SPREADSHEET_SUFFIXES else None
+    if read is not None:
         frame, chosen, encoding = read.frame.head(_PREVIEW_ROWS), None, None
     else:
         chosen, encoding = encoding, encoding or detect_encoding(data, name)
@@ -374,7 +374,7 @@ def read_table_source(name: str, data: bytes, encoding: str | None = None, sheet
             raise UploadError(f"{exc}." if fmt == "mbox" else f"'{name}' is not a valid {fmt.upper()} table: {exc}") \
                 from None
     frame.columns = [str(c) for c in frame.columns]
-    where = f"'{name}'" + (f" (sheet “{read.name}”)" if fmt in SHEET_FORMATS else "")
+    where = f"'{name}'" + (f" (sheet “{read.name}”)" if read is not None else "")
     if frame.empty:
         raise UploadError(f"{where} has a header but no rows; add one row per document.")
     wordy = {}
@@ -387,7 +387,7 @@ def read_table_source(name: str, data: bytes, encoding: str | None = None, sheet
         raise UploadError(f"{where} has no column with text (columns: {', '.join(frame.columns)}); "
                           "a table needs one column of words per document.")
     ranked = tuple(sorted(wordy, key=lambda c: -wordy[c]))
-    sheets = {"sheet": read.name, "sheets": read.sheets, "title": read.title} if fmt in SHEET_FORMATS else {}
+    sheets = {"sheet": read.name, "sheets": read.sheets, "title": read.title} if read is not None else {}
     return TableSource(name, data, fmt, frame, ranked, encoding=encoding, chosen_encoding=chosen, **sheets)
 
 
@@ -493,7 +493,7 @@ def table_columns(source: TableSource, corpus: Corpus, text_column: str) -> dict
     read again.
     """
     try:
-        frame = (read_sheet(source.data, source.sheet, name=source.name).frame if source.format in SHEET_FORMATS
+        frame = (read_sheet(source.data, source.sheet, name=source.name).frame if source.sheet is not None
                  else _parse_table(decode_text(source.data, source.name, source.encoding), source.format))
     except (ValueError, pd.errors.ParserError):
         return {}
