@@ -51,6 +51,7 @@ from engine.data.mbox import mbox_frame, mbox_rows
 from engine.data.messages import MessagesReport, holds_messages, is_message, message_text, messages_report
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.passages import PASSAGE_WORDS, passage_spans, split_passages
+from engine.data.phrases import Phrase, find_phrases
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.spreadsheets import SHEET_CELLS, SHEET_TITLE_ROWS, SPREADSHEET_SUFFIXES, Sheet, read_sheet
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
@@ -197,6 +198,7 @@ __all__ = [
     "MissingColumnError",
     "ModelFileError",
     "NotFittedError",
+    "Phrase",
     "RawDocument",
     "RawDocuments",
     "SemiSyntheticGenerator",
@@ -222,6 +224,7 @@ __all__ = [
     "export_files",
     "export_tables",
     "find_boilerplate",
+    "find_phrases",
     "from_gensim",
     "guess_language",
     "heldout_split",

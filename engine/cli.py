@@ -308,6 +308,10 @@ def _add_fit(commands: Any) -> None:
                       help="keep repeated blocks of lines that many documents share word for word (page headers "
                       "and footers, licences, translators' credits, signatures); by default they are left out, "
                       "and the message says how much")
+    text.add_argument("--phrases", action="store_true",
+                      help="read pairs of words that the texts write side by side far more often than chance as one "
+                      "word ('united states', 'health care'), found in the texts; the message lists the most "
+                      "frequent (by default every word is read alone)")
     text.add_argument("--passages", type=int, metavar="WORDS", default=None,
                       help="cut each document into passages of about WORDS words at paragraph breaks, each read as a "
                       f"document: for a few long texts (a book, a report); {PASSAGE_WORDS} is a good start "
@@ -360,6 +364,8 @@ STRIP_MARKUP_KEY = "strip_markup"  # ... and whether markup was left out (missin
 STRIP_BOILERPLATE_KEY = "strip_boilerplate"  # ... and whether boilerplate was left out (missing: False)
 STRIP_MESSAGES_KEY = "strip_messages"  # ... and whether messages were read without headers (missing: False)
 PASSAGE_WORDS_KEY = "passage_words"  # ... and the passages' length (missing or None: documents read whole)
+JOIN_PHRASES_KEY = "join_phrases"  # ... and whether phrases were joined (missing: False, as before they could be)
+PHRASES_SHOWN = 8  # phrases the message names
 
 
 def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
@@ -396,6 +402,8 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["passage_words"] = args.passages
     elif text and resumed is not None and resumed.get(PASSAGE_WORDS_KEY) is not None:
         options["passage_words"] = resumed[PASSAGE_WORDS_KEY]  # a resumed run reads the passages it trained on
+    if args.phrases or (text and resumed is not None and resumed.get(JOIN_PHRASES_KEY, False)):
+        options["join_phrases"] = True  # given for counts: the bag of words' error says so
     if args.keep_headers:
         options["strip_messages"] = False
     elif text:
@@ -420,6 +428,11 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
             message += (f"; boilerplate left out: {left_out.words_removed / max(left_out.words, 1):.1%} of the words, "
                         f"{left_out.documents} documents, {len(left_out.blocks)} distinct "
                         f"block{'s' if len(left_out.blocks) != 1 else ''} of repeated lines")
+    if options.get("join_phrases") and vectorizer is not None:
+        found = vectorizer.phrases
+        message += (f"; {len(found)} phrase{'s' if len(found) != 1 else ''} read as one word"
+                    + (f" ({', '.join(found[:PHRASES_SHOWN])}{', ...' if len(found) > PHRASES_SHOWN else ''})"
+                       if found else " (none found)"))
     if getattr(vectorizer, "token_pattern", None) == UNICODE_TOKEN_PATTERN:
         message += ("; read with UNICODE_TOKEN_PATTERN (combining marks kept in words, Chinese and Japanese as "
                     "pairs of characters)")
@@ -672,6 +685,7 @@ def _fit(args: argparse.Namespace) -> int:
         record[STRIP_MARKUP_KEY] = corpus.vectorizer.strip_markup
         record[STRIP_BOILERPLATE_KEY] = bool(corpus.vectorizer.boilerplate)
         record[STRIP_MESSAGES_KEY] = corpus.vectorizer.strip_messages
+        record[JOIN_PHRASES_KEY] = bool(args.phrases or cli_info.get(JOIN_PHRASES_KEY, False))
         record[PASSAGE_WORDS_KEY] = args.passages if args.passages is not None else cli_info.get(PASSAGE_WORDS_KEY)
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)

@@ -76,7 +76,10 @@ from engine import (
     top_relevant_words,
     topic_quality,
 )
-from engine.data import boilerplate  # its rule's thresholds, said on the Data page; not in engine.__all__
+from engine.data import (
+    boilerplate,  # its rule's thresholds, said on the Data page; not in engine.__all__
+    phrases,  # the phrases' thresholds, said on the Data page; not in engine.__all__
+)
 from engine.data.vectorizer import holds_pairs  # which font a word cloud needs, not in engine.__all__
 from engine.inference.distributed import canonical_address  # "local:01" -> "local:1", not in engine.__all__
 from engine.inference.distributed import connect as connect_cluster  # a Dask client, not in engine.__all__
@@ -163,6 +166,7 @@ __all__ = [
     "messages_report",
     "most_likely_topics",
     "passage_spans",
+    "phrases",
     "predictive_log_likelihood",
     "read_ldac",
     "read_sheet",

@@ -116,6 +116,7 @@ def _ensure_defaults() -> None:
     state.set_defaults({
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.language: "english", Keys.strip_accents: True,
         Keys.strip_markup: False, Keys.strip_boilerplate: True, Keys.strip_messages: False, Keys.split_passages: False,
+        Keys.join_phrases: False,
         Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation, Keys.births: base.births,
@@ -217,7 +218,7 @@ def _set_preprocessing_widgets(chosen: Preprocessing) -> None:
     state.set_widgets({Keys.stop_words: ", ".join(chosen.extra_stop_words), Keys.language: chosen.language,
                        Keys.strip_accents: chosen.strip_accents, Keys.strip_markup: chosen.strip_markup,
                        Keys.strip_boilerplate: chosen.strip_boilerplate, Keys.strip_messages: chosen.strip_messages,
-                       Keys.split_passages: bool(chosen.passage_words),
+                       Keys.split_passages: bool(chosen.passage_words), Keys.join_phrases: chosen.join_phrases,
                        Keys.min_df: chosen.min_df, Keys.max_df: chosen.max_df,
                        Keys.max_features: chosen.max_features or 0})
 
@@ -235,7 +236,7 @@ def preprocessing() -> Preprocessing:
                          str(state.get(Keys.language) or "english"), bool(state.get(Keys.strip_accents, True)),
                          bool(state.get(Keys.strip_markup, False)), bool(state.get(Keys.strip_boilerplate, True)),
                          bool(state.get(Keys.strip_messages, False)),
-                         PASSAGE_WORDS if state.get(Keys.split_passages) else 0)
+                         PASSAGE_WORDS if state.get(Keys.split_passages) else 0, bool(state.get(Keys.join_phrases)))
 
 
 # --------------------------------------------------------------------- runs

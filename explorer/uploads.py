@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from explorer import formatting
@@ -48,6 +49,7 @@ from explorer.engine_api import (
     languages_of,
     mbox_frame,
     passage_spans,
+    phrases,
     read_ldac,
     read_sheet,
     read_table,
@@ -75,6 +77,8 @@ __all__ = [
     "language_label",
     "language_note",
     "language_options",
+    "phrases_found",
+    "phrases_note",
     "read_upload",
     "table_columns",
 ]
@@ -148,13 +152,14 @@ class Preprocessing:
     strip_boilerplate: bool = True  # lines many documents share word for word left out (engine.find_boilerplate)
     strip_messages: bool = False  # e-mails read without headers, quotes and signatures (engine.message_text)
     passage_words: int = 0  # each document cut into passages of about this many words (engine.split_passages); 0: not
+    join_phrases: bool = False  # pairs of words the texts write side by side read as one word (engine.find_phrases)
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
                 "max_df": self.max_df, "max_features": self.max_features,
                 "stop_words": self.language, "strip_accents": self.strip_accents, "strip_markup": self.strip_markup,
                 "strip_boilerplate": self.strip_boilerplate, "strip_messages": self.strip_messages,
-                "passage_words": self.passage_words or None}
+                "passage_words": self.passage_words or None, "join_phrases": self.join_phrases}
 
     @classmethod
     def suggested(cls, n_docs: int, language: str = "english", markup: bool = False,
@@ -476,6 +481,32 @@ def passages_note(corpus: Corpus) -> str:
     documents = len({_PASSAGE_ID.sub("", doc_id) for doc_id in ids})
     return (f"Cut into passages: {formatting.plural(documents, 'document')} became "
             f"{formatting.plural(len(ids), 'passage')} of about {PASSAGE_WORDS} words, each read as a document.")
+
+
+PHRASES_NAMED = 6  # phrases named in the Data page's note
+
+
+def phrases_found(corpus: Corpus) -> pd.DataFrame:
+    """The phrases the corpus reads as one word (those its vocabulary kept), most frequent first: their text, times
+    and documents."""
+    columns = [w for w, word in enumerate(corpus.vocabulary) if phrases.SEPARATOR in word]
+    counts = corpus.counts[:, columns].tocsc() if columns else None
+    times = np.asarray(counts.sum(axis=0)).ravel() if columns else np.zeros(0, dtype=np.int64)
+    documents = np.diff(counts.indptr) if columns else np.zeros(0, dtype=np.int64)
+    table = pd.DataFrame({"Phrase": [corpus.vocabulary[w] for w in columns], "Times": times.astype(np.int64),
+                          "Documents": documents.astype(np.int64)})
+    return table.sort_values(["Times", "Phrase"], ascending=[False, True], ignore_index=True)
+
+
+def phrases_note(corpus: Corpus, found: pd.DataFrame) -> str:
+    """What reading word pairs as one word made of the collection."""
+    if found.empty:
+        return ("No pair of words stands side by side often enough to be read as one word: every word is read "
+                "alone.")
+    named = ", ".join(f"“{phrase}”" for phrase in found["Phrase"][:PHRASES_NAMED])
+    more = ", …" if len(found) > PHRASES_NAMED else ""
+    return (f"Read as one word: {formatting.plural(len(found), 'phrase')} ({named}{more}), "
+            f"{formatting.percent(found['Times'].sum() / max(corpus.n_tokens, 1), 2)} of the words.")
 
 
 def table_documents(source: TableSource, text_column: str, title_column: str | None = None):

@@ -29,6 +29,7 @@ from engine.data import messages as messages_module
 from engine.data.boilerplate import _find_and_remove
 from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.passages import _passage_columns
+from engine.data.phrases import find_phrases
 from engine.data.text import RawDocument, SkippedFile
 from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
@@ -255,6 +256,7 @@ class Corpus:
         strip_boilerplate: bool = True,
         strip_messages: bool | str = AUTO_MARKUP,
         passage_words: int | None = None,
+        join_phrases: bool = False,
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -337,6 +339,13 @@ class Corpus:
             "<id>#2"..., titles "<title> (1)"...), so that a few long texts (a book, a
             report, a transcript) become a collection to learn topics from.  None (the
             default) keeps each text whole.
+        join_phrases : bool
+            Read pairs of words that the texts write side by side far more often than
+            chance as one word ("united states", "health care"; :func:`engine.find_phrases`
+            with its defaults), so that a phrase takes one of a topic's top words and its
+            halves do not mix with their other uses.  The phrases found are recorded in
+            :attr:`vectorizer` (``phrases``), so new text is joined the same way.  False
+            (the default) reads every word alone.
 
         Raises
         ------
@@ -366,9 +375,12 @@ class Corpus:
         settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents, markup, boilerplate, messages)
         # counted from the text read as a message, without its markup and boilerplate, read once: what the
         # recorded settings give
+        reading = dataclasses.replace(settings, strip_markup=False, boilerplate=(), strip_messages=False)
+        if _flag("join_phrases", join_phrases):
+            phrases = tuple(phrase.text for phrase in find_phrases(readable, reading))
+            settings, reading = (dataclasses.replace(s, phrases=phrases) for s in (settings, reading))
         vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern,
-                                 settings=dataclasses.replace(settings, strip_markup=False, boilerplate=(),
-                                                              strip_messages=False))
+                                 settings=reading)
         if len(set(ids)) != len(ids):
             raise ValueError("ids must be unique")
         kept = [d for d, text in enumerate(texts) if text.strip()]
@@ -448,6 +460,12 @@ def _markup_choice(choice, texts, name: str = "strip_markup") -> bool:
     if not isinstance(choice, (bool, np.bool_)):
         raise TypeError(f"{name} must be True, False or {AUTO_MARKUP!r}, got {choice!r}")
     return bool(choice)
+
+
+def _flag(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def _boilerplate_choice(strip_boilerplate, texts: Sequence[str]) -> tuple[tuple[str, ...], Sequence[str]]:

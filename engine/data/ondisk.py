@@ -31,6 +31,7 @@ This module holds the public class; the work is done by private modules:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -60,6 +61,7 @@ from engine.data.corpus import (
     Corpus,
     DroppedDocument,
     _boilerplate_choice,
+    _flag,
     _markup_choice,
     _settings,
     _vectorizer,
@@ -69,6 +71,7 @@ from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.markup import evenly_spread, strip_markup
 from engine.data.messages import message_text
 from engine.data.passages import _passage_columns, split_passages
+from engine.data.phrases import find_phrases
 from engine.data.text import SHEET_FORMATS, RawDocument, SkippedFile, _check_encoding, table_format
 from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError
@@ -76,6 +79,8 @@ from engine.limits import current_limits
 from engine.validation import check_int
 
 __all__ = ["DiskCorpus", "DiskCounts"]
+
+PHRASE_SAMPLE_DOCUMENTS = 20_000  # documents, spread over the collection, that join_phrases finds the phrases in
 
 Source = str | os.PathLike
 
@@ -236,10 +241,11 @@ class DiskCorpus:
         **vectorizer_options
             ``stop_words`` (a language such as "french", ``"auto"``, a list of words or
             None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``, ``strip_messages``,
-            ``strip_boilerplate``, ``passage_words``, ``min_df``, ``max_df``, ``max_features``, ``token_pattern`` as
-            in :meth:`Corpus.from_texts` (``strip_markup`` and ``strip_messages`` "auto" decided, and the boilerplate
-            lines found, on a sample).  The per-token settings are recorded in
-            :attr:`vectorizer`.  ``"auto"`` guesses the language from a sample too: as many
+            ``strip_boilerplate``, ``passage_words``, ``join_phrases``, ``min_df``, ``max_df``, ``max_features``,
+            ``token_pattern`` as in :meth:`Corpus.from_texts` (``strip_markup`` and ``strip_messages`` "auto"
+            decided, and the boilerplate lines found, on a sample; the phrases on a larger one, of
+            :data:`PHRASE_SAMPLE_DOCUMENTS` documents spread over the collection).  The per-token settings are
+            recorded in :attr:`vectorizer`.  ``"auto"`` guesses the language from a sample too: as many
             documents as :func:`engine.guess_language` reads, spread evenly over a folder's
             or archive's files (only those are read) or over a table's rows (the table is
             read once more for them);
@@ -263,10 +269,10 @@ class DiskCorpus:
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
                    "max_features": None, "token_pattern": None, "strip_accents": True, "strip_markup": AUTO_MARKUP,
                    "strip_boilerplate": True, "strip_messages": AUTO_MARKUP, "passage_words": None,
-                   **vectorizer_options}
+                   "join_phrases": False, **vectorizer_options}
         unknown = sorted(set(options) - {"stop_words", "extra_stop_words", "min_df", "max_df", "max_features",
                                          "token_pattern", "strip_accents", "strip_markup", "strip_boilerplate",
-                                         "strip_messages", "passage_words"})
+                                         "strip_messages", "passage_words", "join_phrases"})
         if unknown:
             raise TypeError(f"unknown tokenizer options {unknown}; see Corpus.from_texts")
         for name in ("stop_words", "extra_stop_words"):  # iterables are read twice and recorded in the manifest
@@ -320,12 +326,24 @@ class DiskCorpus:
             if guess_stop_words:
                 options["stop_words"] = guess_language(first).language or "english"
         accents = options["strip_accents"]
+        if _flag("join_phrases", options["join_phrases"]):  # read before the first pass, as the samples above
+            if is_table:
+                phrase_sample = _spread_texts(chunks(None), PHRASE_SAMPLE_DOCUMENTS)
+            else:
+                picked = [RawDocument(*document) for document in _text_documents(source, None, encoding,
+                                                                                  PHRASE_SAMPLE_DOCUMENTS, cache)]
+                phrase_sample = [d.text for d in (picked if passage_words is None
+                                                  else split_passages(picked, passage_words))]
         while True:  # pass 1: document and corpus frequencies (again if Chinese or Japanese text comes later)
             settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
                                  accents, options["strip_markup"], boilerplate, options["strip_messages"])
             options["strip_accents"] = settings.strip_accents  # "auto" resolved, as the stop words and pattern are
+            if options["join_phrases"]:
+                settings = dataclasses.replace(settings, phrases=tuple(phrase.text for phrase in
+                                                                       find_phrases(phrase_sample, settings)))
             analyzer = _vectorizer(**{k: v for k, v in options.items() if k not in ("strip_boilerplate",
-                                                                                    "strip_messages", "passage_words")},
+                                                                                    "strip_messages", "passage_words",
+                                                                                    "join_phrases")},
                                    settings=settings).build_analyzer()
             skipped: list[SkippedFile] = []
             stats = _TermStats()

@@ -161,8 +161,12 @@ def token_pattern_for(texts: Iterable[Any]) -> str:
 
 
 @cache
+def _compiled(pattern: str) -> re.Pattern:
+    return re.compile(pattern)
+
+
 def _findall(pattern: str) -> Callable[[str], list[str]]:
-    return re.compile(pattern).findall
+    return _compiled(pattern).findall
 
 
 def unicode_tokens(text: str) -> list[str]:
@@ -215,8 +219,9 @@ class _DocumentLanguages:
     list if the document too is shorter; the extra stop words always."""
 
     def __init__(self, preprocess: Callable[[str], str], tokenize: Callable[[str], list[str]],
-                 lists: tuple[frozenset[str], ...], extra: frozenset[str]):
+                 lists: tuple[frozenset[str], ...], extra: frozenset[str], pattern: str = TOKEN_PATTERN):
         self.preprocess, self.tokenize, self.lists, self.extra = preprocess, tokenize, lists, extra
+        self.pattern = pattern  # what tokenize finds (for runs)
         self.everything = frozenset().union(*lists) | extra
 
     def _own(self, tokens: list[str], otherwise: frozenset[str]) -> frozenset[str]:
@@ -226,13 +231,86 @@ class _DocumentLanguages:
         return self.lists[held.index(max(held))] | self.extra
 
     def __call__(self, text: str) -> list[str]:
-        paragraphs = [self.tokenize(paragraph) for paragraph in PARAGRAPH.split(self.preprocess(text))]
-        document = self._own([token for tokens in paragraphs for token in tokens], self.everything)
         kept = []
-        for tokens in paragraphs:
-            stop = self._own(tokens, document)
+        for tokens, stop in self._paragraphs(PARAGRAPH.split(self.preprocess(text))):
             kept.extend(token for token in tokens if token not in stop)
         return kept
+
+    def runs(self, text: str) -> list[list[str]]:
+        """The tokens of the normalised ``text`` this analyzer keeps, as runs of tokens side by side
+        (:meth:`Vectorizer.runs`)."""
+        paragraphs = PARAGRAPH.split(text)
+        return [run for paragraph, (_, stop) in zip(paragraphs, self._paragraphs(paragraphs), strict=True)
+                for run in _runs(paragraph, stop, self.pattern)]
+
+    def _paragraphs(self, paragraphs: list[str]) -> list[tuple[list[str], frozenset[str]]]:
+        """Each paragraph's tokens and the stop words it is read with."""
+        tokens = [self.tokenize(paragraph) for paragraph in paragraphs]
+        document = self._own([token for paragraph in tokens for token in paragraph], self.everything)
+        return [(paragraph, self._own(paragraph, document)) for paragraph in tokens]
+
+
+# What may stand between two tokens side by side (engine.data.phrases): spaces and hyphens (and at most one line
+# break, checked apart)
+SEPARATOR = " "  # between the two words of a phrase, as the vocabulary writes it (engine.data.phrases)
+MAX_PHRASES = 10_000  # phrases a vectorizer keeps at most: model files stay small
+MAX_PHRASE_CHARACTERS = 200  # the longest phrase a vectorizer keeps
+
+
+def join_runs(runs: Iterable[list[str]], pairs: frozenset[tuple[str, str]] | set[tuple[str, str]]) -> list[str]:
+    """The tokens of ``runs`` with each pair of ``pairs`` that stands side by side in a run joined into one
+    phrase token ("health", "care" -> "health care"), read from the left (a token joins at most once)."""
+    tokens = []
+    for run in runs:
+        i, n = 0, len(run)
+        while i < n:
+            if i + 1 < n and (run[i], run[i + 1]) in pairs:
+                tokens.append(run[i] + SEPARATOR + run[i + 1])
+                i += 2
+            else:
+                tokens.append(run[i])
+                i += 1
+    return tokens
+
+
+_SIDE_BY_SIDE = re.compile(r"[\s\-\u2010\u2011]*")
+
+
+def side_by_side(text: str, end: int, start: int) -> bool:
+    """Whether a token of ``text`` that ends at ``end`` and the next, which starts at ``start``, stand side by side:
+    only spaces, hyphens and at most one line break between them (they do not overlap)."""
+    gap = text[end:start]
+    return gap == " " or (start >= end and _SIDE_BY_SIDE.fullmatch(gap) is not None and gap.count("\n") <= 1)
+
+
+def _runs(text: str, stop: frozenset[str], pattern: str) -> list[list[str]]:
+    """The tokens of ``text`` that ``pattern`` finds (:data:`UNICODE_TOKEN_PATTERN`: as :func:`unicode_tokens` finds
+    them) and ``stop`` does not hold, cut into runs wherever anything but spaces, hyphens and one line break stands
+    between two of them: punctuation, a symbol, a number, a stop word, a paragraph break.  Tokens that overlap
+    (pairs of Chinese characters) are never side by side."""
+    if pattern == UNICODE_TOKEN_PATTERN and not _holds(_READ_APART, text):
+        pattern = TOKEN_PATTERN  # the same tokens, faster (unicode_tokens)
+    compiled = _compiled(pattern)
+    group = 1 if compiled.groups else 0
+    runs: list[list[str]] = []
+    run: list[str] = []
+    end = 0
+    for match in compiled.finditer(text):
+        start, token_end = match.span(group)
+        token = match.group(group)
+        if token in stop:
+            if run:
+                runs.append(run)
+                run = []
+        else:
+            if run and not side_by_side(text, end, start):
+                runs.append(run)
+                run = []
+            run.append(token)
+        end = token_end
+    if run:
+        runs.append(run)
+    return runs
 
 
 def _boilerplate(lines: Any) -> tuple[str, ...]:
@@ -251,6 +329,22 @@ def _boilerplate(lines: Any) -> tuple[str, ...]:
     if sum(len(line) for line in lines) > MAX_CHARACTERS:
         raise ValueError(f"boilerplate holds more than {MAX_CHARACTERS} characters")
     return tuple(lines)
+
+
+def _phrases(values: Any) -> tuple[str, ...]:
+    """``values`` checked: at most MAX_PHRASES distinct phrases, each two tokens joined by one space, in order."""
+    phrases = tuple(dict.fromkeys(_words("phrases", values)))
+    if len(phrases) > MAX_PHRASES:
+        raise ValueError(f"phrases holds {len(phrases):,} phrases; at most {MAX_PHRASES:,} are kept")
+    bad = next((p for p in phrases if len(p.split(SEPARATOR)) != 2
+                or any(not word or word != "".join(word.split()) for word in p.split(SEPARATOR))), None)
+    if bad is not None:
+        raise ValueError(f"phrases must be two words joined by one space (\"health care\"), got {bad[:80]!r}")
+    long = next((p for p in phrases if len(p) > MAX_PHRASE_CHARACTERS), None)
+    if long is not None:
+        raise ValueError(f"a phrase may have at most {MAX_PHRASE_CHARACTERS} characters, got one of {len(long)} "
+                         f"({long[:40]!r}...)")
+    return phrases
 
 
 def _language(name: str) -> str:
@@ -392,6 +486,11 @@ class Vectorizer:
         Repeated lines to leave out (:func:`engine.data.boilerplate.find_boilerplate` finds
         them in a collection): every run of them holding enough words is removed from a text,
         after its markup, before its words are read.  Files written before it existed read ().
+    phrases : sequence of str
+        Pairs of words read as one token where they stand side by side ("health care": two words
+        joined by one space, normalised like the text), as :func:`engine.find_phrases` finds them
+        in a collection (:meth:`runs` says what side by side means).  At most 10,000.  Files
+        written before it existed read ().
 
     Stop words are normalised like the text (lower case, accents stripped as set); a
     language list's entries are split into tokens as the text is ("aujourd'hui" stops
@@ -406,6 +505,7 @@ class Vectorizer:
     strip_markup: bool = False
     boilerplate: tuple[str, ...] = ()
     strip_messages: bool = False
+    phrases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -422,6 +522,8 @@ class Vectorizer:
         set_(self, "strip_messages", _flag("strip_messages", self.strip_messages))
         set_(self, "boilerplate", _boilerplate(self.boilerplate))
         set_(self, "_boilerplate_lines", frozenset(self.boilerplate))  # looked up once per line read
+        set_(self, "phrases", _phrases(self.phrases))
+        set_(self, "_phrase_pairs", frozenset(tuple(phrase.split(SEPARATOR)) for phrase in self.phrases))
         if not isinstance(self.token_pattern, str):
             raise TypeError(f"token_pattern must be a regular expression (str), got {self.token_pattern!r}")
         try:
@@ -447,6 +549,43 @@ class Vectorizer:
         words they take (:func:`engine.boilerplate_report`; each text read as a message and without its markup
         first, as set)."""
         return boilerplate_report((self._before_boilerplate(text) for text in texts), self._boilerplate_lines)
+
+    def runs(self, text: str) -> list[list[str]]:
+        """The tokens of ``text`` this vectorizer keeps (before any phrase is joined), cut into runs of tokens that
+        stand side by side: only spaces, hyphens or one line break between them, no punctuation, symbol,
+        number, stop word or paragraph break.  Joined, the runs are the tokens read without ``phrases``.
+
+        Examples
+        --------
+        >>> Vectorizer().runs("Health-care costs, in the United States, rose.")
+        [['health', 'care', 'costs'], ['united', 'states'], ['rose']]
+        """
+        return self.run_reader()(text)
+
+    def run_reader(self) -> Callable[[str], list[list[str]]]:
+        """The function :meth:`runs` applies, its stop words and patterns prepared once (for many texts)."""
+        normalise = self._preprocess()
+        if self.strip_markup or self.strip_messages or self.boilerplate:
+            readable = self.readable
+
+            def reader(text: str) -> str:
+                return normalise(readable(text))
+        else:
+            reader = normalise
+        languages = languages_of(self.stop_words) if isinstance(self.stop_words, str) else ()
+        if len(languages) > 1:
+            several = _DocumentLanguages(reader, tokenizer(self.token_pattern),
+                                         tuple(self._tokens_of(stop_word_list(name)) for name in languages),
+                                         self._extra_tokens(), self.token_pattern)
+            return lambda text: several.runs(reader(text))
+        stop, pattern = self.stop_word_set(), self.token_pattern
+        return lambda text: _runs(reader(text), stop, pattern)
+
+    def _joiner(self) -> Callable[[str], list[str]]:
+        """The analyzer of a vectorizer with ``phrases``: a text's tokens with the phrases joined (and an extra stop
+        word that is a phrase left out)."""
+        runs, pairs, stop = self.run_reader(), self._phrase_pairs, self._extra_tokens()
+        return lambda text: [token for token in join_runs(runs(text), pairs) if token not in stop]
 
     def _before_boilerplate(self, text: str) -> str:
         """``text`` as :meth:`readable` reads it before its boilerplate is left out."""
@@ -500,8 +639,14 @@ class Vectorizer:
         document's language, found the same way, and a document shorter than that every list.
         So English text keeps "car" and French text loses "car" ("because"), and the English
         passages of a French page lose "the" and "of".
+
+        With ``phrases``, each pair of them that stands side by side is one token (:meth:`runs`); an
+        extra stop word may be a phrase ("new york").
         """
         from sklearn.feature_extraction.text import CountVectorizer
+
+        if self.phrases:
+            return CountVectorizer(analyzer=self._joiner(), token_pattern=None, dtype=np.int64, **options)
 
         tokens = {"tokenizer": unicode_tokens, "token_pattern": None} if self.token_pattern == UNICODE_TOKEN_PATTERN \
             else {"token_pattern": self.token_pattern}  # the same tokens, each text by the faster pattern it allows
@@ -568,7 +713,7 @@ class Vectorizer:
         return {"stop_words": stop_words, "extra_stop_words": list(self.extra_stop_words),
                 "strip_accents": self.strip_accents, "lowercase": self.lowercase, "token_pattern": self.token_pattern,
                 "strip_markup": self.strip_markup, "boilerplate": list(self.boilerplate),
-                "strip_messages": self.strip_messages}
+                "strip_messages": self.strip_messages, "phrases": list(self.phrases)}
 
     @classmethod
     def from_dict(cls, values: Any, trust_token_pattern: bool = False) -> Vectorizer:
@@ -582,7 +727,8 @@ class Vectorizer:
         if not isinstance(values, dict):
             raise TypeError(f"the preprocessing settings must be a JSON object, got {type(values).__name__}")
         unknown = sorted(set(values) - {"stop_words", "extra_stop_words", "strip_accents", "lowercase",
-                                        "token_pattern", "strip_markup", "boilerplate", "strip_messages"})
+                                        "token_pattern", "strip_markup", "boilerplate", "strip_messages",
+                                        "phrases"})
         if unknown:
             raise ValueError(f"unknown preprocessing settings {unknown}")
         pattern = values.get("token_pattern", TOKEN_PATTERN)
@@ -592,6 +738,7 @@ class Vectorizer:
                              f"must be one of {list(STORED_TOKEN_PATTERNS)} (if you wrote this file with your "
                              "own pattern, load it with trust_token_pattern=True)")
         values = dict(values)
-        if isinstance(values.get("boilerplate"), list):
-            values["boilerplate"] = tuple(values["boilerplate"])
+        for name in ("boilerplate", "phrases"):
+            if isinstance(values.get(name), list):
+                values[name] = tuple(values[name])
         return cls(**values)

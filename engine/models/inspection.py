@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.data.corpus import TOKEN_PATTERN
-from engine.data.vectorizer import Vectorizer
+from engine.data.vectorizer import SEPARATOR, Vectorizer, side_by_side
 from engine.validation import as_counts, check_int
 
 __all__ = [
@@ -136,14 +136,19 @@ def text_segments(text: str, vocabulary: Sequence[str],
         text = vectorizer.readable(text)
     token = _TOKEN if vectorizer is None else re.compile(vectorizer.token_pattern)
     normalise = (lambda word: strip_accents_unicode(word.lower())) if vectorizer is None else vectorizer.preprocess
-    segments: list[tuple[str, int | None]] = []
-    position = 0
     group = 1 if token.groups else 0  # a pattern with a group takes its group as the token, as scikit-learn does
-    for match in token.finditer(text):
-        start, end = match.span(group)
-        if start < position:
+    spans = [match.span(group) for match in token.finditer(text)]
+    joined = _phrase_spans(text, spans, normalise, vectorizer) if vectorizer is not None and vectorizer.phrases \
+        else {}
+    segments: list[tuple[str, int | None]] = []
+    position = passed = 0  # passed: the end of the last token read (a phrase outside the vocabulary is passed whole)
+    for start, end in spans:
+        if start < max(position, passed):
             continue
-        column = index.get(normalise(text[start:end]))
+        end, word = joined.get(start, (end, None))
+        column = index.get(normalise(text[start:end]) if word is None else word)
+        if word is not None:
+            passed = end
         if column is None:
             continue
         if start > position:
@@ -153,6 +158,25 @@ def text_segments(text: str, vocabulary: Sequence[str],
     if position < len(text):
         segments.append((text[position:], None))
     return segments
+
+
+def _phrase_spans(text: str, spans: list[tuple[int, int]], normalise, vectorizer: Vectorizer) -> dict:
+    """Where ``vectorizer`` joins two tokens of ``text`` into a phrase: the first token's start -> (the second's end,
+    the phrase), read from the left as :meth:`engine.Vectorizer.runs` and the phrases' joining read them."""
+    stop, pairs = vectorizer.stop_word_set(), vectorizer._phrase_pairs
+    joined, previous = {}, None  # previous: the last token kept that is not yet joined, (start, end, word)
+    for start, end in spans:
+        word = normalise(text[start:end])
+        if word in stop:
+            previous = None
+            continue
+        if previous is not None and previous[1] <= start and side_by_side(text, previous[1], start) \
+                and (previous[2], word) in pairs:
+            joined[previous[0]] = (end, previous[2] + SEPARATOR + word)
+            previous = None
+        else:
+            previous = (start, end, word)
+    return joined
 
 
 def top_corpus_words(counts, vocabulary: Sequence[str], n: int = 20) -> list[tuple[str, int]]:

@@ -12,6 +12,7 @@ from explorer.engine_api import (
     EmptyVocabularyError,
     MissingColumnError,
     boilerplate,
+    phrases,
     top_corpus_words,
 )
 from explorer.state import Keys
@@ -191,6 +192,14 @@ with prep_box:
                         f"counts when at least {formatting.percent(boilerplate.MIN_SHARE, 2)} of the documents (and "
                         f"{boilerplate.MIN_DOCUMENTS} or more) hold it, in runs of {boilerplate.MIN_WORDS} words or "
                         "more.")
+    right.checkbox("Read frequent word pairs as one word", key=Keys.join_phrases, disabled=bag_of_words,
+                   help="Pairs of words that the documents write side by side far more often than chance, such as "
+                        "“united states” or “health care”, are read as one word, so that a topic's top words show "
+                        "the phrase rather than its two halves. A pair counts when it stands side by side (nothing "
+                        f"but a space or a hyphen between) at least {phrases.MIN_COUNT} times, in "
+                        f"{phrases.MIN_DOCUMENTS} documents or more, and its words go together far more than "
+                        "chance would have them (normalized PMI of at least "
+                        f"{phrases.MIN_NPMI}). Reading the documents takes about three times as long.")
     if guess is not None and guess.messages:
         right.caption("These documents are e-mail or newsgroup messages"
                       + ("; each is read without its headers, quoted replies and signature."
@@ -222,6 +231,13 @@ corpus = collection.corpus
 if state.get(Keys.split_passages) and source.kind != "bow":
     with prep_box:
         st.caption(uploads.passages_note(corpus))
+if state.get(Keys.join_phrases) and source.kind != "bow":
+    found = uploads.phrases_found(corpus)
+    with prep_box:
+        st.caption(safe_text.markdown(uploads.phrases_note(corpus, found)))
+        if not found.empty:
+            with st.expander("Phrases read as one word"):
+                st.dataframe(found, hide_index=True, width="stretch")
 read_as_messages = cached.messages_left_out(collection)
 if read_as_messages is not None and read_as_messages.messages:
     with prep_box:

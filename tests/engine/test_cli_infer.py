@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import engine
@@ -235,6 +236,27 @@ def test_fit_leaves_out_repeated_footers_unless_asked(tmp_path, capsys):
     kept = load_model(out)
     assert {"parish", "newsletter", "unsubscribe"} <= set(kept.vocabulary)
     assert kept.extra["cli"]["strip_boilerplate"] is False and kept.model.vectorizer_.boilerplate == ()
+
+
+def test_fit_reads_word_pairs_as_one_word_when_asked_and_a_resumed_run_reads_them_again(tmp_path, capsys):
+    from tests.engine.test_phrases import planted_texts
+
+    table = tmp_path / "notes.csv"
+    pd.DataFrame({"text": planted_texts()}).to_csv(table, index=False)
+    out, checkpoint = tmp_path / "notes.npz", tmp_path / "ck.npz"
+    common = ["--topics", "2", "--no-progress", "--max-df", "1.0", "--out", str(out)]
+    assert main(["fit", str(table), *common, "--epochs", "1", "--phrases", "--checkpoint", str(checkpoint)]) == 0
+    assert "; 1 phrase read as one word (health care)" in capsys.readouterr().err
+    loaded = load_model(out)
+    assert loaded.extra["cli"]["join_phrases"] is True and loaded.model.vectorizer_.phrases == ("health care",)
+    assert "health care" in loaded.vocabulary
+    assert main(["fit", str(table), "--no-progress", "--max-df", "1.0", "--out", str(out), "--epochs", "2",
+                 "--resume", str(checkpoint)]) == 0
+    assert "; 1 phrase read as one word (health care)" in capsys.readouterr().err  # the words it trained on
+    assert main(["fit", str(table), *common, "--epochs", "1"]) == 0
+    assert "read as one word" not in capsys.readouterr().err
+    plain = load_model(out)
+    assert plain.extra["cli"]["join_phrases"] is False and "health care" not in plain.vocabulary
 
 
 def test_fit_reads_a_mailbox_as_what_its_senders_wrote_unless_asked(tmp_path, capsys):

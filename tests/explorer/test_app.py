@@ -310,6 +310,30 @@ def test_a_footer_every_file_ends_with_is_left_out_as_boilerplate(app_path):
     assert not any("boilerplate" in c.value for c in at.caption) and not at.expander
 
 
+def test_word_pairs_are_read_as_one_word_when_asked(app_path):
+    """A table whose rows write "health care" side by side in every other row: the box starts unticked and every word
+    is read alone; ticked, the phrase is one word, named with its share of the words and listed with its counts."""
+    from tests.engine.test_phrases import planted_texts
+
+    at = _app(app_path)
+    rows = "".join(f"{text},t{i}\n" for i, text in enumerate(planted_texts()))
+    _upload(at, [("notes.csv", ("text,title\n" + rows).encode("utf-8"))])
+    assert not at.exception, at.exception
+    assert at.checkbox(key=Keys.join_phrases).value is False
+    assert "health care" not in _collection(at).corpus.vocabulary and not at.expander
+    at.checkbox(key=Keys.join_phrases).check().run()
+    assert not at.exception, at.exception
+    corpus = _collection(at).corpus
+    assert corpus.vectorizer.phrases == ("health care",) and "health care" in corpus.vocabulary
+    share = formatting.percent(30 / corpus.n_tokens, 2)
+    assert f"Read as one word: 1 phrase (“health care”), {share} of the words." in [c.value for c in at.caption]
+    assert [e.label for e in at.expander] == ["Phrases read as one word"]
+    assert at.expander[0].dataframe[0].value.to_dict("list") == {"Phrase": ["health care"], "Times": [30],
+                                                                 "Documents": [30]}
+    at.checkbox(key=Keys.join_phrases).uncheck().run()
+    assert _collection(at).corpus.vectorizer.phrases == () and not at.expander
+
+
 def test_a_mailbox_is_read_as_what_its_senders_wrote(app_path):
     """An .mbox upload: a table of its messages titled by their subjects; the box is ticked, so header, quote and
     signature words are no words; unticked, they are."""
