@@ -237,9 +237,8 @@ class _DocumentLanguages:
         return kept
 
     def runs(self, text: str) -> list[list[str]]:
-        """The tokens of the normalised ``text`` this analyzer keeps, as runs of tokens side by side
-        (:meth:`Vectorizer.runs`)."""
-        paragraphs = PARAGRAPH.split(text)
+        """The tokens of ``text`` this analyzer keeps, as runs of tokens side by side (:meth:`Vectorizer.runs`)."""
+        paragraphs = PARAGRAPH.split(self.preprocess(text))
         return [run for paragraph, (_, stop) in zip(paragraphs, self._paragraphs(paragraphs), strict=True)
                 for run in _runs(paragraph, stop, self.pattern)]
 
@@ -250,8 +249,6 @@ class _DocumentLanguages:
         return [(paragraph, self._own(paragraph, document)) for paragraph in tokens]
 
 
-# What may stand between two tokens side by side (engine.data.phrases): spaces and hyphens (and at most one line
-# break, checked apart)
 SEPARATOR = " "  # between the two words of a phrase, as the vocabulary writes it (engine.data.phrases)
 MAX_PHRASES = 10_000  # phrases a vectorizer keeps at most: model files stay small
 MAX_PHRASE_CHARACTERS = 200  # the longest phrase a vectorizer keeps
@@ -273,6 +270,8 @@ def join_runs(runs: Iterable[list[str]], pairs: frozenset[tuple[str, str]] | set
     return tokens
 
 
+# What may stand between two tokens side by side (engine.data.phrases): spaces and hyphens (and at most one line
+# break, checked apart)
 _SIDE_BY_SIDE = re.compile(r"[\s\-\u2010\u2011]*")
 
 
@@ -574,10 +573,9 @@ class Vectorizer:
             reader = normalise
         languages = languages_of(self.stop_words) if isinstance(self.stop_words, str) else ()
         if len(languages) > 1:
-            several = _DocumentLanguages(reader, tokenizer(self.token_pattern),
-                                         tuple(self._tokens_of(stop_word_list(name)) for name in languages),
-                                         self._extra_tokens(), self.token_pattern)
-            return lambda text: several.runs(reader(text))
+            return _DocumentLanguages(reader, tokenizer(self.token_pattern),
+                                      tuple(self._tokens_of(stop_word_list(name)) for name in languages),
+                                      self._extra_tokens(), self.token_pattern).runs
         stop, pattern = self.stop_word_set(), self.token_pattern
         return lambda text: _runs(reader(text), stop, pattern)
 

@@ -162,7 +162,8 @@ def text_segments(text: str, vocabulary: Sequence[str],
 
 def _phrase_spans(text: str, spans: list[tuple[int, int]], normalise, vectorizer: Vectorizer) -> dict:
     """Where ``vectorizer`` joins two tokens of ``text`` into a phrase: the first token's start -> (the second's end,
-    the phrase), read from the left as :meth:`engine.Vectorizer.runs` and the phrases' joining read them."""
+    the phrase), read from the left as :meth:`engine.Vectorizer.runs` and the phrases' joining read them (with stop
+    words of several languages, a word of any of the lists keeps two tokens apart here)."""
     stop, pairs = vectorizer.stop_word_set(), vectorizer._phrase_pairs
     joined, previous = {}, None  # previous: the last token kept that is not yet joined, (start, end, word)
     for start, end in spans:
