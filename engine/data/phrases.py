@@ -20,6 +20,12 @@ with p(a) the share of the kept tokens that are ``a`` and p(a b) the share of th
 would have them meet.  Joining reads each run of side-by-side tokens from the left and joins a pair
 that is a phrase, so "new york city" with the phrases "new york" and "york city" gives "new york" and
 "city".  Only pairs are found (no phrases of three words).
+
+Memory is bounded: when more than :data:`MAX_PAIRS` distinct pairs are being counted, the rarest are
+dropped until half as many are left, those seen once first, then twice and so on, and the least count
+kept never falls (as gensim's ``Phrases`` prunes its vocabulary).  A pair dropped and seen again
+counts from there, so on a very large collection a pair's count is a lower bound; a pair frequent
+enough to be a phrase is dropped only if it was rare in the texts read before.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ __all__ = ["Phrase", "find_phrases"]
 MIN_COUNT = 10  # times a pair must stand side by side ...
 MIN_DOCUMENTS = 5  # ... in at least this many documents
 MIN_NPMI = 0.35  # and how strongly its words must go together (normalized PMI, -1 to 1)
+MAX_PAIRS = 2_000_000  # distinct pairs counted at once (about 230 bytes each): beyond, the rarest are dropped
 
 
 class Phrase(NamedTuple):
@@ -104,6 +111,7 @@ def find_phrases(texts: Iterable[str], vectorizer: Vectorizer | None = None, *, 
     words: Counter[str] = Counter()
     pairs: Counter[tuple[str, str]] = Counter()
     documents: Counter[tuple[str, str]] = Counter()
+    floor = 0  # pairs seen at most this often were dropped when too many were counted
     for text in texts:
         if not isinstance(text, str):
             raise TypeError(f"texts must be strings, got {text!r}")
@@ -114,6 +122,8 @@ def find_phrases(texts: Iterable[str], vectorizer: Vectorizer | None = None, *, 
             pairs.update(side_by_side)
             held.update(side_by_side)
         documents.update(held)
+        if len(pairs) > MAX_PAIRS:
+            floor = _prune(pairs, documents, floor)
     total = sum(words.values())
     found = []
     for (first, second), count in pairs.items():
@@ -127,3 +137,13 @@ def find_phrases(texts: Iterable[str], vectorizer: Vectorizer | None = None, *, 
             found.append(Phrase(first + SEPARATOR + second, count, documents[first, second], npmi))
     found.sort(key=lambda phrase: (-phrase.count, phrase.text))
     return found[:max_phrases]
+
+
+def _prune(pairs: Counter, documents: Counter, floor: int) -> int:
+    """Drop the pairs seen at most ``floor + 1`` times (more if that leaves over half of MAX_PAIRS) from both counts;
+    the new floor."""
+    while len(pairs) > MAX_PAIRS // 2:
+        floor += 1
+        for pair in [pair for pair, count in pairs.items() if count <= floor]:
+            del pairs[pair], documents[pair]
+    return floor

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import engine
+from engine.data import phrases as phrases_module
 from engine.data.vectorizer import MAX_PHRASES, join_runs
 from engine.io.model_files import load_model, save_model
 from engine.models.inspection import text_segments
@@ -72,6 +73,25 @@ def test_the_planted_phrase_is_found_and_chance_pairs_are_not():
     found = engine.find_phrases(planted_texts())
     assert [p.text for p in found] == ["health care"]
     assert found[0].count == 30 and found[0].documents == 30 and found[0].npmi > 0.6
+
+
+def test_counting_within_a_bound_on_pairs_drops_only_rare_ones(monkeypatch):
+    rng = random.Random(2)
+    words = ["".join(rng.choice("bcdfgklmnprstvz") + rng.choice("aeiou") for _ in range(3)) for _ in range(2000)]
+    texts = []
+    for d in range(400):
+        drawn = [rng.choice(words) for _ in range(30)]
+        texts.append(" ".join(drawn[:15] + (["health", "care"] if d % 2 == 0 else []) + drawn[15:]))
+    every = {"min_count": 1, "min_documents": 1, "min_npmi": -1, "max_phrases": 10**6}
+    exact = {p.text: p for p in engine.find_phrases(texts, **every)}
+    assert len(exact) > 10_000
+    monkeypatch.setattr(phrases_module, "MAX_PAIRS", 1000)
+    pruned = engine.find_phrases(texts, **every)
+    assert 0 < len(pruned) <= 1000
+    for phrase in pruned:  # counts from the last time each pair was dropped: never above the exact counts
+        assert phrase.count <= exact[phrase.text].count and phrase.documents <= exact[phrase.text].documents
+    assert [p.text for p in engine.find_phrases(texts)] == ["health care"]  # frequent: never dropped
+    assert engine.find_phrases(texts)[0].count == exact["health care"].count == 200
 
 
 def test_thresholds_are_inclusive_and_each_one_is_applied():
