@@ -49,7 +49,6 @@ from explorer.engine_api import (
     languages_of,
     mbox_frame,
     passage_spans,
-    phrases,
     read_ldac,
     read_sheet,
     read_table,
@@ -489,7 +488,8 @@ PHRASES_NAMED = 6  # phrases named in the Data page's note
 def phrases_found(corpus: Corpus) -> pd.DataFrame:
     """The phrases the corpus reads as one word (those its vocabulary kept), most frequent first: their text, times
     and documents."""
-    columns = [w for w, word in enumerate(corpus.vocabulary) if phrases.SEPARATOR in word]
+    joined = set(corpus.vectorizer.phrases) if corpus.vectorizer is not None else set()
+    columns = [w for w, word in enumerate(corpus.vocabulary) if word in joined]
     counts = corpus.counts[:, columns].tocsc() if columns else None
     times = np.asarray(counts.sum(axis=0)).ravel() if columns else np.zeros(0, dtype=np.int64)
     documents = np.diff(counts.indptr) if columns else np.zeros(0, dtype=np.int64)

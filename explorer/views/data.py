@@ -196,7 +196,7 @@ with prep_box:
                    help="Pairs of words that the documents write side by side far more often than chance, such as "
                         "“united states” or “health care”, are read as one word, so that a topic's top words show "
                         "the phrase rather than its two halves. A pair counts when it stands side by side (nothing "
-                        f"but a space or a hyphen between) at least {phrases.MIN_COUNT} times, in "
+                        f"but spaces, hyphens or a line break between) at least {phrases.MIN_COUNT} times, in "
                         f"{phrases.MIN_DOCUMENTS} documents or more, and its words go together far more than "
                         "chance would have them (normalized PMI of at least "
                         f"{phrases.MIN_NPMI}). Reading the documents takes about three times as long.")
