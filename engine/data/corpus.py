@@ -31,7 +31,7 @@ from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.passages import _passage_columns
 from engine.data.phrases import find_phrases
 from engine.data.text import RawDocument, SkippedFile
-from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, token_pattern_for
+from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, _flag, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
 from engine.validation import check_int
 
@@ -460,12 +460,6 @@ def _markup_choice(choice, texts, name: str = "strip_markup") -> bool:
     if not isinstance(choice, (bool, np.bool_)):
         raise TypeError(f"{name} must be True, False or {AUTO_MARKUP!r}, got {choice!r}")
     return bool(choice)
-
-
-def _flag(name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def _boilerplate_choice(strip_boilerplate, texts: Sequence[str]) -> tuple[tuple[str, ...], Sequence[str]]:

@@ -61,7 +61,6 @@ from engine.data.corpus import (
     Corpus,
     DroppedDocument,
     _boilerplate_choice,
-    _flag,
     _markup_choice,
     _settings,
     _vectorizer,
@@ -73,7 +72,7 @@ from engine.data.messages import message_text
 from engine.data.passages import _passage_columns, split_passages
 from engine.data.phrases import find_phrases
 from engine.data.text import SHEET_FORMATS, RawDocument, SkippedFile, _check_encoding, table_format
-from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, token_pattern_for
+from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, _flag, token_pattern_for
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import current_limits
 from engine.validation import check_int
@@ -299,6 +298,13 @@ class DiskCorpus:
                 read = _batched(_text_documents(source, skipped, encoding, cache=cache), chunk_size)
             return read if passage_words is None else (_passage_columns(*chunk, passage_words) for chunk in read)
 
+        def sample(n: int) -> list[str]:
+            """The texts of ``n`` documents spread evenly over the source (as passages, if the documents are cut)."""
+            if is_table:  # read whole once more: rows spread evenly over the table
+                return _spread_texts(chunks(None), n)
+            picked = [RawDocument(*document) for document in _text_documents(source, None, encoding, n, cache)]
+            return [d.text for d in (picked if passage_words is None else split_passages(picked, passage_words))]
+
         stop_words = options["stop_words"]
         guess_stop_words = isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE
         choose_pattern = options["token_pattern"] is None
@@ -308,12 +314,7 @@ class DiskCorpus:
                 options[name] = _markup_choice(options[name], [], name)
         boilerplate = _boilerplate_choice(options["strip_boilerplate"], [])[0]  # checked before the first pass
         if guess_stop_words or choose_pattern or choose_markup or options["strip_boilerplate"]:
-            if is_table:  # read whole once more: rows spread evenly over the table
-                first = _spread_texts(chunks(None), SAMPLE_DOCUMENTS)
-            else:  # only the files picked are read (as passages, if the documents are cut)
-                picked = [RawDocument(*document) for document in _text_documents(source, None, encoding,
-                                                                                  SAMPLE_DOCUMENTS, cache)]
-                first = [d.text for d in (picked if passage_words is None else split_passages(picked, passage_words))]
+            first = sample(SAMPLE_DOCUMENTS)  # of a folder or an archive, only the files picked are read
             options["strip_messages"] = _markup_choice(options["strip_messages"], first, "strip_messages")
             if options["strip_messages"]:  # the language and the pattern of what the messages' senders wrote
                 first = [message_text(text) for text in first]
@@ -326,14 +327,8 @@ class DiskCorpus:
             if guess_stop_words:
                 options["stop_words"] = guess_language(first).language or "english"
         accents = options["strip_accents"]
-        if _flag("join_phrases", options["join_phrases"]):  # read before the first pass, as the samples above
-            if is_table:
-                phrase_sample = _spread_texts(chunks(None), PHRASE_SAMPLE_DOCUMENTS)
-            else:
-                picked = [RawDocument(*document) for document in _text_documents(source, None, encoding,
-                                                                                  PHRASE_SAMPLE_DOCUMENTS, cache)]
-                phrase_sample = [d.text for d in (picked if passage_words is None
-                                                  else split_passages(picked, passage_words))]
+        if _flag("join_phrases", options["join_phrases"]):  # read before the first pass, as the sample above
+            phrase_sample = sample(PHRASE_SAMPLE_DOCUMENTS)
         while True:  # pass 1: document and corpus frequencies (again if Chinese or Japanese text comes later)
             settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
                                  accents, options["strip_markup"], boilerplate, options["strip_messages"])

@@ -563,14 +563,7 @@ class Vectorizer:
 
     def run_reader(self) -> Callable[[str], list[list[str]]]:
         """The function :meth:`runs` applies, its stop words and patterns prepared once (for many texts)."""
-        normalise = self._preprocess()
-        if self.strip_markup or self.strip_messages or self.boilerplate:
-            readable = self.readable
-
-            def reader(text: str) -> str:
-                return normalise(readable(text))
-        else:
-            reader = normalise
+        reader = self._reader()
         languages = languages_of(self.stop_words) if isinstance(self.stop_words, str) else ()
         if len(languages) > 1:
             return _DocumentLanguages(reader, tokenizer(self.token_pattern),
@@ -584,6 +577,15 @@ class Vectorizer:
         word that is a phrase left out)."""
         runs, pairs, stop = self.run_reader(), self._phrase_pairs, self._extra_tokens()
         return lambda text: [token for token in join_runs(runs(text), pairs) if token not in stop]
+
+    def _reader(self) -> Callable[[str], str]:
+        """The function from a text to the normalised text its tokens are found in: :meth:`readable` (where it
+        changes anything), then :meth:`preprocess`."""
+        normalise = self._preprocess()
+        if not (self.strip_markup or self.strip_messages or self.boilerplate):
+            return normalise
+        readable = self.readable
+        return lambda text: normalise(readable(text))
 
     def _before_boilerplate(self, text: str) -> str:
         """``text`` as :meth:`readable` reads it before its boilerplate is left out."""
@@ -649,8 +651,7 @@ class Vectorizer:
         tokens = {"tokenizer": unicode_tokens, "token_pattern": None} if self.token_pattern == UNICODE_TOKEN_PATTERN \
             else {"token_pattern": self.token_pattern}  # the same tokens, each text by the faster pattern it allows
         if self.strip_markup or self.strip_messages or self.boilerplate:  # scikit-learn then calls this alone
-            normalise, readable = self._preprocess(), self.readable
-            tokens["preprocessor"] = lambda text: normalise(readable(text))
+            tokens["preprocessor"] = self._reader()
         languages = languages_of(self.stop_words) if isinstance(self.stop_words, str) else ()
         if len(languages) > 1:
             reading = CountVectorizer(lowercase=self.lowercase, strip_accents=self._accent_stripper(), **tokens)
