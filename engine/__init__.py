@@ -78,6 +78,13 @@ from engine.data.vectorizer import (
     stop_word_list,
     token_pattern_for,
 )
+from engine.data.word_forms import (
+    WORD_FORM_LANGUAGES,
+    WordForm,
+    find_word_forms,
+    merged_forms,
+    word_form_languages,
+)
 from engine.errors import (
     ClusterError,
     CorpusFormatError,
@@ -166,6 +173,7 @@ __all__ = [
     "TEXT_SUFFIXES",
     "TOKEN_PATTERN",
     "UNICODE_TOKEN_PATTERN",
+    "WORD_FORM_LANGUAGES",
     "AdaptiveStepSize",
     "BatchVI",
     "BoilerplateBlock",
@@ -215,6 +223,7 @@ __all__ = [
     "UnsafeArchiveError",
     "Vectorizer",
     "VocabularyMismatchError",
+    "WordForm",
     "atomic_file",
     "boilerplate_report",
     "current_limits",
@@ -225,6 +234,7 @@ __all__ = [
     "export_tables",
     "find_boilerplate",
     "find_phrases",
+    "find_word_forms",
     "from_gensim",
     "guess_language",
     "heldout_split",
@@ -243,6 +253,7 @@ __all__ = [
     "markdown_text",
     "mbox_frame",
     "mbox_rows",
+    "merged_forms",
     "message_text",
     "messages_report",
     "most_likely_topics",
@@ -280,6 +291,7 @@ __all__ = [
     "topic_coherence",
     "topic_quality",
     "warm_up_kernels",
+    "word_form_languages",
     "word_marginal",
     "write_export",
     "write_ldac",

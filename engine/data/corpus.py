@@ -32,6 +32,7 @@ from engine.data.passages import _passage_columns
 from engine.data.phrases import find_phrases
 from engine.data.text import RawDocument, SkippedFile
 from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, _flag, token_pattern_for
+from engine.data.word_forms import find_word_forms, merged_forms
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
 from engine.validation import check_int
 
@@ -257,6 +258,7 @@ class Corpus:
         strip_messages: bool | str = AUTO_MARKUP,
         passage_words: int | None = None,
         join_phrases: bool = False,
+        merge_word_forms: bool = False,
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -346,6 +348,14 @@ class Corpus:
             halves do not mix with their other uses.  The phrases found are recorded in
             :attr:`vectorizer` (``phrases``), so new text is joined the same way.  False
             (the default) reads every word alone.
+        merge_word_forms : bool
+            Count the forms of a word as that word ("taxes" and "tax", "children" and
+            "child", "said" and "says" and "say"; :func:`engine.find_word_forms`), shown as
+            the form the texts write most often, so that a topic does not spend two of its
+            top words on one.  Needs ``stop_words`` to name a language with word forms
+            (:data:`engine.WORD_FORM_LANGUAGES`; ValueError otherwise).  The forms are
+            recorded in :attr:`vectorizer` (``word_forms``).  False (the default) counts
+            each form as written.
 
         Raises
         ------
@@ -379,6 +389,12 @@ class Corpus:
         if _flag("join_phrases", join_phrases):
             phrases = tuple(phrase.text for phrase in find_phrases(readable, reading))
             settings, reading = (dataclasses.replace(s, phrases=phrases) for s in (settings, reading))
+        if _flag("merge_word_forms", merge_word_forms):
+            if not isinstance(reading.stop_words, str):
+                raise ValueError("merge_word_forms needs the texts' language: set stop_words to a language "
+                                 "('english', or 'auto' to guess it)")
+            forms = merged_forms(find_word_forms(readable, reading))
+            settings, reading = (dataclasses.replace(s, word_forms=forms) for s in (settings, reading))
         vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern,
                                  settings=reading)
         if len(set(ids)) != len(ids):

@@ -73,13 +73,14 @@ from engine.data.passages import _passage_columns, split_passages
 from engine.data.phrases import find_phrases
 from engine.data.text import SHEET_FORMATS, RawDocument, SkippedFile, _check_encoding, table_format
 from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, _flag, token_pattern_for
+from engine.data.word_forms import find_word_forms, merged_forms
 from engine.errors import CorpusFormatError, EmptyCorpusError
 from engine.limits import current_limits
 from engine.validation import check_int
 
 __all__ = ["DiskCorpus", "DiskCounts"]
 
-PHRASE_SAMPLE_DOCUMENTS = 20_000  # documents, spread over the collection, that join_phrases finds the phrases in
+PHRASE_SAMPLE_DOCUMENTS = 20_000  # documents, spread over the collection, the phrases and word forms are found in
 
 Source = str | os.PathLike
 
@@ -240,10 +241,11 @@ class DiskCorpus:
         **vectorizer_options
             ``stop_words`` (a language such as "french", ``"auto"``, a list of words or
             None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``, ``strip_messages``,
-            ``strip_boilerplate``, ``passage_words``, ``join_phrases``, ``min_df``, ``max_df``, ``max_features``,
-            ``token_pattern`` as in :meth:`Corpus.from_texts` (``strip_markup`` and ``strip_messages`` "auto"
-            decided, and the boilerplate lines found, on a sample; the phrases on a larger one, of
-            :data:`PHRASE_SAMPLE_DOCUMENTS` documents spread over the collection).  The per-token settings are
+            ``strip_boilerplate``, ``passage_words``, ``join_phrases``, ``merge_word_forms``, ``min_df``,
+            ``max_df``, ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts` (``strip_markup`` and
+            ``strip_messages`` "auto" decided, and the boilerplate lines found, on a sample; the phrases and the
+            word forms on a larger one, of :data:`PHRASE_SAMPLE_DOCUMENTS` documents spread over the collection:
+            a form the sample does not hold is counted as written).  The per-token settings are
             recorded in :attr:`vectorizer`.  ``"auto"`` guesses the language from a sample too: as many
             documents as :func:`engine.guess_language` reads, spread evenly over a folder's
             or archive's files (only those are read) or over a table's rows (the table is
@@ -268,10 +270,10 @@ class DiskCorpus:
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
                    "max_features": None, "token_pattern": None, "strip_accents": True, "strip_markup": AUTO_MARKUP,
                    "strip_boilerplate": True, "strip_messages": AUTO_MARKUP, "passage_words": None,
-                   "join_phrases": False, **vectorizer_options}
+                   "join_phrases": False, "merge_word_forms": False, **vectorizer_options}
         unknown = sorted(set(options) - {"stop_words", "extra_stop_words", "min_df", "max_df", "max_features",
                                          "token_pattern", "strip_accents", "strip_markup", "strip_boilerplate",
-                                         "strip_messages", "passage_words", "join_phrases"})
+                                         "strip_messages", "passage_words", "join_phrases", "merge_word_forms"})
         if unknown:
             raise TypeError(f"unknown tokenizer options {unknown}; see Corpus.from_texts")
         for name in ("stop_words", "extra_stop_words"):  # iterables are read twice and recorded in the manifest
@@ -327,7 +329,11 @@ class DiskCorpus:
             if guess_stop_words:
                 options["stop_words"] = guess_language(first).language or "english"
         accents = options["strip_accents"]
-        if _flag("join_phrases", options["join_phrases"]):  # read before the first pass, as the sample above
+        merge_forms = _flag("merge_word_forms", options["merge_word_forms"])
+        if merge_forms and not isinstance(options["stop_words"], str):
+            raise ValueError("merge_word_forms needs the texts' language: set stop_words to a language "
+                             "('english', or 'auto' to guess it)")
+        if _flag("join_phrases", options["join_phrases"]) or merge_forms:  # read before the first pass
             phrase_sample = sample(PHRASE_SAMPLE_DOCUMENTS)
         while True:  # pass 1: document and corpus frequencies (again if Chinese or Japanese text comes later)
             settings = _settings(options["stop_words"], options["extra_stop_words"], options["token_pattern"],
@@ -336,9 +342,13 @@ class DiskCorpus:
             if options["join_phrases"]:
                 settings = dataclasses.replace(settings, phrases=tuple(phrase.text for phrase in
                                                                        find_phrases(phrase_sample, settings)))
+            if merge_forms:
+                settings = dataclasses.replace(settings, word_forms=merged_forms(find_word_forms(phrase_sample,
+                                                                                                 settings)))
             analyzer = _vectorizer(**{k: v for k, v in options.items() if k not in ("strip_boilerplate",
                                                                                     "strip_messages", "passage_words",
-                                                                                    "join_phrases")},
+                                                                                    "join_phrases",
+                                                                                    "merge_word_forms")},
                                    settings=settings).build_analyzer()
             skipped: list[SkippedFile] = []
             stats = _TermStats()

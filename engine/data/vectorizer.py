@@ -17,9 +17,10 @@ the other languages are the lists of the ``stop-words`` package (PyPI ``stop-wor
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
@@ -346,6 +347,51 @@ def _phrases(values: Any) -> tuple[str, ...]:
     return phrases
 
 
+MAX_WORD_FORMS = 100_000  # word forms a vectorizer merges at most: model files stay small
+MAX_WORD_CHARACTERS = 100  # the longest form or word it merges
+
+
+def _word_forms(values: Any) -> tuple[tuple[str, str], ...]:
+    """``values`` (a mapping or (form, word) pairs) checked: at most MAX_WORD_FORMS forms, each a token mapped to
+    another, no form given twice and no word that is itself a form; sorted by form."""
+    if isinstance(values, str):
+        raise TypeError(f"word_forms must map forms to words ({{'taxes': 'tax'}}), not the string {values[:80]!r}")
+    pairs = list(values.items()) if isinstance(values, Mapping) else list(values)
+    if len(pairs) > MAX_WORD_FORMS:
+        raise ValueError(f"word_forms holds {len(pairs):,} forms; at most {MAX_WORD_FORMS:,} are kept")
+    heads: dict[str, str] = {}
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not all(isinstance(w, str) for w in pair):
+            raise TypeError(f"word_forms must map forms to words, strings each ({{'taxes': 'tax'}}), got {pair!r:.80}")
+        form, word = pair
+        bad = next((w for w in pair if not w or w != "".join(w.split()) or len(w) > MAX_WORD_CHARACTERS), None)
+        if bad is not None:
+            raise ValueError(f"word_forms must map single words of at most {MAX_WORD_CHARACTERS} characters, without "
+                             f"spaces, got {bad[:80]!r}")
+        if form == word or heads.get(form, word) != word:
+            raise ValueError(f"word_forms maps {form!r} to {word!r}" + (
+                "" if form == word else f" and to {heads[form]!r}") + ": map each form once, to another word")
+        heads[form] = word
+    chained = next((form for form, word in heads.items() if word in heads), None)
+    if chained is not None:
+        raise ValueError(f"word_forms maps {chained!r} to {heads[chained]!r}, which is itself mapped to "
+                         f"{heads[heads[chained]]!r}; map every form straight to the word it is counted as")
+    return tuple(sorted(heads.items()))
+
+
+class _FormReader:
+    """An analyzer with word forms merged: ``tokens``' tokens, each form replaced by its word, then the extra stop
+    words left out again (a listed word stops its forms too)."""
+
+    def __init__(self, tokens: Callable[[str], list[str]], heads: dict[str, str], extra: frozenset[str]):
+        self.tokens, self.heads, self.extra = tokens, heads, extra
+
+    def __call__(self, text: str) -> list[str]:
+        get, extra = self.heads.get, self.extra
+        merged = [get(token, token) for token in self.tokens(text)]
+        return [token for token in merged if token not in extra] if extra else merged
+
+
 def _language(name: str) -> str:
     """The canonical name of ``name``: a language name such as "french" or an ISO 639-1 code such as "fr"; or
     several joined by "+" ("english+fr" gives "english+french"; repeats are dropped, the order is kept)."""
@@ -490,6 +536,12 @@ class Vectorizer:
         joined by one space, normalised like the text), as :func:`engine.find_phrases` finds them
         in a collection (:meth:`runs` says what side by side means).  At most 10,000.  Files
         written before it existed read ().
+    word_forms : mapping of str to str
+        Forms of a word counted as that word ({"taxes": "tax", "children": "child"}), as
+        :func:`engine.find_word_forms` finds them in a collection: each token that is a form
+        (after stop words and phrases) is replaced by its word, so the vocabulary holds the word
+        alone.  At most 100,000 forms; a word may not itself be a form.  Stored as (form, word)
+        pairs sorted by form; files written before it existed read ().
 
     Stop words are normalised like the text (lower case, accents stripped as set); a
     language list's entries are split into tokens as the text is ("aujourd'hui" stops
@@ -505,6 +557,7 @@ class Vectorizer:
     boilerplate: tuple[str, ...] = ()
     strip_messages: bool = False
     phrases: tuple[str, ...] = ()
+    word_forms: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -523,6 +576,8 @@ class Vectorizer:
         set_(self, "_boilerplate_lines", frozenset(self.boilerplate))  # looked up once per line read
         set_(self, "phrases", _phrases(self.phrases))
         set_(self, "_phrase_pairs", frozenset(tuple(phrase.split(SEPARATOR)) for phrase in self.phrases))
+        set_(self, "word_forms", _word_forms(self.word_forms))
+        set_(self, "_form_heads", dict(self.word_forms))
         if not isinstance(self.token_pattern, str):
             raise TypeError(f"token_pattern must be a regular expression (str), got {self.token_pattern!r}")
         try:
@@ -560,6 +615,11 @@ class Vectorizer:
         [['health', 'care', 'costs'], ['united', 'states'], ['rose']]
         """
         return self.run_reader()(text)
+
+    def word_of(self, token: str) -> str:
+        """The word ``token`` (a normalised token, or a phrase) is counted as: its word if it is one of
+        ``word_forms``, else itself."""
+        return self._form_heads.get(token, token)
 
     def run_reader(self) -> Callable[[str], list[list[str]]]:
         """The function :meth:`runs` applies, its stop words and patterns prepared once (for many texts)."""
@@ -641,10 +701,15 @@ class Vectorizer:
         passages of a French page lose "the" and "of".
 
         With ``phrases``, each pair of them that stands side by side is one token (:meth:`runs`); an
-        extra stop word may be a phrase ("new york").
+        extra stop word may be a phrase ("new york").  With ``word_forms``, each form is then counted as its
+        word, and an extra stop word stops its forms too.
         """
         from sklearn.feature_extraction.text import CountVectorizer
 
+        if self.word_forms:
+            tokens = dataclasses.replace(self, word_forms=()).count_vectorizer().build_analyzer()
+            return CountVectorizer(analyzer=_FormReader(tokens, self._form_heads, self._extra_tokens()),
+                                   token_pattern=None, dtype=np.int64, **options)
         if self.phrases:
             return CountVectorizer(analyzer=self._joiner(), token_pattern=None, dtype=np.int64, **options)
 
@@ -712,7 +777,8 @@ class Vectorizer:
         return {"stop_words": stop_words, "extra_stop_words": list(self.extra_stop_words),
                 "strip_accents": self.strip_accents, "lowercase": self.lowercase, "token_pattern": self.token_pattern,
                 "strip_markup": self.strip_markup, "boilerplate": list(self.boilerplate),
-                "strip_messages": self.strip_messages, "phrases": list(self.phrases)}
+                "strip_messages": self.strip_messages, "phrases": list(self.phrases),
+                "word_forms": dict(self.word_forms)}
 
     @classmethod
     def from_dict(cls, values: Any, trust_token_pattern: bool = False) -> Vectorizer:
@@ -727,7 +793,7 @@ class Vectorizer:
             raise TypeError(f"the preprocessing settings must be a JSON object, got {type(values).__name__}")
         unknown = sorted(set(values) - {"stop_words", "extra_stop_words", "strip_accents", "lowercase",
                                         "token_pattern", "strip_markup", "boilerplate", "strip_messages",
-                                        "phrases"})
+                                        "phrases", "word_forms"})
         if unknown:
             raise ValueError(f"unknown preprocessing settings {unknown}")
         pattern = values.get("token_pattern", TOKEN_PATTERN)
@@ -740,4 +806,7 @@ class Vectorizer:
         for name in ("boilerplate", "phrases"):
             if isinstance(values.get(name), list):
                 values[name] = tuple(values[name])
+        if "word_forms" in values and not isinstance(values["word_forms"], dict):
+            raise TypeError("word_forms must be a JSON object mapping forms to words, got "
+                            f"{type(values['word_forms']).__name__}")
         return cls(**values)

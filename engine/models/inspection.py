@@ -122,8 +122,9 @@ def text_segments(text: str, vocabulary: Sequence[str],
 
     Tokens are found and normalised as :meth:`engine.Corpus.from_texts` does, with
     ``vectorizer`` (a corpus's ``vectorizer``; by default ``TOKEN_PATTERN``, lower case,
-    accents stripped).  Words outside the vocabulary (stop words, filtered words) and
-    the text between words are tagged None.  Joining the segments gives ``text`` back
+    accents stripped), and a form of a word is tagged with its word's column (``word_forms``).
+    Words outside the vocabulary (stop words, filtered words) and the text between words are
+    tagged None.  Joining the segments gives ``text`` back
     (without its markup and its boilerplate if the vectorizer removes them: :meth:`engine.Vectorizer.readable`).
     Where tokens overlap (the pairs of :data:`engine.UNICODE_TOKEN_PATTERN`: "文件" and
     "件系" in "文件系统"), a vocabulary token that begins inside the one before it is
@@ -136,6 +137,7 @@ def text_segments(text: str, vocabulary: Sequence[str],
         text = vectorizer.readable(text)
     token = _TOKEN if vectorizer is None else re.compile(vectorizer.token_pattern)
     normalise = (lambda word: strip_accents_unicode(word.lower())) if vectorizer is None else vectorizer.preprocess
+    counted = vectorizer.word_of if vectorizer is not None and vectorizer.word_forms else (lambda word: word)
     group = 1 if token.groups else 0  # a pattern with a group takes its group as the token, as scikit-learn does
     spans = [match.span(group) for match in token.finditer(text)]
     joined = _phrase_spans(text, spans, normalise, vectorizer) if vectorizer is not None and vectorizer.phrases \
@@ -146,7 +148,7 @@ def text_segments(text: str, vocabulary: Sequence[str],
         if start < max(position, passed):
             continue
         end, word = joined.get(start, (end, None))
-        column = index.get(normalise(text[start:end]) if word is None else word)
+        column = index.get(counted(normalise(text[start:end]) if word is None else word))
         if word is not None:
             passed = end
         if column is None:
