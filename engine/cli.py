@@ -312,6 +312,11 @@ def _add_fit(commands: Any) -> None:
                       help="read pairs of words that the texts write side by side far more often than chance as one "
                       "word ('united states', 'health care'), found in the texts; the message lists the most "
                       "frequent (by default every word is read alone)")
+    text.add_argument("--word-forms", action="store_true",
+                      help="count the forms of a word as one word ('tax' and 'taxes', 'say' and 'said'), shown as the "
+                      "form the texts write most; the forms come from simplemma's dictionaries, for the stop-word "
+                      "language (not Chinese, Japanese, Korean, Gujarati or Vietnamese); the message names the most "
+                      "frequent (by default every form is its own word)")
     text.add_argument("--passages", type=int, metavar="WORDS", default=None,
                       help="cut each document into passages of about WORDS words at paragraph breaks, each read as a "
                       f"document: for a few long texts (a book, a report); {PASSAGE_WORDS} is a good start "
@@ -365,7 +370,25 @@ STRIP_BOILERPLATE_KEY = "strip_boilerplate"  # ... and whether boilerplate was l
 STRIP_MESSAGES_KEY = "strip_messages"  # ... and whether messages were read without headers (missing: False)
 PASSAGE_WORDS_KEY = "passage_words"  # ... and the passages' length (missing or None: documents read whole)
 JOIN_PHRASES_KEY = "join_phrases"  # ... and whether phrases were joined (missing: False, as before they could be)
-PHRASES_SHOWN = 8  # phrases the message names
+MERGE_WORD_FORMS_KEY = "merge_word_forms"  # ... and whether a word's forms were merged (missing: False)
+PHRASES_SHOWN = 8  # phrases the message names (and words with their forms)
+
+
+def _word_forms_message(corpus: Any, vectorizer: Any) -> str:
+    """The part of fit's corpus message that says which forms were counted as another word, the most frequent
+    words first."""
+    import numpy as np
+
+    merged: dict[str, list[str]] = {}
+    for form, word in vectorizer.word_forms:
+        merged.setdefault(word, []).append(form)
+    totals = np.asarray(corpus.counts.sum(axis=0)).ravel()
+    named = sorted((w for w, word in enumerate(corpus.vocabulary) if word in merged), key=lambda w: -totals[w])
+    shown = "; ".join(f"{corpus.vocabulary[w]}: {', '.join(sorted(merged[corpus.vocabulary[w]]))}"
+                      for w in named[:PHRASES_SHOWN])
+    n = len(vectorizer.word_forms)
+    return (f"; {n} form{'s' if n != 1 else ''} counted as another word"
+            + (f" ({shown}{'; ...' if len(named) > PHRASES_SHOWN else ''})" if named else ""))
 
 
 def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
@@ -404,6 +427,8 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["passage_words"] = resumed[PASSAGE_WORDS_KEY]  # a resumed run reads the passages it trained on
     if args.phrases or (text and resumed is not None and resumed.get(JOIN_PHRASES_KEY, False)):
         options["join_phrases"] = True  # given for counts: the bag of words' error says so
+    if args.word_forms or (text and resumed is not None and resumed.get(MERGE_WORD_FORMS_KEY, False)):
+        options["merge_word_forms"] = True
     if args.keep_headers:
         options["strip_messages"] = False
     elif text:
@@ -433,6 +458,8 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         message += (f"; {len(found)} phrase{'s' if len(found) != 1 else ''} read as one word"
                     + (f" ({', '.join(found[:PHRASES_SHOWN])}{', ...' if len(found) > PHRASES_SHOWN else ''})"
                        if found else " (none found)"))
+    if options.get("merge_word_forms") and vectorizer is not None:
+        message += _word_forms_message(corpus, vectorizer)
     if getattr(vectorizer, "token_pattern", None) == UNICODE_TOKEN_PATTERN:
         message += ("; read with UNICODE_TOKEN_PATTERN (combining marks kept in words, Chinese and Japanese as "
                     "pairs of characters)")
@@ -686,6 +713,8 @@ def _fit(args: argparse.Namespace) -> int:
         record[STRIP_BOILERPLATE_KEY] = bool(corpus.vectorizer.boilerplate)
         record[STRIP_MESSAGES_KEY] = corpus.vectorizer.strip_messages
         record[JOIN_PHRASES_KEY] = bool(args.phrases or cli_info.get(JOIN_PHRASES_KEY, False))
+        record[MERGE_WORD_FORMS_KEY] = bool(corpus.vectorizer.word_forms or args.word_forms
+                                            or cli_info.get(MERGE_WORD_FORMS_KEY, False))
         record[PASSAGE_WORDS_KEY] = args.passages if args.passages is not None else cli_info.get(PASSAGE_WORDS_KEY)
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)

@@ -40,7 +40,7 @@ class Keys:
     stop_words, language, strip_accents = "data.stop_words", "data.language", "data.strip_accents"  # extra stop words
     strip_markup, strip_boilerplate = "data.strip_markup", "data.strip_boilerplate"  # tags; repeated lines
     strip_messages, split_passages = "data.strip_messages", "data.split_passages"  # e-mail headers; long texts cut
-    use_language, join_phrases = "data.use_language", "data.join_phrases"  # language-guess button; word pairs as one
+    use_language, join_phrases, merge_word_forms = "data.use_language", "data.join_phrases", "data.merge_word_forms"
     min_df, max_df, max_features = "data.min_df", "data.max_df", "data.max_features"
     # Train page
     model = "train.model"

@@ -36,6 +36,7 @@ from explorer.engine_api import (
     SPREADSHEET_SUFFIXES,
     STOP_WORD_LANGUAGES,
     TEXT_SUFFIXES,
+    WORD_FORM_LANGUAGES,
     Corpus,
     EngineError,
     LanguageGuess,
@@ -80,6 +81,8 @@ __all__ = [
     "phrases_note",
     "read_upload",
     "table_columns",
+    "word_forms_found",
+    "word_forms_note",
 ]
 
 TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
@@ -152,13 +155,15 @@ class Preprocessing:
     strip_messages: bool = False  # e-mails read without headers, quotes and signatures (engine.message_text)
     passage_words: int = 0  # each document cut into passages of about this many words (engine.split_passages); 0: not
     join_phrases: bool = False  # pairs of words the texts write side by side read as one word (engine.find_phrases)
+    merge_word_forms: bool = False  # a word's forms counted as one word, if its language has them (find_word_forms)
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
                 "max_df": self.max_df, "max_features": self.max_features,
                 "stop_words": self.language, "strip_accents": self.strip_accents, "strip_markup": self.strip_markup,
                 "strip_boilerplate": self.strip_boilerplate, "strip_messages": self.strip_messages,
-                "passage_words": self.passage_words or None, "join_phrases": self.join_phrases}
+                "passage_words": self.passage_words or None, "join_phrases": self.join_phrases,
+                "merge_word_forms": self.merge_word_forms and has_word_forms(self.language)}
 
     @classmethod
     def suggested(cls, n_docs: int, language: str = "english", markup: bool = False,
@@ -506,6 +511,44 @@ def phrases_note(corpus: Corpus, found: pd.DataFrame) -> str:
     named = ", ".join(f"“{phrase}”" for phrase in found["Phrase"][:PHRASES_NAMED])
     more = ", …" if len(found) > PHRASES_NAMED else ""
     return (f"Read as one word: {formatting.plural(len(found), 'phrase')} ({named}{more}), "
+            f"{formatting.percent(found['Times'].sum() / max(corpus.n_tokens, 1), 2)} of the words.")
+
+
+WORD_FORMS_NAMED = 5  # words named, with their forms, in the Data page's note
+
+
+def has_word_forms(language: str) -> bool:
+    """Whether the word forms of ``language`` (a stop-word language, several joined by "+") are known: of one of
+    them at least."""
+    return any(name in WORD_FORM_LANGUAGES for name in languages_of(language))
+
+
+def word_forms_found(corpus: Corpus) -> pd.DataFrame:
+    """The words the corpus counts with other forms (those its vocabulary kept), most frequent first: the word, its
+    other forms (most written first) and the times all of them are written."""
+    vectorizer = corpus.vectorizer
+    others: dict[str, list[str]] = {}
+    for form, word in (vectorizer.word_forms if vectorizer is not None else ()):
+        others.setdefault(word, []).append(form)
+    columns = [w for w, word in enumerate(corpus.vocabulary) if word in others]
+    times = np.asarray(corpus.counts[:, columns].sum(axis=0)).ravel() if columns else np.zeros(0, dtype=np.int64)
+    table = pd.DataFrame({"Word": [corpus.vocabulary[w] for w in columns],
+                          "Other forms": [", ".join(sorted(others[corpus.vocabulary[w]])) for w in columns],
+                          "Times": times.astype(np.int64)})
+    return table.sort_values(["Times", "Word"], ascending=[False, True], ignore_index=True)
+
+
+def word_forms_note(corpus: Corpus, found: pd.DataFrame, language: str) -> str:
+    """What counting a word's forms as one word made of the collection."""
+    if not has_word_forms(language):
+        return (f"The forms of words in {language_label(language)} are not known here: every form is counted as "
+                "written.")
+    if found.empty:
+        return "No word is written in two forms often enough to be kept: every form is counted as written."
+    named = "; ".join(f"“{word}” ({others})" for word, others in
+                      zip(found["Word"][:WORD_FORMS_NAMED], found["Other forms"][:WORD_FORMS_NAMED], strict=True))
+    more = "; …" if len(found) > WORD_FORMS_NAMED else ""
+    return (f"Counted with their other forms: {formatting.plural(len(found), 'word')} ({named}{more}), "
             f"{formatting.percent(found['Times'].sum() / max(corpus.n_tokens, 1), 2)} of the words.")
 
 

@@ -200,6 +200,15 @@ with prep_box:
                         f"{phrases.MIN_DOCUMENTS} documents or more, and its words go together far more than "
                         "chance would have them (normalized PMI of at least "
                         f"{phrases.MIN_NPMI}). Reading the documents takes about three times as long.")
+    right.checkbox("Count a word's forms as one word", key=Keys.merge_word_forms, disabled=bag_of_words,
+                   help="“tax” and “taxes”, “child” and “children”, “say”, “says” and “said” are counted as one "
+                        "word, shown as the form the documents write most, so that a topic's top words do not spend "
+                        "two places on one word. The forms come from a dictionary of each word's forms (simplemma), "
+                        "looked up without the sentence, so a form that is also another word joins the word the "
+                        "dictionary gives first (“goods” counts with “good”, “rights” with “right”); a form that "
+                        "does not start with the same two letters as its word stays apart (“better”, “went”). "
+                        "Known for most languages with stop words here, not for Chinese, Japanese, Korean, "
+                        "Gujarati or Vietnamese. Reading the documents takes about twice as long.")
     if guess is not None and guess.messages:
         right.caption("These documents are e-mail or newsgroup messages"
                       + ("; each is read without its headers, quoted replies and signature."
@@ -238,6 +247,13 @@ if state.get(Keys.join_phrases) and source.kind != "bow":
         if not found.empty:
             with st.expander("Phrases read as one word"):
                 st.dataframe(found, hide_index=True, width="stretch")
+if state.get(Keys.merge_word_forms) and source.kind != "bow":
+    merged = uploads.word_forms_found(corpus)
+    with prep_box:
+        st.caption(safe_text.markdown(uploads.word_forms_note(corpus, merged, session.preprocessing().language)))
+        if not merged.empty:
+            with st.expander("Words counted with their other forms"):
+                st.dataframe(merged, hide_index=True, width="stretch")
 read_as_messages = cached.messages_left_out(collection)
 if read_as_messages is not None and read_as_messages.messages:
     with prep_box:
