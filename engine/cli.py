@@ -37,7 +37,8 @@ from engine.data.documents import is_document_file
 from engine.data.language import AUTO_LANGUAGE
 from engine.data.messages import messages_report
 from engine.data.passages import PASSAGE_WORDS
-from engine.data.vectorizer import STOP_WORD_LANGUAGES, UNICODE_TOKEN_PATTERN, stop_word_list
+from engine.data.vectorizer import STOP_WORD_LANGUAGES, UNICODE_TOKEN_PATTERN, languages_of, stop_word_list
+from engine.data.word_forms import WORD_FORM_LANGUAGES
 from engine.errors import EngineError
 from engine.inference.run import (
     DEFAULT_PASSES,
@@ -312,11 +313,11 @@ def _add_fit(commands: Any) -> None:
                       help="read pairs of words that the texts write side by side far more often than chance as one "
                       "word ('united states', 'health care'), found in the texts; the message lists the most "
                       "frequent (by default every word is read alone)")
-    text.add_argument("--word-forms", action="store_true",
-                      help="count the forms of a word as one word ('tax' and 'taxes', 'say' and 'said'), shown as the "
-                      "form the texts write most; the forms come from simplemma's dictionaries, for the stop-word "
-                      "language (not Chinese, Japanese, Korean, Gujarati or Vietnamese); the message names the most "
-                      "frequent (by default every form is its own word)")
+    text.add_argument("--keep-word-forms", action="store_true",
+                      help="count every form of a word as written; by default the forms of a word ('tax' and "
+                      "'taxes', 'say' and 'said') are counted as one word, shown as the form the texts write most, "
+                      "where the stop-word language's forms are known (simplemma's dictionaries: not Chinese, "
+                      "Japanese, Korean, Gujarati or Vietnamese), and the message names the most frequent")
     text.add_argument("--passages", type=int, metavar="WORDS", default=None,
                       help="cut each document into passages of about WORDS words at paragraph breaks, each read as a "
                       f"document: for a few long texts (a book, a report); {PASSAGE_WORDS} is a good start "
@@ -370,7 +371,7 @@ STRIP_BOILERPLATE_KEY = "strip_boilerplate"  # ... and whether boilerplate was l
 STRIP_MESSAGES_KEY = "strip_messages"  # ... and whether messages were read without headers (missing: False)
 PASSAGE_WORDS_KEY = "passage_words"  # ... and the passages' length (missing or None: documents read whole)
 JOIN_PHRASES_KEY = "join_phrases"  # ... and whether phrases were joined (missing: False, as before they could be)
-MERGE_WORD_FORMS_KEY = "merge_word_forms"  # ... and whether a word's forms were merged (missing: False)
+MERGE_WORD_FORMS_KEY = "merge_word_forms"  # ... and whether a word's forms were merged (missing: False, as before)
 PHRASES_SHOWN = 8  # phrases the message names (and words with their forms)
 
 
@@ -387,6 +388,10 @@ def _word_forms_message(corpus: Any, vectorizer: Any) -> str:
     shown = "; ".join(f"{corpus.vocabulary[w]}: {', '.join(sorted(merged[corpus.vocabulary[w]]))}"
                       for w in named[:PHRASES_SHOWN])
     n = len(vectorizer.word_forms)
+    if not n:
+        known = any(name in WORD_FORM_LANGUAGES for name in languages_of(vectorizer.stop_words))
+        return ("; no word is written in two forms" if known
+                else f"; the forms of {vectorizer.stop_words} words are not known: each is counted as written")
     return (f"; {n} form{'s' if n != 1 else ''} counted as another word"
             + (f" ({shown}{'; ...' if len(named) > PHRASES_SHOWN else ''})" if named else ""))
 
@@ -427,8 +432,10 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["passage_words"] = resumed[PASSAGE_WORDS_KEY]  # a resumed run reads the passages it trained on
     if args.phrases or (text and resumed is not None and resumed.get(JOIN_PHRASES_KEY, False)):
         options["join_phrases"] = True  # given for counts: the bag of words' error says so
-    if args.word_forms or (text and resumed is not None and resumed.get(MERGE_WORD_FORMS_KEY, False)):
-        options["merge_word_forms"] = True
+    if args.keep_word_forms:
+        options["merge_word_forms"] = False
+    elif text:  # where the language has word forms; a resumed run as the run it continues
+        options["merge_word_forms"] = AUTO_MARKUP if resumed is None else resumed.get(MERGE_WORD_FORMS_KEY, False)
     if args.keep_headers:
         options["strip_messages"] = False
     elif text:
@@ -458,7 +465,7 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         message += (f"; {len(found)} phrase{'s' if len(found) != 1 else ''} read as one word"
                     + (f" ({', '.join(found[:PHRASES_SHOWN])}{', ...' if len(found) > PHRASES_SHOWN else ''})"
                        if found else " (none found)"))
-    if options.get("merge_word_forms") and vectorizer is not None:
+    if options.get("merge_word_forms") and isinstance(used, str):
         message += _word_forms_message(corpus, vectorizer)
     if getattr(vectorizer, "token_pattern", None) == UNICODE_TOKEN_PATTERN:
         message += ("; read with UNICODE_TOKEN_PATTERN (combining marks kept in words, Chinese and Japanese as "
@@ -713,8 +720,7 @@ def _fit(args: argparse.Namespace) -> int:
         record[STRIP_BOILERPLATE_KEY] = bool(corpus.vectorizer.boilerplate)
         record[STRIP_MESSAGES_KEY] = corpus.vectorizer.strip_messages
         record[JOIN_PHRASES_KEY] = bool(args.phrases or cli_info.get(JOIN_PHRASES_KEY, False))
-        record[MERGE_WORD_FORMS_KEY] = bool(corpus.vectorizer.word_forms or args.word_forms
-                                            or cli_info.get(MERGE_WORD_FORMS_KEY, False))
+        record[MERGE_WORD_FORMS_KEY] = bool(corpus.vectorizer.word_forms)
         record[PASSAGE_WORDS_KEY] = args.passages if args.passages is not None else cli_info.get(PASSAGE_WORDS_KEY)
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)

@@ -116,7 +116,7 @@ def _ensure_defaults() -> None:
     state.set_defaults({
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.language: "english", Keys.strip_accents: True,
         Keys.strip_markup: False, Keys.strip_boilerplate: True, Keys.strip_messages: False, Keys.split_passages: False,
-        Keys.join_phrases: False, Keys.merge_word_forms: False,
+        Keys.join_phrases: False, Keys.merge_word_forms: True,
         Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation, Keys.births: base.births,

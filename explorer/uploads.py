@@ -155,7 +155,7 @@ class Preprocessing:
     strip_messages: bool = False  # e-mails read without headers, quotes and signatures (engine.message_text)
     passage_words: int = 0  # each document cut into passages of about this many words (engine.split_passages); 0: not
     join_phrases: bool = False  # pairs of words the texts write side by side read as one word (engine.find_phrases)
-    merge_word_forms: bool = False  # a word's forms counted as one word, if its language has them (find_word_forms)
+    merge_word_forms: bool = True  # a word's forms counted as one word, if its language has them (find_word_forms)
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
@@ -163,7 +163,7 @@ class Preprocessing:
                 "stop_words": self.language, "strip_accents": self.strip_accents, "strip_markup": self.strip_markup,
                 "strip_boilerplate": self.strip_boilerplate, "strip_messages": self.strip_messages,
                 "passage_words": self.passage_words or None, "join_phrases": self.join_phrases,
-                "merge_word_forms": self.merge_word_forms and has_word_forms(self.language)}
+                "merge_word_forms": "auto" if self.merge_word_forms else False}  # "auto": where the language has them
 
     @classmethod
     def suggested(cls, n_docs: int, language: str = "english", markup: bool = False,

@@ -31,8 +31,8 @@ from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.passages import _passage_columns
 from engine.data.phrases import find_phrases
 from engine.data.text import RawDocument, SkippedFile
-from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, _flag, token_pattern_for
-from engine.data.word_forms import find_word_forms, merged_forms
+from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, _flag, languages_of, token_pattern_for
+from engine.data.word_forms import WORD_FORM_LANGUAGES, find_word_forms, merged_forms
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
 from engine.validation import check_int
 
@@ -258,7 +258,7 @@ class Corpus:
         strip_messages: bool | str = AUTO_MARKUP,
         passage_words: int | None = None,
         join_phrases: bool = False,
-        merge_word_forms: bool = False,
+        merge_word_forms: bool | str = False,
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -348,14 +348,15 @@ class Corpus:
             halves do not mix with their other uses.  The phrases found are recorded in
             :attr:`vectorizer` (``phrases``), so new text is joined the same way.  False
             (the default) reads every word alone.
-        merge_word_forms : bool
+        merge_word_forms : bool or "auto"
             Count the forms of a word as that word ("taxes" and "tax", "children" and
             "child", "said" and "says" and "say"; :func:`engine.find_word_forms`), shown as
             the form the texts write most often, so that a topic does not spend two of its
-            top words on one.  Needs ``stop_words`` to name a language with word forms
-            (:data:`engine.WORD_FORM_LANGUAGES`; ValueError otherwise).  The forms are
-            recorded in :attr:`vectorizer` (``word_forms``).  False (the default) counts
-            each form as written.
+            top words on one.  True needs ``stop_words`` to name a language with word forms
+            (:data:`engine.WORD_FORM_LANGUAGES`; ValueError otherwise); ``"auto"`` merges
+            them where it does (the app's and the command line's default) and reads every
+            form as written where it does not.  The forms are recorded in :attr:`vectorizer`
+            (``word_forms``).  False (the default) counts each form as written.
 
         Raises
         ------
@@ -389,10 +390,7 @@ class Corpus:
         if _flag("join_phrases", join_phrases):
             phrases = tuple(phrase.text for phrase in find_phrases(readable, reading))
             settings, reading = (dataclasses.replace(s, phrases=phrases) for s in (settings, reading))
-        if _flag("merge_word_forms", merge_word_forms):
-            if not isinstance(reading.stop_words, str):
-                raise ValueError("merge_word_forms needs the texts' language: set stop_words to a language "
-                                 "('english', or 'auto' to guess it)")
+        if _word_forms_choice(merge_word_forms, reading.stop_words):
             forms = merged_forms(find_word_forms(readable, reading))
             settings, reading = (dataclasses.replace(s, word_forms=forms) for s in (settings, reading))
         vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern,
@@ -475,6 +473,19 @@ def _markup_choice(choice, texts, name: str = "strip_markup") -> bool:
         return holds(texts)
     if not isinstance(choice, (bool, np.bool_)):
         raise TypeError(f"{name} must be True, False or {AUTO_MARKUP!r}, got {choice!r}")
+    return bool(choice)
+
+
+def _word_forms_choice(choice, stop_words) -> bool:
+    """``merge_word_forms`` resolved against the stop words read with: True or False as given (True needs a language
+    with word forms), "auto" True where the language has them."""
+    if isinstance(choice, str) and choice == AUTO_MARKUP:
+        return isinstance(stop_words, str) and any(name in WORD_FORM_LANGUAGES for name in languages_of(stop_words))
+    if not isinstance(choice, (bool, np.bool_)):
+        raise TypeError(f"merge_word_forms must be True, False or {AUTO_MARKUP!r}, got {choice!r}")
+    if choice and not isinstance(stop_words, str):
+        raise ValueError("merge_word_forms needs the texts' language: set stop_words to a language ('english', or "
+                         "'auto' to guess it)")
     return bool(choice)
 
 

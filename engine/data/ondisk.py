@@ -64,6 +64,7 @@ from engine.data.corpus import (
     _markup_choice,
     _settings,
     _vectorizer,
+    _word_forms_choice,
 )
 from engine.data.documents import _DocumentCache
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
@@ -329,10 +330,7 @@ class DiskCorpus:
             if guess_stop_words:
                 options["stop_words"] = guess_language(first).language or "english"
         accents = options["strip_accents"]
-        merge_forms = _flag("merge_word_forms", options["merge_word_forms"])
-        if merge_forms and not isinstance(options["stop_words"], str):
-            raise ValueError("merge_word_forms needs the texts' language: set stop_words to a language "
-                             "('english', or 'auto' to guess it)")
+        merge_forms = _word_forms_choice(options["merge_word_forms"], options["stop_words"])
         if _flag("join_phrases", options["join_phrases"]) or merge_forms:  # read before the first pass
             phrase_sample = sample(PHRASE_SAMPLE_DOCUMENTS)
         while True:  # pass 1: document and corpus frequencies (again if Chinese or Japanese text comes later)

@@ -259,14 +259,14 @@ def test_fit_reads_word_pairs_as_one_word_when_asked_and_a_resumed_run_reads_the
     assert plain.extra["cli"]["join_phrases"] is False and "health care" not in plain.vocabulary
 
 
-def test_fit_counts_a_words_forms_as_one_word_when_asked_and_a_resumed_run_again(tmp_path, capsys):
+def test_fit_counts_a_words_forms_as_one_word_unless_asked_and_a_resumed_run_as_it_was(tmp_path, capsys):
     from tests.engine.test_word_forms import TEXTS
 
     table = tmp_path / "notes.csv"
     pd.DataFrame({"text": TEXTS}).to_csv(table, index=False)
     out, checkpoint = tmp_path / "notes.npz", tmp_path / "ck.npz"
     common = ["--topics", "2", "--no-progress", "--max-df", "1.0", "--out", str(out)]
-    assert main(["fit", str(table), *common, "--epochs", "1", "--word-forms", "--checkpoint", str(checkpoint)]) == 0
+    assert main(["fit", str(table), *common, "--epochs", "1", "--checkpoint", str(checkpoint)]) == 0
     message = capsys.readouterr().err
     assert "forms counted as another word (" in message and "taxes: tax" in message and "rivers: river" in message
     loaded = load_model(out)
@@ -276,12 +276,16 @@ def test_fit_counts_a_words_forms_as_one_word_when_asked_and_a_resumed_run_again
     assert main(["fit", str(table), "--no-progress", "--max-df", "1.0", "--out", str(out), "--epochs", "2",
                  "--resume", str(checkpoint)]) == 0
     assert "taxes: tax" in capsys.readouterr().err  # the words it trained on
-    assert main(["fit", str(table), *common, "--epochs", "1"]) == 0
+    assert main(["fit", str(table), *common, "--epochs", "1", "--keep-word-forms", "--checkpoint",
+                 str(checkpoint)]) == 0
     assert "counted as another word" not in capsys.readouterr().err
     plain = load_model(out)
     assert plain.extra["cli"]["merge_word_forms"] is False and "tax" in plain.vocabulary
-    assert main(["fit", str(table), *common, "--stop-words", "none", "--word-forms"]) == 2
-    assert "set stop_words to a language" in capsys.readouterr().err
+    assert main(["fit", str(table), "--no-progress", "--max-df", "1.0", "--out", str(out), "--epochs", "2",
+                 "--resume", str(checkpoint)]) == 0
+    assert "counted as another word" not in capsys.readouterr().err and "tax" in load_model(out).vocabulary
+    assert main(["fit", str(table), *common, "--epochs", "1", "--stop-words", "chinese"]) == 0
+    assert "; the forms of chinese words are not known: each is counted as written" in capsys.readouterr().err
 
 
 def test_fit_reads_a_mailbox_as_what_its_senders_wrote_unless_asked(tmp_path, capsys):

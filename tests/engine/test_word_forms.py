@@ -87,6 +87,17 @@ def test_a_language_without_word_forms_or_without_a_name_is_refused():
     assert len(engine.WORD_FORM_LANGUAGES) == 28 and set(engine.WORD_FORM_LANGUAGES) <= set(engine.STOP_WORD_LANGUAGES)
 
 
+def test_auto_merges_where_the_language_has_word_forms_and_reads_as_written_where_not():
+    merged = engine.Corpus.from_texts(TEXTS, merge_word_forms="auto")
+    assert merged.vectorizer == engine.Corpus.from_texts(TEXTS, merge_word_forms=True).vectorizer
+    assert merged.vectorizer.word_forms != ()
+    for stop_words in (None, ["the"], "chinese"):
+        plain = engine.Corpus.from_texts(TEXTS, stop_words=stop_words, merge_word_forms="auto")
+        assert plain.vectorizer.word_forms == () and "tax" in plain.vocabulary and "taxes" in plain.vocabulary
+    guessed = engine.Corpus.from_texts(TEXTS, stop_words="auto", merge_word_forms="auto")
+    assert guessed.vectorizer.stop_words == "english" and "tax" not in guessed.vocabulary
+
+
 def test_several_languages_take_the_first_dictionary_that_knows_a_word():
     texts = ["The houses and a house. Les maisons et une maison."] * 3
     groups = engine.find_word_forms(texts, engine.Vectorizer("english+french"))
@@ -180,7 +191,7 @@ def test_stored_settings_round_trip_and_older_ones_read_no_word_forms():
 
 
 def test_bad_arguments_say_what_to_fix():
-    with pytest.raises(TypeError, match="merge_word_forms must be True or False"):
+    with pytest.raises(TypeError, match="merge_word_forms must be True, False or 'auto'"):
         engine.Corpus.from_texts(["a text"], merge_word_forms="yes")
     with pytest.raises(TypeError, match="not one string"):
         engine.find_word_forms("taxes and tax")

@@ -334,20 +334,17 @@ def test_word_pairs_are_read_as_one_word_when_asked(app_path):
     assert _collection(at).corpus.vectorizer.phrases == () and not at.expander
 
 
-def test_a_words_forms_are_counted_as_one_word_when_asked(app_path):
-    """The box starts unticked and every form is a word; ticked, "tax" counts as "taxes" (written more), named in a
-    caption and listed with its forms; in a language whose forms are not known, the caption says every form counts
-    as written."""
+def test_a_words_forms_are_counted_as_one_word_unless_unticked(app_path):
+    """The box starts ticked: "tax" counts as "taxes" (written more), named in a caption and listed with its forms;
+    unticked, every form is a word; in a language whose forms are not known, the caption says every form counts as
+    written."""
     from tests.engine.test_word_forms import TEXTS
 
     at = _app(app_path)
     rows = "".join(f"{text.replace(',', ' ')},t{i}\n" for i, text in enumerate(TEXTS))
     _upload(at, [("notes.csv", ("text,title\n" + rows).encode("utf-8"))])
     assert not at.exception, at.exception
-    assert at.checkbox(key=Keys.merge_word_forms).value is False
-    assert {"tax", "taxes"} <= set(_collection(at).corpus.vocabulary) and not at.expander
-    at.checkbox(key=Keys.merge_word_forms).check().run()
-    assert not at.exception, at.exception
+    assert at.checkbox(key=Keys.merge_word_forms).value is True
     corpus = _collection(at).corpus
     assert "taxes" in corpus.vocabulary and "tax" not in corpus.vocabulary
     assert dict(corpus.vectorizer.word_forms)["tax"] == "taxes"
@@ -356,6 +353,10 @@ def test_a_words_forms_are_counted_as_one_word_when_asked(app_path):
     assert table.set_index("Word").loc["taxes"].to_dict() == {"Other forms": "tax", "Times": 12}
     note = next(c.value for c in at.caption if c.value.startswith("Counted with their other forms:"))
     assert f"{len(table)} words (“" in note and "“taxes” (tax)" in note
+    at.checkbox(key=Keys.merge_word_forms).uncheck().run()
+    assert not at.exception, at.exception
+    assert {"tax", "taxes"} <= set(_collection(at).corpus.vocabulary) and not at.expander
+    at.checkbox(key=Keys.merge_word_forms).check().run()
     at.selectbox(key=Keys.language).set_value("chinese").run()
     assert not at.exception, at.exception
     assert _collection(at).corpus.vectorizer.word_forms == ()
