@@ -548,8 +548,9 @@ def word_forms_note(corpus: Corpus, found: pd.DataFrame, language: str) -> str:
     named = "; ".join(f"“{word}” ({others})" for word, others in
                       zip(found["Word"][:WORD_FORMS_NAMED], found["Other forms"][:WORD_FORMS_NAMED], strict=True))
     more = "; …" if len(found) > WORD_FORMS_NAMED else ""
+    forms = sum(len(others.split(", ")) for others in found["Other forms"])
     return (f"Counted with their other forms: {formatting.plural(len(found), 'word')} ({named}{more}), "
-            f"{formatting.percent(found['Times'].sum() / max(corpus.n_tokens, 1), 2)} of the words.")
+            f"{formatting.plural(forms, 'other form')} in all.")
 
 
 def table_documents(source: TableSource, text_column: str, title_column: str | None = None):

@@ -123,27 +123,22 @@ def find_word_forms(texts: Iterable[str], vectorizer: Vectorizer | None = None, 
     lemma = _lemmatizer(codes)
     groups: dict[str, Counter] = {}  # lemma -> the normalised forms and their counts
     chosen: dict[str, tuple[int, str]] = {}  # normalised form -> (count, lemma) of its most written spelling
+    written = {token: count for token, count in written.items()  # a phrase, or a "word" too long to be one
+               if SEPARATOR not in token and len(token) <= MAX_WORD_CHARACTERS}
     for token, count in written.items():
-        if SEPARATOR in token:  # a phrase
-            continue
         form, key = normal(token), normal(lemma(token).lower())
         if key[:SHARED_LETTERS] != form[:SHARED_LETTERS]:  # "better" -> "good", "saw" -> "see": kept apart
             key = form
         if count > chosen.get(form, (0, ""))[0]:
             chosen[form] = (count, key)
     for token, count in written.items():
-        if SEPARATOR not in token:
-            form = normal(token)
-            groups.setdefault(chosen[form][1], Counter())[form] += count
+        form = normal(token)
+        groups.setdefault(chosen[form][1], Counter())[form] += count
     found = []
     for forms in groups.values():
         if len(forms) < 2:
             continue
         ordered = sorted(forms.items(), key=lambda item: (-item[1], item[0]))
-        if any(len(form) > MAX_WORD_CHARACTERS for form, _ in ordered):
-            ordered = [item for item in ordered if len(item[0]) <= MAX_WORD_CHARACTERS]
-            if len(ordered) < 2:
-                continue
         found.append(WordForm(ordered[0][0], tuple(f for f, _ in ordered), tuple(c for _, c in ordered)))
     found.sort(key=lambda group: (-sum(group.counts), group.word))
     kept, forms = [], 0

@@ -38,6 +38,12 @@ def test_irregular_forms_that_start_otherwise_stay_apart():
     assert {"good", "goods"} <= forms  # plural of the same letters: merged, as a lemmatizer reads it
 
 
+def test_a_token_too_long_to_be_a_word_is_never_looked_up_or_merged():
+    long = "ab" * 60  # 120 letters: longer than a stored form may be
+    groups = engine.find_word_forms([f"{long} {long}s {long}es taxes tax"] * 3)
+    assert [group.forms for group in groups] == [("tax", "taxes")]
+
+
 def test_groups_are_ordered_by_their_words_count_and_hold_no_single_form():
     groups = engine.find_word_forms(TEXTS)
     totals = [sum(group.counts) for group in groups]
@@ -139,6 +145,8 @@ def test_the_disk_corpus_merges_the_same_forms(tmp_path):
     assert engine.DiskCorpus.open(tmp_path / "disk").vectorizer == memory.vectorizer
     with pytest.raises(ValueError, match="set stop_words to a language"):
         engine.DiskCorpus.from_texts(table, tmp_path / "other", stop_words=None, merge_word_forms=True)
+    auto = engine.DiskCorpus.from_texts(table, tmp_path / "auto", stop_words="chinese", merge_word_forms="auto")
+    assert auto.vectorizer.word_forms == () and {"tax", "taxes"} <= set(auto.vocabulary)
 
 
 def test_highlighted_segments_tag_a_form_with_its_word_and_give_the_text_back():
