@@ -119,7 +119,7 @@ def find_word_forms(texts: Iterable[str], vectorizer: Vectorizer | None = None, 
         if not isinstance(text, str):
             raise TypeError(f"texts must be strings, got {text!r}")
         written.update(analyze(text))
-    normal = reading.preprocess
+    normal = reading._preprocess()  # Vectorizer.preprocess, built once
     lemma = _lemmatizer(codes)
     groups: dict[str, Counter] = {}  # lemma -> the normalised forms and their counts
     chosen: dict[str, tuple[int, str]] = {}  # normalised form -> (count, lemma) of its most written spelling
@@ -132,7 +132,7 @@ def find_word_forms(texts: Iterable[str], vectorizer: Vectorizer | None = None, 
         if count > chosen.get(form, (0, ""))[0]:
             chosen[form] = (count, key)
     for token, count in written.items():
-        form = normal(token)
+        form = normal(token)  # again: cheaper than keeping every token's form
         groups.setdefault(chosen[form][1], Counter())[form] += count
     found = []
     for forms in groups.values():
