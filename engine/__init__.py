@@ -82,6 +82,7 @@ from engine.data.word_forms import (
     WORD_FORM_LANGUAGES,
     WordForm,
     find_word_forms,
+    has_word_forms,
     merged_forms,
     word_form_languages,
 )
@@ -237,6 +238,7 @@ __all__ = [
     "find_word_forms",
     "from_gensim",
     "guess_language",
+    "has_word_forms",
     "heldout_split",
     "holds_markup",
     "holds_messages",

@@ -37,8 +37,8 @@ from engine.data.documents import is_document_file
 from engine.data.language import AUTO_LANGUAGE
 from engine.data.messages import messages_report
 from engine.data.passages import PASSAGE_WORDS
-from engine.data.vectorizer import STOP_WORD_LANGUAGES, UNICODE_TOKEN_PATTERN, languages_of, stop_word_list
-from engine.data.word_forms import WORD_FORM_LANGUAGES
+from engine.data.vectorizer import STOP_WORD_LANGUAGES, UNICODE_TOKEN_PATTERN, stop_word_list
+from engine.data.word_forms import has_word_forms
 from engine.errors import EngineError
 from engine.inference.run import (
     DEFAULT_PASSES,
@@ -389,8 +389,7 @@ def _word_forms_message(corpus: Any, vectorizer: Any) -> str:
                       for w in named[:PHRASES_SHOWN])
     n = len(vectorizer.word_forms)
     if not n:
-        known = any(name in WORD_FORM_LANGUAGES for name in languages_of(vectorizer.stop_words))
-        return ("; no word is written in two forms" if known
+        return ("; no word is written in two forms" if has_word_forms(vectorizer.stop_words)
                 else f"; the forms of {vectorizer.stop_words} words are not known: each is counted as written")
     return (f"; {n} form{'s' if n != 1 else ''} counted as another word"
             + (f" ({shown}{'; ...' if len(named) > PHRASES_SHOWN else ''})" if named else ""))

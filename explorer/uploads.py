@@ -36,7 +36,6 @@ from explorer.engine_api import (
     SPREADSHEET_SUFFIXES,
     STOP_WORD_LANGUAGES,
     TEXT_SUFFIXES,
-    WORD_FORM_LANGUAGES,
     Corpus,
     EngineError,
     LanguageGuess,
@@ -46,6 +45,7 @@ from explorer.engine_api import (
     decode_text,
     detect_encoding,
     guess_language,
+    has_word_forms,
     is_document_file,
     languages_of,
     mbox_frame,
@@ -515,12 +515,6 @@ def phrases_note(corpus: Corpus, found: pd.DataFrame) -> str:
 
 
 WORD_FORMS_NAMED = 5  # words named, with their forms, in the Data page's note
-
-
-def has_word_forms(language: str) -> bool:
-    """Whether the word forms of ``language`` (a stop-word language, several joined by "+") are known: of one of
-    them at least."""
-    return any(name in WORD_FORM_LANGUAGES for name in languages_of(language))
 
 
 def word_forms_found(corpus: Corpus) -> pd.DataFrame:

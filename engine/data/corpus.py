@@ -31,8 +31,8 @@ from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.passages import _passage_columns
 from engine.data.phrases import find_phrases
 from engine.data.text import RawDocument, SkippedFile
-from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, _flag, languages_of, token_pattern_for
-from engine.data.word_forms import WORD_FORM_LANGUAGES, find_word_forms, merged_forms
+from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, _flag, token_pattern_for
+from engine.data.word_forms import find_word_forms, has_word_forms, merged_forms
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
 from engine.validation import check_int
 
@@ -480,7 +480,7 @@ def _word_forms_choice(choice, stop_words) -> bool:
     """``merge_word_forms`` resolved against the stop words read with: True or False as given (True needs a language
     with word forms), "auto" True where the language has them."""
     if isinstance(choice, str) and choice == AUTO_MARKUP:
-        return isinstance(stop_words, str) and any(name in WORD_FORM_LANGUAGES for name in languages_of(stop_words))
+        return has_word_forms(stop_words)
     if not isinstance(choice, (bool, np.bool_)):
         raise TypeError(f"merge_word_forms must be True, False or {AUTO_MARKUP!r}, got {choice!r}")
     if choice and not isinstance(stop_words, str):

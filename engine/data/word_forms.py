@@ -29,7 +29,8 @@ from typing import NamedTuple
 
 from engine.data.vectorizer import MAX_WORD_CHARACTERS, MAX_WORD_FORMS, SEPARATOR, Vectorizer, languages_of
 
-__all__ = ["WORD_FORM_LANGUAGES", "WordForm", "find_word_forms", "merged_forms", "word_form_languages"]
+__all__ = ["WORD_FORM_LANGUAGES", "WordForm", "find_word_forms", "has_word_forms", "merged_forms",
+           "word_form_languages"]
 
 # simplemma's code for each stop-word language it has a dictionary of (the others: chinese, gujarati, japanese,
 # korean, vietnamese)
@@ -71,6 +72,12 @@ def word_form_languages(language: str) -> tuple[str, ...]:
         raise ValueError(f"no word forms are known for {'+'.join(languages)}; they are for "
                          f"{', '.join(WORD_FORM_LANGUAGES)}")
     return known
+
+
+def has_word_forms(language: str | None) -> bool:
+    """Whether the forms of words in ``language`` (a stop-word language, several joined by "+") are known, in one
+    of its languages at least (False for None or a list of stop words)."""
+    return isinstance(language, str) and any(name in _CODES for name in languages_of(language))
 
 
 def find_word_forms(texts: Iterable[str], vectorizer: Vectorizer | None = None, *,

@@ -90,6 +90,8 @@ def test_a_language_without_word_forms_or_without_a_name_is_refused():
     with pytest.raises(ValueError, match="set stop_words to a language"):
         engine.Corpus.from_texts(TEXTS, stop_words=["the"], merge_word_forms=True)
     assert engine.word_form_languages("chinese+english") == ("english",)
+    assert engine.has_word_forms("chinese+english") and engine.has_word_forms("de")
+    assert not any(engine.has_word_forms(language) for language in ("chinese", "japanese+korean", None, ["the"]))
     assert len(engine.WORD_FORM_LANGUAGES) == 28 and set(engine.WORD_FORM_LANGUAGES) <= set(engine.STOP_WORD_LANGUAGES)
 
 
