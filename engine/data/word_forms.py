@@ -8,7 +8,7 @@ its group's word counts them as one (``engine.Corpus.from_texts(..., merge_word_
 
 A group is shown as the form the collection writes most often ("taxes" if it writes "taxes" more
 than "tax"), never as a lemma it does not use, so topics read as the documents do.  The lemmas come
-from simplemma's dictionaries (Barbaresi, 2023; 28 of the stop-word languages, see
+from the dictionaries of Adrien Barbaresi's simplemma (28 of the stop-word languages, see
 :data:`WORD_FORM_LANGUAGES`), looked up word by word without the sentence: a form with two readings
 takes the dictionary's first ("media" is counted with "medium", "goods" with "good"), and a word
 the dictionary does not know keeps its own form.  A form whose first :data:`SHARED_LETTERS` letters
