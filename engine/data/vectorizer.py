@@ -381,10 +381,12 @@ def _word_forms(values: Any) -> tuple[tuple[str, str], ...]:
 
 class _FormReader:
     """An analyzer with word forms merged: ``tokens``' tokens, each form replaced by its word, then the extra stop
-    words left out again (a listed word stops its forms too)."""
+    words left out again, with the word of each that is a form: any form of a word listed stops the word and all
+    its forms."""
 
     def __init__(self, tokens: Callable[[str], list[str]], heads: dict[str, str], extra: frozenset[str]):
-        self.tokens, self.heads, self.extra = tokens, heads, extra
+        self.tokens, self.heads = tokens, heads
+        self.extra = extra | {heads[word] for word in extra if word in heads}
 
     def __call__(self, text: str) -> list[str]:
         get, extra = self.heads.get, self.extra
@@ -702,7 +704,7 @@ class Vectorizer:
 
         With ``phrases``, each pair of them that stands side by side is one token (:meth:`runs`); an
         extra stop word may be a phrase ("new york").  With ``word_forms``, each form is then counted as its
-        word, and an extra stop word stops its forms too.
+        word, and an extra stop word that is any form of a word stops the word and all its forms.
         """
         from sklearn.feature_extraction.text import CountVectorizer
 

@@ -120,8 +120,10 @@ def find_word_forms(texts: Iterable[str], vectorizer: Vectorizer | None = None, 
     if not isinstance(language, str):
         raise TypeError(f"language must be a language name such as 'english', got {language!r}")
     codes = tuple(_CODES[name] for name in word_form_languages(language))
-    written = Counter()  # the tokens as written (accents kept), so the dictionary can find them
-    analyze = dataclasses.replace(reading, strip_accents=False, word_forms=()).analyzer()
+    written = Counter()  # the tokens as written
+    # accents kept, so the dictionary can find the words; extra stop words kept, so that one of them is grouped with
+    # its other forms and stops them all (Vectorizer.count_vectorizer)
+    analyze = dataclasses.replace(reading, strip_accents=False, word_forms=(), extra_stop_words=()).analyzer()
     for text in texts:
         if not isinstance(text, str):
             raise TypeError(f"texts must be strings, got {text!r}")

@@ -155,7 +155,9 @@ with prep_box:
         left.caption(safe_text.markdown(note.text))
     left.text_area("Extra stop words", key=Keys.stop_words, height=68, disabled=bag_of_words,
                    placeholder="e.g. congress, government",
-                   help="Words to ignore besides the language's usual stop words; separate them with commas.")
+                   help="Words to ignore besides the language's usual stop words; separate them with commas. When a "
+                        "word's forms are counted as one word, any of its forms leaves out the word and all its "
+                        "forms.")
     middle.number_input("Ignore words in fewer than … documents", min_value=1, step=1, key=Keys.min_df,
                         disabled=bag_of_words, help="Rare words (typos, names) make topics noisy; 5 is a good start.")
     middle.slider("Ignore words in more than this share of documents", 0.05, 1.0, step=0.05, key=Keys.max_df,

@@ -120,6 +120,17 @@ def test_a_phrase_is_never_merged_and_an_extra_stop_word_stops_its_forms():
     assert "health care" not in forms and {"cost", "costs"} <= forms
     stopped = engine.Vectorizer(word_forms={"cost": "costs"}, extra_stop_words=["costs"])
     assert stopped.analyzer()("cost and costs and plans") == ["plans"]
+    stopped = engine.Vectorizer(word_forms={"cost": "costs"}, extra_stop_words=["Cost"])  # a form stops its word
+    assert stopped.analyzer()("cost and costs and plans") == ["plans"]
+
+
+def test_any_form_of_a_word_given_as_an_extra_stop_word_leaves_out_the_word_and_all_its_forms():
+    plain = engine.Corpus.from_texts(TEXTS, merge_word_forms=True)
+    assert dict(plain.vectorizer.word_forms)["say"] in plain.vocabulary
+    for listed in ("say", "says", "said"):
+        corpus = engine.Corpus.from_texts(TEXTS, merge_word_forms=True, extra_stop_words=[listed])
+        assert not {"say", "says", "said"} & set(corpus.vocabulary)
+        assert "taxes" in corpus.vocabulary and dict(corpus.vectorizer.word_forms)["tax"] == "taxes"
 
 
 def test_new_text_is_counted_as_the_training_text_was(tmp_path):
