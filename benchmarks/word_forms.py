@@ -24,7 +24,11 @@ absent.  Each is read twice with the app's preprocessing (stop words guessed, mi
   book), the accuracy of 10 nearest neighbours by Hellinger distance between the documents' E[theta]
   (``phrases.py``'s measure, which does not depend on the vocabulary).
 
+``--model hdp`` trains the default HDP (``engine.HDP(n_topics=150, doc_truncation=20, n_words=V,
+seed=s)``) instead; its figures are of the topics in use (corpus weight >= 1 %), whose number it adds.
+
     python benchmarks/word_forms.py --seeds 0 1 2 3 4
+    python benchmarks/word_forms.py --model hdp --seeds 0 1 2 3 4 --collections sotu chapters jargon docstrings
 """
 
 from __future__ import annotations
@@ -64,17 +68,26 @@ def merged_share(corpus: engine.Corpus) -> float:
     return 1000 * merged / max(tokens, 1)
 
 
+IN_USE = 0.01  # an HDP topic's least corpus weight to be scored
+
+
 def runs_of(corpus: engine.Corpus, k: int, seeds: list[int], epochs: int, labels: np.ndarray | None,
-            word_of) -> dict[str, np.ndarray]:
-    """The default LDA's figures on ``corpus``, one per seed; ``word_of`` gives the word a form is counted as."""
+            word_of, model_name: str = "lda") -> dict[str, np.ndarray]:
+    """The default LDA's (or HDP's) figures on ``corpus``, one per seed; ``word_of`` gives the word a form is counted
+    as."""
     reference = coherence_reference(corpus.counts)
     vocabulary = corpus.vocabulary
-    figures: dict[str, list[float]] = {"doubled": [], "distinct": [], "npmi": [], "accuracy": []}
+    figures: dict[str, list[float]] = {"doubled": [], "distinct": [], "npmi": [], "accuracy": [], "in_use": []}
     for seed in seeds:
         with threadpool_limits(1):
-            model = engine.LDA(n_topics=k, n_words=corpus.n_words, seed=seed)
+            model = engine.LDA(n_topics=k, n_words=corpus.n_words, seed=seed) if model_name == "lda" else \
+                engine.HDP(n_topics=150, doc_truncation=20, n_words=corpus.n_words, seed=seed)
             engine.SVI(model, corpus=corpus, seed=seed).run(n_docs=epochs * corpus.n_docs)
         top = np.argsort(-model.lambda_, axis=1)[:, :10]
+        if model_name == "hdp":
+            used = np.flatnonzero(model.topic_weights() >= IN_USE)
+            top = top[used]
+            figures["in_use"].append(used.size)
         figures["npmi"].append(float(np.mean(reference.score(top))))
         distinct = [len({word_of(vocabulary[w]) for w in row}) for row in top]
         figures["doubled"].append(sum(n < len(row) for n, row in zip(distinct, top, strict=True)))
@@ -88,8 +101,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_default_lda_arguments(parser)
     parser.add_argument("--collections", nargs="*", default=list(COLLECTIONS), choices=list(COLLECTIONS))
+    parser.add_argument("--model", choices=["lda", "hdp"], default="lda", help="the default LDA (--k) or HDP")
     args = parser.parse_args()
-    print(f"engine {engine.__version__}; default LDA, K = {args.k}, {args.epochs} passes, seeds {args.seeds}")
+    trained = f"LDA, K = {args.k}" if args.model == "lda" else "HDP (topics in use: weight >= 1 %)"
+    print(f"engine {engine.__version__}; default {trained}, {args.epochs} passes, seeds {args.seeds}")
     for language in ("english", "german", "french"):  # the dictionaries load on first use
         engine.Corpus.from_texts(["warm up the vectorizer"] * 3, stop_words=language, merge_word_forms=True)
     for name in args.collections:
@@ -111,14 +126,16 @@ def main() -> None:
         kept = {}
         for reading, corpus in (("plain", plain), ("forms", merged)):
             rows = None if labels is None else np.array([labels[int(doc_id)] for doc_id in corpus.doc_ids])
-            kept[reading] = runs_of(corpus, args.k, args.seeds, args.epochs, rows, merged.vectorizer.word_of)
+            kept[reading] = runs_of(corpus, args.k, args.seeds, args.epochs, rows, merged.vectorizer.word_of,
+                                    args.model)
         print("| reading | topics with two forms of a word | distinct words in the top 10 | NPMI (own vocabulary) "
-              "| label accuracy, 10 neighbours |")
-        print("|---|---|---|---|---|")
+              "| label accuracy, 10 neighbours | topics in use |")
+        print("|---|---|---|---|---|---|")
         for reading, figures in kept.items():
             accuracy = mean_sd(figures["accuracy"], 3) if "accuracy" in figures else "-"
+            in_use = f"{figures['in_use'].min()}-{figures['in_use'].max()}" if "in_use" in figures else "-"
             print(f"| {reading} | {mean_sd(figures['doubled'], 1)} | {mean_sd(figures['distinct'], 2)} "
-                  f"| {mean_sd(figures['npmi'], 3)} | {accuracy} |")
+                  f"| {mean_sd(figures['npmi'], 3)} | {accuracy} | {in_use} |")
         if "accuracy" in kept["plain"]:
             gain = kept["forms"]["accuracy"] - kept["plain"]["accuracy"]
             print(f"accuracy, forms - plain, paired by seed: {mean_sd(gain, 3)}")
