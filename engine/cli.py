@@ -380,12 +380,10 @@ def _word_forms_message(corpus: Any, vectorizer: Any) -> str:
     words first."""
     import numpy as np
 
-    merged: dict[str, list[str]] = {}
-    for form, word in vectorizer.word_forms:
-        merged.setdefault(word, []).append(form)
+    merged = vectorizer.other_forms()
     totals = np.asarray(corpus.counts.sum(axis=0)).ravel()
     named = sorted((w for w, word in enumerate(corpus.vocabulary) if word in merged), key=lambda w: -totals[w])
-    shown = "; ".join(f"{corpus.vocabulary[w]}: {', '.join(sorted(merged[corpus.vocabulary[w]]))}"
+    shown = "; ".join(f"{corpus.vocabulary[w]}: {', '.join(merged[corpus.vocabulary[w]])}"
                       for w in named[:PHRASES_SHOWN])
     n = len(vectorizer.word_forms)
     if not n:

@@ -519,15 +519,12 @@ WORD_FORMS_NAMED = 5  # words named, with their forms, in the Data page's note
 
 def word_forms_found(corpus: Corpus) -> pd.DataFrame:
     """The words the corpus counts with other forms (those its vocabulary kept), most frequent first: the word, its
-    other forms (most written first) and the times all of them are written."""
-    vectorizer = corpus.vectorizer
-    others: dict[str, list[str]] = {}
-    for form, word in (vectorizer.word_forms if vectorizer is not None else ()):
-        others.setdefault(word, []).append(form)
+    other forms (in alphabetical order) and the times all of them are written."""
+    others = corpus.vectorizer.other_forms() if corpus.vectorizer is not None else {}
     columns = [w for w, word in enumerate(corpus.vocabulary) if word in others]
     times = np.asarray(corpus.counts[:, columns].sum(axis=0)).ravel() if columns else np.zeros(0, dtype=np.int64)
     table = pd.DataFrame({"Word": [corpus.vocabulary[w] for w in columns],
-                          "Other forms": [", ".join(sorted(others[corpus.vocabulary[w]])) for w in columns],
+                          "Other forms": [", ".join(others[corpus.vocabulary[w]]) for w in columns],
                           "Times": times.astype(np.int64)})
     return table.sort_values(["Times", "Word"], ascending=[False, True], ignore_index=True)
 

@@ -623,6 +623,14 @@ class Vectorizer:
         ``word_forms``, else itself."""
         return self._form_heads.get(token, token)
 
+    def other_forms(self) -> dict[str, tuple[str, ...]]:
+        """Each word that ``word_forms`` counts other forms as, with those forms in alphabetical order
+        ({"tax": ("taxed", "taxes")})."""
+        others: dict[str, list[str]] = {}
+        for form, word in self.word_forms:  # sorted by form
+            others.setdefault(word, []).append(form)
+        return {word: tuple(forms) for word, forms in others.items()}
+
     def run_reader(self) -> Callable[[str], list[list[str]]]:
         """The function :meth:`runs` applies, its stop words and patterns prepared once (for many texts)."""
         reader = self._reader()

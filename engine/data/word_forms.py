@@ -134,14 +134,14 @@ def find_word_forms(texts: Iterable[str], vectorizer: Vectorizer | None = None, 
     chosen: dict[str, tuple[int, str]] = {}  # normalised form -> (count, lemma) of its most written spelling
     written = {token: count for token, count in written.items()  # a phrase, or a "word" too long to be one
                if SEPARATOR not in token and len(token) <= MAX_WORD_CHARACTERS}
-    for token, count in written.items():
-        form, key = normal(token), normal(lemma(token).lower())
+    normalised = [(normal(token), token, count) for token, count in written.items()]
+    for form, token, count in normalised:
+        key = normal(lemma(token).lower())
         if key[:SHARED_LETTERS] != form[:SHARED_LETTERS]:  # "better" -> "good", "saw" -> "see": kept apart
             key = form
         if count > chosen.get(form, (0, ""))[0]:
             chosen[form] = (count, key)
-    for token, count in written.items():
-        form = normal(token)  # again: cheaper than keeping every token's form
+    for form, _, count in normalised:
         groups.setdefault(chosen[form][1], Counter())[form] += count
     found = []
     for forms in groups.values():

@@ -201,6 +201,9 @@ def test_bad_word_forms_are_refused_with_what_to_fix(forms, error, message):
 def test_stored_settings_round_trip_and_older_ones_read_no_word_forms():
     vectorizer = engine.Vectorizer(word_forms={"taxes": "tax", "children": "child"})
     assert vectorizer.word_forms == (("children", "child"), ("taxes", "tax"))
+    assert vectorizer.other_forms() == {"child": ("children",), "tax": ("taxes",)}
+    assert engine.Vectorizer(word_forms={"taxes": "tax", "taxed": "tax"}).other_forms() == {"tax": ("taxed", "taxes")}
+    assert engine.Vectorizer().other_forms() == {}
     stored = vectorizer.to_dict()
     assert stored["word_forms"] == {"children": "child", "taxes": "tax"}
     assert engine.Vectorizer.from_dict(stored) == vectorizer
