@@ -105,6 +105,29 @@ def neighbour_accuracy(theta: np.ndarray, labels: np.ndarray, k: int = 10, folds
     return correct / len(labels)
 
 
+def read_twice(texts: list[str], **option) -> tuple[engine.Corpus, engine.Corpus, float]:
+    """``texts`` read with the app's preprocessing, plain and with ``option``, and the second reading's seconds over
+    the first's."""
+    start = time.perf_counter()
+    plain = engine.Corpus.from_texts(texts, **PREPROCESSING)
+    plain_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    other = engine.Corpus.from_texts(texts, **PREPROCESSING, **option)
+    return plain, other, (time.perf_counter() - start) / plain_seconds
+
+
+def corpus_labels(corpus: engine.Corpus, labels: list[str] | None) -> np.ndarray | None:
+    """The labels of ``corpus``' documents (its ids are the texts' positions), None where there are none."""
+    return None if labels is None else np.array([labels[int(doc_id)] for doc_id in corpus.doc_ids])
+
+
+def print_accuracy_gain(kept: dict[str, dict[str, np.ndarray]], reading: str) -> None:
+    """The label accuracy of ``reading`` less the plain reading's, paired by seed, where the documents have labels."""
+    if "accuracy" in kept["plain"]:
+        gain = kept[reading]["accuracy"] - kept["plain"]["accuracy"]
+        print(f"accuracy, {reading} - plain, paired by seed: {mean_sd(gain, 3)}")
+
+
 def joined_share(corpus: engine.Corpus) -> float:
     """Per 1,000 of the tokens ``corpus``' texts hold (stop words left out), those read as part of a phrase."""
     reader, pairs = corpus.vectorizer.run_reader(), corpus.vectorizer._phrase_pairs
@@ -148,25 +171,18 @@ def main() -> None:
         texts, labels = collection(name)
         if texts is None:
             continue
-        start = time.perf_counter()
-        plain = engine.Corpus.from_texts(texts, **PREPROCESSING)
-        plain_seconds = time.perf_counter() - start
-        start = time.perf_counter()
-        joined = engine.Corpus.from_texts(texts, **PREPROCESSING, join_phrases=True)
-        joined_seconds = time.perf_counter() - start
+        plain, joined, ratio = read_twice(texts, join_phrases=True)
         found = joined.vectorizer.phrases
         pairs = [tuple(phrase.split(" ")) for phrase in found]
         print(f"\n## {name}: {len(texts):,} documents, {len(found):,} phrases found, "
               f"{joined_share(joined):.0f} of 1,000 tokens joined; vocabulary {plain.n_words:,} -> "
-              f"{joined.n_words:,}; Corpus.from_texts {joined_seconds / plain_seconds:.1f}x the plain reading's time")
+              f"{joined.n_words:,}; Corpus.from_texts {ratio:.1f}x the plain reading's time")
         print("most frequent:", ", ".join(found[:15]))
         if not found:
             continue
         kept = {}
         for reading, corpus in (("plain", plain), ("phrases", joined)):
-            documents = {doc_id: d for d, doc_id in enumerate(corpus.doc_ids)}
-            rows = None if labels is None else np.array([labels[int(doc_id)] for doc_id in documents])
-            kept[reading] = runs_of(corpus, args.k, args.seeds, args.epochs, rows, pairs)
+            kept[reading] = runs_of(corpus, args.k, args.seeds, args.epochs, corpus_labels(corpus, labels), pairs)
         print("| reading | topics with a split phrase | topics with a joined phrase | NPMI (own vocabulary) "
               "| label accuracy, 10 neighbours |")
         print("|---|---|---|---|---|")
@@ -174,9 +190,7 @@ def main() -> None:
             accuracy = mean_sd(figures["accuracy"], 3) if "accuracy" in figures else "-"
             print(f"| {reading} | {mean_sd(figures['split'], 1)} | {mean_sd(figures['joined'], 1)} "
                   f"| {mean_sd(figures['npmi'], 3)} | {accuracy} |")
-        if "accuracy" in kept["plain"]:
-            gain = kept["phrases"]["accuracy"] - kept["plain"]["accuracy"]
-            print(f"accuracy, phrases - plain, paired by seed: {mean_sd(gain, 3)}")
+        print_accuracy_gain(kept, "phrases")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -50,9 +49,8 @@ except ImportError:  # a checkout that is not pip-installed
     import engine
 
 from _quality_panel import add_default_lda_arguments, coherence_reference, mean_sd  # noqa: E402
-from phrases import ENGLISH, collection, neighbour_accuracy  # noqa: E402
+from phrases import ENGLISH, collection, corpus_labels, neighbour_accuracy, print_accuracy_gain, read_twice  # noqa: E402
 
-PREPROCESSING = {"stop_words": "auto", "min_df": 5, "max_df": 0.5, "strip_accents": "auto"}
 COLLECTIONS = (*ENGLISH, "chapters", "manpages-de", "manpages-fr")
 
 
@@ -111,23 +109,17 @@ def main() -> None:
         texts, labels = collection(name)
         if texts is None:
             continue
-        start = time.perf_counter()
-        plain = engine.Corpus.from_texts(texts, **PREPROCESSING)
-        plain_seconds = time.perf_counter() - start
-        start = time.perf_counter()
-        merged = engine.Corpus.from_texts(texts, **PREPROCESSING, merge_word_forms=True)
-        merged_seconds = time.perf_counter() - start
+        plain, merged, ratio = read_twice(texts, merge_word_forms=True)
         groups = engine.find_word_forms(merged.texts, merged.vectorizer)
         print(f"\n## {name}: {len(texts):,} documents ({merged.vectorizer.stop_words}), {len(groups):,} words with "
               f"{len(merged.vectorizer.word_forms):,} other forms, {merged_share(merged):.0f} of 1,000 tokens "
-              f"merged; vocabulary {plain.n_words:,} -> {merged.n_words:,}; Corpus.from_texts "
-              f"{merged_seconds / plain_seconds:.1f}x the plain reading's time")
+              f"merged; vocabulary {plain.n_words:,} -> {merged.n_words:,}; Corpus.from_texts {ratio:.1f}x the "
+              "plain reading's time")
         print("most frequent:", "; ".join(" ".join(group.forms[:4]) for group in groups[:12]))
         kept = {}
         for reading, corpus in (("plain", plain), ("forms", merged)):
-            rows = None if labels is None else np.array([labels[int(doc_id)] for doc_id in corpus.doc_ids])
-            kept[reading] = runs_of(corpus, args.k, args.seeds, args.epochs, rows, merged.vectorizer.word_of,
-                                    args.model)
+            kept[reading] = runs_of(corpus, args.k, args.seeds, args.epochs, corpus_labels(corpus, labels),
+                                    merged.vectorizer.word_of, args.model)
         print("| reading | topics with two forms of a word | distinct words in the top 10 | NPMI (own vocabulary) "
               "| label accuracy, 10 neighbours | topics in use |")
         print("|---|---|---|---|---|---|")
@@ -136,9 +128,7 @@ def main() -> None:
             in_use = f"{figures['in_use'].min()}-{figures['in_use'].max()}" if "in_use" in figures else "-"
             print(f"| {reading} | {mean_sd(figures['doubled'], 1)} | {mean_sd(figures['distinct'], 2)} "
                   f"| {mean_sd(figures['npmi'], 3)} | {accuracy} | {in_use} |")
-        if "accuracy" in kept["plain"]:
-            gain = kept["forms"]["accuracy"] - kept["plain"]["accuracy"]
-            print(f"accuracy, forms - plain, paired by seed: {mean_sd(gain, 3)}")
+        print_accuracy_gain(kept, "forms")
 
 
 if __name__ == "__main__":
