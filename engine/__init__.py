@@ -105,6 +105,7 @@ from engine.inference.coherence import CoherenceReference, topic_coherence
 from engine.inference.distributed import DaskLocalStep
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import HeldoutSplit, heldout_split, splittable_documents
+from engine.inference.matching import TopicMatch, match_topics
 from engine.inference.quality import COHERENCE_TOP_WORDS, SHORT_DOCUMENT_WORDS, TopicQuality, topic_quality
 from engine.inference.run import Snapshot, TrainingRun, default_target_docs
 from engine.inference.schedule import (
@@ -219,6 +220,7 @@ __all__ = [
     "StepReport",
     "SyntheticCorpus",
     "TextCounts",
+    "TopicMatch",
     "TopicQuality",
     "TrainingRun",
     "UnsafeArchiveError",
@@ -253,6 +255,7 @@ __all__ = [
     "load_model",
     "make_synthetic_corpus",
     "markdown_text",
+    "match_topics",
     "mbox_frame",
     "mbox_rows",
     "merged_forms",

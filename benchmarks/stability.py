@@ -1,0 +1,144 @@
+"""Do a model's topics come back when it is trained again with another seed?  (issue 13)
+
+For each collection, number of topics and system, the model is trained once per seed as
+``quality.py`` trains it (the engine at its defaults; tomotopy's collapsed Gibbs sampler on one
+thread for the seconds the engine's LDA took with that seed).  Every pair of seeds is then
+matched topic to topic by ``engine.match_topics`` (the assignment of least summed Hellinger
+distance), and the script prints, over the pairs:
+
+- the share of the topics that recur: they and their partners are each other's nearest topic
+  (an HDP's topics in use, weight >= 0.01, matched among all its topics);
+- how many of their 10 top words the recurring topics share with their partners, and how many
+  the others share with theirs;
+- on the synthetic collection, the share of the 20 true topics each run recovers, by the same rule.
+
+    NUMBA_NUM_THREADS=1 python benchmarks/stability.py --corpora sotu jargon --k 20 --seeds 0 1 2 3 4
+
+``--systems`` takes ``engine-lda``, ``tomotopy-lda`` and ``engine-hdp``; ``--tomotopy-sweeps N``
+runs the sampler for N sweeps instead of the engine's seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+try:
+    import engine
+except ImportError:  # run from a checkout without installing it
+    sys.path.insert(0, str(HERE.parent))
+    import engine
+
+import _report  # noqa: E402
+import quality  # noqa: E402
+from _quality_config import CACHE, SHARED, SYNTHETIC  # noqa: E402
+from _quality_panel import load_collection  # noqa: E402
+
+SYSTEMS = ("engine-lda", "tomotopy-lda", "engine-hdp")
+IN_USE_WEIGHT = 0.01  # an HDP's topics in use, as quality.py and the app count them
+
+
+def considered(model, kind: str) -> np.ndarray:
+    """The topics whose recurrence is asked: all of an LDA's, an HDP's topics in use."""
+    if kind == "lda":
+        return np.arange(model.n_topics)
+    return np.flatnonzero(model.topic_weights() >= IN_USE_WEIGHT)
+
+
+def pair_figures(models: list, kind: str) -> dict:
+    """Recurrence over every pair of seeds (each pair once, from the lower seed's side)."""
+    shares, recurring_words, other_words = [], [], []
+    for a, b in itertools.combinations(range(len(models)), 2):
+        match = engine.match_topics(models[a], models[b])
+        topics = considered(models[a], kind)
+        recurring = match.recurring[topics]
+        shares.append(match.n_recurring(topics) / max(1, topics.size))
+        recurring_words += match.shared_words[topics][recurring].tolist()
+        other_words += match.shared_words[topics][~recurring].tolist()
+    return {"recurring": np.array(shares), "recurring_words": np.array(recurring_words, dtype=float),
+            "other_words": np.array(other_words, dtype=float)}
+
+
+def truth_recovered(models: list, truth: np.ndarray) -> np.ndarray:
+    """The share of the true topics each model recovers (matched from the truth's side)."""
+    return np.array([engine.match_topics(truth, model).recurring.mean() for model in models])
+
+
+def train_models(system: str, collection, K: int | None, seeds: list[int], cell, seconds: dict) -> list:
+    models = []
+    for seed in seeds:
+        if system == "tomotopy-lda" and cell.sweeps is None:
+            cell.budget = seconds[(collection.name, K, seed)]
+        trained = quality.train_system(system, collection, K, seed, cell)
+        if system == "engine-lda":
+            seconds[(collection.name, K, seed)] = trained.seconds
+        models.append(trained.evaluator)
+        print(f"  {collection.name} {system} {'HDP' if K is None else f'K={K}'} seed {seed}: "
+              f"{trained.seconds:.2f} s", file=sys.stderr, flush=True)
+    return models
+
+
+def spread(values: np.ndarray, digits: int = 2) -> str:
+    if values.size == 0:
+        return "-"
+    return f"{values.mean():.{digits}f} ± {values.std(ddof=1) if values.size > 1 else 0.0:.{digits}f}"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpora", nargs="+", default=["sotu", "jargon", "synthetic"])
+    p.add_argument("--k", type=int, nargs="+", default=[20])
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=SYSTEMS)
+    p.add_argument("--tomotopy-sweeps", type=int, help="sweeps of tomotopy's sampler (default: the engine's seconds)")
+    p.add_argument("--shared", type=Path, default=SHARED)
+    p.add_argument("--cache", type=Path, default=CACHE)
+    args = p.parse_args(argv)
+    if len(args.seeds) < 2:
+        p.error("--seeds needs at least two seeds to compare")
+    if "tomotopy-lda" in args.systems and "engine-lda" not in args.systems and args.tomotopy_sweeps is None:
+        p.error("tomotopy-lda trains for the engine's seconds: add engine-lda to --systems")
+    print(_report.warm_up(["float32", "float64"], cold=False), flush=True)
+    cell = quality.Cell(args.epochs, 1, {}, {}, sweeps=args.tomotopy_sweeps)
+    seconds: dict = {}
+    rows = []
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        for name in args.corpora:
+            collection, why = load_collection(name, args)
+            if collection is None:
+                print(why, file=sys.stderr)
+                continue
+            quality.warm_up(collection, cell, [])
+            truth = engine.make_synthetic_corpus(**SYNTHETIC).topics if name == "synthetic" else None
+            cells = [(s, K) for K in args.k for s in args.systems if s != "engine-hdp"]
+            cells += [("engine-hdp", None)] if "engine-hdp" in args.systems else []
+            for system, K in cells:
+                models = train_models(system, collection, K, args.seeds, cell, seconds)
+                kind = "hdp" if system == "engine-hdp" else "lda"
+                figures = pair_figures(models, kind)
+                recovered = truth_recovered(models, truth) if truth is not None else None
+                rows.append((name, "HDP" if K is None else K, system, figures, recovered))
+    print(f"\ncommand: python {' '.join([sys.argv[0], *(argv or sys.argv[1:])])}")
+    print(f"{len(args.seeds)} seeds, {len(args.seeds) * (len(args.seeds) - 1) // 2} pairs of them; a topic "
+          "recurs when it and its partner are each other's nearest topic (engine.match_topics)\n")
+    print("| collection | K | system | topics recurring (± sd over pairs) | top 10 words shared: recurring "
+          "| the others | true topics recovered |")
+    print("|---|---|---|---|---|---|---|")
+    for name, K, system, figures, recovered in rows:
+        truth = "" if recovered is None else spread(recovered)
+        print(f"| {name} | {K} | {system} | {spread(figures['recurring'])} | {spread(figures['recurring_words'], 1)} "
+              f"| {spread(figures['other_words'], 1)} | {truth} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,180 @@
+"""Which topics of one model recur in another: topics matched one to one across two runs.
+
+A topic that a second run (another seed, another schedule, batch VI against SVI, or
+collapsed Gibbs) finds again is one a reader can trust; a topic with no counterpart may be
+an accident of its run's random start.  The topics of the two models are paired one to one
+so that the summed distance between partners is least (the assignment problem, solved
+exactly by ``scipy.optimize.linear_sum_assignment``), and each pair is described in terms a
+reader checks: how many of a topic's top words its partner shares.
+
+The distance is the Hellinger distance between the topics' word distributions E[beta_k],
+H(p, q) = sqrt(1 - sum_v sqrt(p_v q_v)), from 0 (the same distribution) to 1 (no word in
+common); gensim's ``LdaModel.diff`` offers it for the same purpose.  It costs one matrix
+product for all pairs.  Stability measured this way, a topic matched across runs by its
+words, is Greene, O'Callaghan & Cunningham's ("How many topics? Stability analysis for
+topic models", ECML PKDD 2014), with the whole distribution deciding the pairs.  A topic
+*recurs* when it and its partner are each other's nearest topic: distances between the
+dense topics of SVI and the sparse ones of a Gibbs sampler lie on different scales, and on
+real collections the distances of partners and of unrelated topics overlap, so no fixed
+line would do (benchmarks/RESULTS.md, run 72).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from engine.errors import VocabularyMismatchError
+from engine.models.inspection import top_indices
+from engine.validation import check_int
+
+__all__ = ["TopicMatch", "match_topics"]
+
+
+@dataclass(frozen=True)
+class TopicMatch:
+    """The one-to-one pairing of a model's topics with another model's, from the first model's side.
+
+    Attributes
+    ----------
+    partner : ndarray of int, shape (n_topics,)
+        The other model's topic paired with each topic; -1 when the other model has fewer
+        topics and this one was left without a partner.
+    distance : ndarray of shape (n_topics,)
+        Hellinger distance (0 to 1) from each topic to its partner; 1 without a partner.
+    recurring : ndarray of bool, shape (n_topics,)
+        The topic is found again in the other model: it and its partner are each other's
+        nearest topic (no topic of the other model is closer to it, none of this model is
+        closer to its partner).  A rule without a threshold, so it holds as well for the
+        sparse topics of a Gibbs sampler as for SVI's.
+    shared_words : ndarray of int, shape (n_topics,)
+        How many of the topic's ``n_top`` most probable words are among its partner's
+        ``n_top`` most probable words; 0 without a partner.
+    n_top : int
+        The number of top words compared.
+    """
+
+    partner: np.ndarray
+    distance: np.ndarray
+    recurring: np.ndarray
+    shared_words: np.ndarray
+    n_top: int
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.partner)
+
+    def n_recurring(self, topics=None) -> int:
+        """How many topics recur (of ``topics``, indices, when given: an HDP's topics in use, say)."""
+        recurring = self.recurring if topics is None else self.recurring[np.asarray(topics, dtype=np.intp)]
+        return int(np.count_nonzero(recurring))
+
+
+def match_topics(model, other, *, n_top: int = 10, vocabulary: Sequence[str] | None = None,
+                 other_vocabulary: Sequence[str] | None = None) -> TopicMatch:
+    """Pair each topic of ``model`` with one topic of ``other``, the pairs' summed distance least.
+
+    Parameters
+    ----------
+    model, other : fitted LDA or HDP, or array-like of shape (n_topics, n_words)
+        The two sets of topics: fitted models (their ``expected_topics()``) or non-negative
+        topic-word weights, each row normalised here (a tomotopy or gensim model's topics).
+        They may have different numbers of topics (an HDP against an LDA): the smaller set is
+        matched in full.
+    n_top : int, default 10
+        How many of each topic's most probable words ``shared_words`` compares.
+    vocabulary, other_vocabulary : sequence of str, optional
+        The word of each column.  By default each model's ``feature_names_in_`` (a model
+        fitted on an :class:`~engine.Corpus` or loaded from a model file knows it).  When both
+        are known and differ (runs on differently prepared texts), the topics are compared
+        word by word, a word one vocabulary lacks having probability 0 there.  When either is
+        unknown both must have the same number of words, taken to be the same words.
+
+    Returns
+    -------
+    TopicMatch
+        From ``model``'s side: each topic's partner in ``other``, its distance and the top
+        words they share.  ``match_topics(other, model)`` gives the same pairs from the other side.
+
+    Raises
+    ------
+    ValueError
+        A model has no topics yet, or weights are negative, not finite or a row is all zero.
+    VocabularyMismatchError
+        The vocabularies cannot be lined up (see ``vocabulary``).
+    """
+    n_top = check_int("n_top", n_top, 1)
+    topics, words = _topics("model", model, vocabulary)
+    other_topics, other_words = _topics("other", other, other_vocabulary)
+    topics, other_topics = _aligned(topics, words, other_topics, other_words)
+    # Hellinger: H^2 = 1 - BC with the Bhattacharyya coefficient BC(p, q) = sum_v sqrt(p_v q_v)
+    overlap = np.sqrt(topics) @ np.sqrt(other_topics).T
+    distances = np.sqrt(np.clip(1.0 - overlap, 0.0, 1.0))
+    rows, columns = linear_sum_assignment(distances)
+    partner = np.full(topics.shape[0], -1, dtype=np.intp)
+    partner[rows] = columns
+    distance = np.ones(topics.shape[0])
+    distance[rows] = distances[rows, columns]
+    # mutual nearest: the partner is the row's nearest column and the row is the partner's nearest row
+    # (argmin takes the lowest index among equals, so of two identical topics only the first recurs)
+    recurring = np.zeros(topics.shape[0], dtype=bool)
+    recurring[rows] = (distances.argmin(axis=1)[rows] == columns) & (distances.argmin(axis=0)[columns] == rows)
+    n_top = min(n_top, topics.shape[1])
+    top, other_top = top_indices(topics, n_top), top_indices(other_topics, n_top)
+    shared = np.zeros(topics.shape[0], dtype=np.intp)
+    for row, column in zip(rows, columns, strict=True):
+        shared[row] = np.intersect1d(top[row], other_top[column]).size
+    return TopicMatch(partner=partner, distance=distance, recurring=recurring, shared_words=shared, n_top=n_top)
+
+
+def _topics(name: str, model, vocabulary) -> tuple[np.ndarray, list[str] | None]:
+    """Row-normalised float64 topics and the words of their columns (None: not known)."""
+    if hasattr(model, "expected_topics"):
+        if getattr(model, "lambda_", None) is None:
+            raise ValueError(f"{name} has no topics yet: fit it first")
+        topics = np.asarray(model.expected_topics(), dtype=np.float64)
+        known = model.__dict__.get("feature_names_in_")
+        words = vocabulary if vocabulary is not None else known
+    else:
+        topics = np.array(model, dtype=np.float64)
+        words = vocabulary
+        if topics.ndim != 2 or 0 in topics.shape:
+            raise ValueError(f"{name} must be a fitted model or a 2-d array of topic-word weights, "
+                             f"got shape {topics.shape}")
+        if not np.all(np.isfinite(topics)) or np.any(topics < 0):
+            raise ValueError(f"{name}'s topic-word weights must be finite and non-negative")
+        totals = topics.sum(axis=1, keepdims=True)
+        if np.any(totals <= 0):
+            raise ValueError(f"{name} has a topic whose weights are all zero (row {int(np.argmin(totals))})")
+        topics /= totals
+    if words is None:
+        return topics, None
+    words = [str(word) for word in words]
+    if len(words) != topics.shape[1]:
+        raise VocabularyMismatchError(f"the vocabulary of {name} has {len(words)} words but its topics have "
+                                      f"{topics.shape[1]}")
+    if len(set(words)) != len(words):
+        raise VocabularyMismatchError(f"the vocabulary of {name} holds a word twice")
+    return topics, words
+
+
+def _aligned(topics: np.ndarray, words: list[str] | None, other: np.ndarray,
+             other_words: list[str] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Both sets of topics over one list of words: the union of the vocabularies when they differ."""
+    if words is None or other_words is None or words == other_words:
+        if topics.shape[1] != other.shape[1]:
+            raise VocabularyMismatchError(
+                f"the two models have {topics.shape[1]} and {other.shape[1]} words; pass vocabulary= and "
+                "other_vocabulary= to compare topics over different vocabularies word by word")
+        return topics, other
+    index = {word: i for i, word in enumerate(words)}
+    extra = [word for word in other_words if word not in index]
+    for word in extra:
+        index[word] = len(index)
+    columns = np.fromiter((index[word] for word in other_words), dtype=np.intp, count=len(other_words))
+    widened = np.zeros((other.shape[0], len(index)))
+    widened[:, columns] = other
+    return np.hstack([topics, np.zeros((topics.shape[0], len(extra)))]), widened
