@@ -14,13 +14,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import clouds, quality, samples, tables, timeline, uploads
+from explorer import clouds, quality, recurrence, samples, tables, timeline, uploads
 from explorer.engine_api import (
     BoilerplateReport,
     CoherenceReference,
     KernelWarmUp,
     LanguageGuess,
     MessagesReport,
+    TopicMatch,
     ldavis_topics,
     messages_report,
     most_likely_topics,
@@ -32,7 +33,7 @@ from explorer.storage import Collection
 __all__ = [
     "boilerplate_report", "coherence_reference", "doc_topic", "kernel_warm_up", "language_guess", "limiter",
     "messages_left_out", "run_quality", "sample_collection", "sample_source", "searchable_texts", "source_collection",
-    "time_columns", "word_cloud",
+    "time_columns", "topic_match", "word_cloud",
 ]
 
 
@@ -186,6 +187,19 @@ def _intertopic(run_id: str, version: tuple, labels: tuple[str, ...], _model) ->
 def intertopic_points(record: RunRecord, model, labels: Sequence[str]) -> pd.DataFrame:
     """The intertopic map's circles for ``model``, the run's current model; computed once per version of its topics."""
     return _intertopic(record.run_id, _topics_version(record), tuple(labels), model)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _match(run_id: str, version: tuple, other_id: str, other_version: tuple,
+           _models: Callable[[], tuple]) -> TopicMatch:
+    return recurrence.match(*_models())
+
+
+def topic_match(record: RunRecord, other: RunRecord) -> TopicMatch:
+    """``record``'s topics paired with ``other``'s (``engine.match_topics``), once per version of both runs' topics."""
+    version, other_version = _topics_version(record), _topics_version(other)  # before the models, as run_quality
+    return _match(record.run_id, version, other.run_id, other_version,
+                  lambda: (record.model(), record.vocabulary, other.model(), other.vocabulary))
 
 
 def run_quality(record: RunRecord) -> quality.TopicQuality | None:

@@ -2,8 +2,8 @@
 
 Pages and helpers import engine functionality from here, so a renamed or moved
 engine function is adapted in one file.  Nothing here computes anything: topic order,
-topics in use, topic coherence, relevance ranking, word colouring, top documents and word counts all
-come from the engine's public API.
+topics in use, topic coherence, topics matched across runs, relevance ranking, word colouring, top
+documents and word counts all come from the engine's public API.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from engine import (
     MissingColumnError,
     ModelFileError,
     Snapshot,
+    TopicMatch,
     TopicQuality,
     TrainingRun,
     Vectorizer,
@@ -56,6 +57,7 @@ from engine import (
     languages_of,
     ldavis_topics,
     load_model,
+    match_topics,
     mbox_frame,
     messages_report,
     most_likely_topics,
@@ -138,6 +140,7 @@ __all__ = [
     "MissingColumnError",
     "ModelFileError",
     "Snapshot",
+    "TopicMatch",
     "TopicQuality",
     "TrainingRun",
     "Vectorizer",
@@ -164,6 +167,7 @@ __all__ = [
     "languages_of",
     "ldavis_topics",
     "load_model",
+    "match_topics",
     "mbox_frame",
     "messages_report",
     "most_likely_topics",

@@ -70,7 +70,7 @@ class Keys:
     # Topics page
     relevance = "topics.relevance"
     n_words, show_clouds = "topics.n_words", "topics.clouds"
-    merge_copies = "topics.merge"  # merge the shown run's copies of the overall word use
+    merge_copies, match_run = "topics.merge", "topics.match"  # merge its copies; the run its topics are matched in
     alpha_chart, sticks_chart = "topics.alpha", "topics.sticks"
     intertopic_chart, intertopic_topic, intertopic_words = "topics.map", "topics.map_topic", "topics.map_words"
     # Documents page

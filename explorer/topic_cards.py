@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,7 @@ from explorer import (
     intertopic,
     model_extra,
     quality,
+    recurrence,
     safe_text,
     state,
     tables,
@@ -75,13 +77,15 @@ def _quality_lines(measured: quality.TopicQuality | None, topic: int) -> None:
 
 
 def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.DataFrame, show_cloud: bool,
-          training: bool, measured: quality.TopicQuality | None) -> None:
+          training: bool, measured: quality.TopicQuality | None, found_line: str | None) -> None:
     with st.container(border=True, key=Keys.topic_card(topic)):
         color = charts.topic_color(topic)
         # the label may come from a model file: escaped for HTML and for the Markdown around it
         st.markdown(f"<span style='color:{color};font-size:1.3em'>■</span> **{safe_text.html(label)}** — "
                     f"{formatting.percent(weight)} of the words", unsafe_allow_html=True)
         _quality_lines(measured, topic)
+        if found_line:
+            st.caption(found_line, help=recurrence.COMPARE_HELP)
         st.text_input("Label", value=record.labels.get(topic, ""), key=Keys.topic_label(record.run_id, topic),
                       placeholder=label, on_change=_save_label, args=(record, topic), label_visibility="collapsed",
                       max_chars=model_extra.MAX_LABEL_CHARS,  # what a model file's labels may hold
@@ -114,12 +118,27 @@ def _alpha(model, labels: list[str], order: list[int]) -> None:
                     key=Keys.alpha_chart)
 
 
-def topic_panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
-    @st.fragment(run_every=1.0 if training else None)
+def topic_panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecord | None = None) -> None:
+    """The page's live part; ``other``: a run whose topics each card looks for (None: no comparison)."""
+    @st.fragment(run_every=1.0 if training or (other is not None and other.active) else None)
     def panel() -> None:
         with ui.guard():
-            _panel(record, training, show_clouds)
+            _panel(record, training, show_clouds, other)
     panel()
+
+
+def _comparison(record: RunRecord, other: RunRecord | None,
+                measured: quality.TopicQuality | None) -> Callable[[int], str | None]:
+    """Says how many topics ``other`` finds again, and gives each card's line (none without a comparison)."""
+    other_model = None if other is None else other.model()
+    if other_model is None:
+        return lambda topic: None
+    found = cached.topic_match(record, other)
+    hdp = record.settings.model == "HDP"
+    topics = np.flatnonzero(measured.live) if hdp and measured is not None else np.arange(found.n_topics)
+    st.info(recurrence.summary_line(found, topics, other.name, hdp and measured is not None), icon=icons.COMPARE)
+    labels = topic_labels(other, other_model)
+    return lambda topic: recurrence.card_line(found, topic, other.name, labels)
 
 
 def _hdp_weights(model, measured: quality.TopicQuality | None, labels: dict, order, weights) -> None:
@@ -142,7 +161,7 @@ def _hdp_weights(model, measured: quality.TopicQuality | None, labels: dict, ord
     right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key=Keys.sticks_chart)
 
 
-def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
+def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecord | None) -> None:
     model = record.model()
     if model is None:
         st.info("This run has no model yet.")
@@ -171,11 +190,12 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool) -> None:
     if repeated:
         st.info(repeated, icon=icons.INFO)
     intertopic.intertopic_map(cached.intertopic_points(record, model, labels), labels, frames, n_words)
+    found_line = _comparison(record, other, measured)
     shown = int(state.get(Keys.n_shown(record.run_id), 20))
     columns = st.columns(2)
     for position, topic in enumerate(order[:shown]):
         with columns[position % 2]:
             _card(record, int(topic), labels[topic], float(shares[topic]), frames[topic], show_clouds, training,
-                  measured)
+                  measured, found_line(int(topic)))
     if training and not record.active:
         st.rerun()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import icons, safe_text, session, state, topic_cards, ui
+from explorer import icons, recurrence, safe_text, session, state, topic_cards, ui
 from explorer.state import Keys
 
 st.title("Topics")
@@ -24,7 +24,16 @@ n_topics = record.settings.n_topics if record.model() is None else record.model(
 default_shown = min(n_topics, 20 if record.settings.model == "LDA" else 30)
 right.number_input("Topics to show", 1, n_topics, value=default_shown, step=1, key=Keys.n_shown(record.run_id),
                    help="Cards are ordered by how much of the collection each topic explains.")
-show_clouds = st.toggle("Show word clouds", value=True, key=Keys.show_clouds,
-                        help="A word cloud per topic, beside its bar chart (redrawn every few seconds while training).")
+clouds_column, match_column = st.columns([1, 2])
+show_clouds = clouds_column.toggle("Show word clouds", value=True, key=Keys.show_clouds,
+                                   help="A word cloud per topic, beside its bar chart (redrawn every few seconds "
+                                        "while training).")
+others = {r.run_id: r for r in session.runs() if r.run_id != record.run_id and r.model() is not None}
+if state.get(Keys.match_run) not in others:
+    state.put(Keys.match_run, None)
+match_column.selectbox("Find these topics in another run", list(others), key=Keys.match_run, index=None,
+                       format_func=lambda run_id: others[run_id].name, placeholder="Choose a run to compare with",
+                       help=recurrence.COMPARE_HELP)
+other = others.get(state.get(Keys.match_run))
 
-topic_cards.topic_panel(record, session.runs().any_active() and record.active, show_clouds)
+topic_cards.topic_panel(record, session.runs().any_active() and record.active, show_clouds, other)

@@ -361,3 +361,69 @@ def test_words_left_out_of_a_cloud_are_named_under_it(app_path, monkeypatch):
     assert any(c.value.startswith("Not in the cloud: file (no font on this server draws") for c in _card(at, 0).caption)
     monkeypatch.undo()
     cached.word_cloud.clear()
+
+
+def _permuted_record(record: runs.RunRecord, order: list[int], run_id: str, name: str) -> runs.RunRecord:
+    """Another run holding some of ``record``'s topics in another order (a run with fewer topics)."""
+    model = record.model()
+    other = LDA(n_topics=len(order), n_words=model.n_words, eta=model.eta, seed=1)
+    other.lambda_ = model.lambda_[order].copy()
+    loaded = LoadedModel(model=other, vocabulary=record.vocabulary, trainer_state=None)
+    settings = runs.RunSettings(n_topics=len(order), n_test=30, seed=1)
+    return runs.RunRecord(run_id, name, settings, record.collection, loaded=loaded, checkpointed=False)
+
+
+def test_each_card_says_whether_another_run_finds_its_topic_again(app_path):
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    collection = at.session_state[Keys.collection]
+    record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
+    other = at.session_state[Keys.runs].add(_permuted_record(record, [2, 0, 1], "other-run", "#2 three topics"))
+    at.session_state[Keys.current_run] = record.run_id
+    at.switch_page("views/topics.py")
+    at.run()
+    assert not at.exception, at.exception
+    [chooser] = [s for s in at.selectbox if s.key == Keys.match_run]
+    assert chooser.value is None and chooser.options == ["#2 three topics"]  # the other runs, by name
+    assert not [c for c in _card(at, 0).caption if "found again" in c.value.lower()]  # no comparison until one is chosen
+
+    chooser.select(other.run_id)
+    at.run()
+    assert not at.exception, at.exception
+    assert "3 of the 4 topics are found again in **\\#2 three topics**. Each card below names its partner there." in [
+        i.value for i in at.info]
+    other_labels = [other.label(k, other.model().top_words(3, other.vocabulary)[k]) for k in range(3)]
+    for topic, partner in ((0, 1), (1, 2), (2, 0)):
+        [line] = [c for c in _card(at, topic).caption if "found again" in c.value.lower()]
+        assert line.value == (f"Found again in **\\#2 three topics** as *{other_labels[partner]}* "
+                              "(10 of its 10 top words shared).")
+        assert "closest topic" in line.proto.help
+    [line] = [c for c in _card(at, 3).caption if "found again" in c.value.lower()]
+    assert line.value == ("Not found again in **\\#2 three topics**: that run has fewer topics, and the others are "
+                          "closer to its topics.")
+
+    # the other run removed: the choice goes with it and the cards say nothing more
+    at.session_state[Keys.runs].remove(other.run_id)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.session_state[Keys.match_run] is None
+    assert not [c for c in _card(at, 0).caption if "found again" in c.value.lower()]
+
+
+def test_a_partner_that_is_not_the_closest_both_ways_is_not_called_found_again(app_path):
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    collection = at.session_state[Keys.collection]
+    record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
+    # the other run has topic 0 twice: one of this run's topic 0's partners is not its nearest both ways
+    other = at.session_state[Keys.runs].add(_permuted_record(record, [0, 0, 1, 2], "twice", "#2 twice"))
+    at.session_state[Keys.current_run] = record.run_id
+    at.session_state[Keys.match_run] = other.run_id
+    at.switch_page("views/topics.py")
+    at.run()
+    assert not at.exception, at.exception
+    found = engine.match_topics(record.model(), other.model())
+    assert found.recurring.tolist() == [True, True, True, False]  # topic 3 is paired with the second copy of 0
+    [line] = [c for c in _card(at, 3).caption if "found again" in c.value.lower()]
+    assert line.value.startswith("Not clearly found again in **\\#2 twice**: its closest match there, *")
+    assert "3 of the 4 topics are found again in **\\#2 twice**." in " ".join(i.value for i in at.info)

@@ -1,0 +1,56 @@
+"""Which topics come back in another run, said in plain words (the Topics page's comparison).
+
+No Streamlit here.  The pairs come from the engine (``engine.match_topics``: each topic paired
+one to one with a topic of the other run, and found again when the two are each other's
+nearest); this module names the runs and the topics and says what a pair means.
+``explorer/cached.py`` keeps the match per version of the two runs' topics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from explorer import formatting, safe_text
+from explorer.engine_api import TopicMatch, match_topics
+
+__all__ = ["COMPARE_HELP", "TopicMatch", "card_line", "match", "summary_line"]
+
+COMPARE_HELP = ("Pairs each topic of this run with one topic of the other run, the closest pairs first (by their "
+                "word probabilities). A topic is found again when it and its partner are each other's closest "
+                "topic. A topic found again in a run with another seed or other settings is one you can trust; "
+                "one that is not may owe its words to this run's random start, or the other run may split or "
+                "join it differently.")
+
+
+def match(model, vocabulary: Sequence[str] | None, other, other_vocabulary: Sequence[str] | None) -> TopicMatch:
+    """``engine.match_topics`` of two runs' models, word by word when both vocabularies are known."""
+    if vocabulary is None or other_vocabulary is None:  # loaded without words: the columns are taken as the same
+        return match_topics(model, other)
+    return match_topics(model, other, vocabulary=vocabulary, other_vocabulary=other_vocabulary)
+
+
+def card_line(found: TopicMatch, topic: int, other_name: str, other_labels: Sequence[str]) -> str:
+    """One topic's line (Markdown, names escaped): found again in the other run as which topic, or not."""
+    run = f"**{safe_text.markdown(other_name)}**"
+    partner = int(found.partner[topic])
+    if partner < 0:
+        return f"Not found again in {run}: that run has fewer topics, and the others are closer to its topics."
+    name = f"*{safe_text.markdown(other_labels[partner])}*"
+    shared = f"{found.shared_words[topic]} of its {found.n_top} top words shared"
+    if found.recurring[topic]:
+        return f"Found again in {run} as {name} ({shared})."
+    return (f"Not clearly found again in {run}: its closest match there, {name}, is closer to another topic of "
+            f"this run or another topic there is closer to it ({shared}).")
+
+
+def summary_line(found: TopicMatch, topics: np.ndarray, other_name: str, hdp: bool) -> str:
+    """How many of the shown run's topics (an HDP's topics in use) are found again in the other run."""
+    run = f"**{safe_text.markdown(other_name)}**"
+    n_found, total = found.n_recurring(topics), len(topics)
+    which = f"{formatting.count(total)} topics in use" if hdp else f"{formatting.count(total)} topics"
+    if total == 0:
+        return f"This run has no topics in use to look for in {run}."
+    return (f"{formatting.count(n_found)} of the {which} are found again in {run}. Each card below names its "
+            "partner there.")
