@@ -50,6 +50,7 @@ from engine.inference.run import (
 from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT_TAU, STEP_SIZES
 from engine.io import topics_command
 from engine.io.atomic import probe_writable
+from engine.io.compare_command import add_compare
 from engine.io.export_command import add_export
 from engine.io.infer_command import add_infer
 from engine.io.model_files import LoadedModel, load_model, save_model
@@ -162,6 +163,7 @@ def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
         f"  {prog} topics news.npz --n 10\n"
         f"  {prog} export news.npz --corpus news.csv --out news-export\n"
         f"  {prog} infer news.npz --text \"Oil prices rose.\"\n"
+        f"  {prog} compare news.npz news-seed2.npz\n"
         f"  {prog} app --port 8502\n"
         f"Run '{prog} COMMAND --help' for the options of a command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -172,11 +174,13 @@ def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
                                      help="fit: train and save a model; topics: show a saved model's topics; "
                                      "export: write a model's topics, labels and documents as CSV; "
                                      "infer: topic proportions of new text; "
+                                     "compare: which topics of one model are found again in another; "
                                      "app: start the explorer")
     _add_fit(commands)
     _add_topics(commands)
     add_export(commands)
     add_infer(commands)
+    add_compare(commands)
     _add_app(commands)
     return parser
 

@@ -385,7 +385,8 @@ def test_each_card_says_whether_another_run_finds_its_topic_again(app_path):
     assert not at.exception, at.exception
     [chooser] = [s for s in at.selectbox if s.key == Keys.match_run]
     assert chooser.value is None and chooser.options == ["#2 three topics"]  # the other runs, by name
-    assert not [c for c in _card(at, 0).caption if "found again" in c.value.lower()]  # no comparison until one is chosen
+    # no comparison until a run is chosen
+    assert not [c for c in _card(at, 0).caption if "found again" in c.value.lower()]
 
     chooser.select(other.run_id)
     at.run()
