@@ -31,18 +31,20 @@ def match(model, vocabulary: Sequence[str] | None, other, other_vocabulary: Sequ
     return match_topics(model, other, vocabulary=vocabulary, other_vocabulary=other_vocabulary)
 
 
-def card_line(found: TopicMatch, topic: int, other_name: str, other_labels: Sequence[str]) -> str:
-    """One topic's line (Markdown, names escaped): found again in the other run as which topic, or not."""
-    run = f"**{safe_text.markdown(other_name)}**"
+def card_line(found: TopicMatch, topic: int, other_labels: Sequence[str]) -> str:
+    """One topic's line (Markdown, labels escaped): found again in the other run as which topic, or not.
+
+    The run is named once, by :func:`summary_line`; a card says "the other run".
+    """
     partner = int(found.partner[topic])
     if partner < 0:
-        return f"Not found again in {run}: that run has fewer topics, and the others are closer to its topics."
+        return "Not found again in the other run: it has fewer topics, each paired with a closer one."
     name = f"*{safe_text.markdown(other_labels[partner])}*"
     shared = f"{found.shared_words[topic]} of its {found.n_top} top words shared"
     if found.recurring[topic]:
-        return f"Found again in {run} as {name} ({shared})."
-    return (f"Not clearly found again in {run}: its closest match there, {name}, is closer to another topic of "
-            f"this run or another topic there is closer to it ({shared}).")
+        return f"Found again in the other run as {name} ({shared})."
+    return (f"Not clearly found again in the other run: paired with {name} ({shared}), but the two are not each "
+            "other's closest topic.")
 
 
 def summary_line(found: TopicMatch, topics: np.ndarray, other_name: str, hdp: bool) -> str:
@@ -52,5 +54,5 @@ def summary_line(found: TopicMatch, topics: np.ndarray, other_name: str, hdp: bo
     which = f"{formatting.count(total)} topics in use" if hdp else f"{formatting.count(total)} topics"
     if total == 0:
         return f"This run has no topics in use to look for in {run}."
-    return (f"{formatting.count(n_found)} of the {which} are found again in {run}. Each card below names its "
-            "partner there.")
+    return (f"{formatting.count(n_found)} of the {which} are found again in {run}, the other run. Each card below "
+            "names its partner there.")

@@ -138,7 +138,7 @@ def _comparison(record: RunRecord, other: RunRecord | None,
     topics = np.flatnonzero(measured.live) if hdp and measured is not None else np.arange(found.n_topics)
     st.info(recurrence.summary_line(found, topics, other.name, hdp and measured is not None), icon=icons.COMPARE)
     labels = topic_labels(other, other_model)
-    return lambda topic: recurrence.card_line(found, topic, other.name, labels)
+    return lambda topic: recurrence.card_line(found, topic, labels)
 
 
 def _hdp_weights(model, measured: quality.TopicQuality | None, labels: dict, order, weights) -> None:

@@ -391,17 +391,16 @@ def test_each_card_says_whether_another_run_finds_its_topic_again(app_path):
     chooser.select(other.run_id)
     at.run()
     assert not at.exception, at.exception
-    assert "3 of the 4 topics are found again in **\\#2 three topics**. Each card below names its partner there." in [
-        i.value for i in at.info]
+    assert ("3 of the 4 topics are found again in **\\#2 three topics**, the other run. Each card below names its "
+            "partner there.") in [i.value for i in at.info]
     other_labels = [other.label(k, other.model().top_words(3, other.vocabulary)[k]) for k in range(3)]
     for topic, partner in ((0, 1), (1, 2), (2, 0)):
         [line] = [c for c in _card(at, topic).caption if "found again" in c.value.lower()]
-        assert line.value == (f"Found again in **\\#2 three topics** as *{other_labels[partner]}* "
+        assert line.value == (f"Found again in the other run as *{other_labels[partner]}* "
                               "(10 of its 10 top words shared).")
         assert "closest topic" in line.proto.help
     [line] = [c for c in _card(at, 3).caption if "found again" in c.value.lower()]
-    assert line.value == ("Not found again in **\\#2 three topics**: that run has fewer topics, and the others are "
-                          "closer to its topics.")
+    assert line.value == "Not found again in the other run: it has fewer topics, each paired with a closer one."
 
     # the other run removed: the choice goes with it and the cards say nothing more
     at.session_state[Keys.runs].remove(other.run_id)
@@ -426,5 +425,6 @@ def test_a_partner_that_is_not_the_closest_both_ways_is_not_called_found_again(a
     found = engine.match_topics(record.model(), other.model())
     assert found.recurring.tolist() == [True, True, True, False]  # topic 3 is paired with the second copy of 0
     [line] = [c for c in _card(at, 3).caption if "found again" in c.value.lower()]
-    assert line.value.startswith("Not clearly found again in **\\#2 twice**: its closest match there, *")
-    assert "3 of the 4 topics are found again in **\\#2 twice**." in " ".join(i.value for i in at.info)
+    assert line.value.startswith("Not clearly found again in the other run: paired with *")
+    assert line.value.endswith("but the two are not each other's closest topic.")
+    assert "3 of the 4 topics are found again in **\\#2 twice**, the other run." in " ".join(i.value for i in at.info)
