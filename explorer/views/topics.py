@@ -33,7 +33,10 @@ if state.get(Keys.match_run) not in others:
     state.put(Keys.match_run, None)
 match_column.selectbox("Find these topics in another run", list(others), key=Keys.match_run, index=None,
                        format_func=lambda run_id: others[run_id].name, placeholder="Choose a run to compare with",
-                       help=recurrence.COMPARE_HELP)
+                       help=recurrence.COMPARE_HELP, disabled=not others)
+if not others:
+    match_column.caption("No other run yet: start one on the Train page (with another seed, say) to see which of "
+                         "these topics come back.")
 other = others.get(state.get(Keys.match_run))
 
 topic_cards.topic_panel(record, session.runs().any_active() and record.active, show_clouds, other)

@@ -378,13 +378,21 @@ def test_each_card_says_whether_another_run_finds_its_topic_again(app_path):
     at.run()
     collection = at.session_state[Keys.collection]
     record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
-    other = at.session_state[Keys.runs].add(_permuted_record(record, [2, 0, 1], "other-run", "#2 three topics"))
-    at.session_state[Keys.current_run] = record.run_id
     at.switch_page("views/topics.py")
     at.run()
     assert not at.exception, at.exception
     [chooser] = [s for s in at.selectbox if s.key == Keys.match_run]
-    assert chooser.value is None and chooser.options == ["#2 three topics"]  # the other runs, by name
+    assert chooser.disabled and chooser.options == []
+    assert "No other run yet: start one on the Train page (with another seed, say) to see which of these topics " \
+           "come back." in [c.value for c in at.caption]
+
+    other = at.session_state[Keys.runs].add(_permuted_record(record, [2, 0, 1], "other-run", "#2 three topics"))
+    at.session_state[Keys.current_run] = record.run_id
+    at.run()
+    assert not at.exception, at.exception
+    assert not [c for c in at.caption if c.value.startswith("No other run yet")]
+    [chooser] = [s for s in at.selectbox if s.key == Keys.match_run]
+    assert chooser.value is None and not chooser.disabled and chooser.options == ["#2 three topics"]  # by name
     # no comparison until a run is chosen
     assert not [c for c in _card(at, 0).caption if "found again" in c.value.lower()]
 
