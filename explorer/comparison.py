@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from explorer import formatting
+from explorer.engine_api import TopicMatch
 from explorer.runs import CapReachedError, RunRecord, RunSettings, ThreadLimiter, create_run
 from explorer.storage import Collection
 
-__all__ = ["LARGE_COLLECTION", "Comparison", "plan", "summary"]
+__all__ = ["LARGE_COLLECTION", "Comparison", "plan", "same_topics", "summary"]
 
 LARGE_COLLECTION = 2_000  # documents; above this batch VI also runs on a subset
 SUBSET_SHARE = 0.1
@@ -145,3 +147,22 @@ def summary(comparison: Comparison) -> str:
                      "batch inference can keep up; the advantage of the stochastic version grows with the size "
                      "of the collection. Higher (closer to 0) is better.")
     return "\n".join(lines)
+
+
+def same_topics(comparison: Comparison, match: Callable[[RunRecord, RunRecord], TopicMatch]) -> str | None:
+    """Whether batch VI found stochastic VI's topics: how many of them each batch leg finds again.
+
+    ``match(record, other)`` pairs two runs' topics (``engine.match_topics``, cached by the
+    page); None while a leg has no model.
+    """
+    svi, *batches = comparison.records
+    if svi.model() is None or any(batch.model() is None for batch in batches):
+        return None
+    parts = []
+    for batch in batches:
+        found = match(svi, batch)
+        parts.append(f"**{formatting.count(found.n_recurring())} of the {formatting.count(found.n_topics)}** in "
+                     f"{batch.name[0].lower()}{batch.name[1:]}")
+    return ("Do they find the same topics? Of stochastic VI's topics, " + " and ".join(parts) + " are found again: "
+            "each is there the closest topic of its partner, both ways (`engine.match_topics`). Topics that both "
+            "algorithms find are the collection's clearest themes.")

@@ -97,7 +97,8 @@ def match_topics(model, other, *, n_top: int = 10, vocabulary: Sequence[str] | N
     -------
     TopicMatch
         From ``model``'s side: each topic's partner in ``other``, its distance and the top
-        words they share.  ``match_topics(other, model)`` gives the same pairs from the other side.
+        words they share.  ``match_topics(other, model)`` gives the same pairs from the other
+        side (when one pairing alone reaches the least sum, as it does unless topics tie).
 
     Raises
     ------

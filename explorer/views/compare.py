@@ -83,6 +83,9 @@ def _results() -> None:
                         key=Keys.compare_chart)
     if current.finished:
         st.markdown(comparison.summary(current))
+        same = comparison.same_topics(current, cached.topic_match)
+        if same:
+            st.markdown(same)
         st.dataframe(tables.run_table(current.records, ui.status_text)[
             ["Run", "Documents analysed", "Training time", "Held-out log likelihood"]], hide_index=True)
     if polling and not current.active:

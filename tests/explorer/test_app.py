@@ -653,6 +653,14 @@ def test_compare_page_runs_svi_and_batch(app_path):
     _until(at, lambda: _runs(at).comparison.finished, timeout=40)
     at.run()
     assert any("Stochastic VI" in m.value for m in at.markdown)
+    # whether batch VI found stochastic VI's topics, by engine.match_topics on the legs' models
+    svi, *batches = _runs(at).comparison.records
+    found = [engine.match_topics(svi.model(), batch.model()) for batch in batches]
+    [line] = [m.value for m in at.markdown if m.value.startswith("Do they find the same topics?")]
+    parts = " and ".join(f"**{match.n_recurring()} of the {match.n_topics}** in b{batch.name[1:]}"
+                         for match, batch in zip(found, batches, strict=True))
+    assert line.startswith(f"Do they find the same topics? Of stochastic VI's topics, {parts} are found again: ")
+    assert batches[0].name.startswith("Batch VI on all")
 
 
 def test_the_chart_survives_streamlit_emptying_its_axis_widget(app_path):
