@@ -15,13 +15,15 @@ distance), and the script prints, over the pairs:
     NUMBA_NUM_THREADS=1 python benchmarks/stability.py --corpora sotu jargon --k 20 --seeds 0 1 2 3 4
 
 ``--systems`` takes ``engine-lda``, ``tomotopy-lda`` and ``engine-hdp``; ``--tomotopy-sweeps N``
-runs the sampler for N sweeps instead of the engine's seconds.
+runs the sampler for N sweeps instead of the engine's seconds; ``--engine-options`` gives the
+engine's models other settings (tomotopy then runs for those runs' seconds).
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import sys
 from pathlib import Path
 
@@ -97,6 +99,8 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=SYSTEMS)
+    p.add_argument("--engine-options", type=json.loads, default={},
+                   help="JSON keyword arguments for engine.LDA / engine.HDP, e.g. '{\"topic_init\": \"clusters\"}'")
     p.add_argument("--tomotopy-sweeps", type=int, help="sweeps of tomotopy's sampler (default: the engine's seconds)")
     p.add_argument("--shared", type=Path, default=SHARED)
     p.add_argument("--cache", type=Path, default=CACHE)
@@ -106,7 +110,7 @@ def main(argv=None) -> int:
     if "tomotopy-lda" in args.systems and "engine-lda" not in args.systems and args.tomotopy_sweeps is None:
         p.error("tomotopy-lda trains for the engine's seconds: add engine-lda to --systems")
     print(_report.warm_up(["float32", "float64"], cold=False), flush=True)
-    cell = quality.Cell(args.epochs, 1, {}, {}, sweeps=args.tomotopy_sweeps)
+    cell = quality.Cell(args.epochs, 1, args.engine_options, {}, sweeps=args.tomotopy_sweeps)
     seconds: dict = {}
     rows = []
     from threadpoolctl import threadpool_limits
@@ -117,7 +121,7 @@ def main(argv=None) -> int:
             if collection is None:
                 print(why, file=sys.stderr)
                 continue
-            quality.warm_up(collection, cell, [])
+            quality.warm_up(collection, cell, [s for s in args.systems if s.startswith("engine-")])
             truth = engine.make_synthetic_corpus(**SYNTHETIC).topics if name == "synthetic" else None
             cells = [(s, K) for K in args.k for s in args.systems if s != "engine-hdp"]
             cells += [("engine-hdp", None)] if "engine-hdp" in args.systems else []
