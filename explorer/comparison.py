@@ -164,5 +164,5 @@ def same_topics(comparison: Comparison, match: Callable[[RunRecord, RunRecord], 
         parts.append(f"**{formatting.count(found.n_recurring())} of the {formatting.count(found.n_topics)}** in "
                      f"{batch.name[0].lower()}{batch.name[1:]}")
     return ("Do they find the same topics? Of stochastic VI's topics, " + " and ".join(parts) + " are found again: "
-            "each is there the closest topic of its partner, both ways (`engine.match_topics`). Topics that both "
+            "each and its partner there are each other's closest topic (`engine.match_topics`). Topics that both "
             "algorithms find are the collection's clearest themes.")

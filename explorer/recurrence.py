@@ -15,13 +15,13 @@ import numpy as np
 from explorer import formatting, safe_text
 from explorer.engine_api import TopicMatch, match_topics
 
-__all__ = ["COMPARE_HELP", "TopicMatch", "card_line", "match", "summary_line"]
+__all__ = ["COMPARE_HELP", "TopicMatch", "card_line", "match", "summary_line", "unmatched_note"]
 
-COMPARE_HELP = ("Pairs each topic of this run with one topic of the other run, the closest pairs first (by their "
-                "word probabilities). A topic is found again when it and its partner are each other's closest "
-                "topic. A topic found again in a run with another seed or other settings is one you can trust; "
-                "one that is not may owe its words to this run's random start, or the other run may split or "
-                "join it differently.")
+COMPARE_HELP = ("Pairs each topic of this run with one topic of the other run, so that the pairs are as close as "
+                "they can be overall (by their word probabilities). A topic is found again when it and its partner "
+                "are each other's closest topic. A topic found again in a run with another seed or other settings "
+                "is one you can trust; one that is not may owe its words to this run's random start, or the other "
+                "run may split or join it differently.")
 
 
 def match(model, vocabulary: Sequence[str] | None, other, other_vocabulary: Sequence[str] | None) -> TopicMatch:
@@ -56,3 +56,10 @@ def summary_line(found: TopicMatch, topics: np.ndarray, other_name: str, hdp: bo
         return f"This run has no topics in use to look for in {run}."
     return (f"{formatting.count(n_found)} of the {which} are found again in {run}, the other run. Each card below "
             "names its partner there.")
+
+
+def unmatched_note(other_name: str, error: Exception) -> str:
+    """Why two runs' topics cannot be compared (their words cannot be lined up), and what would allow it."""
+    return (f"The topics of **{safe_text.markdown(other_name)}** cannot be compared with these: the two runs count "
+            f"different words and one of them does not know which ({error}). Runs on the same collection, or "
+            "model files saved with their vocabulary, can be compared.")

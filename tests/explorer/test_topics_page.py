@@ -436,3 +436,27 @@ def test_a_partner_that_is_not_the_closest_both_ways_is_not_called_found_again(a
     assert line.value.startswith("Not clearly found again in the other run: paired with *")
     assert line.value.endswith("but the two are not each other's closest topic.")
     assert "3 of the 4 topics are found again in **\\#2 twice**, the other run." in " ".join(i.value for i in at.info)
+
+
+def test_a_run_whose_words_cannot_be_lined_up_is_refused_in_words(app_path):
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    collection = at.session_state[Keys.collection]
+    record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
+    # a model file saved without its vocabulary, over fewer words than this run's
+    stranger = LDA(n_topics=3, n_words=record.model().n_words - 1, seed=0)
+    stranger.lambda_ = np.ones((3, stranger.n_words))
+    loaded = LoadedModel(model=stranger, vocabulary=None, trainer_state=None)
+    other = at.session_state[Keys.runs].add(runs.RunRecord("stranger", "stranger.npz (loaded)",
+                                                           runs.RunSettings(n_topics=3), None, loaded=loaded,
+                                                           checkpointed=False))
+    at.session_state[Keys.current_run] = record.run_id
+    at.session_state[Keys.match_run] = other.run_id
+    at.switch_page("views/topics.py")
+    at.run()
+    assert not at.exception, at.exception
+    [warning] = [w.value for w in at.warning if "cannot be compared" in w.value]
+    assert warning.startswith("The topics of **stranger.npz (loaded)** cannot be compared with these: the two runs "
+                              "count different words and one of them does not know which (")
+    assert not [c for c in _card(at, 0).caption if "found again" in c.value.lower()]
+    assert _card(at, 0).caption[0].value.startswith("Coherence")  # the cards are drawn as usual
