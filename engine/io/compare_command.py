@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.errors import VocabularyMismatchError
 from engine.inference.matching import match_topics
 from engine.inference.quality import IN_USE_WEIGHT
 from engine.io.model_files import load_model
@@ -48,6 +49,12 @@ def run_compare(args: argparse.Namespace) -> int:
         raise ValueError(f"--n must be at least 1, got {args.n}")
     loaded, other = load_model(args.model), load_model(args.other)
     both_known = loaded.vocabulary is not None and other.vocabulary is not None
+    if not both_known and loaded.model.n_words != other.model.n_words:
+        missing = args.model if loaded.vocabulary is None else args.other
+        raise VocabularyMismatchError(
+            f"{args.model} and {args.other} have {loaded.model.n_words} and {other.model.n_words} words, and "
+            f"{missing} was saved without its vocabulary, so their words cannot be lined up; compare model files "
+            "saved with their vocabulary ('fit' and the app save it)")
     found = match_topics(loaded.model, other.model, n_top=args.n,
                          vocabulary=loaded.vocabulary if both_known else None,
                          other_vocabulary=other.vocabulary if both_known else None)

@@ -65,7 +65,9 @@ def test_compare_refuses_files_it_cannot_line_up(tmp_path, capsys):
     first = save_model(tmp_path / "a.npz", _lda(topics))  # no vocabulary
     other = save_model(tmp_path / "b.npz", _lda(topics[:, :10]), vocabulary=words[:10])
     assert main(["compare", str(first), str(other)]) == 2
-    assert "12 and 10 words" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"error: {first} and {other} have 12 and 10 words, and {first} was saved without its vocabulary, so their "
+        "words cannot be lined up; compare model files saved with their vocabulary ('fit' and the app save it)\n")
     assert main(["compare", str(first), str(first), "--n", "0"]) == 2
     assert "--n must be at least 1" in capsys.readouterr().err
     junk = tmp_path / "junk.npz"
