@@ -9,7 +9,8 @@ distance), and the script prints, over the pairs:
 - the share of the topics that recur: they and their partners are each other's nearest topic
   (an HDP's topics in use, weight >= 0.01, matched among all its topics);
 - how many of their 10 top words the recurring topics share with their partners, and how many
-  the others share with theirs;
+  the others share with theirs; the NPMI of the recurring topics and of the others (their top
+  10 words in the training documents, as quality.py scores them);
 - on the synthetic collection, the share of the 20 true topics each run recovers, by the same rule.
 
     NUMBA_NUM_THREADS=1 python benchmarks/stability.py --corpora sotu jargon --k 20 --seeds 0 1 2 3 4
@@ -53,9 +54,11 @@ def considered(model, kind: str) -> np.ndarray:
     return np.flatnonzero(model.topic_weights() >= IN_USE_WEIGHT)
 
 
-def pair_figures(models: list, kind: str) -> dict:
-    """Recurrence over every pair of seeds (each pair once, from the lower seed's side)."""
-    shares, recurring_words, other_words = [], [], []
+def pair_figures(models: list, kind: str, reference: engine.CoherenceReference) -> dict:
+    """Recurrence over every pair of seeds (each pair once, from the lower seed's side), and the NPMI of
+    the topics found again and of the others (each model's topics scored once)."""
+    npmi = [reference.score_model(model) for model in models]
+    shares, recurring_words, other_words, recurring_npmi, other_npmi = [], [], [], [], []
     for a, b in itertools.combinations(range(len(models)), 2):
         match = engine.match_topics(models[a], models[b])
         topics = considered(models[a], kind)
@@ -63,8 +66,11 @@ def pair_figures(models: list, kind: str) -> dict:
         shares.append(match.n_recurring(topics) / max(1, topics.size))
         recurring_words += match.shared_words[topics][recurring].tolist()
         other_words += match.shared_words[topics][~recurring].tolist()
+        recurring_npmi += npmi[a][topics][recurring].tolist()
+        other_npmi += npmi[a][topics][~recurring].tolist()
     return {"recurring": np.array(shares), "recurring_words": np.array(recurring_words, dtype=float),
-            "other_words": np.array(other_words, dtype=float)}
+            "other_words": np.array(other_words, dtype=float), "recurring_npmi": np.array(recurring_npmi),
+            "other_npmi": np.array(other_npmi)}
 
 
 def truth_recovered(models: list, truth: np.ndarray) -> np.ndarray:
@@ -128,19 +134,21 @@ def main(argv=None) -> int:
             for system, K in cells:
                 models = train_models(system, collection, K, args.seeds, cell, seconds)
                 kind = "hdp" if system == "engine-hdp" else "lda"
-                figures = pair_figures(models, kind)
+                figures = pair_figures(models, kind, collection.prepared("coherence"))
                 recovered = truth_recovered(models, truth) if truth is not None else None
                 rows.append((name, "HDP" if K is None else K, system, figures, recovered))
     print(f"\ncommand: python {' '.join([sys.argv[0], *(argv or sys.argv[1:])])}")
     print(f"{len(args.seeds)} seeds, {len(args.seeds) * (len(args.seeds) - 1) // 2} pairs of them; a topic "
-          "recurs when it and its partner are each other's nearest topic (engine.match_topics)\n")
+          "recurs when it and its partner are each other's nearest topic (engine.match_topics); the ± of the "
+          "shared words and of NPMI is the sd over the topics of all pairs\n")
     print("| collection | K | system | topics recurring (± sd over pairs) | top 10 words shared: recurring "
-          "| the others | true topics recovered |")
-    print("|---|---|---|---|---|---|---|")
+          "| the others | NPMI: recurring | the others | true topics recovered |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, K, system, figures, recovered in rows:
         truth = "" if recovered is None else spread(recovered)
         print(f"| {name} | {K} | {system} | {spread(figures['recurring'])} | {spread(figures['recurring_words'], 1)} "
-              f"| {spread(figures['other_words'], 1)} | {truth} |")
+              f"| {spread(figures['other_words'], 1)} | {spread(figures['recurring_npmi'], 3)} "
+              f"| {spread(figures['other_npmi'], 3)} | {truth} |")
     return 0
 
 
