@@ -70,7 +70,7 @@ class Keys:
     # Topics page
     relevance = "topics.relevance"
     n_words, show_clouds = "topics.n_words", "topics.clouds"
-    merge_copies, match_run = "topics.merge", "topics.match"  # merge its copies; the run its topics are matched in
+    merge_copies, match_run, train_again = "topics.merge", "topics.match", "topics.again"  # copies; other run; seed
     alpha_chart, sticks_chart = "topics.alpha", "topics.sticks"
     intertopic_chart, intertopic_topic, intertopic_words = "topics.map", "topics.map_topic", "topics.map_words"
     # Documents page

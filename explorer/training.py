@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pandas as pd
 import streamlit as st
@@ -144,6 +145,27 @@ def start_new_run(collection: Collection, where) -> None:
     except Exception as exc:
         ui.show_error(exc, where)
         return
+    st.rerun()
+
+
+def train_again(record: RunRecord, where) -> None:
+    """A new run with ``record``'s settings and the next seed no run of the session has, compared with it.
+
+    ``record`` stays the run shown; the Topics page finds its topics in the new run as it trains.
+    """
+    used = {run.settings.seed for run in session.runs()}
+    seed = next(s for s in itertools.count(record.settings.seed + 1) if s not in used)
+    settings = dataclasses.replace(record.settings, seed=seed)
+    try:
+        new = create_run(record.collection, settings, session.runs().next_name(settings))
+        session.start_run(new)
+    except CapReachedError as exc:
+        where.warning(str(exc), icon=icons.BUSY)
+        return
+    except Exception as exc:
+        ui.show_error(exc, where)
+        return
+    state.set_widgets({Keys.current_run: record.run_id, Keys.match_run: new.run_id})
     st.rerun()
 
 

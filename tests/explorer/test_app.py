@@ -6,6 +6,7 @@ training thread works.  ``assert not at.exception`` after every interaction.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 
@@ -661,6 +662,28 @@ def test_compare_page_runs_svi_and_batch(app_path):
                          for match, batch in zip(found, batches, strict=True))
     assert line.startswith(f"Do they find the same topics? Of stochastic VI's topics, {parts} are found again: ")
     assert batches[0].name.startswith("Batch VI on all")
+
+
+def test_training_again_with_another_seed_compares_the_topics_with_the_new_run(app_path):
+    at = _app(app_path)
+    first = _start(at, target_docs=2_000)
+    _until(at, lambda: first.status == "finished")
+    _page(at, "topics")
+    at.button(key=Keys.train_again).click().run()
+    assert not at.exception, at.exception
+    second = _runs(at).latest()
+    assert second is not first and second.settings.seed == first.settings.seed + 1
+    assert second.settings == dataclasses.replace(first.settings, seed=first.settings.seed + 1)
+    assert at.session_state[Keys.current_run] == first.run_id  # the page still shows the first run
+    assert at.session_state[Keys.match_run] == second.run_id
+    _until(at, lambda: second.status == "finished")
+    found = engine.match_topics(first.model(), second.model())
+    assert f"{found.n_recurring()} of the {found.n_topics} topics are found again in **" in " ".join(
+        i.value for i in at.info)
+    # once more: the next seed no run has
+    at.button(key=Keys.train_again).click().run()
+    assert _runs(at).latest().settings.seed == first.settings.seed + 2
+    _runs(at).stop_all()
 
 
 def test_the_chart_survives_streamlit_emptying_its_axis_widget(app_path):

@@ -202,7 +202,7 @@ def test_merging_the_copies_makes_a_new_run_with_one_general_topic(app_path):
     assert merged.labels == {1: "second theme", 7: "a copy"}
     [note] = [i.value for i in at.info if "overall word use" in i.value]
     assert note.startswith("1 topic, holding ")
-    assert not at.button  # nothing left to merge
+    assert not [b for b in at.button if b.key == Keys.merge_copies]  # nothing left to merge
     assert GENERAL in [w.value for w in _card(at, kept).warning]
     assert "1 of the topics in use repeats the collection's overall word use." in [c.value for c in at.caption]
     # the emptied topics say where their words went (unless the user named them); the map shows the kept one
@@ -215,7 +215,7 @@ def test_merging_the_copies_makes_a_new_run_with_one_general_topic(app_path):
     np.testing.assert_allclose(source.model().lambda_, model.lambda_)
     at.session_state[Keys.current_run] = source.run_id
     at.run()
-    assert not at.button
+    assert not [b for b in at.button if b.key == Keys.merge_copies]
     assert "“\\#1 copies (copies merged)” has them merged: choose it in the sidebar." in [c.value for c in at.caption]
 
     # its model file holds the merged topics and the labels
@@ -383,8 +383,9 @@ def test_each_card_says_whether_another_run_finds_its_topic_again(app_path):
     assert not at.exception, at.exception
     [chooser] = [s for s in at.selectbox if s.key == Keys.match_run]
     assert chooser.disabled and chooser.options == []
-    assert "No other run yet: start one on the Train page (with another seed, say) to see which of these topics " \
-           "come back." in [c.value for c in at.caption]
+    assert ("No other run yet: train this one again with another seed, or start any run on the Train page to see "
+            "which of these topics come back.") in [c.value for c in at.caption]
+    assert [b.label for b in at.button if b.key == Keys.train_again] == ["Train again with another seed"]
 
     other = at.session_state[Keys.runs].add(_permuted_record(record, [2, 0, 1], "other-run", "#2 three topics"))
     at.session_state[Keys.current_run] = record.run_id
