@@ -10,7 +10,7 @@ import streamlit as st
 
 from explorer import cached, charts, clusters, formatting, icons, quality, safe_text, session, state, tables, ui
 from explorer.engine_api import HDP, LDA, Workload, first_pass_batch_size, splittable_documents
-from explorer.runs import CapReachedError, RunRecord, create_run, resume_checkpoint
+from explorer.runs import CapReachedError, RunRecord, RunSettings, create_run, resume_checkpoint
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
 
@@ -136,16 +136,22 @@ def start_new_run(collection: Collection, where) -> None:
                     "documents, or tick “Cut long documents into passages” on the Data page to read a long one "
                     "as many.", icon=icons.WARNING)
         return
+    if _start(collection, settings, where) is not None:
+        st.rerun()
+
+
+def _start(collection: Collection, settings: RunSettings, where) -> RunRecord | None:
+    """Make a run, start it and select it; None, with the reason shown in ``where``, when it cannot start."""
     try:
         record = create_run(collection, settings, session.runs().next_name(settings))
         session.start_run(record)
     except CapReachedError as exc:
         where.warning(str(exc), icon=icons.BUSY)
-        return
+        return None
     except Exception as exc:
         ui.show_error(exc, where)
-        return
-    st.rerun()
+        return None
+    return record
 
 
 def train_again(record: RunRecord, where) -> None:
@@ -155,18 +161,10 @@ def train_again(record: RunRecord, where) -> None:
     """
     used = {run.settings.seed for run in session.runs()}
     seed = next(s for s in itertools.count(record.settings.seed + 1) if s not in used)
-    settings = dataclasses.replace(record.settings, seed=seed)
-    try:
-        new = create_run(record.collection, settings, session.runs().next_name(settings))
-        session.start_run(new)
-    except CapReachedError as exc:
-        where.warning(str(exc), icon=icons.BUSY)
-        return
-    except Exception as exc:
-        ui.show_error(exc, where)
-        return
-    state.set_widgets({Keys.current_run: record.run_id, Keys.match_run: new.run_id})
-    st.rerun()
+    new = _start(record.collection, dataclasses.replace(record.settings, seed=seed), where)
+    if new is not None:
+        state.set_widgets({Keys.current_run: record.run_id, Keys.match_run: new.run_id})
+        st.rerun()
 
 
 def _continue(record: RunRecord) -> None:

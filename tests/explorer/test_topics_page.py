@@ -373,14 +373,22 @@ def _permuted_record(record: runs.RunRecord, order: list[int], run_id: str, name
     return runs.RunRecord(run_id, name, settings, record.collection, loaded=loaded, checkpointed=False)
 
 
-def test_each_card_says_whether_another_run_finds_its_topic_again(app_path):
+def _topics_page_with(app_path, *others) -> tuple[AppTest, runs.RunRecord]:
+    """The Topics page showing the run of :func:`_record_with_an_unused_topic`, with ``others(record)`` runs added."""
     at = AppTest.from_file(app_path, default_timeout=60)
     at.run()
-    collection = at.session_state[Keys.collection]
-    record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
+    record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(at.session_state[Keys.collection]))
+    for make in others:
+        at.session_state[Keys.runs].add(make(record))
+    at.session_state[Keys.current_run] = record.run_id
     at.switch_page("views/topics.py")
     at.run()
     assert not at.exception, at.exception
+    return at, record
+
+
+def test_each_card_says_whether_another_run_finds_its_topic_again(app_path):
+    at, record = _topics_page_with(app_path)
     [chooser] = [s for s in at.selectbox if s.key == Keys.match_run]
     assert chooser.disabled and chooser.options == []
     assert ("No other run yet: train this one again with another seed, or start any run on the Train page to see "
@@ -420,16 +428,10 @@ def test_each_card_says_whether_another_run_finds_its_topic_again(app_path):
 
 
 def test_a_partner_that_is_not_the_closest_both_ways_is_not_called_found_again(app_path):
-    at = AppTest.from_file(app_path, default_timeout=60)
-    at.run()
-    collection = at.session_state[Keys.collection]
-    record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
     # the other run has topic 0 twice: one of this run's topic 0's partners is not its nearest both ways
-    other = at.session_state[Keys.runs].add(_permuted_record(record, [0, 0, 1, 2], "twice", "#2 twice"))
-    at.session_state[Keys.current_run] = record.run_id
-    at.session_state[Keys.match_run] = other.run_id
-    at.switch_page("views/topics.py")
-    at.run()
+    at, record = _topics_page_with(app_path, lambda shown: _permuted_record(shown, [0, 0, 1, 2], "twice", "#2 twice"))
+    other = at.session_state[Keys.runs].get("twice")
+    at.selectbox(key=Keys.match_run).select(other.run_id).run()
     assert not at.exception, at.exception
     found = engine.match_topics(record.model(), other.model())
     assert found.recurring.tolist() == [True, True, True, False]  # topic 3 is paired with the second copy of 0
@@ -439,22 +441,18 @@ def test_a_partner_that_is_not_the_closest_both_ways_is_not_called_found_again(a
     assert "3 of the 4 topics are found again in **\\#2 twice**, the other run." in " ".join(i.value for i in at.info)
 
 
-def test_a_run_whose_words_cannot_be_lined_up_is_refused_in_words(app_path):
-    at = AppTest.from_file(app_path, default_timeout=60)
-    at.run()
-    collection = at.session_state[Keys.collection]
-    record = at.session_state[Keys.runs].add(_record_with_an_unused_topic(collection))
-    # a model file saved without its vocabulary, over fewer words than this run's
-    stranger = LDA(n_topics=3, n_words=record.model().n_words - 1, seed=0)
+def _stranger(shown: runs.RunRecord) -> runs.RunRecord:
+    """A model file saved without its vocabulary, over fewer words than ``shown``'s."""
+    stranger = LDA(n_topics=3, n_words=shown.model().n_words - 1, seed=0)
     stranger.lambda_ = np.ones((3, stranger.n_words))
     loaded = LoadedModel(model=stranger, vocabulary=None, trainer_state=None)
-    other = at.session_state[Keys.runs].add(runs.RunRecord("stranger", "stranger.npz (loaded)",
-                                                           runs.RunSettings(n_topics=3), None, loaded=loaded,
-                                                           checkpointed=False))
-    at.session_state[Keys.current_run] = record.run_id
-    at.session_state[Keys.match_run] = other.run_id
-    at.switch_page("views/topics.py")
-    at.run()
+    return runs.RunRecord("stranger", "stranger.npz (loaded)", runs.RunSettings(n_topics=3), None, loaded=loaded,
+                          checkpointed=False)
+
+
+def test_a_run_whose_words_cannot_be_lined_up_is_refused_in_words(app_path):
+    at, _ = _topics_page_with(app_path, _stranger)
+    at.selectbox(key=Keys.match_run).select("stranger").run()
     assert not at.exception, at.exception
     [warning] = [w.value for w in at.warning if "cannot be compared" in w.value]
     assert warning.startswith("The topics of **stranger.npz (loaded)** cannot be compared with these: the two runs "
