@@ -105,7 +105,7 @@ from engine.inference.coherence import CoherenceReference, topic_coherence
 from engine.inference.distributed import DaskLocalStep
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import HeldoutSplit, heldout_split, splittable_documents
-from engine.inference.matching import TopicMatch, match_topics
+from engine.inference.matching import MAX_MATCHED_TOPICS, TopicMatch, match_topics
 from engine.inference.quality import COHERENCE_TOP_WORDS, SHORT_DOCUMENT_WORDS, TopicQuality, topic_quality
 from engine.inference.run import Snapshot, TrainingRun, default_target_docs
 from engine.inference.schedule import (
@@ -163,6 +163,7 @@ __all__ = [
     "LDA",
     "MARKDOWN_SUFFIXES",
     "MAX_ADAPTIVE_INIT_BATCHES",
+    "MAX_MATCHED_TOPICS",
     "PASSAGE_WORDS",
     "SHEET_CELLS",
     "SHEET_TITLE_ROWS",

@@ -24,7 +24,7 @@ from explorer import (
     tables,
     ui,
 )
-from explorer.engine_api import VocabularyMismatchError, topic_order
+from explorer.engine_api import LimitExceededError, VocabularyMismatchError, topic_order
 from explorer.merging import merge_button
 from explorer.runs import RunRecord
 from explorer.state import Keys
@@ -137,6 +137,9 @@ def _comparison(record: RunRecord, other: RunRecord | None,
         found = cached.topic_match(record, other)
     except VocabularyMismatchError as error:  # one of them was loaded without its words, and they differ in number
         st.warning(recurrence.unmatched_note(other.name, error), icon=icons.WARNING)
+        return lambda topic: None
+    except LimitExceededError as error:  # a model file of thousands of topics
+        st.warning(f"These topics cannot be compared: {error}.", icon=icons.WARNING)
         return lambda topic: None
     hdp = record.settings.model == "HDP"
     topics = np.flatnonzero(measured.live) if hdp and measured is not None else np.arange(found.n_topics)

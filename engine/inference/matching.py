@@ -27,11 +27,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from engine.errors import VocabularyMismatchError
+from engine.errors import LimitExceededError, VocabularyMismatchError
 from engine.models.inspection import top_indices
 from engine.validation import check_int
 
-__all__ = ["TopicMatch", "match_topics"]
+__all__ = ["MAX_MATCHED_TOPICS", "TopicMatch", "match_topics"]
+
+# The assignment's cost grows with the cube of the number of topics (2,000 x 2,000 take a third of a second) and
+# its distance matrix with their product: models with more topics than this are refused, not matched for minutes.
+MAX_MATCHED_TOPICS = 5_000
 
 
 @dataclass(frozen=True)
@@ -106,8 +110,16 @@ def match_topics(model, other, *, n_top: int = 10, vocabulary: Sequence[str] | N
         A model has no topics yet, or weights are negative, not finite or a row is all zero.
     VocabularyMismatchError
         The vocabularies cannot be lined up (see ``vocabulary``).
+    LimitExceededError
+        A model has more than ``MAX_MATCHED_TOPICS`` topics.
     """
     n_top = check_int("n_top", n_top, 1)
+    for name, given in (("model", model), ("other", other)):
+        shape = (given.n_topics,) if hasattr(given, "expected_topics") else np.shape(given)
+        n_topics = shape[0] if len(shape) == 2 or hasattr(given, "expected_topics") else 0  # else refused below
+        if n_topics > MAX_MATCHED_TOPICS:
+            raise LimitExceededError(f"{name} has {n_topics:,} topics; topics are matched for models of at most "
+                                     f"{MAX_MATCHED_TOPICS:,}")
     topics, words = _topics("model", model, vocabulary)
     other_topics, other_words = _topics("other", other, other_vocabulary)
     topics, other_topics = _aligned(topics, words, other_topics, other_words)

@@ -168,6 +168,12 @@ def test_bad_inputs_say_what_to_fix(planted_corpus):
                             other_vocabulary=["a", "b", "c"])
     with pytest.raises(ValueError, match="n_top"):
         engine.match_topics(model, model, n_top=0)
+    with pytest.raises(ValueError, match="2-d array"):
+        engine.match_topics(3.0, model)
+    too_many = np.ones((engine.MAX_MATCHED_TOPICS + 1, 2))
+    with pytest.raises(engine.LimitExceededError, match="other has 5,001 topics; topics are matched for models of "
+                                                        "at most 5,000"):
+        engine.match_topics(np.ones((2, 2)), too_many)
 
 
 def test_nothing_is_changed_and_nothing_is_nan(planted_corpus):

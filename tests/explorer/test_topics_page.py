@@ -459,3 +459,19 @@ def test_a_run_whose_words_cannot_be_lined_up_is_refused_in_words(app_path):
                               "count different words and one of them does not know which (")
     assert not [c for c in _card(at, 0).caption if "found again" in c.value.lower()]
     assert _card(at, 0).caption[0].value.startswith("Coherence")  # the cards are drawn as usual
+
+
+def test_a_run_of_too_many_topics_to_match_is_refused_in_words(app_path):
+    def huge(shown: runs.RunRecord) -> runs.RunRecord:
+        model = LDA(n_topics=5_001, n_words=shown.model().n_words, seed=0)
+        model.lambda_ = np.ones((5_001, model.n_words))
+        loaded = LoadedModel(model=model, vocabulary=shown.vocabulary, trainer_state=None)
+        return runs.RunRecord("huge", "huge.npz (loaded)", runs.RunSettings(n_topics=5_001), None, loaded=loaded,
+                              checkpointed=False)
+
+    at, _ = _topics_page_with(app_path, huge)
+    at.selectbox(key=Keys.match_run).select("huge").run()
+    assert not at.exception, at.exception
+    assert ("These topics cannot be compared: other has 5,001 topics; topics are matched for models of at most "
+            "5,000.") in [w.value for w in at.warning]
+    assert not [c for c in _card(at, 0).caption if "found again" in c.value.lower()]
