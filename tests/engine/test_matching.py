@@ -7,6 +7,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine
 
@@ -185,3 +187,32 @@ def test_nothing_is_changed_and_nothing_is_nan(planted_corpus):
     np.testing.assert_array_equal(model.lambda_, before)
     np.testing.assert_array_equal(weights, kept)
     assert np.all(np.isfinite(match.distance)) and np.all((match.distance >= 0) & (match.distance <= 1))
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(rows=st.integers(1, 7), columns=st.integers(1, 7), words=st.integers(2, 9), shared=st.integers(1, 9),
+       seed=st.integers(0, 2**32 - 1))
+def test_over_two_vocabularies_the_match_is_the_match_over_their_union(rows, columns, words, shared, seed):
+    """Any two sets of topics over overlapping vocabularies: the same as both widened to the union by hand."""
+    rng = np.random.default_rng(seed)
+    shared = min(shared, words)
+    vocabulary = [f"w{i}" for i in range(words)]
+    other_vocabulary = list(rng.permutation(vocabulary[:shared])) + [f"x{i}" for i in range(words - shared)]
+    a = rng.gamma(0.3, size=(rows, words)) + 1e-9
+    b = rng.gamma(0.3, size=(columns, words)) + 1e-9
+    union = vocabulary + [w for w in other_vocabulary if w not in vocabulary]
+    wide_a, wide_b = np.zeros((rows, len(union))), np.zeros((columns, len(union)))
+    wide_a[:, :words] = a
+    wide_b[:, [union.index(w) for w in other_vocabulary]] = b
+    found = engine.match_topics(a, b, vocabulary=vocabulary, other_vocabulary=other_vocabulary, n_top=3)
+    by_hand = engine.match_topics(wide_a, wide_b, n_top=3)
+    np.testing.assert_allclose(found.distance, by_hand.distance, atol=1e-12)
+    np.testing.assert_array_equal(found.recurring, by_hand.recurring)
+    np.testing.assert_array_equal(found.shared_words, by_hand.shared_words)
+    # invariants: one to one, min(rows, columns) pairs, distances in [0, 1], a recurring topic's partner is its nearest
+    paired = found.partner >= 0
+    assert paired.sum() == min(rows, columns) and len(set(found.partner[paired])) == paired.sum()
+    assert np.all((found.distance >= 0) & (found.distance <= 1))
+    distances = _distances(wide_a, wide_b)
+    for topic in np.flatnonzero(found.recurring):
+        assert distances[topic, found.partner[topic]] == pytest.approx(distances[topic].min(), abs=1e-12)
