@@ -33,8 +33,8 @@ from engine.validation import check_int
 
 __all__ = ["MAX_MATCHED_TOPICS", "TopicMatch", "match_topics"]
 
-# The assignment's cost grows with the cube of the number of topics (2,000 x 2,000 take a third of a second) and
-# its distance matrix with their product: models with more topics than this are refused, not matched for minutes.
+# The assignment's time grows with the cube of the number of topics (benchmarks/RESULTS.md, run 72) and its
+# distance matrix with their product: models with more topics than this are refused, not matched for minutes.
 MAX_MATCHED_TOPICS = 5_000
 
 
