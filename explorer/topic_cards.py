@@ -119,11 +119,18 @@ def _alpha(model, labels: list[str], order: list[int]) -> None:
 
 
 def topic_panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecord | None = None) -> None:
-    """The page's live part; ``other``: a run whose topics each card looks for (None: no comparison)."""
-    @st.fragment(run_every=1.0 if training or (other is not None and other.active) else None)
+    """The page's live part; ``other``: a run whose topics each card looks for (None: no comparison).
+
+    It redraws every second while either run trains, and once more, in full, when they have stopped.
+    """
+    comparing = other is not None and other.active
+
+    @st.fragment(run_every=1.0 if training or comparing else None)
     def panel() -> None:
         with ui.guard():
             _panel(record, training, show_clouds, other)
+        if (training and not record.active) or (comparing and not other.active):
+            st.rerun()
     panel()
 
 
@@ -204,5 +211,3 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecor
         with columns[position % 2]:
             _card(record, int(topic), labels[topic], float(shares[topic]), frames[topic], show_clouds, training,
                   measured, found_line(int(topic)))
-    if training and not record.active:
-        st.rerun()

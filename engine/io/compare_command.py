@@ -30,12 +30,12 @@ def add_compare(commands: Any) -> None:
     compare = commands.add_parser(
         "compare",
         help="say which topics of one model file are found again in another",
-        description="Pair each topic of MODEL with one topic of OTHER, the closest pairs first (Hellinger "
-        "distance between their word probabilities, 0 to 1; word by word when the two files have different "
-        "vocabularies), and say which topics are found again: those that are the closest topic of their partner "
-        "and have it as their own closest. Each topic of MODEL (an HDP's topics in use, at least 1% of the "
-        "words) gets a line with its partner, the number of top words they share and the distance, its top "
-        "words and, indented, its partner's.",
+        description="Pair each topic of MODEL with one topic of OTHER so that the pairs are as close as they can "
+        "be overall (Hellinger distance between their word probabilities, 0 to 1; word by word when the two files "
+        "have different vocabularies), and say which topics are found again: those that are the closest topic of "
+        "their partner and have it as their own closest. Each topic of MODEL (an HDP's topics in use, at least "
+        "1% of the words) gets a line with its partner, the number of top words they share and the distance, its "
+        "top words and, indented, its partner's.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     compare.add_argument("model", metavar="MODEL", help="model file (.npz) whose topics are looked for")
