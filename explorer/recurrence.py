@@ -13,9 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from explorer import formatting, safe_text
-from explorer.engine_api import TopicMatch, match_topics
+from explorer.engine_api import MAX_MATCHED_TOPICS, TopicMatch, match_topics
 
-__all__ = ["COMPARE_HELP", "TopicMatch", "card_line", "match", "summary_line", "unmatched_note"]
+__all__ = ["COMPARE_HELP", "TopicMatch", "card_line", "match", "summary_line", "too_many_note", "unmatched_note"]
 
 COMPARE_HELP = ("Pairs each topic of this run with one topic of the other run, so that the pairs are as close as "
                 "they can be overall (by their word probabilities). A topic is found again when it and its partner "
@@ -63,3 +63,9 @@ def unmatched_note(other_name: str, error: Exception) -> str:
     return (f"The topics of **{safe_text.markdown(other_name)}** cannot be compared with these: the two runs count "
             f"different words and one of them does not know which ({error}). Runs on the same collection, or "
             "model files saved with their vocabulary, can be compared.")
+
+
+def too_many_note(other_name: str) -> str:
+    """Why two runs' topics are not compared when one has thousands of them."""
+    return (f"The topics of **{safe_text.markdown(other_name)}** are not compared with these: one of the two runs has "
+            f"more than {formatting.count(MAX_MATCHED_TOPICS)} topics, too many to pair up here.")

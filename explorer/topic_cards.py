@@ -145,8 +145,8 @@ def _comparison(record: RunRecord, other: RunRecord | None,
     except VocabularyMismatchError as error:  # one of them was loaded without its words, and they differ in number
         st.warning(recurrence.unmatched_note(other.name, error), icon=icons.WARNING)
         return lambda topic: None
-    except LimitExceededError as error:  # a model file of thousands of topics
-        st.warning(f"These topics cannot be compared: {error}.", icon=icons.WARNING)
+    except LimitExceededError:  # a model file of thousands of topics
+        st.warning(recurrence.too_many_note(other.name), icon=icons.WARNING)
         return lambda topic: None
     hdp = record.settings.model == "HDP"
     topics = np.flatnonzero(measured.live) if hdp and measured is not None else np.arange(found.n_topics)

@@ -472,6 +472,6 @@ def test_a_run_of_too_many_topics_to_match_is_refused_in_words(app_path):
     at, _ = _topics_page_with(app_path, huge)
     at.selectbox(key=Keys.match_run).select("huge").run()
     assert not at.exception, at.exception
-    assert ("These topics cannot be compared: other has 5,001 topics; topics are matched for models of at most "
-            "5,000.") in [w.value for w in at.warning]
+    assert ("The topics of **huge.npz (loaded)** are not compared with these: one of the two runs has more than "
+            "5,000 topics, too many to pair up here.") in [w.value for w in at.warning]
     assert not [c for c in _card(at, 0).caption if "found again" in c.value.lower()]
