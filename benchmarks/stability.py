@@ -40,11 +40,10 @@ except ImportError:  # run from a checkout without installing it
 
 import _report  # noqa: E402
 import quality  # noqa: E402
-from _quality_config import CACHE, SHARED, SYNTHETIC  # noqa: E402
+from _quality_config import CACHE, IN_USE_WEIGHT, SHARED, SYNTHETIC  # noqa: E402
 from _quality_panel import load_collection  # noqa: E402
 
 SYSTEMS = ("engine-lda", "tomotopy-lda", "engine-hdp")
-IN_USE_WEIGHT = 0.01  # an HDP's topics in use, as quality.py and the app count them
 
 
 def considered(model, kind: str) -> np.ndarray:
