@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import clouds, quality, recurrence, samples, tables, timeline, uploads
+from explorer import clouds, quality, samples, tables, timeline, uploads
 from explorer.engine_api import (
     BoilerplateReport,
     CoherenceReference,
@@ -23,6 +23,7 @@ from explorer.engine_api import (
     MessagesReport,
     TopicMatch,
     ldavis_topics,
+    match_topics,
     messages_report,
     most_likely_topics,
     start_warm_up,
@@ -192,7 +193,9 @@ def intertopic_points(record: RunRecord, model, labels: Sequence[str]) -> pd.Dat
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _match(run_id: str, version: tuple, other_id: str, other_version: tuple,
            _models: Callable[[], tuple]) -> TopicMatch:
-    return recurrence.match(*_models())
+    model, vocabulary, other, other_vocabulary = _models()
+    # a vocabulary not known (None) is the model's own, if it has one: runs of other collections line up by word
+    return match_topics(model, other, vocabulary=vocabulary, other_vocabulary=other_vocabulary)
 
 
 def topic_match(record: RunRecord, other: RunRecord) -> TopicMatch:

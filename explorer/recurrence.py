@@ -3,7 +3,7 @@
 No Streamlit here.  The pairs come from the engine (``engine.match_topics``: each topic paired
 one to one with a topic of the other run, and found again when the two are each other's
 nearest); this module names the runs and the topics and says what a pair means.
-``explorer/cached.py`` keeps the match per version of the two runs' topics.
+``explorer/cached.py`` makes the match, once per version of the two runs' topics.
 """
 
 from __future__ import annotations
@@ -13,22 +13,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from explorer import formatting, safe_text
-from explorer.engine_api import MAX_MATCHED_TOPICS, TopicMatch, match_topics
+from explorer.engine_api import MAX_MATCHED_TOPICS, TopicMatch
 
-__all__ = ["COMPARE_HELP", "TopicMatch", "card_line", "match", "summary_line", "too_many_note", "unmatched_note"]
+__all__ = ["COMPARE_HELP", "TopicMatch", "card_line", "summary_line", "too_many_note", "unmatched_note"]
 
 COMPARE_HELP = ("Pairs each topic of this run with one topic of the other run, so that the pairs are as close as "
                 "they can be overall (by their word probabilities). A topic is found again when it and its partner "
                 "are each other's closest topic. A topic found again in a run with another seed or other settings "
                 "is one you can trust; one that is not may owe its words to this run's random start, or the other "
                 "run may split or join it differently.")
-
-
-def match(model, vocabulary: Sequence[str] | None, other, other_vocabulary: Sequence[str] | None) -> TopicMatch:
-    """``engine.match_topics`` of two runs' models, word by word when both vocabularies are known."""
-    if vocabulary is None or other_vocabulary is None:  # loaded without words: the columns are taken as the same
-        return match_topics(model, other)
-    return match_topics(model, other, vocabulary=vocabulary, other_vocabulary=other_vocabulary)
 
 
 def card_line(found: TopicMatch, topic: int, other_labels: Sequence[str]) -> str:

@@ -114,14 +114,12 @@ def match_topics(model, other, *, n_top: int = 10, vocabulary: Sequence[str] | N
         A model has more than ``MAX_MATCHED_TOPICS`` topics.
     """
     n_top = check_int("n_top", n_top, 1)
-    for name, given in (("model", model), ("other", other)):
-        shape = (given.n_topics,) if hasattr(given, "expected_topics") else np.shape(given)
-        n_topics = shape[0] if len(shape) == 2 or hasattr(given, "expected_topics") else 0  # else refused below
-        if n_topics > MAX_MATCHED_TOPICS:
-            raise LimitExceededError(f"{name} has {n_topics:,} topics; topics are matched for models of at most "
-                                     f"{MAX_MATCHED_TOPICS:,}")
     topics, words = _topics("model", model, vocabulary)
     other_topics, other_words = _topics("other", other, other_vocabulary)
+    for name, read in (("model", topics), ("other", other_topics)):  # before the distance matrix and the assignment
+        if read.shape[0] > MAX_MATCHED_TOPICS:
+            raise LimitExceededError(f"{name} has {read.shape[0]:,} topics; topics are matched for models of at "
+                                     f"most {MAX_MATCHED_TOPICS:,}")
     topics, other_topics = _aligned(topics, words, other_topics, other_words)
     # Hellinger: H^2 = 1 - BC with the Bhattacharyya coefficient BC(p, q) = sum_v sqrt(p_v q_v)
     overlap = np.sqrt(topics) @ np.sqrt(other_topics).T

@@ -55,15 +55,14 @@ def run_compare(args: argparse.Namespace) -> int:
             f"{args.model} and {args.other} have {loaded.model.n_words} and {other.model.n_words} words, and "
             f"{missing} was saved without its vocabulary, so their words cannot be lined up; compare model files "
             "saved with their vocabulary ('fit' and the app save it)")
-    found = match_topics(loaded.model, other.model, n_top=args.n,
-                         vocabulary=loaded.vocabulary if both_known else None,
-                         other_vocabulary=other.vocabulary if both_known else None)
+    found = match_topics(loaded.model, other.model, n_top=args.n)  # a loaded model knows its words, if saved
     hdp = isinstance(loaded.model, HDP)
     weights = loaded.model.word_shares()
-    topics = (np.flatnonzero(loaded.model.topic_weights() >= IN_USE_WEIGHT) if hdp
-              else np.arange(loaded.model.n_topics))
-    if hdp:  # heaviest first, as the app shows them
-        topics = topics[np.argsort(-loaded.model.topic_weights()[topics], kind="stable")]
+    if hdp:  # its topics in use, heaviest first, as the app shows them
+        order = loaded.model.topic_order()
+        topics = order[loaded.model.topic_weights()[order] >= IN_USE_WEIGHT]
+    else:
+        topics = np.arange(loaded.model.n_topics)
     print(f"# {args.model}: {_kind(loaded.model)}; {args.other}: {_kind(other.model)}")
     which = f"{topics.size} topics in use" if hdp else f"{topics.size} topics"
     print(f"# {found.n_recurring(topics)} of the {which} are found again in {args.other} (each the closest "
