@@ -102,6 +102,7 @@ from engine.errors import (
     VocabularyMismatchError,
 )
 from engine.inference.coherence import CoherenceReference, topic_coherence
+from engine.inference.consensus import MAX_CONSENSUS_RUNS, TopicConsensus, consensus_topics
 from engine.inference.distributed import DaskLocalStep
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import HeldoutSplit, heldout_split, splittable_documents
@@ -163,6 +164,7 @@ __all__ = [
     "LDA",
     "MARKDOWN_SUFFIXES",
     "MAX_ADAPTIVE_INIT_BATCHES",
+    "MAX_CONSENSUS_RUNS",
     "MAX_MATCHED_TOPICS",
     "PASSAGE_WORDS",
     "SHEET_CELLS",
@@ -221,6 +223,7 @@ __all__ = [
     "StepReport",
     "SyntheticCorpus",
     "TextCounts",
+    "TopicConsensus",
     "TopicMatch",
     "TopicQuality",
     "TrainingRun",
@@ -230,6 +233,7 @@ __all__ = [
     "WordForm",
     "atomic_file",
     "boilerplate_report",
+    "consensus_topics",
     "current_limits",
     "decode_text",
     "default_target_docs",

@@ -175,17 +175,38 @@ def _topics(name: str, model, vocabulary) -> tuple[np.ndarray, list[str] | None]
 def _aligned(topics: np.ndarray, words: list[str] | None, other: np.ndarray,
              other_words: list[str] | None) -> tuple[np.ndarray, np.ndarray]:
     """Both sets of topics over one list of words: the union of the vocabularies when they differ."""
-    if words is None or other_words is None or words == other_words:
-        if topics.shape[1] != other.shape[1]:
-            raise VocabularyMismatchError(
-                f"the two models have {topics.shape[1]} and {other.shape[1]} words; pass vocabulary= and "
-                "other_vocabulary= to compare topics over different vocabularies word by word")
-        return topics, other
-    index = {word: i for i, word in enumerate(words)}
-    extra = [word for word in other_words if word not in index]
-    for word in extra:
-        index[word] = len(index)
-    columns = np.fromiter((index[word] for word in other_words), dtype=np.intp, count=len(other_words))
-    widened = np.zeros((other.shape[0], len(index)))
-    widened[:, columns] = other
-    return np.hstack([topics, np.zeros((topics.shape[0], len(extra)))]), widened
+    first, second = aligned_topics([(topics, words), (other, other_words)],
+                                   "pass vocabulary= and other_vocabulary= to compare topics over different "
+                                   "vocabularies word by word")[0]
+    return first, second
+
+
+def aligned_topics(sets: Sequence[tuple[np.ndarray, list[str] | None]], remedy: str
+                   ) -> tuple[list[np.ndarray], list[str] | None]:
+    """Sets of topics (rows over their own words, None: not known) over one list of words, and that list.
+
+    When every vocabulary is known and they differ, the columns are the union of the words in
+    the order they are first met, a word a set lacks having weight 0 there.  Otherwise every
+    set must have the same number of columns (``VocabularyMismatchError`` ending with
+    ``remedy`` if not); the words are then the first known vocabulary, or None.
+    """
+    known = [words for _, words in sets if words is not None]
+    if len(known) < len(sets) or all(words == known[0] for words in known):
+        widths = sorted({topics.shape[1] for topics, _ in sets})
+        if len(widths) > 1:
+            if len(sets) == 2:
+                raise VocabularyMismatchError(f"the two models have {sets[0][0].shape[1]} and "
+                                              f"{sets[1][0].shape[1]} words; {remedy}")
+            raise VocabularyMismatchError(f"the models have {', '.join(map(str, widths))} words; {remedy}")
+        return [topics for topics, _ in sets], (known[0] if known else None)
+    index: dict[str, int] = {}
+    for words in known:
+        for word in words:
+            index.setdefault(word, len(index))
+    widened = []
+    for topics, words in sets:
+        columns = np.fromiter((index[word] for word in words), dtype=np.intp, count=len(words))
+        wide = np.zeros((topics.shape[0], len(index)))
+        wide[:, columns] = topics
+        widened.append(wide)
+    return widened, list(index)
