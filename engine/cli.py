@@ -51,6 +51,7 @@ from engine.inference.schedule import DEFAULT_BATCH_SIZE, DEFAULT_KAPPA, DEFAULT
 from engine.io import topics_command
 from engine.io.atomic import probe_writable
 from engine.io.compare_command import add_compare
+from engine.io.consensus_command import add_consensus
 from engine.io.export_command import add_export
 from engine.io.infer_command import add_infer
 from engine.io.model_files import LoadedModel, load_model, save_model
@@ -153,7 +154,10 @@ class _DeprecatedGamma(argparse.Action):
 
 
 def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
-    """The argument parser (subcommands ``fit``, ``topics`` and ``app``); ``prog`` names the program."""
+    """The argument parser: subcommands fit, topics, export, infer, compare, consensus and app.
+
+    ``prog`` names the program.
+    """
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Train and inspect topic models (LDA, HDP) fitted by stochastic variational inference "
@@ -164,6 +168,7 @@ def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
         f"  {prog} export news.npz --corpus news.csv --out news-export\n"
         f"  {prog} infer news.npz --text \"Oil prices rose.\"\n"
         f"  {prog} compare news.npz news-seed2.npz\n"
+        f"  {prog} consensus news.npz news-seed2.npz news-seed3.npz --out news-consensus.npz\n"
         f"  {prog} app --port 8502\n"
         f"Run '{prog} COMMAND --help' for the options of a command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -175,12 +180,14 @@ def build_parser(prog: str = "svi-topics") -> argparse.ArgumentParser:
                                      "export: write a model's topics, labels and documents as CSV; "
                                      "infer: topic proportions of new text; "
                                      "compare: which topics of one model are found again in another; "
+                                     "consensus: the topics most of several models find, as one model; "
                                      "app: start the explorer")
     _add_fit(commands)
     _add_topics(commands)
     add_export(commands)
     add_infer(commands)
     add_compare(commands)
+    add_consensus(commands)
     _add_app(commands)
     return parser
 

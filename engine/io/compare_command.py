@@ -73,14 +73,15 @@ def run_compare(args: argparse.Namespace) -> int:
     for k in topics:
         k = int(k)
         partner = int(found.partner[k])
-        head = f"topic {k:>{width}} ({weights[k]:.3f}){_label(loaded.labels, k)}"
+        head = f"topic {k:>{width}} ({weights[k]:.3f}){topic_label(loaded.labels, k)}"
         if partner < 0:
             print(f"{head} -> none (OTHER has fewer topics): {_words(top[k])}")
             continue
         verdict = "found again" if found.recurring[k] else "not clearly found again"
         print(f"{head} -> topic {partner:>{other_width}} ({verdict}; {found.shared_words[k]} of {found.n_top} top "
               f"words shared, distance {found.distance[k]:.2f}): {_words(top[k])}")
-        print(f"  {' ' * width}  {partner:>{other_width}}{_label(other.labels, partner)}: {_words(other_top[partner])}")
+        print(f"  {' ' * width}  {partner:>{other_width}}{topic_label(other.labels, partner)}: "
+              f"{_words(other_top[partner])}")
     return 0
 
 
@@ -92,7 +93,7 @@ def _words(words) -> str:
     return " ".join(str(word) for word in words)
 
 
-def _label(labels: dict, topic: int) -> str:
+def topic_label(labels: dict, topic: int) -> str:
     """A topic's label from the file, in brackets, on one line and without control characters."""
     label = labels.get(topic, "")
     return f" [{''.join(ch if ch.isprintable() else ' ' for ch in label).strip()}]" if label.strip() else ""
