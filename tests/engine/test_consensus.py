@@ -94,7 +94,7 @@ def test_groups_hold_one_topic_per_run_are_linked_and_no_link_that_could_join_tw
                 assert (run, int(m)) not in group_of  # each topic in one group at most
                 group_of[(run, int(m))] = c
     links = _links(runs)
-    for c, members in enumerate(consensus.members):  # the links inside a group connect it
+    for members in consensus.members:  # the links inside a group connect it
         nodes = {(run, int(m)) for run, m in enumerate(members) if m >= 0}
         reached, frontier = set(), [next(iter(nodes))]
         while frontier:
