@@ -16,11 +16,12 @@ from typing import Any
 
 # the one label limit and key check, with the engine's model files (not in engine.__all__)
 from engine.io.model_files import MAX_LABEL_CHARS, topic_number
+from explorer.engine_api import MAX_CONSENSUS_RUNS
 from explorer.runs import RunSettings, lda_update
 from explorer.workspace import _shown, check_collection_key
 
-__all__ = ["MAX_LABEL_CHARS", "MAX_TEXT", "ExplorerSettingsError", "checked_extra", "checked_labels",
-           "checked_merged_into", "checked_settings"]
+__all__ = ["MAX_LABEL_CHARS", "MAX_TEXT", "ExplorerSettingsError", "checked_combined", "checked_extra",
+           "checked_labels", "checked_merged_into", "checked_settings"]
 
 MAX_TEXT = 200  # characters of a name
 _MAX_INT = 2**63 - 1
@@ -178,6 +179,25 @@ def checked_merged_into(values: Any, n_topics: int, field: str = "merged_into") 
     return merged
 
 
+
+def checked_combined(runs: Any, found_in: Any, n_topics: int) -> tuple[list[str], list[int]]:
+    """A combined run's sources and, per topic, in how many of them it was found (explorer.combining), from a file.
+
+    ``runs``: the names of 2 to ``MAX_CONSENSUS_RUNS`` runs; ``found_in``: one whole number per
+    topic, from 2 to the number of runs.
+    """
+    if not isinstance(runs, list) or not 2 <= len(runs) <= MAX_CONSENSUS_RUNS:
+        raise _fail("combined_from", f"a list of 2 to {MAX_CONSENSUS_RUNS} run names",
+                    runs if not isinstance(runs, list) else f"{len(runs)} entries")
+    names = [_text(f"combined_from[{i}]", name, optional=False) for i, name in enumerate(runs)]
+    if not isinstance(found_in, list) or len(found_in) != n_topics:
+        raise _fail("found_in", f"a list of {n_topics} counts of runs, one per topic",
+                    found_in if not isinstance(found_in, list) else f"{len(found_in)} entries")
+    for i, count in enumerate(found_in):
+        if isinstance(count, bool) or not isinstance(count, int) or not 2 <= count <= len(names):
+            raise _fail(f"found_in[{i}]", f"a whole number from 2 to {len(names)}", count)
+    return names, list(found_in)
+
 def checked_extra(extra: Any, model: Any) -> dict:
     """A model file's ``extra`` with its ``"explorer"`` entry checked and normalised (raises on a bad field).
 
@@ -207,4 +227,7 @@ def checked_extra(extra: Any, model: Any) -> dict:
         checked["merged_from"] = _text("merged_from", info["merged_from"], optional=False)
         merged = checked_merged_into(info.get("merged_into"), model.n_topics)
         checked["merged_into"] = {str(k): v for k, v in merged.items()}
+    if info.get("combined_from") is not None:  # a run of the topics several runs agree on (explorer.combining)
+        checked["combined_from"], checked["found_in"] = checked_combined(info["combined_from"], info.get("found_in"),
+                                                                         model.n_topics)
     return {**extra, "explorer": checked}

@@ -191,6 +191,8 @@ def browse_only_reason(info: CheckpointInfo) -> str | None:
     """
     if info.record.get("merged_from"):
         return "Its topics were merged after training, so there is no training to continue: open it to browse."
+    if info.record.get("combined_from"):
+        return "Its topics were combined from several runs, so there is no training to continue: open it to browse."
     if info.record.get("resumable") is False:  # records older than the key are training runs
         return ("It was loaded from a model file saved without its training state, so there is no training to "
                 "continue: open it to browse.")
@@ -219,7 +221,9 @@ def checkpoint_action(action: str, info: CheckpointInfo) -> None:
         state.select_run(record.run_id)
         return
     if loaded.trainer_state is None:  # merged copies (explorer.merging), or a loaded file saved without it
-        made = ("was made by merging topics after training" if loaded.extra.get("explorer", {}).get("merged_from")
+        made_by = loaded.extra.get("explorer", {})
+        made = ("was made by merging topics after training" if made_by.get("merged_from")
+                else "was made by combining the topics of several runs" if made_by.get("combined_from")
                 else "holds a model without its training state")
         raise ValueError(f"“{info.name}” {made}, so it cannot be resumed; open it to browse its topics instead")
     if collection is None:

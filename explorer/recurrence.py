@@ -15,13 +15,18 @@ import numpy as np
 from explorer import formatting, safe_text
 from explorer.engine_api import MAX_MATCHED_TOPICS, TopicMatch
 
-__all__ = ["COMPARE_HELP", "TopicMatch", "card_line", "summary_line", "too_many_note", "unmatched_note"]
+__all__ = ["COMBINED_HELP", "COMPARE_HELP", "TopicMatch", "card_line", "combined_line", "summary_line", "too_many_note",
+           "unmatched_note"]
 
 COMPARE_HELP = ("Pairs each topic of this run with one topic of the other run, so that the pairs are as close as "
                 "they can be overall (by their word probabilities). A topic is found again when it and its partner "
                 "are each other's closest topic. A topic found again in a run with another seed or other settings "
                 "is one you can trust; one that is not may owe its words to this run's random start, or the other "
                 "run may split or join it differently.")
+
+COMBINED_HELP = ("This run holds the topics that most of the runs it combined found: each topic found again across "
+                 "them (each the other's closest topic), its words the average of the runs' versions. A topic found "
+                 "in every run does not depend on a run's random start.")
 
 
 def card_line(found: TopicMatch, topic: int, other_labels: Sequence[str]) -> str:
@@ -38,6 +43,13 @@ def card_line(found: TopicMatch, topic: int, other_labels: Sequence[str]) -> str
         return f"Found again in the other run as {name} ({shared})."
     return (f"Not clearly found again in the other run: paired with {name} ({shared}), but the two are not each "
             "other's closest topic.")
+
+
+def combined_line(found_in: int, n_runs: int) -> str:
+    """A combined run's topic: in how many of the runs it combined the topic was found."""
+    if found_in == n_runs:
+        return f"Found in all {formatting.count(n_runs)} runs combined."
+    return f"Found in {formatting.count(found_in)} of the {formatting.count(n_runs)} runs combined."
 
 
 def summary_line(found: TopicMatch, topics: np.ndarray, other_name: str, hdp: bool) -> str:

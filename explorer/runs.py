@@ -170,6 +170,8 @@ class RunRecord:
         self.file_bytes: bytes | None = None  # the model file a loaded run came from
         self.merged_from: str | None = None  # the run whose copies of the overall word use it merged
         self.merged_into: dict[int, int] = {}  # its emptied topics, each with the topic that holds its words
+        self.combined_from: list[str] = []  # the runs whose shared topics it holds (explorer.combining)
+        self.found_in: list[int] = []  # per topic, in how many of them it was found
         self._model: Any = None
         self._model_key: tuple[int, bool] | None = None
 
@@ -181,7 +183,7 @@ class RunRecord:
     def status(self) -> str:
         snap = self.snapshot()
         if snap is None:
-            return "merged" if self.merged_from else "loaded"
+            return "merged" if self.merged_from else "combined" if self.combined_from else "loaded"
         return snap.status
 
     @property
@@ -274,6 +276,8 @@ class RunRecord:
         if self.merged_from:  # its emptied topics keep saying where their words went
             info["merged_from"] = self.merged_from
             info["merged_into"] = {str(k): v for k, v in self.merged_into.items()}
+        if self.combined_from:  # its topics keep saying in how many runs each was found
+            info["combined_from"], info["found_in"] = list(self.combined_from), list(self.found_in)
         return {"explorer": info}
 
 
@@ -459,6 +463,9 @@ def load_record(loaded: LoadedModel, name: str, collection: Collection | None) -
     if info.get("merged_from"):  # checked by explorer.model_extra when the file came from outside
         record.merged_from = str(info["merged_from"])
         record.merged_into = {int(k): int(v) for k, v in (info.get("merged_into") or {}).items()}
+    if info.get("combined_from"):
+        record.combined_from = [str(name) for name in info["combined_from"]]
+        record.found_in = [int(count) for count in info.get("found_in") or []]
     return record
 
 

@@ -71,6 +71,7 @@ class Keys:
     relevance = "topics.relevance"
     n_words, show_clouds = "topics.n_words", "topics.clouds"
     merge_copies, match_run, train_again = "topics.merge", "topics.match", "topics.again"  # copies; other run; seed
+    combine_runs, combine_min, combine_make = "topics.combine", "topics.combine_min", "topics.combine_make"
     alpha_chart, sticks_chart = "topics.alpha", "topics.sticks"
     intertopic_chart, intertopic_topic, intertopic_words = "topics.map", "topics.map_topic", "topics.map_words"
     # Documents page
@@ -83,8 +84,7 @@ class Keys:
     time_column, time_top_n, time_chart = "docs.time_column", "docs.time_top_n", "docs.time_chart"  # over time
     # Stochastic vs batch page
     compare_seconds = "compare.seconds"
-    compare_kappa = "compare.kappa"
-    compare_tau = "compare.tau"
+    compare_kappa, compare_tau = "compare.kappa", "compare.tau"
     compare_start = "compare.start"
     compare_stop = "compare.stop"
     compare_chart = "compare.curve"

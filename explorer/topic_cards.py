@@ -77,15 +77,15 @@ def _quality_lines(measured: quality.TopicQuality | None, topic: int) -> None:
 
 
 def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.DataFrame, show_cloud: bool,
-          training: bool, measured: quality.TopicQuality | None, found_line: str | None) -> None:
+          training: bool, measured: quality.TopicQuality | None, found: tuple[str, str] | None) -> None:
     with st.container(border=True, key=Keys.topic_card(topic)):
         color = charts.topic_color(topic)
         # the label may come from a model file: escaped for HTML and for the Markdown around it
         st.markdown(f"<span style='color:{color};font-size:1.3em'>■</span> **{safe_text.html(label)}** — "
                     f"{formatting.percent(weight)} of the words", unsafe_allow_html=True)
         _quality_lines(measured, topic)
-        if found_line:
-            st.caption(found_line, help=recurrence.COMPARE_HELP)
+        if found:  # (the line, its help)
+            st.caption(found[0], help=found[1])
         st.text_input("Label", value=record.labels.get(topic, ""), key=Keys.topic_label(record.run_id, topic),
                       placeholder=label, on_change=_save_label, args=(record, topic), label_visibility="collapsed",
                       max_chars=model_extra.MAX_LABEL_CHARS,  # what a model file's labels may hold
@@ -135,10 +135,17 @@ def topic_panel(record: RunRecord, training: bool, show_clouds: bool, other: Run
 
 
 def _comparison(record: RunRecord, other: RunRecord | None,
-                measured: quality.TopicQuality | None) -> Callable[[int], str | None]:
-    """Says how many topics ``other`` finds again, and gives each card's line (none without a comparison)."""
+                measured: quality.TopicQuality | None) -> Callable[[int], tuple[str, str] | None]:
+    """Says how many topics ``other`` finds again, and gives each card's line and its help.
+
+    Without a comparison, a combined run's cards say in how many runs their topics were found;
+    other runs' cards get no line.
+    """
     other_model = None if other is None else other.model()
     if other_model is None:
+        if record.combined_from and len(record.found_in) == record.settings.n_topics:
+            return lambda topic: (recurrence.combined_line(record.found_in[topic], len(record.combined_from)),
+                                  recurrence.COMBINED_HELP)
         return lambda topic: None
     try:
         found = cached.topic_match(record, other)
@@ -152,7 +159,7 @@ def _comparison(record: RunRecord, other: RunRecord | None,
     topics = np.flatnonzero(measured.live) if hdp and measured is not None else np.arange(found.n_topics)
     st.info(recurrence.summary_line(found, topics, other.name, hdp and measured is not None), icon=icons.COMPARE)
     labels = topic_labels(other, other_model)
-    return lambda topic: recurrence.card_line(found, topic, labels)
+    return lambda topic: (recurrence.card_line(found, topic, labels), recurrence.COMPARE_HELP)
 
 
 def _hdp_weights(model, measured: quality.TopicQuality | None, labels: dict, order, weights) -> None:
@@ -204,10 +211,10 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecor
     if repeated:
         st.info(repeated, icon=icons.INFO)
     intertopic.intertopic_map(cached.intertopic_points(record, model, labels), labels, frames, n_words)
-    found_line = _comparison(record, other, measured)
+    found = _comparison(record, other, measured)
     shown = int(state.get(Keys.n_shown(record.run_id), 20))
     columns = st.columns(2)
     for position, topic in enumerate(order[:shown]):
         with columns[position % 2]:
             _card(record, int(topic), labels[topic], float(shares[topic]), frames[topic], show_clouds, training,
-                  measured, found_line(int(topic)))
+                  measured, found(int(topic)))

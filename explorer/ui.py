@@ -20,10 +20,10 @@ __all__ = ["error_text", "guard", "require_collection", "require_run", "show_err
 
 # plain Unicode symbols that every font has (selectbox options and tables cannot show icons)
 STATUS_ICONS = {"ready": "…", "running": "▶", "paused": "‖", "stopped": "■", "finished": "✓", "failed": "✗",
-                "loaded": "↥", "merged": "∪"}
+                "loaded": "↥", "merged": "∪", "combined": "∩"}
 STATUS_WORDS = {"ready": "ready", "running": "training", "paused": "paused", "stopped": "stopped",
                 "finished": "finished", "failed": "failed", "loaded": "loaded from a file",
-                "merged": "copies merged after training"}
+                "merged": "copies merged after training", "combined": "topics several runs agree on"}
 
 
 def error_text(exc: BaseException) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import icons, recurrence, safe_text, session, state, topic_cards, training, ui
+from explorer import combining, icons, recurrence, safe_text, session, state, topic_cards, training, ui
 from explorer.state import Keys
 
 st.title("Topics")
@@ -44,5 +44,6 @@ elif not others:
         "start a run"
     match_column.caption(f"No other run yet: {again} on the Train page to see which of these topics come back.")
 other = others.get(state.get(Keys.match_run))
+combining.combine_panel(record)
 
 topic_cards.topic_panel(record, session.runs().any_active() and record.active, show_clouds, other)

@@ -475,3 +475,38 @@ def test_a_run_of_too_many_topics_to_match_is_refused_in_words(app_path):
     assert ("The topics of **huge.npz (loaded)** are not compared with these: one of the two runs has more than "
             "5,000 topics, too many to pair up here.") in [w.value for w in at.warning]
     assert not [c for c in _card(at, 0).caption if "found again" in c.value.lower()]
+
+
+def test_combining_runs_makes_a_run_of_the_topics_most_of_them_find(app_path):
+    at, record = _topics_page_with(app_path)
+    assert ("No other run of these documents has finished yet. Train this one again with another seed (above), "
+            "twice or more, and combine the runs here: the topics most of them find do not depend on a random "
+            "start.") in [c.value for c in at.caption]
+    again = [_permuted_record(record, [2, 0, 1], "again", "#2 again"), _permuted_record(record, [1, 2], "short", "#3")]
+    for made in again:
+        at.session_state[Keys.runs].add(made)
+    at.session_state[Keys.current_run] = record.run_id
+    at.run()
+    chooser = at.multiselect(key=Keys.combine_runs)
+    assert chooser.value == [record.run_id]  # the other two have other settings (K): chosen by hand
+    chooser.set_value([record.run_id, "again", "short"]).run()
+    assert not at.exception, at.exception
+    assert at.number_input(key=Keys.combine_min).value == 2  # more than half of 3
+    at.button(key=Keys.combine_make).click().run()
+    assert not at.exception, at.exception
+    made = at.session_state[Keys.runs].get(at.session_state[Keys.current_run])
+    assert made.run_id != record.run_id and made.status == "combined"
+    assert made.name == "Topics shared by 3 runs (#1, #2, #3)"
+    assert made.combined_from == ["#1 quality test", "#2 again", "#3"]
+    # topics 1 and 2 are in all three runs, topic 0 in two; topic 3 (a small shuffled copy) in one only
+    assert made.found_in == [3, 3, 2] and made.model().n_topics == 3
+    [notice] = [s.value for s in at.success]
+    assert notice.startswith("Made “Topics shared by 3 runs (\\#1, \\#2, \\#3)”: 3 topics found in at least 2 of the "
+                             "3 runs (2 in all of them); the topics fewer runs found are left out.")
+    assert "Mean coherence (NPMI): " in notice and notice.endswith("The runs are unchanged. It is kept with this "
+                                                                   "workspace's checkpoints (Export page).")
+    lines = [[c.value for c in _card(at, topic).caption if c.value.startswith("Found in")] for topic in range(3)]
+    assert lines == [["Found in all 3 runs combined."], ["Found in all 3 runs combined."],
+                     ["Found in 2 of the 3 runs combined."]]
+    assert not [e for e in at.expander if e.label.startswith("Combine runs")]  # not offered on the combined run
+    assert record.status == "loaded" and record.model().n_topics == 4  # the runs are unchanged

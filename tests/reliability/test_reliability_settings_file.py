@@ -65,6 +65,21 @@ TAMPERED = [  # (what the file says, what the message must say)
      "2, got True"),
     ({"merged_from": "r", "merged_into": {"0": 1, "1": 2}}, "merged_into must be a table whose topics holding others' "
      "words are not emptied themselves, got 'topic 1 in both roles'"),
+    # a combined run's record of the runs it combined and where each topic was found (explorer.combining)
+    ({"combined_from": "run1"}, "combined_from must be a list of 2 to 20 run names, got 'run1'"),
+    ({"combined_from": ["a"], "found_in": [1, 1, 1]}, "combined_from must be a list of 2 to 20 run names, got "
+     "'1 entries'"),
+    ({"combined_from": ["a"] * 21, "found_in": [2, 2, 2]}, "combined_from must be a list of 2 to 20 run names, got "
+     "'21 entries'"),
+    ({"combined_from": ["a", 7], "found_in": [2, 2, 2]}, "combined_from[1] must be a text of at most 200 characters, "
+     "got 7"),
+    ({"combined_from": ["a", "b"]}, "found_in must be a list of 3 counts of runs, one per topic, got None"),
+    ({"combined_from": ["a", "b"], "found_in": [2, 2]}, "found_in must be a list of 3 counts of runs, one per topic, "
+     "got '2 entries'"),
+    ({"combined_from": ["a", "b"], "found_in": [2, 2, 3]}, "found_in[2] must be a whole number from 2 to 2, got 3"),
+    ({"combined_from": ["a", "b"], "found_in": [2, 1, 2]}, "found_in[1] must be a whole number from 2 to 2, got 1"),
+    ({"combined_from": ["a", "b"], "found_in": [2, True, 2]}, "found_in[1] must be a whole number from 2 to 2, got "
+     "True"),
 ]
 
 
@@ -127,11 +142,22 @@ def test_a_merged_run_read_back_says_where_its_emptied_topics_went(tmp_path):
     assert record.explorer_extra()["explorer"]["merged_into"] == {"0": 2}  # and so into its next file
 
 
+def test_a_combined_run_read_back_says_in_how_many_runs_each_topic_was_found(tmp_path):
+    explorer = {"settings": GOOD, "combined_from": ["#1 LDA", "#2 LDA", "#3 LDA"], "found_in": [3, 2, 3]}
+    record = porting.import_model("shared.npz", _file(tmp_path, explorer))
+    assert record.status == "combined" and record.combined_from == ["#1 LDA", "#2 LDA", "#3 LDA"]
+    assert record.found_in == [3, 2, 3]
+    extra = record.explorer_extra()["explorer"]  # and so into its next file
+    assert (extra["combined_from"], extra["found_in"]) == (["#1 LDA", "#2 LDA", "#3 LDA"], [3, 2, 3])
+
+
 @pytest.mark.parametrize(("explorer", "message"), [
     ({"name": "merged", "settings": GOOD, "merged_from": "run1", "merged_into": {"0": 2}},
      "“merged” was made by merging topics after training, so it cannot be resumed; open it to browse its topics "
      "instead"),
     ({"name": "bare", "settings": GOOD}, "“bare” holds a model without its training state, so it cannot be resumed"),
+    ({"name": "shared", "settings": GOOD, "combined_from": ["#1", "#2"], "found_in": [2, 2, 2]},
+     "“shared” was made by combining the topics of several runs, so it cannot be resumed"),
 ])
 def test_a_checkpoint_without_training_state_is_not_resumed(tmp_path, home, explorer, message):
     workspace = Workspace.shared_at(home)
