@@ -23,8 +23,7 @@ import numpy as np
 
 from engine.errors import LimitExceededError
 from engine.inference.matching import MAX_MATCHED_TOPICS, _topics, aligned_topics, match_topics
-from engine.inference.quality import IN_USE_WEIGHT
-from engine.models.hdp import HDP
+from engine.inference.quality import LIVE_SHARE
 from engine.models.lda import LDA
 from engine.validation import check_int
 
@@ -114,8 +113,10 @@ def consensus_topics(models: Sequence, *, min_runs: int | None = None,
     ----------
     models : sequence of fitted LDA or HDP, or array-like of shape (n_topics, n_words)
         Two to ``MAX_CONSENSUS_RUNS`` runs, typically one model trained with several seeds.
-        An HDP takes part with its topics in use (weight at least 1 %); an LDA and an array
-        with every topic.
+        A fitted model takes part with its live topics, those holding at least a quarter of
+        an even share of its words (``word_shares() >= 0.25 / n_topics``; an HDP's topics
+        of small corpus weight hold most of its words on some collections, RESULTS run 73);
+        an array with every topic.
     min_runs : int, optional
         In how many runs a topic must be found (2 to ``len(models)``); by default more than
         half of them.
@@ -204,12 +205,10 @@ class _Run:
         if not hasattr(model, "expected_topics"):
             return cls(topics, words, np.arange(topics.shape[0]), np.full(topics.shape[0], 1.0 / topics.shape[0]),
                        None, None)
-        indices = np.arange(model.n_topics)
-        if isinstance(model, HDP):  # its topics in use
-            indices = np.flatnonzero(model.topic_weights() >= IN_USE_WEIGHT)
+        shares = np.asarray(model.word_shares(), dtype=np.float64)
+        indices = np.flatnonzero(shares >= LIVE_SHARE / model.n_topics)  # its live topics
         excess = np.maximum(np.asarray(model.lambda_, dtype=np.float64) - model.eta, 0.0).sum(axis=1)
-        return cls(topics[indices], words, indices, np.asarray(model.word_shares(), dtype=np.float64)[indices],
-                   excess[indices], float(model.eta))
+        return cls(topics[indices], words, indices, shares[indices], excess[indices], float(model.eta))
 
 
 def _groups(topics: list[np.ndarray], min_runs: int) -> list[dict[int, int]]:

@@ -168,7 +168,7 @@ def test_trained_runs_agree_on_the_planted_topics_and_make_a_model(planted_corpu
         one.model()
 
 
-def test_an_hdp_takes_part_with_its_topics_in_use(planted_corpus):
+def test_a_model_takes_part_with_its_live_topics_by_their_share_of_the_words(planted_corpus):
     runs = []
     for seed in range(3):
         model = engine.HDP(n_topics=12, doc_truncation=4, n_words=planted_corpus.n_words, seed=seed)
@@ -176,10 +176,15 @@ def test_an_hdp_takes_part_with_its_topics_in_use(planted_corpus):
         runs.append(model)
     consensus = engine.consensus_topics(runs)
     for run, model in enumerate(runs):
-        in_use = set(np.flatnonzero(model.topic_weights() >= 0.01).tolist())
+        live = set(np.flatnonzero(model.word_shares() >= 0.25 / 12).tolist())
         kept = {int(m) for m in consensus.members[:, run] if m >= 0}
-        assert kept <= in_use
+        assert kept <= live
     assert engine.match_topics(planted_corpus.topics, consensus.topics).recurring.all()
+    # an LDA topic holding almost no words takes no part, even when another run has the same one
+    lda = engine.LDA(n_topics=3, n_words=4, seed=0)
+    lda.lambda_ = np.array([[50.0, 1, 1, 1], [1, 50.0, 1, 1], [1.0, 1, 1.3, 1.2]])  # topic 2: 4.5 % of the words
+    assert lda.word_shares()[2] < 0.25 / 3 < lda.word_shares()[1]
+    assert engine.consensus_topics([lda, lda.copy()]).members.tolist() == [[0, 0], [1, 1]]
 
 
 def test_vocabularies_that_differ_are_combined_over_their_union():
