@@ -51,7 +51,7 @@ except ImportError:  # run from a checkout without installing it
 
 import _report  # noqa: E402
 import quality  # noqa: E402
-from _quality_config import CACHE, IN_USE_WEIGHT, SHARED, SYNTHETIC  # noqa: E402
+from _quality_config import CACHE, IN_USE_WEIGHT, LIVE_SHARE, SHARED, SYNTHETIC  # noqa: E402
 from _quality_panel import load_collection  # noqa: E402
 
 SYSTEMS = ("engine-lda", "tomotopy-lda", "engine-hdp")
@@ -83,10 +83,15 @@ def pair_figures(models: list, kind: str, reference: engine.CoherenceReference) 
             "other_npmi": np.array(other_npmi)}
 
 
-def consensus_figures(models: list, kind: str, seconds: list[float], collection,
-                      reference: engine.CoherenceReference, truth: np.ndarray | None) -> dict:
-    """Two consensus models, one of each half of the runs, against the single runs of the two halves (an HDP's
-    topics in use)."""
+def live(model) -> np.ndarray:
+    """The topics that take part in a consensus: those holding at least a quarter of an even share of the words."""
+    return np.flatnonzero(model.word_shares() >= LIVE_SHARE / model.n_topics)
+
+
+def consensus_figures(models: list, seconds: list[float], collection, reference: engine.CoherenceReference,
+                      truth: np.ndarray | None) -> dict:
+    """Two consensus models, one of each half of the runs, against the single runs of the two halves (their live
+    topics, as ``engine.consensus_topics`` takes them)."""
     half = len(models) // 2
     halves = (models[:half], models[half:2 * half])
     made, took = [], []
@@ -96,17 +101,18 @@ def consensus_figures(models: list, kind: str, seconds: list[float], collection,
         took.append(time.perf_counter() - start)
         made.append(consensus.model())
     across = [engine.match_topics(a, b) for a, b in ((made[0], made[1]), (made[1], made[0]))]
-    singles = [engine.match_topics(a, b).recurring[considered(a, kind)].mean()
+    singles = [engine.match_topics(a, b).recurring[live(a)].mean()
                for first, second in (halves, halves[::-1]) for a in first for b in second]
+    topics = [live(model).size for model in models[:2 * half]]
 
     def loglik(model) -> float:
         return engine.predictive_log_likelihood(model, collection.observed, collection.heldout)
 
-    return {"topics": [model.n_topics for model in made],
+    return {"topics": [model.n_topics for model in made], "single_topics": np.array(topics, dtype=float),
             "recurring": np.array([match.recurring.mean() for match in across]),
             "single_recurring": np.array(singles),
             "npmi": np.array([reference.score_model(model).mean() for model in made]),
-            "single_npmi": np.array([reference.score_model(model)[considered(model, kind)].mean()
+            "single_npmi": np.array([reference.score_model(model)[live(model)].mean()
                                      for model in models[:2 * half]]),
             "loglik": np.array([loglik(model) for model in made]),
             "single_loglik": np.array([loglik(model) for model in models[:2 * half]]),
@@ -190,7 +196,7 @@ def main(argv=None) -> int:
                 rows.append((name, "HDP" if K is None else K, system, figures, recovered))
                 if args.consensus and system.startswith("engine-"):
                     combined.append((name, "HDP" if K is None else K, system,
-                                     consensus_figures(models, kind, took, collection, collection.prepared("coherence"),
+                                     consensus_figures(models, took, collection, collection.prepared("coherence"),
                                                        truth)))
     print(f"\ncommand: python {' '.join([sys.argv[0], *(argv or sys.argv[1:])])}")
     print(f"{len(args.seeds)} seeds, {len(args.seeds) * (len(args.seeds) - 1) // 2} pairs of them; a topic "
@@ -207,15 +213,17 @@ def main(argv=None) -> int:
     if combined:
         half = len(args.seeds) // 2
         print(f"\nconsensus: the runs of seeds {args.seeds[:half]} and of {args.seeds[half:2 * half]} each combined "
-              "by engine.consensus_topics (topics found in more than half of them); single runs: every pair across "
-              "the halves, both ways; ± is the sd\n")
-        print("| collection | K | system | consensus topics | found again in the other half: consensus | single "
-              "runs | NPMI: consensus | single runs | held-out LL: consensus | single runs | true topics recovered: "
-              "consensus | single runs | seconds: combining | training the half |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "by engine.consensus_topics (topics found in more than half of them); single runs: their live topics "
+              "(share of the words >= 0.25 / K, as the consensus takes them), every pair across the halves, both "
+              "ways; ± is the sd\n")
+        print("| collection | K | system | consensus topics | single runs' live topics | found again in the other "
+              "half: consensus | single runs | NPMI: consensus | single runs | held-out LL: consensus | single runs "
+              "| true topics recovered: consensus | single runs | seconds: combining | training the half |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for name, K, system, f in combined:
             truth = ("", "") if f["truth"] is None else (spread(f["truth"]), spread(f["single_truth"]))
-            print(f"| {name} | {K} | {system} | {f['topics'][0]}, {f['topics'][1]} | {spread(f['recurring'])} "
+            print(f"| {name} | {K} | {system} | {f['topics'][0]}, {f['topics'][1]} | {spread(f['single_topics'], 0)} "
+                  f"| {spread(f['recurring'])} "
                   f"| {spread(f['single_recurring'])} | {spread(f['npmi'], 3)} | {spread(f['single_npmi'], 3)} "
                   f"| {spread(f['loglik'], 3)} | {spread(f['single_loglik'], 3)} | {truth[0]} | {truth[1]} "
                   f"| {f['combine_seconds'].mean():.2f} | {f['train_seconds']:.1f} |")
