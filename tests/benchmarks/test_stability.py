@@ -70,3 +70,32 @@ def test_the_script_prints_a_row_per_system_on_synthetic_data(capsys):
 def test_the_script_needs_two_seeds():
     with pytest.raises(SystemExit):
         stability.main(["--seeds", "0"])
+
+
+def test_consensus_figures_combine_each_half_and_score_it_as_by_hand(planted_corpus):
+    from types import SimpleNamespace
+
+    truth = planted_corpus.topics + 1e-3
+    reference = engine.CoherenceReference(planted_corpus.counts)
+    blurred = truth.copy()
+    blurred[0] = blurred[1] = truth[0] + truth[1]
+    models = [_lda(truth), _lda(truth[[4, 3, 2, 1, 0]]), _lda(blurred), _lda(truth[[1, 0, 2, 3, 4]])]
+    collection = SimpleNamespace(observed=planted_corpus.counts[:40], heldout=planted_corpus.counts[40:80])
+    figures = stability.consensus_figures(models, [1.0, 2.0, 3.0, 4.0], collection, reference, truth)
+    made = [engine.consensus_topics(models[:2]).model(), engine.consensus_topics(models[2:]).model()]
+    assert figures["topics"] == [5, 4]  # the blurred run shares 4 topics with its partner
+    np.testing.assert_allclose(figures["recurring"], [engine.match_topics(made[0], made[1]).recurring.mean(),
+                                                      engine.match_topics(made[1], made[0]).recurring.mean()])
+    singles = [engine.match_topics(models[a], models[b]).recurring.mean() for a, b in
+               ((0, 2), (0, 3), (1, 2), (1, 3), (2, 0), (2, 1), (3, 0), (3, 1))]
+    np.testing.assert_allclose(figures["single_recurring"], singles)
+    np.testing.assert_allclose(figures["npmi"], [reference.score_model(m).mean() for m in made])
+    np.testing.assert_allclose(figures["loglik"], [engine.predictive_log_likelihood(
+        m, collection.observed, collection.heldout) for m in made])
+    np.testing.assert_allclose(figures["truth"], [1.0, 0.8])
+    assert figures["train_seconds"] == 3.0 and figures["combine_seconds"].shape == (2,)
+
+
+def test_the_script_needs_four_seeds_to_combine_halves():
+    with pytest.raises(SystemExit):
+        stability.main(["--seeds", "0", "1", "2", "--consensus"])
