@@ -24,6 +24,7 @@ import numpy as np
 from engine.errors import LimitExceededError
 from engine.inference.matching import MAX_MATCHED_TOPICS, _topics, aligned_topics, match_topics
 from engine.inference.quality import LIVE_SHARE
+from engine.limits import current_limits
 from engine.models.lda import LDA
 from engine.validation import check_int
 
@@ -139,8 +140,9 @@ def consensus_topics(models: Sequence, *, min_runs: int | None = None,
     VocabularyMismatchError
         The runs' words cannot be lined up.
     LimitExceededError
-        More than ``MAX_CONSENSUS_RUNS`` runs, or more than ``MAX_MATCHED_TOPICS`` topics
-        taking part in all.
+        More than ``MAX_CONSENSUS_RUNS`` runs, more than ``MAX_MATCHED_TOPICS`` topics
+        taking part in all, or more cells in their topic-word arrays together than the
+        ``max_dense_cells`` limit (``SVI_TOPICS_MAX_DENSE_CELLS``).
     """
     models = list(models)
     if not 2 <= len(models) <= MAX_CONSENSUS_RUNS:
@@ -161,6 +163,10 @@ def consensus_topics(models: Sequence, *, min_runs: int | None = None,
     if total > MAX_MATCHED_TOPICS:
         raise LimitExceededError(f"the runs have {total:,} topics taking part in all; a consensus is made of at "
                                  f"most {MAX_MATCHED_TOPICS:,}")
+    known = [run.words for run in runs if run.words is not None]
+    width = len(set().union(*known)) if len(known) == n_runs else max(run.topics.shape[1] for run in runs)
+    current_limits().check("max_dense_cells", total * width,
+                           f"the runs' topics over their words together (topics x words = {total:,} x {width:,})")
     topics, vocabulary = aligned_topics([(run.topics, run.words) for run in runs],
                                         "pass vocabularies= to combine topics over different vocabularies word by "
                                         "word")

@@ -227,6 +227,18 @@ def test_bad_inputs_say_what_to_fix():
         engine.consensus_topics([big, big])
 
 
+def test_the_runs_topic_word_cells_together_obey_the_dense_cells_limit(monkeypatch):
+    rng = np.random.default_rng(0)
+    topics = rng.dirichlet(np.ones(10), size=3)
+    words, others = [f"w{i}" for i in range(10)], [f"v{i}" for i in range(10)]
+    monkeypatch.setenv("SVI_TOPICS_MAX_DENSE_CELLS", "100")
+    assert engine.consensus_topics([topics, topics]).n_topics == 3  # 6 topics x 10 words
+    # over two vocabularies of 10 words each: 6 topics x 20 words
+    with pytest.raises(engine.LimitExceededError, match=r"topics x words = 6 x 20\) is 120, above the limit "
+                                                        r"max_dense_cells = 100.*SVI_TOPICS_MAX_DENSE_CELLS"):
+        engine.consensus_topics([topics, topics], vocabularies=[words, others])
+
+
 def test_the_runs_are_left_unchanged_and_nothing_is_nan():
     _, runs, _ = _runs(3)
     before = [run.copy() for run in runs]
