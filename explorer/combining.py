@@ -129,14 +129,14 @@ def combine_panel(record: RunRecord) -> None:
                        "depend on a random start.")
             return
         names = {r.run_id: r.name for r in runs}
-        if state.get(Keys.combine_runs) is None or not set(state.get(Keys.combine_runs)) <= set(names):
-            state.put(Keys.combine_runs, default_choice(record, runs)[:MAX_CONSENSUS_RUNS])
-        chosen = st.multiselect("Runs to combine", list(names), key=Keys.combine_runs, format_func=names.get,
+        # a new widget whenever another run can be offered, so a run that just finished joins the default choice
+        default = default_choice(record, runs)[:MAX_CONSENSUS_RUNS]
+        chosen = st.multiselect("Runs to combine", list(names), default=default, format_func=names.get,
+                                key=Keys.combine(f"runs.{record.run_id}", len(runs)),
                                 max_selections=MAX_CONSENSUS_RUNS, help=COMBINE_HELP)
         n_chosen = max(2, len(chosen))
-        if state.get(Keys.combine_min) is None or state.get(Keys.combine_min) > n_chosen:
-            state.put(Keys.combine_min, n_chosen // 2 + 1)  # more than half, the engine's default
-        at_least = st.number_input("Found in at least this many of them", 2, n_chosen, step=1, key=Keys.combine_min,
+        at_least = st.number_input("Found in at least this many of them", 2, n_chosen, value=n_chosen // 2 + 1,
+                                   step=1, key=Keys.combine("min", n_chosen),
                                    help="A topic must be found again in this many of the chosen runs to be kept. "
                                         "The default, more than half, keeps the topics most runs agree on.")
         if st.button("Make a run of the topics they share", key=Keys.combine_make, icon=icons.MERGE,

@@ -71,7 +71,7 @@ class Keys:
     relevance = "topics.relevance"
     n_words, show_clouds = "topics.n_words", "topics.clouds"
     merge_copies, match_run, train_again = "topics.merge", "topics.match", "topics.again"  # copies; other run; seed
-    combine_runs, combine_min, combine_make = "topics.combine", "topics.combine_min", "topics.combine_make"
+    combine_make = "topics.combine_make"  # the "Combine runs" button; its choices are Keys.combine(...)
     alpha_chart, sticks_chart = "topics.alpha", "topics.sticks"
     intertopic_chart, intertopic_topic, intertopic_words = "topics.map", "topics.map_topic", "topics.map_words"
     # Documents page
@@ -85,19 +85,13 @@ class Keys:
     # Stochastic vs batch page
     compare_seconds = "compare.seconds"
     compare_kappa, compare_tau = "compare.kappa", "compare.tau"
-    compare_start = "compare.start"
-    compare_stop = "compare.stop"
-    compare_chart = "compare.curve"
+    compare_start, compare_stop, compare_chart = "compare.start", "compare.stop", "compare.curve"
     # Export page
     model_upload = "export.model_upload"
-    export_topics = "export.topics"
-    export_documents = "export.documents"
-    export_curves = "export.curves"
+    export_topics, export_documents, export_curves = "export.topics", "export.documents", "export.curves"
     export_model, export_full = "export.model", "export.full"  # the model file; every export file in a zip
     checkpoint = "export.checkpoint"
-    checkpoint_resume = "export.resume"
-    checkpoint_open = "export.open"
-    checkpoint_delete = "export.delete"
+    checkpoint_resume, checkpoint_open, checkpoint_delete = "export.resume", "export.open", "export.delete"
     # session values (not widgets)
     runs = "_runs"
     collection = "_collection"
@@ -115,6 +109,11 @@ class Keys:
     def n_shown(run_id: str) -> str:
         """The Topics page's "Topics to show" of one run."""
         return f"topics.n_shown.{run_id}"
+
+    @staticmethod
+    def combine(what: str, size: int) -> str:
+        """"Combine runs": the runs chosen ("runs.<shown run>", per number offered), or "min" (per number chosen)."""
+        return f"topics.combine_{what}.{size}"
 
     @staticmethod
     def topic_card(topic: int) -> str:

@@ -157,6 +157,7 @@ def test_trained_runs_agree_on_the_planted_topics_and_make_a_model(planted_corpu
             np.mean([runs[r].word_shares()[m] for r, m in enumerate(consensus.members[c])]))
     model = consensus.model()
     assert isinstance(model, engine.LDA) and model.n_topics == 5 and model.eta == pytest.approx(0.01)
+    assert np.all(consensus.alpha == runs[0].alpha) and model.alpha == runs[0].alpha  # one number, as the runs had
     np.testing.assert_allclose(model.lambda_, 0.01 + consensus.mass[:, None] * consensus.topics, rtol=1e-12)
     np.testing.assert_allclose(model.expected_topics(), consensus.topics, atol=1e-3)
     theta = model.transform(planted_corpus.counts[:20])
@@ -180,6 +181,11 @@ def test_a_model_takes_part_with_its_live_topics_by_their_share_of_the_words(pla
         kept = {int(m) for m in consensus.members[:, run] if m >= 0}
         assert kept <= live
     assert engine.match_topics(planted_corpus.topics, consensus.topics).recurring.all()
+    # each topic's prior: the mean of its members' alpha E[sigma_k], the HDP's document prior, given to the model
+    for c, members in enumerate(consensus.members):
+        priors = [runs[run].alpha * runs[run].topic_weights()[m] for run, m in enumerate(members) if m >= 0]
+        assert consensus.alpha[c] == pytest.approx(np.mean(priors), rel=1e-12)
+    np.testing.assert_allclose(consensus.model().alpha, consensus.alpha, rtol=1e-12)
     # an LDA topic holding almost no words takes no part, even when another run has the same one
     lda = engine.LDA(n_topics=3, n_words=4, seed=0)
     lda.lambda_ = np.array([[50.0, 1, 1, 1], [1, 50.0, 1, 1], [1.0, 1, 1.3, 1.2]])  # topic 2: 4.5 % of the words

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -487,11 +488,11 @@ def test_combining_runs_makes_a_run_of_the_topics_most_of_them_find(app_path):
         at.session_state[Keys.runs].add(made)
     at.session_state[Keys.current_run] = record.run_id
     at.run()
-    chooser = at.multiselect(key=Keys.combine_runs)
+    chooser = at.multiselect(key=Keys.combine(f"runs.{record.run_id}", 3))
     assert chooser.value == [record.run_id]  # the other two have other settings (K): chosen by hand
     chooser.set_value([record.run_id, "again", "short"]).run()
     assert not at.exception, at.exception
-    assert at.number_input(key=Keys.combine_min).value == 2  # more than half of 3
+    assert at.number_input(key=Keys.combine("min", 3)).value == 2  # more than half of 3
     at.button(key=Keys.combine_make).click().run()
     assert not at.exception, at.exception
     made = at.session_state[Keys.runs].get(at.session_state[Keys.current_run])
@@ -510,3 +511,22 @@ def test_combining_runs_makes_a_run_of_the_topics_most_of_them_find(app_path):
                      ["Found in 2 of the 3 runs combined."]]
     assert not [e for e in at.expander if e.label.startswith("Combine runs")]  # not offered on the combined run
     assert record.status == "loaded" and record.model().n_topics == 4  # the runs are unchanged
+
+
+def test_a_run_with_another_seed_that_finishes_joins_the_runs_chosen_to_combine(app_path):
+    def with_seed(seed: int):
+        def make(shown: runs.RunRecord) -> runs.RunRecord:
+            made = _permuted_record(shown, [3, 2, 1, 0], f"seed{seed}", f"#{seed + 1} again")
+            made.settings = dataclasses.replace(shown.settings, seed=seed)  # "Train again with another seed"
+            return made
+        return make
+
+    at, record = _topics_page_with(app_path, with_seed(1))
+    assert at.multiselect(key=Keys.combine(f"runs.{record.run_id}", 2)).value == [record.run_id, "seed1"]
+    assert at.number_input(key=Keys.combine("min", 2)).value == 2
+    at.session_state[Keys.runs].add(with_seed(2)(record))  # another one has finished
+    at.session_state[Keys.current_run] = record.run_id
+    at.run()
+    assert not at.exception, at.exception
+    assert at.multiselect(key=Keys.combine(f"runs.{record.run_id}", 3)).value == [record.run_id, "seed1", "seed2"]
+    assert at.number_input(key=Keys.combine("min", 3)).value == 2
