@@ -157,5 +157,6 @@ def combine_panel(record: RunRecord) -> None:
                 message += " It is kept with this workspace's checkpoints (Export page)."
             session.runs().add(result.record)
             state.select_run(result.record.run_id)
+            state.set_widgets({Keys.match_run: None})  # the cards first say in how many runs each topic was found
             state.notice(message, page="topics")
             st.rerun(scope="app")

@@ -77,15 +77,15 @@ def _quality_lines(measured: quality.TopicQuality | None, topic: int) -> None:
 
 
 def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.DataFrame, show_cloud: bool,
-          training: bool, measured: quality.TopicQuality | None, found: tuple[str, str] | None) -> None:
+          training: bool, measured: quality.TopicQuality | None, found: list[tuple[str, str]]) -> None:
     with st.container(border=True, key=Keys.topic_card(topic)):
         color = charts.topic_color(topic)
         # the label may come from a model file: escaped for HTML and for the Markdown around it
         st.markdown(f"<span style='color:{color};font-size:1.3em'>■</span> **{safe_text.html(label)}** — "
                     f"{formatting.percent(weight)} of the words", unsafe_allow_html=True)
         _quality_lines(measured, topic)
-        if found:  # (the line, its help)
-            st.caption(found[0], help=found[1])
+        for line, line_help in found:  # in how many runs combined it was found; its partner in another run
+            st.caption(line, help=line_help)
         st.text_input("Label", value=record.labels.get(topic, ""), key=Keys.topic_label(record.run_id, topic),
                       placeholder=label, on_change=_save_label, args=(record, topic), label_visibility="collapsed",
                       max_chars=model_extra.MAX_LABEL_CHARS,  # what a model file's labels may hold
@@ -135,31 +135,34 @@ def topic_panel(record: RunRecord, training: bool, show_clouds: bool, other: Run
 
 
 def _comparison(record: RunRecord, other: RunRecord | None,
-                measured: quality.TopicQuality | None) -> Callable[[int], tuple[str, str] | None]:
-    """Says how many topics ``other`` finds again, and gives each card's line and its help.
+                measured: quality.TopicQuality | None) -> Callable[[int], list[tuple[str, str]]]:
+    """Says how many topics ``other`` finds again, and gives each card's lines, each with its help.
 
-    Without a comparison, a combined run's cards say in how many runs their topics were found;
-    other runs' cards get no line.
+    A combined run's cards say in how many of its runs their topics were found; with a run to
+    compare with, each card also names its partner there.
     """
+    def combined(topic: int) -> list[tuple[str, str]]:
+        if not record.combined_from or len(record.found_in) != record.settings.n_topics:
+            return []
+        return [(recurrence.combined_line(record.found_in[topic], len(record.combined_from)),
+                 recurrence.COMBINED_HELP)]
+
     other_model = None if other is None else other.model()
     if other_model is None:
-        if record.combined_from and len(record.found_in) == record.settings.n_topics:
-            return lambda topic: (recurrence.combined_line(record.found_in[topic], len(record.combined_from)),
-                                  recurrence.COMBINED_HELP)
-        return lambda topic: None
+        return combined
     try:
         found = cached.topic_match(record, other)
     except VocabularyMismatchError as error:  # one of them was loaded without its words, and they differ in number
         st.warning(recurrence.unmatched_note(other.name, error), icon=icons.WARNING)
-        return lambda topic: None
+        return combined
     except LimitExceededError:  # a model file of thousands of topics
         st.warning(recurrence.too_many_note(other.name), icon=icons.WARNING)
-        return lambda topic: None
+        return combined
     hdp = record.settings.model == "HDP"
     topics = np.flatnonzero(measured.live) if hdp and measured is not None else np.arange(found.n_topics)
     st.info(recurrence.summary_line(found, topics, other.name, hdp and measured is not None), icon=icons.COMPARE)
     labels = topic_labels(other, other_model)
-    return lambda topic: (recurrence.card_line(found, topic, labels), recurrence.COMPARE_HELP)
+    return lambda topic: [*combined(topic), (recurrence.card_line(found, topic, labels), recurrence.COMPARE_HELP)]
 
 
 def _hdp_weights(model, measured: quality.TopicQuality | None, labels: dict, order, weights) -> None:

@@ -34,13 +34,14 @@ if state.get(Keys.match_run) not in others:
 match_column.selectbox("Find these topics in another run", list(others), key=Keys.match_run, index=None,
                        format_func=lambda run_id: others[run_id].name, placeholder="Choose a run to compare with",
                        help=recurrence.COMPARE_HELP, disabled=not others)
-if record.collection is not None and match_column.button(
+trainable = record.collection is not None and not record.combined_from  # a combined run has no training of its own
+if trainable and match_column.button(
         "Train again with another seed", key=Keys.train_again, icon=icons.PLAY,
         help="Starts a run with this run's settings and the next unused seed, and looks for these topics in it as "
              "it trains: the topics found again do not depend on the random start."):
     training.train_again(record, match_column)
 elif not others:
-    again = "train this one again with another seed, or start any run" if record.collection is not None else \
+    again = "train this one again with another seed, or start any run" if trainable else \
         "start a run"
     match_column.caption(f"No other run yet: {again} on the Train page to see which of these topics come back.")
 other = others.get(state.get(Keys.match_run))

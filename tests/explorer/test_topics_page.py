@@ -492,6 +492,7 @@ def test_combining_runs_makes_a_run_of_the_topics_most_of_them_find(app_path):
     assert chooser.value == [record.run_id]  # the other two have other settings (K): chosen by hand
     chooser.set_value([record.run_id, "again", "short"]).run()
     assert not at.exception, at.exception
+    at.selectbox(key=Keys.match_run).select("again").run()  # a comparison shown before combining
     assert at.number_input(key=Keys.combine("min", 3)).value == 2  # more than half of 3
     at.button(key=Keys.combine_make).click().run()
     assert not at.exception, at.exception
@@ -509,7 +510,14 @@ def test_combining_runs_makes_a_run_of_the_topics_most_of_them_find(app_path):
     lines = [[c.value for c in _card(at, topic).caption if c.value.startswith("Found in")] for topic in range(3)]
     assert lines == [["Found in all 3 runs combined."], ["Found in all 3 runs combined."],
                      ["Found in 2 of the 3 runs combined."]]
+    assert at.selectbox(key=Keys.match_run).value is None  # the cards first say where each topic was found
     assert not [e for e in at.expander if e.label.startswith("Combine runs")]  # not offered on the combined run
+    assert not [b for b in at.button if b.key == Keys.train_again]  # nor training again: it has no training
+    at.selectbox(key=Keys.match_run).select("again").run()  # compared with a run: both lines on each card
+    assert not at.exception, at.exception
+    captions = [c.value for c in _card(at, 2).caption]
+    assert "Found in 2 of the 3 runs combined." in captions
+    assert [c for c in captions if c.startswith("Found again in the other run as")]
     assert record.status == "loaded" and record.model().n_topics == 4  # the runs are unchanged
 
 
