@@ -16,9 +16,9 @@ import dataclasses
 
 import streamlit as st
 
-from explorer import formatting, icons, quality, safe_text, session, state, ui
+from explorer import formatting, icons, quality, safe_text, session, ui
 from explorer.engine_api import MAX_CONSENSUS_RUNS, LoadedModel, consensus_topics
-from explorer.runs import RunRecord, RunSettings, keep_checkpoint, load_record
+from explorer.runs import RunRecord, RunSettings, load_record
 from explorer.state import Keys
 
 __all__ = ["CombineResult", "candidates", "combine_panel", "combine_runs", "default_choice"]
@@ -147,16 +147,5 @@ def combine_panel(record: RunRecord) -> None:
             except ValueError as exc:
                 ui.show_error(exc)
                 return
-            message = result.message()
-            try:
-                keep_checkpoint(result.record)
-            except OSError as exc:  # the run is still here; only its copy on the server is missing
-                message += (f" It could not be saved on the server ({safe_text.markdown(str(exc))}): download its "
-                            "model file from the Export page to keep it.")
-            else:
-                message += " It is kept with this workspace's checkpoints (Export page)."
-            session.runs().add(result.record)
-            state.select_run(result.record.run_id)
-            state.set_widgets({Keys.match_run: None})  # the cards first say in how many runs each topic was found
-            state.notice(message, page="topics")
-            st.rerun(scope="app")
+            # the cards first say in how many runs each topic was found: no comparison chosen
+            session.add_made_run(result.record, result.message(), {Keys.match_run: None})

@@ -17,9 +17,9 @@ import dataclasses
 
 import streamlit as st
 
-from explorer import icons, quality, safe_text, session, state, ui
+from explorer import icons, quality, safe_text, session, ui
 from explorer.engine_api import GENERAL_DIVERGENCE, LoadedModel, predictive_log_likelihood
-from explorer.runs import RunRecord, keep_checkpoint, load_record, split
+from explorer.runs import RunRecord, load_record, split
 from explorer.state import Keys
 
 __all__ = ["MergeResult", "merge_button", "merge_copies"]
@@ -108,16 +108,5 @@ def merge_button(record: RunRecord, measured: quality.TopicQuality | None) -> No
         except ValueError as exc:
             ui.show_error(exc)
             return
-        message = result.message()
-        try:
-            keep_checkpoint(result.record)
-        except OSError as exc:  # the run is still here; only its copy on the server is missing
-            message += (f" It could not be saved on the server ({safe_text.markdown(str(exc))}): download its "
-                        "model file from the Export page to keep it.")
-        else:
-            message += " It is kept with this workspace's checkpoints (Export page)."
-        session.runs().add(result.record)
-        state.select_run(result.record.run_id)
-        state.set_widgets({Keys.intertopic_topic: result.kept_topic})  # not an emptied topic
-        state.notice(message, page="topics")
-        st.rerun(scope="app")
+        session.add_made_run(result.record, result.message(),
+                             {Keys.intertopic_topic: result.kept_topic})  # not an emptied topic
