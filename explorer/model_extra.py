@@ -179,7 +179,6 @@ def checked_merged_into(values: Any, n_topics: int, field: str = "merged_into") 
     return merged
 
 
-
 def checked_combined(runs: Any, found_in: Any, n_topics: int) -> tuple[list[str], list[int]]:
     """A combined run's sources and, per topic, in how many of them it was found (explorer.combining), from a file.
 
@@ -197,6 +196,7 @@ def checked_combined(runs: Any, found_in: Any, n_topics: int) -> tuple[list[str]
         if isinstance(count, bool) or not isinstance(count, int) or not 2 <= count <= len(names):
             raise _fail(f"found_in[{i}]", f"a whole number from 2 to {len(names)}", count)
     return names, list(found_in)
+
 
 def checked_extra(extra: Any, model: Any) -> dict:
     """A model file's ``extra`` with its ``"explorer"`` entry checked and normalised (raises on a bad field).

@@ -105,15 +105,21 @@ def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.Da
                                "their letters together with the others').")
 
 
-def _alpha(model, labels: list[str], order: list[int]) -> None:
-    """LDA's alpha: a bar per topic when it was learned (one value each), else one line."""
+def _alpha(model, labels: list[str], order: list[int], combined: bool = False) -> None:
+    """LDA's alpha: a bar per topic when it was learned or combined from runs (one value each), else one line."""
     if np.ndim(model.alpha) == 0:
         st.caption(f"α = {formatting.number(float(model.alpha))} for every topic: before reading a document, "
                    "the model expects every topic in it equally.")
         return
-    st.markdown("**Learned α of each topic**",
-                help="α is how much of a document the model expects a topic to take before reading it; this run "
-                     "learned one value per topic from the documents (larger: the topic is common everywhere).")
+    if combined:
+        st.markdown("**α of each topic, from the runs combined**",
+                    help="α is how much of a document the model expects a topic to take before reading it. Each "
+                         "topic keeps the mean of its versions' α in the runs (for an HDP, its concentration times "
+                         "the topic's corpus weight), so the combined run reads documents as they did.")
+    else:
+        st.markdown("**Learned α of each topic**",
+                    help="α is how much of a document the model expects a topic to take before reading it; this run "
+                         "learned one value per topic from the documents (larger: the topic is common everywhere).")
     st.altair_chart(charts.alpha_chart(tables.alpha_frame(model.alpha, labels, order)), width="stretch",
                     key=Keys.alpha_chart)
 
@@ -205,7 +211,7 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecor
     if record.settings.model == "HDP":
         _hdp_weights(model, measured, labels, order, weights)
     else:
-        _alpha(model, labels, order)
+        _alpha(model, labels, order, combined=bool(record.combined_from))
     note = quality.general_note(measured)
     if note:
         st.info(note, icon=icons.INFO)

@@ -538,3 +538,23 @@ def test_a_run_with_another_seed_that_finishes_joins_the_runs_chosen_to_combine(
     assert not at.exception, at.exception
     assert at.multiselect(key=Keys.combine(f"runs.{record.run_id}", 3)).value == [record.run_id, "seed1", "seed2"]
     assert at.number_input(key=Keys.combine("min", 3)).value == 2
+
+
+def test_a_combined_run_of_hdps_shows_the_prior_it_took_from_its_runs(app_path):
+    def combined(shown: runs.RunRecord) -> runs.RunRecord:
+        model = LDA(n_topics=3, n_words=shown.model().n_words, alpha=[0.3, 0.2, 0.1], eta=0.01, seed=0)
+        model.lambda_ = shown.model().lambda_[:3].copy()
+        extra = {"explorer": {"combined_from": ["#1 HDP", "#2 HDP"], "found_in": [2, 2, 2]}}
+        loaded = LoadedModel(model=model, vocabulary=shown.vocabulary, trainer_state=None, extra=extra)
+        made = runs.load_record(loaded, "Topics shared by 2 runs (#1, #2)", shown.collection)
+        made.run_id = "combined"
+        return made
+
+    at, _ = _topics_page_with(app_path, combined)
+    at.session_state[Keys.current_run] = "combined"
+    at.run()
+    assert not at.exception, at.exception
+    assert "**α of each topic, from the runs combined**" in [m.value for m in at.markdown]
+    [chart] = _alpha_charts(at)
+    assert sorted(chart["alpha"].round(3).tolist()) == [0.1, 0.2, 0.3]
+    assert "Found in all 2 runs combined." in [c.value for c in _card(at, 1).caption]
