@@ -56,6 +56,9 @@ def run_consensus(args: argparse.Namespace) -> int:
         raise ValueError(f"--n must be at least 1, got {args.n}")
     if len(args.models) < 2:
         raise ValueError("consensus needs at least two model files to combine")
+    if args.min_runs is not None and not 2 <= args.min_runs <= len(args.models):
+        raise ValueError(f"--min-runs must be from 2 to the number of model files ({len(args.models)}), got "
+                         f"{args.min_runs}")
     if args.out is not None and any(Path(args.out).resolve() == Path(path).resolve() for path in args.models):
         raise ValueError(f"--out {args.out} is one of the model files being combined: write the consensus to "
                          "another file")

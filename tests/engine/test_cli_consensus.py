@@ -92,7 +92,9 @@ def test_consensus_refuses_what_it_cannot_combine(tmp_path, capsys):
     assert main(["consensus", str(first), str(first), "--out", str(first)]) == 2
     assert "is one of the model files being combined" in capsys.readouterr().err
     assert main(["consensus", str(first), str(first), "--min-runs", "3"]) == 2
-    assert "min_runs must be at most the number of runs (2)" in capsys.readouterr().err
+    assert "--min-runs must be from 2 to the number of model files (2), got 3" in capsys.readouterr().err
+    assert main(["consensus", str(first), str(first), "--min-runs", "1"]) == 2
+    assert "--min-runs must be from 2 to the number of model files (2), got 1" in capsys.readouterr().err
     assert main(["consensus", str(first), str(first), "--n", "0"]) == 2
     assert "--n must be at least 1" in capsys.readouterr().err
     junk = tmp_path / "junk.npz"
