@@ -16,7 +16,7 @@ import dataclasses
 
 import streamlit as st
 
-from explorer import formatting, icons, quality, safe_text, session, ui
+from explorer import formatting, icons, made_runs, quality, safe_text, session, ui
 from explorer.engine_api import MAX_CONSENSUS_RUNS, LoadedModel, consensus_topics
 from explorer.runs import RunRecord, RunSettings, load_record
 from explorer.state import Keys
@@ -148,4 +148,4 @@ def combine_panel(record: RunRecord) -> None:
                 ui.show_error(exc)
                 return
             # the cards first say in how many runs each topic was found: no comparison chosen
-            session.add_made_run(result.record, result.message(), {Keys.match_run: None})
+            made_runs.add_made_run(result.record, result.message(), {Keys.match_run: None})

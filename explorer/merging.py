@@ -17,7 +17,7 @@ import dataclasses
 
 import streamlit as st
 
-from explorer import icons, quality, safe_text, session, ui
+from explorer import icons, made_runs, quality, safe_text, session, ui
 from explorer.engine_api import GENERAL_DIVERGENCE, LoadedModel, predictive_log_likelihood
 from explorer.runs import RunRecord, load_record, split
 from explorer.state import Keys
@@ -108,5 +108,5 @@ def merge_button(record: RunRecord, measured: quality.TopicQuality | None) -> No
         except ValueError as exc:
             ui.show_error(exc)
             return
-        session.add_made_run(result.record, result.message(),
+        made_runs.add_made_run(result.record, result.message(),
                              {Keys.intertopic_topic: result.kept_topic})  # not an emptied topic

@@ -13,7 +13,7 @@ import time
 
 import streamlit as st
 
-from explorer import cached, charts, safe_text, samples, state, storage, uploads, workspace
+from explorer import cached, charts, samples, state, storage, uploads, workspace
 from explorer.engine_api import DEFAULT_HDP_TOPICS, PASSAGE_WORDS
 from explorer.engine_api import settings as environment
 from explorer.runs import (
@@ -24,15 +24,14 @@ from explorer.runs import (
     create_run,
     default_scheduler,
     default_settings,
-    keep_checkpoint,
 )
 from explorer.state import Keys
 from explorer.storage import Collection
 from explorer.uploads import Preprocessing, Source
 
 __all__ = [
-    "add_made_run", "collection_for", "current_record", "preprocessing", "reset", "runs", "settings", "start",
-    "start_run", "use_collection", "use_guessed_language", "use_sample_preprocessing", "use_source",
+    "collection_for", "current_record", "preprocessing", "reset", "runs", "settings", "start", "start_run",
+    "use_collection", "use_guessed_language", "use_sample_preprocessing", "use_source",
 ]
 
 
@@ -288,26 +287,6 @@ def start_run(record: RunRecord) -> None:
     runs().add(record)
     overlay = [run_id for run_id in state.get(Keys.overlay) or [] if runs().get(run_id)]
     state.set_widgets({Keys.current_run: record.run_id, Keys.overlay: [*overlay, record.run_id][-6:]})
-
-
-def add_made_run(record: RunRecord, message: str, widgets: dict) -> None:
-    """Keep a run made from others (merged copies, combined runs) with the checkpoints, add it, show it, and say so.
-
-    ``message`` (Markdown) is shown on the Topics page with a sentence on where the run is
-    kept; ``widgets`` are set with the run's selection.  Reruns the app.
-    """
-    try:
-        keep_checkpoint(record)
-    except OSError as exc:  # the run is still here; only its copy on the server is missing
-        message += (f" It could not be saved on the server ({safe_text.markdown(str(exc))}): download its "
-                    "model file from the Export page to keep it.")
-    else:
-        message += " It is kept with this workspace's checkpoints (Export page)."
-    runs().add(record)
-    state.select_run(record.run_id)
-    state.set_widgets(widgets)
-    state.notice(message, page="topics")
-    st.rerun(scope="app")
 
 
 def reset() -> None:

@@ -138,9 +138,10 @@ def test_keys_are_distinct_and_dynamic_keys_differ():
     values = [value for name, value in vars(Keys).items() if not name.startswith("__") and isinstance(value, str)]
     assert len(values) == len(set(values)) > 40
     dynamic = [Keys.n_shown("r1"), Keys.topic_card(0), Keys.topic_chart(0), Keys.topic_label("r1", 0),
-               Keys.notice("train")]
+               Keys.notice("train"), Keys.combine("runs.r1", 2), Keys.combine("min", 2)]
     assert len(set(dynamic + values)) == len(dynamic) + len(values)
     assert Keys.topic_label("r1", 0) != Keys.topic_label("r2", 0) != Keys.topic_label("r1", 1)
+    assert Keys.combine("runs.r1", 2) != Keys.combine("runs.r1", 3) != Keys.combine("runs.r2", 3)
 
 
 @pytest.mark.parametrize("name", ["state.py", "session.py"])
