@@ -71,21 +71,24 @@ def run_consensus(args: argparse.Namespace) -> int:
             "without its vocabulary, so their words cannot be lined up; combine model files saved with their "
             "vocabulary ('fit' and the app save it)")
     found = consensus_topics([item.model for item in loaded], min_runs=args.min_runs)
-    print(f"# {found.n_topics} topics found in at least {found.min_runs} of the {found.n_runs} models "
+    topics = f"{found.n_topics} topic{'' if found.n_topics == 1 else 's'}"
+    print(f"# {topics} found in at least {found.min_runs} of the {found.n_runs} models "
           f"({', '.join(_kind(item.model) for item in loaded)})")
     vocabulary = found.vocabulary
+    tops = [item.model.top_words(args.n, vocabulary=item.vocabulary) for item in loaded]  # once per model
     width, run_width = len(str(max(found.n_topics - 1, 0))), len(str(found.n_runs))
     for c in range(found.n_topics):
         print(f"topic {c:>{width}} (found in {found.support[c]} of {found.n_runs}; share {found.share[c]:.3f}; "
               f"spread {found.spread[c]:.2f}): {_words(found.topics[c], vocabulary, args.n)}")
         for run, member in enumerate(found.members[c]):
             if member >= 0:
-                item = loaded[run]
-                words = item.model.top_words(args.n, vocabulary=item.vocabulary)[member]
-                label = topic_label(item.labels, member)
+                label = topic_label(loaded[run].labels, member)
                 print(f"  {' ' * width}  model {run + 1:>{run_width}} topic {member}{label}: "
-                      f"{' '.join(str(word) for word in words)}")
+                      f"{' '.join(str(word) for word in tops[run][member])}")
     if args.out is not None:
+        if found.n_topics < 2:
+            raise ValueError(f"{topics} found in at least {found.min_runs} of the models; a model "
+                             "needs two: lower --min-runs or combine models with more topics; nothing was written")
         model = found.model()
         preprocessing = [item.model.__dict__.get("vectorizer_") for item in loaded]
         shared = preprocessing[0] if all(

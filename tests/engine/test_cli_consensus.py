@@ -53,10 +53,11 @@ def test_consensus_prints_each_topic_with_the_models_holding_it_and_saves_a_mode
     assert saved.trainer_state is None
     # at --min-runs 3 only the topic all three find is left: too few for a model
     assert main(["consensus", str(first), str(second), str(third), "--min-runs", "3"]) == 0
-    assert capsys.readouterr().out.splitlines()[0].startswith("# 1 topics found in at least 3 of the 3 models")
+    assert capsys.readouterr().out.splitlines()[0].startswith("# 1 topic found in at least 3 of the 3 models")
     assert main(["consensus", str(first), str(second), str(third), "--min-runs", "3", "--out",
                  str(tmp_path / "one.npz")]) == 2
-    assert "a model needs two" in capsys.readouterr().err
+    assert ("1 topic found in at least 3 of the models; a model needs two: lower --min-runs or combine models "
+            "with more topics; nothing was written") in capsys.readouterr().err
     assert not (tmp_path / "one.npz").exists()
 
 
