@@ -109,4 +109,4 @@ def merge_button(record: RunRecord, measured: quality.TopicQuality | None) -> No
             ui.show_error(exc)
             return
         made_runs.add_made_run(result.record, result.message(),
-                             {Keys.intertopic_topic: result.kept_topic})  # not an emptied topic
+                               {Keys.intertopic_topic: result.kept_topic})  # not an emptied topic

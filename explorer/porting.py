@@ -220,7 +220,7 @@ def checkpoint_action(action: str, info: CheckpointInfo) -> None:
         session.runs().add(record)
         state.select_run(record.run_id)
         return
-    if loaded.trainer_state is None:  # merged copies (explorer.merging), or a loaded file saved without it
+    if loaded.trainer_state is None:  # merged copies, combined runs, or a loaded file saved without it
         made_by = loaded.extra.get("explorer", {})
         made = ("was made by merging topics after training" if made_by.get("merged_from")
                 else "was made by combining the topics of several runs" if made_by.get("combined_from")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import LimitExceededError
-from engine.inference.matching import MAX_MATCHED_TOPICS, _topics, aligned_topics, match_topics
+from engine.inference.matching import MAX_MATCHED_TOPICS, _topics, aligned_topics, paired_topics
 from engine.inference.quality import LIVE_SHARE
 from engine.limits import current_limits
 from engine.models.hdp import HDP
@@ -244,12 +244,13 @@ def _groups(topics: list[np.ndarray], min_runs: int) -> list[dict[int, int]]:
     distance (ties in run and row order), and a link is skipped when its two groups share a run.
     """
     links = []
+    roots = [np.sqrt(rows) for rows in topics]  # once per run, not once per pair
     for a, b in itertools.combinations(range(len(topics)), 2):
         if topics[a].shape[0] == 0 or topics[b].shape[0] == 0:
             continue
-        found = match_topics(topics[a], topics[b])
-        for row in np.flatnonzero(found.recurring):
-            links.append((float(found.distance[row]), a, int(row), b, int(found.partner[row])))
+        partner, distance, recurring = paired_topics(roots[a], roots[b])  # match_topics' rule
+        for row in np.flatnonzero(recurring):
+            links.append((float(distance[row]), a, int(row), b, int(partner[row])))
     links.sort()
     parent = {(run, row): (run, row) for run, rows in enumerate(topics) for row in range(rows.shape[0])}
     group = {node: {node[0]: node[1]} for node in parent}

@@ -121,24 +121,34 @@ def match_topics(model, other, *, n_top: int = 10, vocabulary: Sequence[str] | N
             raise LimitExceededError(f"{name} has {read.shape[0]:,} topics; topics are matched for models of at "
                                      f"most {MAX_MATCHED_TOPICS:,}")
     topics, other_topics = _aligned(topics, words, other_topics, other_words)
-    # Hellinger: H^2 = 1 - BC with the Bhattacharyya coefficient BC(p, q) = sum_v sqrt(p_v q_v)
-    overlap = np.sqrt(topics) @ np.sqrt(other_topics).T
-    distances = np.sqrt(np.clip(1.0 - overlap, 0.0, 1.0))
-    rows, columns = linear_sum_assignment(distances)
-    partner = np.full(topics.shape[0], -1, dtype=np.intp)
-    partner[rows] = columns
-    distance = np.ones(topics.shape[0])
-    distance[rows] = distances[rows, columns]
-    # mutual nearest: the partner is the row's nearest column and the row is the partner's nearest row
-    # (argmin takes the lowest index among equals, so of two identical topics only the first recurs)
-    recurring = np.zeros(topics.shape[0], dtype=bool)
-    recurring[rows] = (distances.argmin(axis=1)[rows] == columns) & (distances.argmin(axis=0)[columns] == rows)
+    partner, distance, recurring = paired_topics(np.sqrt(topics), np.sqrt(other_topics))
     n_top = min(n_top, topics.shape[1])
     top, other_top = top_indices(topics, n_top), top_indices(other_topics, n_top)
     shared = np.zeros(topics.shape[0], dtype=np.intp)
-    for row, column in zip(rows, columns, strict=True):
-        shared[row] = np.intersect1d(top[row], other_top[column]).size
+    for row in np.flatnonzero(partner >= 0):
+        shared[row] = np.intersect1d(top[row], other_top[partner[row]]).size
     return TopicMatch(partner=partner, distance=distance, recurring=recurring, shared_words=shared, n_top=n_top)
+
+
+def paired_topics(roots: np.ndarray, other_roots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairing and the found-again rule of :func:`match_topics`, on aligned topics' square roots.
+
+    ``roots`` and ``other_roots`` are sqrt(p) of row-normalised topics over the same words
+    (computed once by a caller that pairs one set with many).  Returns each row's partner
+    (-1 without one), its Hellinger distance (1 without a partner) and whether it recurs.
+    """
+    # Hellinger: H^2 = 1 - BC with the Bhattacharyya coefficient BC(p, q) = sum_v sqrt(p_v q_v)
+    distances = np.sqrt(np.clip(1.0 - roots @ other_roots.T, 0.0, 1.0))
+    rows, columns = linear_sum_assignment(distances)
+    partner = np.full(roots.shape[0], -1, dtype=np.intp)
+    partner[rows] = columns
+    distance = np.ones(roots.shape[0])
+    distance[rows] = distances[rows, columns]
+    # mutual nearest: the partner is the row's nearest column and the row is the partner's nearest row
+    # (argmin takes the lowest index among equals, so of two identical topics only the first recurs)
+    recurring = np.zeros(roots.shape[0], dtype=bool)
+    recurring[rows] = (distances.argmin(axis=1)[rows] == columns) & (distances.argmin(axis=0)[columns] == rows)
+    return partner, distance, recurring
 
 
 def _topics(name: str, model, vocabulary) -> tuple[np.ndarray, list[str] | None]:

@@ -48,9 +48,8 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise ValueError(f"--n must be at least 1, got {args.n}")
     loaded, other = load_model(args.model), load_model(args.other)
-    both_known = loaded.vocabulary is not None and other.vocabulary is not None
-    if not both_known and loaded.model.n_words != other.model.n_words:
-        missing = args.model if loaded.vocabulary is None else args.other
+    missing = unlined_file([args.model, args.other], [loaded, other])
+    if missing is not None:
         raise VocabularyMismatchError(
             f"{args.model} and {args.other} have {loaded.model.n_words} and {other.model.n_words} words, and "
             f"{missing} was saved without its vocabulary, so their words cannot be lined up; compare model files "
@@ -91,6 +90,16 @@ def _kind(model) -> str:
 
 def _words(words) -> str:
     return " ".join(str(word) for word in words)
+
+
+def unlined_file(paths: list[str], loaded: list) -> str | None:
+    """The first of ``paths`` saved without its vocabulary when the files differ in their number of words.
+
+    Such files' words cannot be lined up (None: they can, word by word or column by column).
+    """
+    if len({item.model.n_words for item in loaded}) == 1:
+        return None
+    return next((path for path, item in zip(paths, loaded, strict=True) if item.vocabulary is None), None)
 
 
 def topic_label(labels: dict, topic: int) -> str:

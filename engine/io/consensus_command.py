@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.errors import VocabularyMismatchError
 from engine.inference.consensus import MAX_CONSENSUS_RUNS, consensus_topics
-from engine.io.compare_command import topic_label
+from engine.io.compare_command import topic_label, unlined_file
 from engine.io.model_files import load_model, save_model
 from engine.models.inspection import top_indices
 
@@ -63,9 +63,9 @@ def run_consensus(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {args.out} is one of the model files being combined: write the consensus to "
                          "another file")
     loaded = [load_model(path) for path in args.models]
-    widths = {item.model.n_words for item in loaded}
-    if any(item.vocabulary is None for item in loaded) and len(widths) > 1:
-        missing = next(path for path, item in zip(args.models, loaded, strict=True) if item.vocabulary is None)
+    missing = unlined_file(args.models, loaded)
+    if missing is not None:
+        widths = {item.model.n_words for item in loaded}
         raise VocabularyMismatchError(
             f"the model files have {', '.join(str(w) for w in sorted(widths))} words, and {missing} was saved "
             "without its vocabulary, so their words cannot be lined up; combine model files saved with their "
