@@ -34,6 +34,7 @@ from engine.data.bow_formats import (
     write_mtx,
     write_uci,
 )
+from engine.data.copies import find_copies, find_text_copies
 from engine.data.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.data.documents import (
     DOCUMENT_SUFFIXES,
@@ -241,7 +242,9 @@ __all__ = [
     "export_files",
     "export_tables",
     "find_boilerplate",
+    "find_copies",
     "find_phrases",
+    "find_text_copies",
     "find_word_forms",
     "from_gensim",
     "guess_language",

@@ -320,6 +320,9 @@ def _add_fit(commands: Any) -> None:
                       help="keep repeated blocks of lines that many documents share word for word (page headers "
                       "and footers, licences, translators' credits, signatures); by default they are left out, "
                       "and the message says how much")
+    text.add_argument("--keep-copies", action="store_true",
+                      help="keep every document that repeats another word for word; by default each such text is "
+                      "read once (the first copy) and the message says how many copies were left out")
     text.add_argument("--phrases", action="store_true",
                       help="read pairs of words that the texts write side by side far more often than chance as one "
                       "word ('united states', 'health care'), found in the texts; the message lists the most "
@@ -383,6 +386,7 @@ STRIP_MESSAGES_KEY = "strip_messages"  # ... and whether messages were read with
 PASSAGE_WORDS_KEY = "passage_words"  # ... and the passages' length (missing or None: documents read whole)
 JOIN_PHRASES_KEY = "join_phrases"  # ... and whether phrases were joined (missing: False, as before they could be)
 MERGE_WORD_FORMS_KEY = "merge_word_forms"  # ... and whether a word's forms were merged (missing: False, as before)
+KEEP_COPIES_KEY = "keep_copies"  # ... and whether no copy was left out (missing: True, as before copies were)
 PHRASES_SHOWN = 8  # phrases the message names (and words with their forms)
 
 
@@ -431,6 +435,10 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["strip_boilerplate"] = False
     elif text:
         options["strip_boilerplate"] = True if resumed is None else resumed.get(STRIP_BOILERPLATE_KEY, False)
+    if args.keep_copies:
+        options["keep_copies"] = True
+    elif text:  # a resumed run keeps the documents it trained on
+        options["keep_copies"] = False if resumed is None else resumed.get(KEEP_COPIES_KEY, True)
     if args.passages is not None:
         if args.passages < 1:
             raise _UsageError(f"--passages must be a number of words, 1 or more (300 is a good start), got "
@@ -483,8 +491,13 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         message += "; decoded as " + ", ".join(
             f"{encoding}" + (f" ({n} files)" if len(encodings) > 1 else "") for encoding, n in encodings.most_common()
         )
-    dropped = len(getattr(corpus, "dropped", ()))
-    message += f"; {dropped} document{'s' if dropped != 1 else ''} dropped (no words left)"
+    dropped = getattr(corpus, "dropped", ())
+    copies = sum(getattr(d, "copy_of", None) is not None for d in dropped)
+    emptied = len(dropped) - copies
+    message += f"; {emptied} document{'s' if emptied != 1 else ''} dropped (no words left)"
+    if copies:
+        message += (f"; {copies} cop{'ies' if copies != 1 else 'y'} of other documents left out (the same words, "
+                    "each as often; --keep-copies keeps them)")
     skipped = tuple(getattr(corpus, "skipped", ()))
     if skipped:
         message += f"; {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped"
@@ -729,6 +742,7 @@ def _fit(args: argparse.Namespace) -> int:
         record[STRIP_MESSAGES_KEY] = corpus.vectorizer.strip_messages
         record[JOIN_PHRASES_KEY] = bool(args.phrases or cli_info.get(JOIN_PHRASES_KEY, False))
         record[MERGE_WORD_FORMS_KEY] = bool(corpus.vectorizer.word_forms)
+        record[KEEP_COPIES_KEY] = not corpus.copies  # none left out: a resumed run keeps every document again
         record[PASSAGE_WORDS_KEY] = args.passages if args.passages is not None else cli_info.get(PASSAGE_WORDS_KEY)
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)

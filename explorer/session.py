@@ -116,7 +116,7 @@ def _ensure_defaults() -> None:
     state.set_defaults({
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.language: "english", Keys.strip_accents: True,
         Keys.strip_markup: False, Keys.strip_boilerplate: True, Keys.strip_messages: False, Keys.split_passages: False,
-        Keys.join_phrases: False, Keys.merge_word_forms: True,
+        Keys.join_phrases: False, Keys.merge_word_forms: True, Keys.drop_copies: True,
         Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation, Keys.births: base.births,
@@ -219,7 +219,7 @@ def _set_preprocessing_widgets(chosen: Preprocessing) -> None:
                        Keys.strip_accents: chosen.strip_accents, Keys.strip_markup: chosen.strip_markup,
                        Keys.strip_boilerplate: chosen.strip_boilerplate, Keys.strip_messages: chosen.strip_messages,
                        Keys.split_passages: bool(chosen.passage_words), Keys.join_phrases: chosen.join_phrases,
-                       Keys.merge_word_forms: chosen.merge_word_forms,
+                       Keys.merge_word_forms: chosen.merge_word_forms, Keys.drop_copies: chosen.drop_copies,
                        Keys.min_df: chosen.min_df, Keys.max_df: chosen.max_df,
                        Keys.max_features: chosen.max_features or 0})
 
@@ -238,7 +238,7 @@ def preprocessing() -> Preprocessing:
                          bool(state.get(Keys.strip_markup, False)), bool(state.get(Keys.strip_boilerplate, True)),
                          bool(state.get(Keys.strip_messages, False)),
                          PASSAGE_WORDS if state.get(Keys.split_passages) else 0, bool(state.get(Keys.join_phrases)),
-                         bool(state.get(Keys.merge_word_forms)))
+                         bool(state.get(Keys.merge_word_forms)), bool(state.get(Keys.drop_copies, True)))
 
 
 # --------------------------------------------------------------------- runs

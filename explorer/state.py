@@ -41,6 +41,7 @@ class Keys:
     strip_markup, strip_boilerplate = "data.strip_markup", "data.strip_boilerplate"  # tags; repeated lines
     strip_messages, split_passages = "data.strip_messages", "data.split_passages"  # e-mail headers; long texts cut
     use_language, join_phrases, merge_word_forms = "data.use_language", "data.join_phrases", "data.merge_word_forms"
+    drop_copies = "data.drop_copies"  # documents that repeat another word for word left out
     min_df, max_df, max_features = "data.min_df", "data.max_df", "data.max_features"
     # Train page
     model = "train.model"

@@ -156,6 +156,7 @@ class Preprocessing:
     passage_words: int = 0  # each document cut into passages of about this many words (engine.split_passages); 0: not
     join_phrases: bool = False  # pairs of words the texts write side by side read as one word (engine.find_phrases)
     merge_word_forms: bool = True  # a word's forms counted as one word, if its language has them (find_word_forms)
+    drop_copies: bool = True  # documents that repeat another word for word left out (engine.find_copies)
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
@@ -163,7 +164,8 @@ class Preprocessing:
                 "stop_words": self.language, "strip_accents": self.strip_accents, "strip_markup": self.strip_markup,
                 "strip_boilerplate": self.strip_boilerplate, "strip_messages": self.strip_messages,
                 "passage_words": self.passage_words or None, "join_phrases": self.join_phrases,
-                "merge_word_forms": "auto" if self.merge_word_forms else False}  # "auto": where the language has them
+                "merge_word_forms": "auto" if self.merge_word_forms else False,  # "auto": where the language has them
+                "keep_copies": not self.drop_copies}
 
     @classmethod
     def suggested(cls, n_docs: int, language: str = "english", markup: bool = False,

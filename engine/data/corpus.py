@@ -8,7 +8,8 @@ words. This is the input representation of stochastic variational inference
 counts over a fixed vocabulary.
 
 Documents that end up empty (blank text, or every word filtered out) are not
-dropped silently: they are listed in :attr:`Corpus.dropped`.
+dropped silently: they are listed in :attr:`Corpus.dropped`, and so are the copies
+:meth:`Corpus.without_copies` leaves out (documents that repeat another word for word).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from engine.data import _corpus_folder
 from engine.data import markup as markup_module
 from engine.data import messages as messages_module
 from engine.data.boilerplate import _find_and_remove
+from engine.data.copies import find_copies, find_text_copies
 from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.passages import _passage_columns
 from engine.data.phrases import find_phrases
@@ -46,11 +48,16 @@ _EMPTY_ROW = "no words (empty row of counts)"
 
 
 class DroppedDocument(NamedTuple):
-    """A document left out of the counts because it had no words, with the reason."""
+    """A document left out of the counts, with the reason: it had no words, or it copies a document kept.
+
+    ``copy_of`` is the id of the document it repeats word for word (:meth:`Corpus.without_copies`),
+    None for a document left out for having no words.
+    """
 
     doc_id: str
     title: str
     reason: str
+    copy_of: str | None = None
 
 
 def _strings(values: Iterable[Any], name: str, n: int) -> tuple[str, ...]:
@@ -106,7 +113,8 @@ class Corpus:
     texts : tuple of str or None
         The original text of each row, or None for bag-of-words corpora.
     dropped : tuple of DroppedDocument
-        Documents left out because they had no words.
+        Documents left out because they had no words, and copies left out
+        (:meth:`without_copies`; their ``copy_of`` names the document kept).
     skipped : tuple of SkippedFile
         Files a reader ignored (e.g. non-``.txt`` entries of a zip archive).
     encodings : tuple of (str, str)
@@ -153,6 +161,10 @@ class Corpus:
         set_(self, "titles", _strings(self.titles, "titles", n_docs))
         set_(self, "texts", texts)
         set_(self, "dropped", tuple(DroppedDocument(*d) for d in self.dropped))
+        bad = next((d for d in self.dropped if not all(isinstance(v, str) for v in d[:3])
+                    or not isinstance(d.copy_of, (str, type(None)))), None)
+        if bad is not None:
+            raise TypeError(f"dropped documents must hold strings (copy_of: a string or None), got {bad!r}")
         set_(self, "skipped", tuple(SkippedFile(*s) for s in self.skipped))
         set_(self, "encodings", _encodings(self.encodings))
         if self.vectorizer is not None and not isinstance(self.vectorizer, Vectorizer):
@@ -189,6 +201,34 @@ class Corpus:
         row = self.counts[index]
         order = np.lexsort((row.indices, -row.data))
         return [(self.vocabulary[row.indices[i]], int(row.data[i])) for i in order]
+
+    @property
+    def copies(self) -> tuple[DroppedDocument, ...]:
+        """The documents of :attr:`dropped` left out as copies of a document kept (:meth:`without_copies`)."""
+        return tuple(d for d in self.dropped if d.copy_of is not None)
+
+    @property
+    def emptied(self) -> tuple[DroppedDocument, ...]:
+        """The documents of :attr:`dropped` left out because they had no words."""
+        return tuple(d for d in self.dropped if d.copy_of is None)
+
+    def without_copies(self) -> Corpus:
+        """The corpus with each document that repeats an earlier one word for word left out.
+
+        Copies are documents with the same words, each the same number of times
+        (:func:`engine.find_copies`, on :attr:`counts`); the first of each group stays.
+        Each copy is listed in :attr:`dropped` with the id of the document it repeats
+        (``copy_of``), so nothing is left out unsaid.  A corpus without copies is returned as it is.
+        """
+        first = find_copies(self.counts)
+        copies = np.flatnonzero(first != np.arange(self.n_docs))
+        if copies.size == 0:
+            return self
+        left_out = tuple(DroppedDocument(self.doc_ids[d], self.titles[d],
+                                         _copy_reason(self.titles[first[d]], "each as often"),
+                                         self.doc_ids[first[d]]) for d in copies)
+        kept = self.subset(np.flatnonzero(first == np.arange(self.n_docs)))
+        return dataclasses.replace(kept, dropped=self.dropped + left_out)
 
     def subset(self, indices: Sequence[int] | np.ndarray) -> Corpus:
         """Return the corpus of the given rows (same vocabulary, same ``dropped``)."""
@@ -259,6 +299,7 @@ class Corpus:
         passage_words: int | None = None,
         join_phrases: bool = False,
         merge_word_forms: bool | str = False,
+        keep_copies: bool = True,
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -357,6 +398,13 @@ class Corpus:
             them where it does (the app's and the command line's default) and reads every
             form as written where it does not.  The forms are recorded in :attr:`vectorizer`
             (``word_forms``).  False (the default) counts each form as written.
+        keep_copies : bool
+            False: leave out every text that repeats an earlier one word for word, as read
+            (without the markup, headers and boilerplate left out above; letter case,
+            punctuation and spacing aside: :func:`engine.find_text_copies`), listed in
+            :attr:`dropped` with the document it copies, so that a text repeated many times
+            does not take topics of its own (benchmarks/RESULTS.md run 74).  True (the
+            default) keeps every document; the app and the command line leave copies out.
 
         Raises
         ------
@@ -365,6 +413,7 @@ class Corpus:
         EmptyVocabularyError
             No word survives the filters.
         """
+        keep_copies = _flag("keep_copies", keep_copies)
         texts = list(texts)
         if not texts:
             raise EmptyCorpusError("no documents were given; provide at least one non-empty text")
@@ -407,6 +456,13 @@ class Corpus:
         dropped = [DroppedDocument(ids[d], titles[d], reasons[d]) for d in sorted(reasons)]
         rows = np.flatnonzero(lengths)
         pick = [kept[r] for r in rows]
+        if not keep_copies:  # the same words in the same order as a text read before: listed, not counted
+            first = find_text_copies(readable)
+            copies = [d for d in pick if first[d] != d]
+            dropped += [DroppedDocument(ids[d], titles[d], _copy_reason(titles[first[d]], "in the same order"),
+                                        ids[first[d]]) for d in copies]
+            rows = rows[[first[d] == d for d in pick]]
+            pick = [d for d in pick if first[d] == d]
         return cls(matrix[rows], tuple(vectorizer.get_feature_names_out().tolist()),
                    tuple(ids[d] for d in pick), tuple(titles[d] for d in pick),
                    tuple(texts[d] for d in pick), tuple(dropped), tuple(skipped), _encodings(encodings), settings)
@@ -452,6 +508,10 @@ class Corpus:
                        _stored_vectorizer(meta.get("vectorizer"), trust_token_pattern))  # absent in older corpora
         except (KeyError, TypeError, ValueError) as exc:
             raise CorpusFormatError(f"{str(folder)!r} holds an inconsistent corpus ({exc}); save it again") from None
+
+
+def _copy_reason(title: str, how: str) -> str:
+    return f"a copy of “{title}”: the same words, {how}"
 
 
 def _encodings(pairs: Iterable[tuple[str, str]] | dict[str, str]) -> tuple[tuple[str, str], ...]:

@@ -194,6 +194,13 @@ with prep_box:
                         f"counts when at least {formatting.percent(boilerplate.MIN_SHARE, 2)} of the documents (and "
                         f"{boilerplate.MIN_DOCUMENTS} or more) hold it, in runs of {boilerplate.MIN_WORDS} words or "
                         "more.")
+    right.checkbox("Leave out copies of a document", key=Keys.drop_copies, disabled=bag_of_words,
+                   help="A document that holds the same words as an earlier one, each as often (a reposted "
+                        "article, a forwarded e-mail, a licence shipped with every package), is read once: the "
+                        "first is kept and the copies are listed under the preview. Copies of one text otherwise "
+                        "take topics of their own, and a copy of a held-out test document among the training "
+                        "documents makes the held-out score too good. Letter case, punctuation, spacing, markup and "
+                        "stop words do not tell copies apart; any other word does.")
     right.checkbox("Read frequent word pairs as one word", key=Keys.join_phrases, disabled=bag_of_words,
                    help="Pairs of words that the documents write side by side far more often than chance, such as "
                         "“united states” or “health care”, are read as one word, so that a topic's top words show "
@@ -279,6 +286,11 @@ if left_out is not None and left_out.documents:
                                        "Documents": [block.documents for block in shown],
                                        "Words": [block.words for block in shown]}),
                          hide_index=True, width="stretch")
+if corpus.copies:
+    with prep_box:
+        st.caption(f"Left out as copies: {formatting.plural(len(corpus.copies), 'document')} of "
+                   f"{formatting.count(corpus.n_docs + len(corpus.dropped))} repeat an earlier document word for word "
+                   "(the same words, each as often); the first of each is kept. They are listed under the preview.")
 if note is not None and note.level == "warning":  # named by the words the chosen list leaves in the vocabulary
     note = uploads.language_note(guess, language, corpus)
     with prep_box:
@@ -290,18 +302,23 @@ cols = st.columns(4)
 cols[0].metric("Documents", formatting.count(corpus.n_docs))
 cols[1].metric("Distinct words (vocabulary)", formatting.count(corpus.n_words))
 cols[2].metric("Words in all (tokens)", formatting.count(corpus.n_tokens))
-cols[3].metric("Documents that became empty", formatting.count(len(corpus.dropped)),
+cols[3].metric("Documents that became empty", formatting.count(len(corpus.emptied)),
                help="Documents with no word left after preprocessing are left out of training; they are listed below.")
 left, right = st.columns([3, 2])
 words = pd.DataFrame(top_corpus_words(corpus.counts, corpus.vocabulary, 25), columns=["word", "count"])
 left.altair_chart(charts.word_counts_chart(words), width="stretch")
 with right:
-    if corpus.dropped:
-        st.markdown(f"**{formatting.plural(len(corpus.dropped), 'document')} became empty**")
-        st.dataframe(pd.DataFrame([(d.title, d.reason) for d in corpus.dropped], columns=["Document", "Why"]),
+    if corpus.emptied:
+        st.markdown(f"**{formatting.plural(len(corpus.emptied), 'document')} became empty**")
+        st.dataframe(pd.DataFrame([(d.title, d.reason) for d in corpus.emptied], columns=["Document", "Why"]),
                      hide_index=True, height=240)
     else:
         st.success("No document became empty.", icon=icons.DONE)
+    if corpus.copies:
+        st.markdown(f"**{formatting.plural(len(corpus.copies), 'copy', 'copies')} left out**")
+        titles = dict(zip(corpus.doc_ids, corpus.titles, strict=True))
+        st.dataframe(pd.DataFrame([(d.title, titles.get(d.copy_of, d.copy_of)) for d in corpus.copies],
+                                  columns=["Document", "The same words as"]), hide_index=True, height=240)
     if corpus.skipped:
         st.markdown(f"**{formatting.plural(len(corpus.skipped), 'file')} skipped**")
         if len(corpus.skipped) <= SKIPPED_LISTED:  # a few reasons in full: each says what to do

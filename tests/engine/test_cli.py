@@ -363,7 +363,7 @@ def test_fit_reads_a_folder_of_pdf_and_word_files_and_names_those_it_cannot_read
     folder.mkdir()
     themes = ["rivers dams floods water", "wheat farms harvest grain", "stars planets orbits comets"]
     for i in range(30):
-        words = f"{themes[i % 3]} {themes[i % 3].split()[i % 4]} report"
+        words = f"{themes[i % 3]} {themes[i % 3].split()[i % 4]} report {i}"  # numbered: no two are copies
         (folder / f"{i}.{'pdf' if i % 2 else 'docx'}").write_bytes(
             make_pdf([[words]]) if i % 2 else make_docx(word_paragraph(words)))
     (folder / "scan.pdf").write_bytes(make_pdf([[]]))

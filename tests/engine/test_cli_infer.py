@@ -407,3 +407,29 @@ def test_counts_train_without_a_guess_and_refuse_stop_words(tmp_path, capsys):
                  "--no-progress"]) == 0
     err = capsys.readouterr().err
     assert "german stop words" in err and "guessed" not in err  # read as saved, not guessed
+
+
+def test_fit_reads_each_repeated_document_once_unless_asked_and_a_resumed_run_as_it_was(tmp_path, capsys):
+    originals = [f"{first} {second} harbour lighthouse {i}" for i, (first, second) in enumerate(
+        zip(["river", "mountain", "forest", "desert", "island", "valley"],
+            ["boats", "goats", "trees", "camels", "ships", "farms"], strict=True))]
+    texts = [*originals, originals[0], originals[0].upper() + "!", originals[1]]  # three copies of two documents
+    table = tmp_path / "notes.csv"
+    pd.DataFrame({"text": texts}).to_csv(table, index=False)
+    out, checkpoint = tmp_path / "notes.npz", tmp_path / "ck.npz"
+    common = ["--topics", "2", "--no-progress", "--max-df", "1.0", "--test-docs", "0", "--out", str(out)]
+    assert main(["fit", str(table), *common, "--epochs", "1", "--checkpoint", str(checkpoint)]) == 0
+    message = capsys.readouterr().err
+    assert f"corpus: {len(originals)} documents" in message
+    assert "; 3 copies of other documents left out (the same words, each as often; --keep-copies keeps them)" in message
+    assert load_model(out).extra["cli"]["keep_copies"] is False
+    assert main(["fit", str(table), "--no-progress", "--max-df", "1.0", "--out", str(out), "--epochs", "2",
+                 "--resume", str(checkpoint)]) == 0
+    assert f"corpus: {len(originals)} documents" in capsys.readouterr().err  # the documents it trained on
+    assert main(["fit", str(table), *common, "--epochs", "1", "--keep-copies", "--checkpoint", str(checkpoint)]) == 0
+    message = capsys.readouterr().err
+    assert f"corpus: {len(texts)} documents" in message and "left out (the same words" not in message
+    assert load_model(out).extra["cli"]["keep_copies"] is True
+    assert main(["fit", str(table), "--no-progress", "--max-df", "1.0", "--out", str(out), "--epochs", "2",
+                 "--resume", str(checkpoint)]) == 0
+    assert f"corpus: {len(texts)} documents" in capsys.readouterr().err

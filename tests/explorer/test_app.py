@@ -311,6 +311,32 @@ def test_a_footer_every_file_ends_with_is_left_out_as_boilerplate(app_path):
     assert not any("boilerplate" in c.value for c in at.caption) and not at.expander
 
 
+def test_copies_of_a_document_are_read_once_and_listed_unless_asked(app_path):
+    """Six distinct texts and three copies (one in capitals, one with other punctuation and spacing): the box is
+    ticked, the copies are left out, counted and listed with the document they repeat; unticked, all nine are read
+    and nothing is said."""
+    at = _app(app_path)
+    files = {f"notes/{i}.txt": text.encode() for i, text in enumerate(data.TEXTS[:6])}
+    files |= {"notes/6.txt": data.TEXTS[0].upper().encode(), "notes/7.txt": data.TEXTS[1].replace(",", " ;").encode(),
+              "notes/8.txt": data.TEXTS[0].encode()}
+    _upload(at, data.zip_upload("notes.zip", files))
+    assert not at.exception, at.exception
+    assert at.checkbox(key=Keys.drop_copies).value is True
+    corpus = _collection(at).corpus
+    assert corpus.n_docs == 6 and [(d.title, d.copy_of) for d in corpus.copies] == [
+        ("6", corpus.doc_ids[0]), ("7", corpus.doc_ids[1]), ("8", corpus.doc_ids[0])]
+    assert ("Left out as copies: 3 documents of 9 repeat an earlier document word for word (the same words, each as "
+            "often); the first of each is kept. They are listed under the preview.") in [c.value for c in at.caption]
+    assert at.metric[3].value == "0"  # none became empty: copies are not counted there
+    listed = next(frame.value for frame in at.dataframe if "The same words as" in frame.value.columns)
+    assert listed.to_dict("list") == {"Document": ["6", "7", "8"], "The same words as": ["0", "1", "0"]}
+    at.checkbox(key=Keys.drop_copies).uncheck().run()
+    assert not at.exception, at.exception
+    assert _collection(at).corpus.n_docs == 9 and _collection(at).corpus.copies == ()
+    assert not any("copies" in c.value for c in at.caption)
+    assert not any("The same words as" in frame.value.columns for frame in at.dataframe)
+
+
 def test_word_pairs_are_read_as_one_word_when_asked(app_path):
     """A table whose rows write "health care" side by side in every other row: the box starts unticked and every word
     is read alone; ticked, the phrase is one word, named with its share of the words and listed with its counts."""
@@ -342,7 +368,7 @@ def test_a_words_forms_are_counted_as_one_word_unless_unticked(app_path):
     from tests.engine.test_word_forms import TEXTS
 
     at = _app(app_path)
-    rows = "".join(f"{text.replace(',', ' ')},t{i}\n" for i, text in enumerate(TEXTS))
+    rows = "".join(f"{text.replace(',', ' ')} {i},t{i}\n" for i, text in enumerate(TEXTS))  # numbered: no copies
     _upload(at, [("notes.csv", ("text,title\n" + rows).encode("utf-8"))])
     assert not at.exception, at.exception
     assert at.checkbox(key=Keys.merge_word_forms).value is True

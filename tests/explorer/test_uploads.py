@@ -54,7 +54,7 @@ def test_a_few_long_texts_are_cut_into_passages_by_default():
     many = [(f"b{i}.txt", data.book().encode()) for i in range(20)]
     assert uploads.passages_suggested(uploads.read_upload(many)) is None  # 20 documents: read whole
     table = uploads.read_upload([("t.csv", ('text,year\n"' + data.book(20) + '",1990\n"'
-                                            + data.book(20) + '",1991\n').encode())])
+                                            + data.book(20, first=20) + '",1991\n').encode())])
     assert uploads.passages_suggested(table, "text") == 10 and uploads.passages_suggested(table, "year") is None
     cut = uploads.build_corpus(table, chosen, "text")
     assert cut.doc_ids[:2] == ("1#1", "1#2") and cut.n_docs == 10
@@ -363,3 +363,13 @@ def test_passages_in_another_language_are_noted_as_a_share_of_the_paragraphs():
     wrong = uploads.language_note(guess, "french")
     assert wrong.level == "warning" and wrong.suggestion == "french+english"
     assert wrong.text.startswith("3.8% of these documents’ paragraphs look English. With French stop words alone")
+
+
+def test_a_tables_rows_that_copy_an_earlier_row_are_left_out_and_the_other_columns_still_line_up():
+    rows = [(data.TEXTS[0], 1990), (data.TEXTS[1], 1991), (data.TEXTS[0].upper(), 1992), (data.TEXTS[2], 1993)]
+    table = uploads.read_upload([("t.csv", ("text,year\n" + "".join(f'"{t}",{y}\n' for t, y in rows)).encode())])
+    corpus = uploads.build_corpus(table, PLAIN, "text")
+    assert corpus.doc_ids == ("1", "2", "4") and [(d.doc_id, d.copy_of) for d in corpus.copies] == [("3", "1")]
+    assert uploads.table_columns(table, corpus, "text")["year"] == ("1990", "1991", "1993")
+    kept = uploads.build_corpus(table, dataclasses.replace(PLAIN, drop_copies=False), "text")
+    assert kept.n_docs == 4 and uploads.table_columns(table, kept, "text")["year"] == ("1990", "1991", "1992", "1993")

@@ -253,7 +253,8 @@ MESSAGE_WORDS = {"news", "poster", "example", "edu", "newsgroups", "misc", "talk
                  "writes", "university", "gmt", "mar"}  # words only the headers, quotes and signatures hold
 
 
-def book(paragraphs: int = 60) -> str:
+def book(paragraphs: int = 60, first: int = 0) -> str:
     """One long text of paragraphs on three subjects in turn (88 words each, 5,280 in all at the default): a book
-    uploaded alone."""
-    return "\n\n".join(" ".join([TEXTS[p % 3]] * 6) for p in range(paragraphs))
+    uploaded alone.  Each paragraph ends with its number written onto its last word ("comet.7": no word of its own,
+    no vocabulary word, counted from ``first``), so that no two passages are copies of each other."""
+    return "\n\n".join(" ".join([TEXTS[p % 3]] * 6) + str(first + p) for p in range(paragraphs))

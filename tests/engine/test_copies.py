@@ -1,0 +1,142 @@
+"""Copies: engine.find_copies against a brute-force comparison of rows, and Corpus.without_copies /
+Corpus.from_texts(keep_copies=False) keeping one document of each group and listing the others."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from engine import Corpus, CorpusFormatError, find_copies, find_text_copies
+
+
+def brute_force_first(dense: np.ndarray) -> np.ndarray:
+    """The first earlier row equal to each row, by comparing every pair (an empty row is its own)."""
+    first = np.arange(dense.shape[0])
+    for d in range(dense.shape[0]):
+        if not dense[d].any():
+            continue
+        for e in range(d):
+            if np.array_equal(dense[e], dense[d]):
+                first[d] = e
+                break
+    return first
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_find_copies_matches_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    base = rng.poisson(0.4, size=(12, 9))
+    rows = rng.integers(0, 12, size=40)  # many rows drawn from a few: copies, and copies of copies
+    dense = base[rows]
+    dense[rng.random(40) < 0.1] = 0  # empty documents are nobody's copy
+    first = find_copies(sp.csr_matrix(dense))
+    np.testing.assert_array_equal(first, brute_force_first(dense))
+    assert (first <= np.arange(40)).all()
+    np.testing.assert_array_equal(find_copies(dense), first)  # dense input: the same
+    np.testing.assert_array_equal(find_copies(dense.astype(float)), first)
+
+
+def test_find_copies_reads_rows_as_counts_not_as_stored():
+    # the same row stored three ways: unsorted entries, a word split over two entries, an explicit zero
+    indptr = np.array([0, 2, 5, 8, 10])
+    indices = np.array([0, 3, 3, 0, 2, 0, 3, 1, 0, 3])
+    data = np.array([2, 1, 1, 2, 0, 2, 0, 0, 1, 1])
+    matrix = sp.csr_matrix((data, indices, indptr), shape=(4, 4))
+    matrix.has_canonical_format = False  # as a user's matrix may be: left for find_copies to sum
+    # rows: {0: 2, 3: 1}, {3: 1, 0: 2}, {0: 2, 3: 0, 1: 0} = {0: 2}, {0: 1, 3: 1}
+    assert find_copies(matrix).tolist() == [0, 0, 2, 3]
+    assert matrix.nnz == 10  # the caller's matrix is not changed
+
+
+def test_find_copies_checks_its_input():
+    with pytest.raises(ValueError, match="non-negative"):
+        find_copies(np.array([[1, -1]]))
+    with pytest.raises(ValueError, match="2-D"):
+        find_copies(np.array([1, 2]))
+    corpus = Corpus.from_counts(np.array([[1, 2], [1, 2], [0, 3]]))
+    assert find_copies(corpus).tolist() == [0, 0, 2]
+
+
+def test_without_copies_keeps_the_first_of_each_group_and_lists_the_others():
+    counts = np.array([[1, 0, 2], [0, 1, 0], [1, 0, 2], [0, 1, 0], [1, 0, 2], [0, 0, 3]])
+    corpus = Corpus.from_counts(counts, vocabulary=["a", "b", "c"], doc_ids=list("uvwxyz"),
+                                titles=["U", "V", "W", "X", "Y", "Z"])
+    kept = corpus.without_copies()
+    assert kept.doc_ids == ("u", "v", "z")
+    np.testing.assert_array_equal(kept.counts.toarray(), counts[[0, 1, 5]])
+    assert [(d.doc_id, d.copy_of) for d in kept.copies] == [("w", "u"), ("x", "v"), ("y", "u")]
+    assert kept.copies[0].reason == "a copy of “U”: the same words, each as often"
+    assert kept.emptied == () and kept.dropped == kept.copies
+    assert kept.without_copies() is kept  # nothing left to leave out
+    assert corpus.without_copies().counts.shape == (3, 3)
+
+
+def test_without_copies_keeps_empty_documents_listed_apart():
+    corpus = Corpus.from_counts(np.array([[1, 1], [0, 0], [1, 1]]))
+    kept = corpus.without_copies()
+    assert kept.doc_ids == ("0",)
+    assert [d.doc_id for d in kept.emptied] == ["1"]
+    assert [d.doc_id for d in kept.copies] == ["2"]
+
+
+def test_find_text_copies_compares_the_words_in_order():
+    texts = ["The cat sat.", "the  CAT\nsat", "sat the cat", "The cat sat down.", "Report 1", "Report 2",
+             "report 1!", "", "...", "Straße", "STRASSE"]
+    assert find_text_copies(texts).tolist() == [0, 0, 2, 3, 4, 5, 4, 7, 8, 9, 10]
+    assert find_text_copies(()).tolist() == []
+    with pytest.raises(TypeError, match="texts must be strings"):
+        find_text_copies(["a", None])
+
+
+TEXTS = [
+    "The cat sat on the mat with another cat.",
+    "Dogs bark at the postman every morning.",
+    "the CAT sat on the mat, with another cat!",  # the same words: a copy of 0
+    "The cat sat on the rug with another cat.",  # "rug" for "mat": not a copy
+    "",
+    "<p>Dogs bark at the postman every morning.</p>",  # markup and stop words aside: a copy of 1
+]
+
+
+def test_from_texts_leaves_copies_out_when_asked():
+    kept = Corpus.from_texts(TEXTS, titles=[f"t{i}" for i in range(6)], strip_markup=True, keep_copies=False)
+    assert kept.doc_ids == ("0", "1", "3")
+    assert kept.texts == (TEXTS[0], TEXTS[1], TEXTS[3])  # the kept documents' own texts
+    assert [(d.doc_id, d.copy_of) for d in kept.copies] == [("2", "0"), ("5", "1")]
+    assert [d.doc_id for d in kept.emptied] == ["4"]
+    every = Corpus.from_texts(TEXTS, strip_markup=True)  # the default keeps every document
+    assert every.doc_ids == ("0", "1", "2", "3", "5") and every.copies == ()
+    assert kept.vocabulary == every.vocabulary  # the words are counted before copies are left out
+    with pytest.raises(TypeError, match="keep_copies must be True or False"):
+        Corpus.from_texts(TEXTS, keep_copies="no")
+
+
+def test_from_texts_tells_copies_apart_by_any_word_even_one_its_vocabulary_leaves_out():
+    # rows 0, 1 and 3 count the same words once "fiji" and "tonga" are below min_df, but they are three entries
+    texts = ["Fiji country code", "Tonga country code", "fiji: country code.", "country code"] + ["code word"] * 2
+    kept = Corpus.from_texts(texts, min_df=3, keep_copies=False)
+    assert kept.vocabulary == ("code", "country")  # "fiji", "tonga" and "word" in fewer than 3 documents
+    assert kept.doc_ids == ("0", "1", "3", "4")
+    assert [(d.doc_id, d.copy_of) for d in kept.copies] == [("2", "0"), ("5", "4")]
+    assert kept.copies[0].reason == "a copy of “0”: the same words, in the same order"
+
+
+def test_copies_survive_save_and_load(tmp_path):
+    kept = Corpus.from_texts(TEXTS, keep_copies=False)
+    loaded = Corpus.load(kept.save(tmp_path / "c"))
+    assert loaded.dropped == kept.dropped and loaded.copies == kept.copies
+    # a corpus saved before copies were recorded: its dropped documents have no copy_of
+    meta = json.loads((tmp_path / "c" / "corpus.json").read_text(encoding="utf-8"))
+    for entry in meta["dropped"]:
+        entry.pop("copy_of")
+    (tmp_path / "c" / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
+    old = Corpus.load(tmp_path / "c")
+    assert old.copies == () and len(old.emptied) == len(kept.dropped)
+    # a tampered entry is refused, not shown
+    meta["dropped"][0]["copy_of"] = 5
+    (tmp_path / "c" / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match="inconsistent corpus"):
+        Corpus.load(tmp_path / "c")
