@@ -496,8 +496,8 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
     emptied = len(dropped) - copies
     message += f"; {emptied} document{'s' if emptied != 1 else ''} dropped (no words left)"
     if copies:
-        message += (f"; {copies} cop{'ies' if copies != 1 else 'y'} of other documents left out (the same words, "
-                    "each as often; --keep-copies keeps them)")
+        message += (f"; {copies} cop{'ies' if copies != 1 else 'y'} of other documents left out (the same words in "
+                    "the same order; --keep-copies keeps them)")
     skipped = tuple(getattr(corpus, "skipped", ()))
     if skipped:
         message += f"; {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped"

@@ -8,8 +8,9 @@ words. This is the input representation of stochastic variational inference
 counts over a fixed vocabulary.
 
 Documents that end up empty (blank text, or every word filtered out) are not
-dropped silently: they are listed in :attr:`Corpus.dropped`, and so are the copies
-:meth:`Corpus.without_copies` leaves out (documents that repeat another word for word).
+dropped silently: they are listed in :attr:`Corpus.dropped`, and so are the copies left out
+(documents that repeat another word for word: ``Corpus.from_texts(keep_copies=False)``,
+:meth:`Corpus.without_copies`).
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ _EMPTY_ROW = "no words (empty row of counts)"
 class DroppedDocument(NamedTuple):
     """A document left out of the counts, with the reason: it had no words, or it copies a document kept.
 
-    ``copy_of`` is the id of the document it repeats word for word (:meth:`Corpus.without_copies`),
-    None for a document left out for having no words.
+    ``copy_of`` is the id of the document it repeats word for word (``Corpus.from_texts(keep_copies=False)``,
+    :meth:`Corpus.without_copies`), None for a document left out for having no words.
     """
 
     doc_id: str
@@ -114,7 +115,8 @@ class Corpus:
         The original text of each row, or None for bag-of-words corpora.
     dropped : tuple of DroppedDocument
         Documents left out because they had no words, and copies left out
-        (:meth:`without_copies`; their ``copy_of`` names the document kept).
+        (``from_texts(keep_copies=False)``, :meth:`without_copies`; their ``copy_of`` names the
+        document kept).
     skipped : tuple of SkippedFile
         Files a reader ignored (e.g. non-``.txt`` entries of a zip archive).
     encodings : tuple of (str, str)
@@ -204,7 +206,8 @@ class Corpus:
 
     @property
     def copies(self) -> tuple[DroppedDocument, ...]:
-        """The documents of :attr:`dropped` left out as copies of a document kept (:meth:`without_copies`)."""
+        """The documents of :attr:`dropped` left out as copies of a document kept (``keep_copies=False``,
+        :meth:`without_copies`)."""
         return tuple(d for d in self.dropped if d.copy_of is not None)
 
     @property

@@ -195,8 +195,8 @@ with prep_box:
                         f"{boilerplate.MIN_DOCUMENTS} or more) hold it, in runs of {boilerplate.MIN_WORDS} words or "
                         "more.")
     right.checkbox("Leave out copies of a document", key=Keys.drop_copies, disabled=bag_of_words,
-                   help="A document that holds the same words as an earlier one, each as often (a reposted "
-                        "article, a forwarded e-mail, a licence shipped with every package), is read once: the "
+                   help="A document that holds the same words in the same order as an earlier one (a reposted "
+                        "article, a forwarded e-mail, a licence shipped with every package) is read once: the "
                         "first is kept and the copies are listed under the preview. Copies of one text otherwise "
                         "take topics of their own, and a copy of a held-out test document among the training "
                         "documents makes the held-out score too good. Letter case, punctuation, spacing, markup and "
@@ -290,7 +290,7 @@ if corpus.copies:
     with prep_box:
         st.caption(f"Left out as copies: {formatting.plural(len(corpus.copies), 'document')} of "
                    f"{formatting.count(corpus.n_docs + len(corpus.dropped))} repeat an earlier document word for word "
-                   "(the same words, each as often); the first of each is kept. They are listed under the preview.")
+                   "(the same words in the same order); the first of each is kept. They are listed under the preview.")
 if note is not None and note.level == "warning":  # named by the words the chosen list leaves in the vocabulary
     note = uploads.language_note(guess, language, corpus)
     with prep_box:

@@ -325,8 +325,9 @@ def test_copies_of_a_document_are_read_once_and_listed_unless_asked(app_path):
     corpus = _collection(at).corpus
     assert corpus.n_docs == 6 and [(d.title, d.copy_of) for d in corpus.copies] == [
         ("6", corpus.doc_ids[0]), ("7", corpus.doc_ids[1]), ("8", corpus.doc_ids[0])]
-    assert ("Left out as copies: 3 documents of 9 repeat an earlier document word for word (the same words, each as "
-            "often); the first of each is kept. They are listed under the preview.") in [c.value for c in at.caption]
+    captions = [c.value for c in at.caption]
+    assert ("Left out as copies: 3 documents of 9 repeat an earlier document word for word (the same words in the "
+            "same order); the first of each is kept. They are listed under the preview.") in captions
     assert at.metric[3].value == "0"  # none became empty: copies are not counted there
     listed = next(frame.value for frame in at.dataframe if "The same words as" in frame.value.columns)
     assert listed.to_dict("list") == {"Document": ["6", "7", "8"], "The same words as": ["0", "1", "0"]}
