@@ -156,7 +156,7 @@ class Preprocessing:
     passage_words: int = 0  # each document cut into passages of about this many words (engine.split_passages); 0: not
     join_phrases: bool = False  # pairs of words the texts write side by side read as one word (engine.find_phrases)
     merge_word_forms: bool = True  # a word's forms counted as one word, if its language has them (find_word_forms)
-    drop_copies: bool = True  # documents that repeat another word for word left out (engine.find_copies)
+    drop_copies: bool = True  # documents that repeat another word for word left out (engine.find_text_copies)
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,

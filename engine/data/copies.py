@@ -68,7 +68,7 @@ def find_copies(counts) -> np.ndarray:
 def find_text_copies(texts: Sequence[str]) -> np.ndarray:
     """For each text, the first text that is the same sequence of words (itself if none comes before).
 
-    Words are runs of letters and digits (``\\w+``), compared without letter case:
+    Words are runs of letters, digits and underscores (``\\w+``), compared without letter case:
     "The cat sat." and "the CAT  sat" are copies; "The cat sat." and "The cat sat down." are
     not, nor are "Report 1" and "Report 2".
 

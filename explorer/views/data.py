@@ -199,8 +199,8 @@ with prep_box:
                         "article, a forwarded e-mail, a licence shipped with every package) is read once: the "
                         "first is kept and the copies are listed under the preview. Copies of one text otherwise "
                         "take topics of their own, and a copy of a held-out test document among the training "
-                        "documents makes the held-out score too good. Letter case, punctuation, spacing, markup and "
-                        "stop words do not tell copies apart; any other word does.")
+                        "documents makes the held-out score too good. Letter case, punctuation, spacing and markup "
+                        "do not tell copies apart; any word or number does.")
     right.checkbox("Read frequent word pairs as one word", key=Keys.join_phrases, disabled=bag_of_words,
                    help="Pairs of words that the documents write side by side far more often than chance, such as "
                         "“united states” or “health care”, are read as one word, so that a topic's top words show "
