@@ -404,10 +404,13 @@ class Corpus:
         keep_copies : bool
             False: leave out every text that repeats an earlier one word for word, as read
             (without the markup, headers and boilerplate left out above; letter case,
-            punctuation and spacing aside: :func:`engine.find_text_copies`), listed in
-            :attr:`dropped` with the document it copies, so that a text repeated many times
-            does not take topics of its own (benchmarks/RESULTS.md run 74).  True (the
-            default) keeps every document; the app and the command line leave copies out.
+            punctuation and spacing aside: :func:`engine.find_text_copies`), before the
+            vocabulary, the stop-word language, phrases and word forms are learned, so that a
+            text repeated many times neither takes topics of its own nor counts as many
+            documents for ``min_df`` and ``max_df`` (benchmarks/RESULTS.md run 74).  Each copy
+            is listed in :attr:`dropped` with the document it repeats (a copy of a text left
+            without words is listed as that text is).  True (the default) keeps every
+            document; the app and the command line leave copies out.
 
         Raises
         ------
@@ -431,41 +434,42 @@ class Corpus:
         markup = _markup_choice(strip_markup, readable)
         readable = [markup_module.strip_markup(text) for text in readable] if markup else readable
         boilerplate, readable = _boilerplate_choice(strip_boilerplate, readable)
+        # a copy of a text read before (the same words in the same order, as read) is left out before anything is
+        # learned from the texts: the collection is read as if it held each text once
+        first = np.arange(len(texts)) if keep_copies else find_text_copies(readable)
+        distinct = [readable[d] for d in range(len(texts)) if first[d] == d]
         if token_pattern is None:
-            token_pattern = token_pattern_for(readable)
+            token_pattern = token_pattern_for(distinct)
         if isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE:
-            stop_words = guess_language(readable).language or "english"
+            stop_words = guess_language(distinct).language or "english"
         settings = _settings(stop_words, extra_stop_words, token_pattern, strip_accents, markup, boilerplate, messages)
         # counted from the text read as a message, without its markup and boilerplate, read once: what the
         # recorded settings give
         reading = dataclasses.replace(settings, strip_markup=False, boilerplate=(), strip_messages=False)
         if _flag("join_phrases", join_phrases):
-            phrases = tuple(phrase.text for phrase in find_phrases(readable, reading))
+            phrases = tuple(phrase.text for phrase in find_phrases(distinct, reading))
             settings, reading = (dataclasses.replace(s, phrases=phrases) for s in (settings, reading))
         if _word_forms_choice(merge_word_forms, reading.stop_words):
-            forms = merged_forms(find_word_forms(readable, reading))
+            forms = merged_forms(find_word_forms(distinct, reading))
             settings, reading = (dataclasses.replace(s, word_forms=forms) for s in (settings, reading))
         vectorizer = _vectorizer(stop_words, extra_stop_words, min_df, max_df, max_features, token_pattern,
                                  settings=reading)
         if len(set(ids)) != len(ids):
             raise ValueError("ids must be unique")
-        kept = [d for d, text in enumerate(texts) if text.strip()]
+        kept = [d for d, text in enumerate(texts) if text.strip() and first[d] == d]
         if not kept:
             raise EmptyCorpusError(f"all {len(texts)} documents are empty; provide documents with text")
         matrix = _fit(vectorizer, [readable[d] for d in kept], min_df, max_df)
         lengths = np.diff(matrix.indptr)
         reasons = {d: _EMPTY_TEXT for d in range(len(texts)) if not texts[d].strip()}
         reasons.update((d, _NO_WORDS) for d, n in zip(kept, lengths, strict=True) if n == 0)
-        dropped = [DroppedDocument(ids[d], titles[d], reasons[d]) for d in sorted(reasons)]
+        # a copy of a text left without words has none either; the others are listed as copies
+        reasons.update((d, reasons[first[d]]) for d in range(len(texts)) if first[d] != d and first[d] in reasons)
+        dropped = [DroppedDocument(ids[d], titles[d], reasons[d]) if d in reasons else
+                   DroppedDocument(ids[d], titles[d], _copy_reason(titles[first[d]], "in the same order"),
+                                   ids[first[d]]) for d in range(len(texts)) if d in reasons or first[d] != d]
         rows = np.flatnonzero(lengths)
         pick = [kept[r] for r in rows]
-        if not keep_copies:  # the same words in the same order as a text read before: listed, not counted
-            first = find_text_copies(readable)
-            copies = [d for d in pick if first[d] != d]
-            dropped += [DroppedDocument(ids[d], titles[d], _copy_reason(titles[first[d]], "in the same order"),
-                                        ids[first[d]]) for d in copies]
-            rows = rows[[first[d] == d for d in pick]]
-            pick = [d for d in pick if first[d] == d]
         return cls(matrix[rows], tuple(vectorizer.get_feature_names_out().tolist()),
                    tuple(ids[d] for d in pick), tuple(titles[d] for d in pick),
                    tuple(texts[d] for d in pick), tuple(dropped), tuple(skipped), _encodings(encodings), settings)

@@ -109,7 +109,7 @@ def test_from_texts_leaves_copies_out_when_asked():
     assert [d.doc_id for d in kept.emptied] == ["4"]
     every = Corpus.from_texts(TEXTS, strip_markup=True)  # the default keeps every document
     assert every.doc_ids == ("0", "1", "2", "3", "5") and every.copies == ()
-    assert kept.vocabulary == every.vocabulary  # the words are counted before copies are left out
+    assert kept.vocabulary == every.vocabulary
     with pytest.raises(TypeError, match="keep_copies must be True or False"):
         Corpus.from_texts(TEXTS, keep_copies="no")
 
@@ -122,6 +122,20 @@ def test_from_texts_tells_copies_apart_by_any_word_even_one_its_vocabulary_leave
     assert kept.doc_ids == ("0", "1", "3", "4")
     assert [(d.doc_id, d.copy_of) for d in kept.copies] == [("2", "0"), ("5", "4")]
     assert kept.copies[0].reason == "a copy of “0”: the same words, in the same order"
+
+
+def test_copies_are_left_out_before_the_vocabulary_is_chosen():
+    # "lighthouse" is in one text and its two copies: three documents with the copies, one without
+    texts = ["the lighthouse keeper rows home", "The lighthouse keeper rows home!", "the LIGHTHOUSE keeper rows home",
+             "a keeper of bees rows", "bees and honey at home"]
+    kept = Corpus.from_texts(texts, min_df=2, keep_copies=False)
+    assert "lighthouse" not in kept.vocabulary and {"keeper", "rows", "home"} <= set(kept.vocabulary)
+    assert "lighthouse" in Corpus.from_texts(texts, min_df=2).vocabulary
+    # a copy of a text left without words is listed as that text is, not as a copy of a document kept
+    empty = Corpus.from_texts(["the of and", "The, of AND", "bees rows"], keep_copies=False)
+    assert [(d.doc_id, d.reason, d.copy_of) for d in empty.dropped] == [
+        ("0", "no words left after tokenisation, stop words and min_df/max_df/max_features", None),
+        ("1", "no words left after tokenisation, stop words and min_df/max_df/max_features", None)]
 
 
 def test_copies_survive_save_and_load(tmp_path):

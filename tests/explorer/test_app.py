@@ -273,8 +273,9 @@ def test_web_pages_are_read_without_their_markup(app_path):
     assert any("tick the box above" in c.value for c in at.caption)
 
     uploader = at.file_uploader(key=Keys.uploader).clear()
-    rows = "".join(f'"<p>{text}</p><p>end</p>{"<section class=x>appendix</section>" if i % 2 else ""}","t{i}"\n'
-                   for i, text in enumerate(data.TEXTS * 4))  # "section" and "class" in half the rows: not over max_df
+    rows = "".join(f'"<p>{text} {i}</p><p>end</p>{"<section class=x>appendix</section>" if i % 2 else ""}","t{i}"\n'
+                   for i, text in enumerate(data.TEXTS * 4))  # "section" and "class" in half the rows: not over max_df;
+    # each row numbered, so that none is a copy of another
     uploader.upload("pages.csv", ("body,title\n" + rows).encode("utf-8"))
     at.run()
     assert not at.exception, at.exception
