@@ -17,8 +17,10 @@ A document without words is nobody's copy.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -89,12 +91,40 @@ def find_text_copies(texts: Sequence[str]) -> np.ndarray:
     >>> find_text_copies(["Hello, world!", "hello world", "Hello world again", "  ", "?"]).tolist()
     [0, 0, 2, 3, 4]
     """
-    words = []
-    for text in texts:
-        if not isinstance(text, str):
-            raise TypeError(f"texts must be strings, got {type(text).__name__}")
-        words.append(" ".join(_WORD.findall(text.lower())) or None)  # lower(), as the vectorizer reads case
-    return _first_of(words)
+    return _first_of(_words(text) for text in texts)
+
+
+class CopyIndex:
+    """The texts seen so far, each by its words in order: which earlier text a new one copies, in one pass.
+
+    For collections read as a stream (``engine.DiskCorpus.from_texts``): each distinct text is
+    held as a 16-byte BLAKE2 digest of its words (about 100 bytes a text with the dictionary's
+    own), not as its words; two different texts share a digest with probability 2^-128.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[bytes, Any] = {}
+
+    def first(self, text: str, value: Any) -> Any | None:
+        """The value stored with the first text of ``text``'s words; None, after storing ``value`` (not None), for
+        a text not seen before (a text without words is never stored, and never a copy)."""
+        if value is None:
+            raise ValueError("value must not be None: None says that a text is not a copy")
+        words = _words(text)
+        if words is None:
+            return None
+        key = hashlib.blake2b(words.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        if key in self._seen:
+            return self._seen[key]
+        self._seen[key] = value
+        return None
+
+
+def _words(text: str) -> str | None:
+    """``text``'s words (``\\w+``, lower-cased as the vectorizer reads them) joined by spaces; None if it has none."""
+    if not isinstance(text, str):
+        raise TypeError(f"texts must be strings, got {type(text).__name__}")
+    return " ".join(_WORD.findall(text.lower())) or None
 
 
 def _first_of(keys: Iterable[Hashable | None]) -> np.ndarray:

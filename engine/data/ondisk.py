@@ -55,12 +55,15 @@ from engine.data._disk_sources import (
 )
 from engine.data._disk_writer import _check_target, _DiskWriter
 from engine.data.bow_formats import _check_vocabulary, _find_vocabulary
+from engine.data.copies import CopyIndex
 from engine.data.corpus import (
     _EMPTY_ROW,
+    _NO_WORDS,
     AUTO_MARKUP,
     Corpus,
     DroppedDocument,
     _boilerplate_choice,
+    _copy_reason,
     _markup_choice,
     _settings,
     _vectorizer,
@@ -242,8 +245,10 @@ class DiskCorpus:
         **vectorizer_options
             ``stop_words`` (a language such as "french", ``"auto"``, a list of words or
             None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``, ``strip_messages``,
-            ``strip_boilerplate``, ``passage_words``, ``join_phrases``, ``merge_word_forms``, ``min_df``,
-            ``max_df``, ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts` (``strip_markup`` and
+            ``strip_boilerplate``, ``passage_words``, ``join_phrases``, ``merge_word_forms``, ``keep_copies``,
+            ``min_df``, ``max_df``, ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts` (copies
+            found in one pass, each distinct text held as a 16-byte digest of its words with its id and title:
+            ``engine.data.copies.CopyIndex``; ``strip_markup`` and
             ``strip_messages`` "auto" decided, and the boilerplate lines found, on a sample; the phrases and the
             word forms on a larger one, of :data:`PHRASE_SAMPLE_DOCUMENTS` documents spread over the collection:
             a form the sample does not hold is counted as written).  The per-token settings are
@@ -271,12 +276,14 @@ class DiskCorpus:
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
                    "max_features": None, "token_pattern": None, "strip_accents": True, "strip_markup": AUTO_MARKUP,
                    "strip_boilerplate": True, "strip_messages": AUTO_MARKUP, "passage_words": None,
-                   "join_phrases": False, "merge_word_forms": False, **vectorizer_options}
+                   "join_phrases": False, "merge_word_forms": False, "keep_copies": True, **vectorizer_options}
         unknown = sorted(set(options) - {"stop_words", "extra_stop_words", "min_df", "max_df", "max_features",
                                          "token_pattern", "strip_accents", "strip_markup", "strip_boilerplate",
-                                         "strip_messages", "passage_words", "join_phrases", "merge_word_forms"})
+                                         "strip_messages", "passage_words", "join_phrases", "merge_word_forms",
+                                         "keep_copies"})
         if unknown:
             raise TypeError(f"unknown tokenizer options {unknown}; see Corpus.from_texts")
+        keep_copies = options["keep_copies"] = _flag("keep_copies", options["keep_copies"])
         for name in ("stop_words", "extra_stop_words"):  # iterables are read twice and recorded in the manifest
             if options[name] is not None and not isinstance(options[name], str):
                 options[name] = sorted(options[name])
@@ -345,21 +352,26 @@ class DiskCorpus:
                                                                                                  settings)))
             analyzer = _vectorizer(**{k: v for k, v in options.items() if k not in ("strip_boilerplate",
                                                                                     "strip_messages", "passage_words",
-                                                                                    "join_phrases",
-                                                                                    "merge_word_forms")},
+                                                                                    "join_phrases", "merge_word_forms",
+                                                                                    "keep_copies")},
                                    settings=settings).build_analyzer()
             skipped: list[SkippedFile] = []
             stats = _TermStats()
             watch = choose_pattern and settings.token_pattern == TOKEN_PATTERN
-            if _count_terms(chunks(skipped), analyzer, stats, watch):
+            read = chunks(skipped) if keep_copies else _without_copies(chunks(skipped), settings)
+            if _count_terms(read, analyzer, stats, watch):
                 break
             options["token_pattern"] = UNICODE_TOKEN_PATTERN  # a later document needs it: all are read with it
         vocabulary, expected_nnz = stats.vocabulary(options["min_df"], options["max_df"], options["max_features"])
         index = {word: i for i, word in enumerate(vocabulary)}
         with _DiskWriter(folder, len(vocabulary), overwrite) as writer:
             writer.skip(skipped)
+            copies = None if keep_copies else CopyIndex()
             for ids, titles, texts in chunks(None):  # pass 2: counts against the chosen vocabulary
-                counts, kept, dropped = _count_chunk(analyzer, index, ids, titles, texts)
+                if copies is None:
+                    counts, kept, dropped = _count_chunk(analyzer, index, ids, titles, texts)
+                else:
+                    counts, kept, dropped = _count_distinct(analyzer, index, ids, titles, texts, copies, settings)
                 writer.drop(dropped)
                 if kept:
                     writer.append(counts, kept)
@@ -413,8 +425,13 @@ class DiskCorpus:
 
     @property
     def dropped(self) -> tuple[DroppedDocument, ...]:
-        """Documents left out because they had no words (as in :attr:`Corpus.dropped`)."""
+        """Documents left out because they had no words, and copies left out (as in :attr:`Corpus.dropped`)."""
         return tuple(DroppedDocument(**r) for r in self._records("dropped.jsonl"))
+
+    @property
+    def copies(self) -> tuple[DroppedDocument, ...]:
+        """The documents of :attr:`dropped` left out as copies (``from_texts(..., keep_copies=False)``)."""
+        return tuple(d for d in self.dropped if d.copy_of is not None)
 
     @property
     def skipped(self) -> tuple:
@@ -444,6 +461,43 @@ def _stored_vectorizer(folder: Path, values: Any, trust_token_pattern: bool) -> 
     except (TypeError, ValueError) as exc:
         raise CorpusFormatError(f"{str(folder)!r}: manifest.json records unusable preprocessing settings ({exc}); "
                                 "rebuild the corpus") from None
+
+
+def _without_copies(chunks: Iterator[tuple[list[str], list[str], list[str]]],
+                    settings: Vectorizer) -> Iterator[tuple[list[str], list[str], list[str]]]:
+    """The chunks without the texts that copy one read before (their words as ``settings`` reads them, in order)."""
+    copies = CopyIndex()
+    try:
+        for ids, titles, texts in chunks:
+            first = [copies.first(settings.readable(text), True) is None for text in texts]
+            yield tuple([v for v, keep in zip(values, first, strict=True) if keep] for values in (ids, titles, texts))
+    finally:
+        _close(chunks)
+
+
+def _count_distinct(analyzer, index: dict[str, int], ids: list[str], titles: list[str], texts: list[str],
+                    copies: CopyIndex, settings: Vectorizer):
+    """:func:`_count_chunk` of the chunk's texts that copy none read before; the copies are dropped, each listed as
+    a copy of its first text (or, if that text has no words, for having none either), in the chunk's order."""
+    records = [[doc_id, title, False] for doc_id, title in zip(ids, titles, strict=True)]  # id, title, has words
+    found = [copies.first(settings.readable(text), record) for text, record in zip(texts, records, strict=True)]
+    firsts = [d for d, of in enumerate(found) if of is None]
+    counts, kept, emptied = _count_chunk(analyzer, index, [ids[d] for d in firsts], [titles[d] for d in firsts],
+                                         [texts[d] for d in firsts])
+    written = set(kept)
+    for d in firsts:
+        records[d][2] = ids[d] in written
+    emptied_by_id = {document.doc_id: document for document in emptied}
+    dropped = []
+    for d, of in enumerate(found):
+        if of is None:
+            if ids[d] in emptied_by_id:
+                dropped.append(emptied_by_id[ids[d]])
+        elif of[2]:
+            dropped.append(DroppedDocument(ids[d], titles[d], _copy_reason(of[1], "in the same order"), of[0]))
+        else:
+            dropped.append(DroppedDocument(ids[d], titles[d], _NO_WORDS))
+    return counts, kept, dropped
 
 
 def _close(chunks: Iterator) -> None:

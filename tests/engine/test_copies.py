@@ -154,3 +154,16 @@ def test_copies_survive_save_and_load(tmp_path):
     (tmp_path / "c" / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(CorpusFormatError, match="inconsistent corpus"):
         Corpus.load(tmp_path / "c")
+
+
+def test_copy_index_finds_the_first_of_each_text_in_one_pass():
+    from engine.data.copies import CopyIndex
+
+    texts = ["The cat sat.", "the  CAT\nsat", "sat the cat", "", "...", "The cat sat.", "Report 1", "report 1!"]
+    index = CopyIndex()
+    found = [index.first(text, (d,)) for d, text in enumerate(texts)]
+    assert found == [None, (0,), None, None, None, (0,), None, (6,)]  # the same groups as find_text_copies
+    first = find_text_copies(texts)
+    assert [d if of is None else of[0] for d, of in enumerate(found)] == first.tolist()
+    with pytest.raises(ValueError, match="value must not be None"):
+        index.first("a new text", None)

@@ -65,6 +65,25 @@ def test_texts_from_folder_equal_corpus_from_texts(tmp_path, options):
     assert_same(DiskCorpus.open(tmp_path / "disk"), engine.load_corpus(source, **options))
 
 
+@pytest.mark.parametrize("options", OPTIONS)
+@pytest.mark.parametrize("chunk_size", [1, 3, 100])
+def test_copies_are_left_out_as_the_in_memory_corpus_leaves_them(tmp_path, options, chunk_size):
+    files = {**TEXTS, "sub/z/a-again.txt": "the QUICK brown fox jumps over the lazy dog -- the dog sleeps!",
+             "x/d-again.txt": "A 1 2 3, it is.",  # a copy of a text without words: dropped as it is
+             "x/g-again.txt": TEXTS["sub/z/g.txt"], "x/g-twice.txt": TEXTS["sub/z/g.txt"] + "\n"}
+    source = write_folder(tmp_path / "texts", files)
+    disk = DiskCorpus.from_texts(source, tmp_path / "disk", chunk_size=chunk_size, keep_copies=False, **options)
+    memory = engine.load_corpus(source, keep_copies=False, **options)
+    assert_same(disk, memory)
+    assert sorted((d.doc_id, d.copy_of) for d in disk.copies) == sorted(
+        (d.doc_id, d.copy_of) for d in memory.copies) and len(disk.copies) == 3
+    assert disk.manifest["source"]["options"]["keep_copies"] is False
+    every = DiskCorpus.from_texts(source, tmp_path / "every", chunk_size=chunk_size, **options)
+    assert every.copies == () and every.n_docs == disk.n_docs + 3
+    with pytest.raises(TypeError, match="keep_copies must be True or False"):
+        DiskCorpus.from_texts(source, tmp_path / "none", keep_copies=None)
+
+
 def test_texts_from_zip_csv_and_jsonl_equal_the_readers(tmp_path):
     with zipfile.ZipFile(tmp_path / "docs.zip", "w") as archive:
         for name, text in TEXTS.items():
