@@ -46,7 +46,7 @@ except ImportError:  # run from a checkout without installing it
 
 import _report  # noqa: E402
 from _quality_config import CACHE, LIVE_SHARE, SHARED  # noqa: E402
-from _quality_panel import coherence_reference, load_collection  # noqa: E402
+from _quality_panel import coherence_reference, load_collection, mean_sd  # noqa: E402
 
 CONDITIONS = ("as given", "with copies", "copies left out")
 HELD_SHARE = 0.5  # a topic is held by the drawn documents when at least this share of its words come from them
@@ -119,12 +119,6 @@ def run_collection(collection, args) -> dict:
     return {"natural": natural, "docs": given.shape[0], "sources": n_sources, "results": results}
 
 
-def spread(values, digits: int) -> str:
-    values = np.asarray(values, dtype=float)
-    sd = values.std(ddof=1) if values.size > 1 else 0.0
-    return f"{values.mean():.{digits}f} ± {sd:.{digits}f}"
-
-
 def paired(results: dict, key: str, condition: str) -> str:
     """The condition minus "as given", mean ± standard error over the seeds."""
     diff = np.array([r[key] for r in results[condition]]) - np.array([r[key] for r in results["as given"]])
@@ -138,13 +132,13 @@ def report(name: str, found: dict, args) -> list[str]:
     for condition in CONDITIONS:
         rows = results[condition]
         lines.append(
-            f"| {name} | {condition} | {spread([r['loglik'] for r in rows], 3)} | "
+            f"| {name} | {condition} | {mean_sd(np.array([r['loglik'] for r in rows]), 3)} | "
             f"{'' if condition == 'as given' else paired(results, 'loglik', condition)} | "
-            f"{spread([r['npmi'] for r in rows], 3)} | "
+            f"{mean_sd(np.array([r['npmi'] for r in rows]), 3)} | "
             f"{'' if condition == 'as given' else paired(results, 'npmi', condition)} | "
             f"{min(r['live'] for r in rows)}-{max(r['live'] for r in rows)} | "
             f"{min(r['held'] for r in rows)}-{max(r['held'] for r in rows)} | "
-            f"{spread([100 * r['largest'] for r in rows], 0)} % |")
+            f"{mean_sd(np.array([100 * r['largest'] for r in rows]), 0)} % |")
     return lines
 
 

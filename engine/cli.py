@@ -491,9 +491,7 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         message += "; decoded as " + ", ".join(
             f"{encoding}" + (f" ({n} files)" if len(encodings) > 1 else "") for encoding, n in encodings.most_common()
         )
-    dropped = getattr(corpus, "dropped", ())
-    copies = sum(getattr(d, "copy_of", None) is not None for d in dropped)
-    emptied = len(dropped) - copies
+    emptied, copies = len(corpus.emptied), len(corpus.copies)  # load_corpus gives a Corpus
     message += f"; {emptied} document{'s' if emptied != 1 else ''} dropped (no words left)"
     if copies:
         message += (f"; {copies} cop{'ies' if copies != 1 else 'y'} of other documents left out (the same words in "
