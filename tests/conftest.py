@@ -140,7 +140,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """On a run of many tests, compile the kernels the later tests need in a second process meanwhile."""
-    if len(session.items) >= _BACKGROUND_COMPILE_MIN_TESTS and not session.config.option.collectonly:
+    # under pytest-xdist each worker collects the whole run: the first one alone starts the compile
+    first_worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0"
+    if len(session.items) >= _BACKGROUND_COMPILE_MIN_TESTS and first_worker and not session.config.option.collectonly:
         from tests import _kernel_cache
 
         _kernel_cache.start()

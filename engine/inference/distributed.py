@@ -241,13 +241,15 @@ class DaskLocalStep:
         """The statistics of ``model.local_step(counts, rng)``, ``counts`` being the documents ``doc_ids``.
 
         A failed attempt (a worker lost with its job, a task that raised ``RETRIES`` times)
-        is made again on the workers there are then, from the same jobs, up to
-        ``RETRIES`` times; nothing of the model changes before one attempt succeeds.
+        is made again on the workers there are then, from the same jobs and with the corpus
+        sent again (a worker lost may have held the only copy), up to ``RETRIES`` times;
+        nothing of the model changes before one attempt succeeds.
         """
         error: Exception | None = None
         for attempt in range(1 + RETRIES):
             if attempt:
                 time.sleep(0.5 * 2 ** (attempt - 1))  # the scheduler notices a lost worker
+                self.release()  # the corpus may have been lost with that worker: the next attempt sends it again
             try:
                 # the same random starts every attempt
                 parts, jobs = self._attempt(model, doc_ids, counts, copy.deepcopy(rng))

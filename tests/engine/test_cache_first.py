@@ -20,13 +20,13 @@ import pytest
 
 import engine
 from engine.inference.warmup import Workload, _step
+from engine.io.model_files import load_model
 from engine.kernels import cache, cached_call, compiled
 
 pytest.importorskip("numba")
 
-_TRAIN = """
-import hashlib, json
-import numpy as np
+_FIT = """
+import json, sys
 from numba.core import event
 from engine.kernels import cache
 
@@ -43,50 +43,41 @@ class Count(event.Listener):
         pass
 
 event.register("numba:compile", Count())
-import engine
+from engine.cli import main
 
-corpus = engine.make_synthetic_corpus(n_docs=120, n_topics=4, seed=1).counts
-model = engine.LDA(n_topics=4, n_words=corpus.shape[1], seed=0)
-engine.SVI(model, corpus, batch_size=40, seed=0).run(n_steps=4)
-theta = model.transform(corpus[:10])
-digest = hashlib.sha256(np.ascontiguousarray(model.lambda_).tobytes() + theta.tobytes()).hexdigest()
-print(json.dumps({"compiled_here": len(compiles), "digest": digest}))
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "compiled_here": len(compiles)}))
 """
 
 
-def _train(env: dict[str, str]) -> dict:
-    done = subprocess.run([sys.executable, "-c", _TRAIN], capture_output=True, text=True, env=env, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def test_the_first_process_after_an_install_compiles_elsewhere_says_so_once_and_runs_the_cached_code(tmp_path):
+    """With an empty cache the first command-line run compiles nothing itself and computes what the next one does.
 
-
-def test_the_first_process_after_an_install_runs_the_cached_code_too(tmp_path):
-    """With an empty cache the first process compiles nothing itself, and it computes what the next one does."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_NUM_THREADS": "1"}
-    first = _train(env)
-    assert list(tmp_path.rglob("*.nbc")), "the worker process compiled nothing into the cache"
-    second = _train(env)
-    assert first["compiled_here"] == 0 and second["compiled_here"] == 0, (first, second)
-    assert first["digest"] == second["digest"]
-
-
-def test_the_command_line_says_once_that_it_compiles_first(tmp_path):
-    """A first-time user of the command line learns why the progress bar waits, and only the first time."""
+    A first-time user of the command line learns why the progress bar waits, and only the
+    first time; both runs count every compile numba starts in their own process.
+    """
     texts = engine.make_synthetic_corpus(n_docs=120, n_topics=4, seed=1).texts()
     table = tmp_path / "texts.csv"
     table.write_text("text\n" + "\n".join(texts) + "\n", encoding="utf-8")
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_NUM_THREADS": "1"}
-    notes = []
+    cache_dir = tmp_path / "cache"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir), "NUMBA_NUM_THREADS": "1"}
+    notes, reports = [], []
     for run in range(2):
-        done = subprocess.run([sys.executable, "-m", "engine", "fit", str(table), "--topics", "3", "--epochs", "1",
-                               "--test-docs", "20", "--out", str(tmp_path / f"model{run}.npz")],
+        done = subprocess.run([sys.executable, "-c", _FIT, "fit", str(table), "--topics", "3", "--epochs", "1",
+                               "--test-docs", "20", "--seed", "0", "--out", str(tmp_path / f"model{run}.npz")],
                               capture_output=True, text=True, env=env, timeout=600)
         assert done.returncode == 0, done.stderr[-3000:]
+        reports.append(json.loads(done.stdout.strip().splitlines()[-1]))
         notes.append([line for line in done.stderr.splitlines() if "compiling the engine's numba kernels" in line])
+        if run == 0:
+            assert list(cache_dir.rglob("*.nbc")), "the worker process compiled nothing into the cache"
+    assert reports == [{"code": 0, "compiled_here": 0}] * 2, reports
     assert len(notes[0]) == 1, notes
     assert notes[0][0].startswith("svi-topics: compiling the engine's numba kernels for LDA:")
     assert "once after an install" in notes[0][0]
     assert notes[1] == []
+    first, second = (load_model(tmp_path / f"model{run}.npz").model for run in range(2))
+    np.testing.assert_array_equal(first.lambda_, second.lambda_)  # bit for bit
 
 
 def _reports(worker: subprocess.Popen) -> list[str]:

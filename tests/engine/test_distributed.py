@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import numpy as np
 import pytest
@@ -129,6 +130,29 @@ def test_a_worker_killed_mid_step_is_retried_and_the_checkpoint_resumes(client, 
     assert resumed.trainer.t == 8
     alone, _ = _run(make, corpus, n_steps=8)
     np.testing.assert_allclose(resumed.model.lambda_, alone.lambda_, rtol=1e-10, atol=0)
+
+
+def test_a_corpus_lost_with_a_killed_worker_is_sent_again(client, corpus):
+    """A step whose corpus was on a worker that died (a CI run lost it mid-step) scatters it again and goes on."""
+    client.wait_for_workers(2, timeout=60)
+    make = _models()["LDA"]
+    model = make()
+    trainer = engine.SVI(model, corpus, batch_size=64, seed=0, cluster=client)
+    address, pid = next(iter(client.run(os.getpid).items()))
+    step = trainer.cluster
+    step.release()  # the corpus now lives only on the worker killed next
+    step._corpus = client.scatter(corpus, workers=[address], hash=False)
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while address in client.nthreads():  # the scheduler notices the loss
+        assert time.monotonic() < deadline, "the scheduler never noticed the killed worker"
+        time.sleep(0.1)
+    for _ in range(3):
+        trainer.step()
+    assert trainer.t == 3
+    alone, _ = _run(make, corpus, n_steps=3)
+    np.testing.assert_allclose(model.lambda_, alone.lambda_, rtol=1e-10, atol=0)
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed worker
 
 
 def test_a_worker_that_joins_is_used_from_the_next_step(client, corpus):

@@ -30,8 +30,9 @@ ARTIFACTS = Path(os.environ.get("SVI_TOPICS_ARTIFACTS", Path(__file__).resolve()
 MEASUREMENTS = re.compile(r"Held-out measurements of (#\d+)[^:]*: (\d+)")
 # a fresh install's first visitor sees the first run's curve within this, long before the ~60 s compile ends
 # (what the limit guards: a first run that waits for the compiled kernels); on a 2-core machine with the
-# compile beside it the first curve measured 9.9-16.4 s, so 15 s failed now and then
-FIRST_CURVE_SECONDS = 30.0
+# compile beside it the first curve measured 9.9-16.4 s, so 15 s failed now and then; with the tests run two
+# at a time (pytest-xdist) beside it, 33.8 s once
+FIRST_CURVE_SECONDS = 45.0
 COMPILING_NOTE = "Compiling the fast kernels"
 SWITCHED_NOTE = "Trained with the NumPy reference for its first"
 
@@ -149,7 +150,10 @@ def test_first_visit_trains_and_shows_topics(server, tmp_path, numba_cache, diag
             assert page.get_by_text("Traceback").count() == 0
             # the sample has a year column: the Documents page charts the topics over time
             page.get_by_role("link", name="Documents").click()
-            page.get_by_role("tab", name="Topics over time").click()
+            over_time = page.get_by_role("tab", name="Topics over time")
+            # under a loaded CI machine the page took more than Playwright's 30 s to draw its tabs once
+            _wait(page, lambda: over_time.count() >= 1, diagnosis=diagnosis)
+            over_time.click()
             page.get_by_text("A topic's share of a period").wait_for(timeout=30_000)
             page.wait_for_timeout(1500)
             page.screenshot(path=str(ARTIFACTS / "topics-over-time.png"))
