@@ -138,11 +138,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [item for item in items if benchmarks not in item.path.parents] + late
 
 
+def _parallel_full_run(config: pytest.Config) -> int:
+    """The test processes of a pytest-xdist run of the whole suite (the README's command), seen from its main
+    process; 0 for any other run and inside the test processes."""
+    workers = getattr(config.option, "numprocesses", None)
+    if os.environ.get("PYTEST_XDIST_WORKER") or not workers or config.option.collectonly:
+        return 0
+    if config.args_source != pytest.Config.ArgsSource.TESTPATHS:  # some tests named: compile as they go
+        return 0
+    return (os.cpu_count() or 1) if workers in ("auto", "logical") else int(workers)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Before a parallel full run starts its test processes, compile every kernel it needs, one process per core."""
+    processes = _parallel_full_run(session.config)
+    if processes:
+        from tests import _kernel_cache
+
+        print(f"\n{_kernel_cache.compile_before(processes)}", flush=True)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """On a run of many tests, compile the kernels the later tests need in a second process meanwhile."""
-    # under pytest-xdist each worker collects the whole run: the first one alone starts the compile
-    first_worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0"
-    if len(session.items) >= _BACKGROUND_COMPILE_MIN_TESTS and first_worker and not session.config.option.collectonly:
+    """On a run of many tests in one process, compile the kernels the later tests need in a second process
+    meanwhile (a parallel run compiled them before it began: pytest_sessionstart)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    if len(session.items) >= _BACKGROUND_COMPILE_MIN_TESTS and not session.config.option.collectonly:
         from tests import _kernel_cache
 
         _kernel_cache.start()
