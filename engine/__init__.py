@@ -108,7 +108,14 @@ from engine.inference.distributed import DaskLocalStep
 from engine.inference.evaluation import predictive_log_likelihood
 from engine.inference.heldout import HeldoutSplit, heldout_split, splittable_documents
 from engine.inference.matching import MAX_MATCHED_TOPICS, TopicMatch, match_topics
-from engine.inference.quality import COHERENCE_TOP_WORDS, SHORT_DOCUMENT_WORDS, TopicQuality, topic_quality
+from engine.inference.quality import (
+    COHERENCE_TOP_WORDS,
+    ONE_DOCUMENT_SHARE,
+    SHORT_DOCUMENT_WORDS,
+    TopicQuality,
+    main_documents,
+    topic_quality,
+)
 from engine.inference.run import Snapshot, TrainingRun, default_target_docs
 from engine.inference.schedule import (
     DEFAULT_ADAPTIVE_INIT_BATCHES,
@@ -167,6 +174,7 @@ __all__ = [
     "MAX_ADAPTIVE_INIT_BATCHES",
     "MAX_CONSENSUS_RUNS",
     "MAX_MATCHED_TOPICS",
+    "ONE_DOCUMENT_SHARE",
     "PASSAGE_WORDS",
     "SHEET_CELLS",
     "SHEET_TITLE_ROWS",
@@ -261,6 +269,7 @@ __all__ = [
     "ldavis_topics",
     "load_corpus",
     "load_model",
+    "main_documents",
     "make_synthetic_corpus",
     "markdown_text",
     "match_topics",

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from explorer import formatting
-from explorer.engine_api import COHERENCE_TOP_WORDS, CoherenceReference, TopicQuality
+import numpy as np
+
+from explorer import formatting, safe_text, uploads
+from explorer.engine_api import COHERENCE_TOP_WORDS, CoherenceReference, Corpus, TopicQuality, main_documents
 from explorer.engine_api import topic_quality as engine_topic_quality
 from explorer.runs import RunSettings, split
 from explorer.storage import Collection
@@ -33,7 +35,9 @@ __all__ = [
     "hdp_few_documents_note",
     "live_text",
     "mergeable",
+    "one_document_note",
     "topic_quality",
+    "with_main_documents",
 ]
 
 # A topic whose words lie within engine.GENERAL_DIVERGENCE (Jensen-Shannon, nats) of the collection's
@@ -93,8 +97,33 @@ def duplicate_note(quality: TopicQuality | None) -> str | None:
             "each of them once. The repeated topics are marked below.")
 
 
-def flags(quality: TopicQuality, topic: int) -> list[str]:
-    """Plain-word warnings about one topic: hardly used, general, a copy, incoherent (empty when it looks fine)."""
+def with_main_documents(quality: TopicQuality, doc_topic: np.ndarray, corpus: Corpus) -> tuple[TopicQuality, list[str]]:
+    """``quality`` with the document giving each topic the most words (``engine.main_documents``; the passages of a
+    document cut into passages counted as that document), and the titles its indices name."""
+    groups, titles = uploads.document_groups(corpus)
+    main, share = main_documents(doc_topic, np.asarray(corpus.counts.sum(axis=1)).ravel(), groups)
+    return dataclasses.replace(quality, main_document=main, main_share=share), titles
+
+
+def one_document_note(quality: TopicQuality | None, titles: list[str] | None) -> str | None:
+    """A plain-word note naming the documents that give some topics most of their words (None when none does)."""
+    if quality is None or titles is None or not quality.one_document.any():
+        return None
+    flagged = np.flatnonzero(quality.one_document)
+    documents = sorted({int(quality.main_document[k]) for k in flagged},
+                       key=lambda d: -int((quality.main_document[flagged] == d).sum()))
+    named = formatting.join_and([f"“{safe_text.markdown(titles[d])}”" for d in documents[:3]]
+                                + ([f"{len(documents) - 3} more"] if len(documents) > 3 else []))
+    one = len(flagged) == 1
+    return (f"{len(flagged)} of the {quality.n_topics} topics {'takes its' if one else 'take their'} words mostly "
+            f"from one document ({named}): {'it describes' if one else 'they describe'} that document more than "
+            "themes the documents share. A very long document among short ones does this; to see the other "
+            "documents' themes, leave it out of the collection and load it again. Such topics are marked below.")
+
+
+def flags(quality: TopicQuality, topic: int, titles: list[str] | None = None) -> list[str]:
+    """Plain-word warnings about one topic: hardly used, general, a copy, one document's, incoherent (empty when it
+    looks fine); ``titles`` name the documents of ``quality.main_document`` (Markdown-escaped here)."""
     found = []
     if not quality.live[topic]:
         weight = quality.weights[topic]
@@ -107,6 +136,12 @@ def flags(quality: TopicQuality, topic: int) -> list[str]:
     if quality.copies[topic]:
         found.append(f"The same topic as topic {quality.duplicate_of[topic]}: the documents hold fewer distinct "
                      "topics than you asked for — try fewer topics.")
+    if quality.one_document[topic]:
+        main = int(quality.main_document[topic])
+        known = titles is not None and 0 <= main < len(titles)
+        name = f"“{safe_text.markdown(titles[main])}”" if known else "one document"
+        found.append(f"Mostly one document's: {formatting.percent(float(quality.main_share[topic]), 2)} of its words "
+                     f"come from {name}, so it describes that document more than a theme the documents share.")
     if quality.incoherent[topic]:
         found.append("Its top words rarely appear together in the same documents: treat it with caution.")
     return found

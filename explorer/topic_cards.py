@@ -62,7 +62,7 @@ def _cloud(record: RunRecord, topic: int, words: pd.DataFrame, training: bool) -
     return picture
 
 
-def _quality_lines(measured: quality.TopicQuality | None, topic: int) -> None:
+def _quality_lines(measured: quality.TopicQuality | None, topic: int, titles: list[str] | None) -> None:
     """The card's coherence and, for a doubtful topic, why to doubt it."""
     if measured is None:
         return
@@ -72,18 +72,19 @@ def _quality_lines(measured: quality.TopicQuality | None, topic: int) -> None:
     else:
         st.caption(f"Coherence: **{quality.coherence_text(measured.coherence[topic])}** "
                    f"(NPMI of its {quality.N_TOP} top words)", help=quality.COHERENCE_HELP)
-    for flag in quality.flags(measured, topic):
+    for flag in quality.flags(measured, topic, titles):
         st.warning(flag, icon=icons.WARNING)
 
 
 def _card(record: RunRecord, topic: int, label: str, weight: float, words: pd.DataFrame, show_cloud: bool,
-          training: bool, measured: quality.TopicQuality | None, found: list[tuple[str, str]]) -> None:
+          training: bool, measured: quality.TopicQuality | None, found: list[tuple[str, str]],
+          titles: list[str] | None = None) -> None:
     with st.container(border=True, key=Keys.topic_card(topic)):
         color = charts.topic_color(topic)
         # the label may come from a model file: escaped for HTML and for the Markdown around it
         st.markdown(f"<span style='color:{color};font-size:1.3em'>■</span> **{safe_text.html(label)}** — "
                     f"{formatting.percent(weight)} of the words", unsafe_allow_html=True)
-        _quality_lines(measured, topic)
+        _quality_lines(measured, topic, titles)
         for line, line_help in found:  # in how many runs combined it was found; its partner in another run
             st.caption(line, help=line_help)
         st.text_input("Label", value=record.labels.get(topic, ""), key=Keys.topic_label(record.run_id, topic),
@@ -208,6 +209,13 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecor
     if training:
         st.caption(f"Training… the cards follow the model (step {formatting.count(record.model_step)}).")
     measured = cached.run_quality(record)
+    titles = None
+    if measured is not None and not training and record.collection is not None:
+        # which document gives each topic the most words: every document's topics, once per step (as the
+        # Documents page asks), so not while the run trains
+        corpus = record.collection.corpus
+        theta = cached.doc_topic(record.run_id, record.model_step, record.collection.key, model, corpus.counts)
+        measured, titles = quality.with_main_documents(measured, theta, corpus)
     if record.settings.model == "HDP":
         _hdp_weights(model, measured, labels, order, weights)
     else:
@@ -219,6 +227,9 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecor
     repeated = quality.duplicate_note(measured)
     if repeated:
         st.info(repeated, icon=icons.INFO)
+    one_document = quality.one_document_note(measured, titles)
+    if one_document:
+        st.info(one_document, icon=icons.INFO)
     intertopic.intertopic_map(cached.intertopic_points(record, model, labels), labels, frames, n_words)
     found = _comparison(record, other, measured)
     shown = int(state.get(Keys.n_shown(record.run_id), 20))
@@ -226,4 +237,4 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecor
     for position, topic in enumerate(order[:shown]):
         with columns[position % 2]:
             _card(record, int(topic), labels[topic], float(shares[topic]), frames[topic], show_clouds, training,
-                  measured, found(int(topic)))
+                  measured, found(int(topic)), titles)

@@ -481,6 +481,19 @@ def title_note(source: Source) -> str | None:
             "documents.")
 
 
+def document_groups(corpus: Corpus) -> tuple[np.ndarray, list[str]]:
+    """The document each of the corpus's documents was cut from (0, 1, ... in order; a document not cut is its own),
+    and those documents' titles (a passage's title without its " (n)")."""
+    groups, titles, seen = [], [], {}
+    for doc_id, title in zip(corpus.doc_ids, corpus.titles, strict=True):
+        root = _PASSAGE_ID.sub("", doc_id)
+        if root not in seen:
+            seen[root] = len(titles)
+            titles.append(re.sub(r" \(\d+\)$", "", title) if root != doc_id else title)
+        groups.append(seen[root])
+    return np.array(groups, dtype=np.intp), titles
+
+
 def passages_note(corpus: Corpus) -> str:
     """What cutting the documents into passages made of them ("3 documents became 212 passages...")."""
     ids = [*corpus.doc_ids, *(dropped.doc_id for dropped in corpus.dropped)]

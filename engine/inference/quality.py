@@ -10,7 +10,12 @@ The read-outs a reader checks before trusting a topic, in one place for every fr
   (:class:`engine.CoherenceReference`, usually the training documents);
 - general: the topic's words lie within ``GENERAL_DIVERGENCE`` nats of the collection's
   overall word use (``model.overall_divergence()``): a copy of the commonest words, not a theme;
-- a copy: the topic is identical to a lower-numbered one (``model.duplicate_of()``, LDA's tied copies).
+- a copy: the topic is identical to a lower-numbered one (``model.duplicate_of()``, LDA's tied copies);
+- one document's: at least ``ONE_DOCUMENT_SHARE`` of the topic's words come from a single
+  document (:func:`main_documents`, from each document's topic proportions times its length),
+  so the topic describes that document rather than a theme the documents share.  Left out
+  of :func:`topic_quality` (it needs the topic proportions of every document, a pass over
+  the collection) and added by ``dataclasses.replace`` where they are at hand.
 
 The lines match ``benchmarks/quality.py`` (live topics, topics in use, coherence over all of
 an LDA's topics and over an HDP's topics in use), so what a user reads is what the
@@ -26,7 +31,8 @@ import numpy as np
 from engine.models.hdp import HDP
 from engine.models.inspection import GENERAL_DIVERGENCE
 
-__all__ = ["COHERENCE_TOP_WORDS", "SHORT_DOCUMENT_WORDS", "TopicQuality", "topic_quality"]
+__all__ = ["COHERENCE_TOP_WORDS", "ONE_DOCUMENT_SHARE", "SHORT_DOCUMENT_WORDS", "TopicQuality", "main_documents",
+           "topic_quality"]
 
 COHERENCE_TOP_WORDS = 10  # NPMI of each topic's 10 most probable words, the usual choice (Röder et al. 2015)
 LIVE_SHARE = 0.25  # LDA: a topic explaining less than a quarter of an even share (1 / K) of the words is hardly used
@@ -39,6 +45,9 @@ INCOHERENT_NPMI = 0.0
 # one (0.08-0.31 nats/word on collections of 5-11 words, benchmarks/RESULTS.md run 45): after a run with
 # local_update="zero_order" the command line says so (the default, "auto", runs CVB0 on them already)
 SHORT_DOCUMENT_WORDS = 15
+# a topic taking at least half of its words from one document is that document's more than the collection's: the
+# share at which benchmarks/copies.py counts a topic as held by the documents it draws
+ONE_DOCUMENT_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,11 @@ class TopicQuality:
         Jensen-Shannon divergence (nats) of each topic from the overall word use; None: not known.
     duplicate_of : ndarray of int, shape (n_topics,) or None
         Lowest index of a topic identical to each (itself when none); None: not known.
+    main_document : ndarray of int, shape (n_topics,) or None
+        The document (or group of documents) giving each topic the most words, -1 for a
+        topic without words (:func:`main_documents`); None: not known.
+    main_share : ndarray of shape (n_topics,) or None
+        The share of each topic's words that ``main_document`` gives it; None: not known.
     """
 
     weights: np.ndarray
@@ -67,6 +81,8 @@ class TopicQuality:
     hdp: bool
     divergence: np.ndarray | None = None
     duplicate_of: np.ndarray | None = None
+    main_document: np.ndarray | None = None
+    main_share: np.ndarray | None = None
 
     @property
     def n_topics(self) -> int:
@@ -94,6 +110,14 @@ class TopicQuality:
         if self.duplicate_of is None:
             return np.zeros(self.n_topics, dtype=bool)
         return self.duplicate_of != np.arange(self.n_topics)
+
+    @property
+    def one_document(self) -> np.ndarray:
+        """bool per topic: at least ``ONE_DOCUMENT_SHARE`` of its words come from one document (all False when not
+        known)."""
+        if self.main_share is None:
+            return np.zeros(self.n_topics, dtype=bool)
+        return np.asarray(self.main_share) >= ONE_DOCUMENT_SHARE
 
     @property
     def incoherent(self) -> np.ndarray:
@@ -145,3 +169,61 @@ def topic_quality(model, reference=None, hdp: bool | None = None) -> TopicQualit
     coherence = None if reference is None else reference.score_model(model, n_top=COHERENCE_TOP_WORDS, measure="npmi")
     return TopicQuality(weights, live, coherence, hdp, np.asarray(model.overall_divergence(), dtype=np.float64),
                         np.asarray(model.duplicate_of()))
+
+
+def main_documents(doc_topic, lengths, groups=None) -> tuple[np.ndarray, np.ndarray]:
+    """For each topic, the document giving it the most words, and that document's share of the topic's words.
+
+    Document d gives topic k ``doc_topic[d, k] * lengths[d]`` of its words in expectation (its
+    topic proportions times its length).  A topic whose words come mostly from one document
+    describes that document rather than a theme the documents share: a very long document
+    among short ones, a data table or a text in another language.
+
+    Parameters
+    ----------
+    doc_topic : array of shape (n_docs, n_topics)
+        Each document's topic proportions (``model.transform(counts)``), rows summing to 1.
+    lengths : array of shape (n_docs,)
+        Each document's words (its row sum of counts).
+    groups : array of int, shape (n_docs,), optional
+        The document each row belongs to, when documents were cut into passages (0, 1, ...):
+        a group's words are counted together.  Default: each row its own document.
+
+    Returns
+    -------
+    main : ndarray of int, shape (n_topics,)
+        The document (group) giving each topic the most words; -1 for a topic without words.
+    share : ndarray of shape (n_topics,)
+        Its share of the topic's words, in [0, 1]; 0 for a topic without words.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from engine import main_documents
+    >>> main, share = main_documents(np.array([[1.0, 0.0], [0.5, 0.5], [0.5, 0.5]]), np.array([100, 10, 10]))
+    >>> main.tolist(), np.round(share, 3).tolist()
+    ([0, 1], [0.909, 0.5])
+    """
+    theta = np.asarray(doc_topic, dtype=np.float64)
+    length = np.asarray(lengths, dtype=np.float64)
+    if theta.ndim != 2 or length.shape != (theta.shape[0],):
+        raise ValueError(f"doc_topic must be (n_docs, n_topics) and lengths (n_docs,); got {theta.shape} and "
+                         f"{length.shape}")
+    if not (np.isfinite(theta).all() and np.isfinite(length).all()) or (theta < 0).any() or (length < 0).any():
+        raise ValueError("doc_topic and lengths must be finite and non-negative")
+    words = theta * length[:, None]
+    if groups is not None:
+        group = np.asarray(groups)
+        if group.shape != length.shape or not np.issubdtype(group.dtype, np.integer) or (group < 0).any():
+            raise ValueError("groups must hold a non-negative integer per document")
+        summed = np.zeros((int(group.max(initial=-1)) + 1, theta.shape[1]))
+        np.add.at(summed, group, words)
+        words = summed
+    total = words.sum(axis=0)
+    if words.shape[0] == 0:
+        return np.full(theta.shape[1], -1, dtype=np.intp), np.zeros(theta.shape[1])
+    main = np.argmax(words, axis=0).astype(np.intp)
+    largest = words[main, np.arange(words.shape[1])]
+    has_words = total > 0
+    share = np.divide(largest, total, out=np.zeros_like(total), where=has_words)
+    return np.where(has_words, main, -1), np.minimum(share, 1.0)

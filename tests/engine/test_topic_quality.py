@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 import engine
 from engine.cli import main
@@ -197,3 +199,66 @@ def test_export_without_the_corpus_uses_the_coherence_fit_stored(tmp_path, corpu
     assert main(["export", str(out), "--out", str(tmp_path / "export")]) == 0
     topics = pd.read_csv(tmp_path / "export" / "topics.csv")
     np.testing.assert_allclose(topics["coherence_npmi"], loaded.extra["coherence"]["values"])
+
+
+def _main_documents_by_hand(theta, lengths, groups):
+    """Each topic's words summed per group with plain loops, then the largest group and its share."""
+    n_groups = max(groups) + 1
+    main, share = [], []
+    for k in range(theta.shape[1]):
+        per_group = [0.0] * n_groups
+        for d in range(theta.shape[0]):
+            per_group[groups[d]] += theta[d, k] * lengths[d]
+        total = sum(per_group)
+        best = max(range(n_groups), key=lambda g: (per_group[g], -g))  # the first of equal groups, as argmax
+        main.append(best if total > 0 else -1)
+        share.append(per_group[best] / total if total > 0 else 0.0)
+    return main, share
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_main_documents_match_a_count_by_hand(seed):
+    rng = np.random.default_rng(seed)
+    n_docs, n_topics = rng.integers(1, 30), rng.integers(1, 6)
+    theta = rng.dirichlet(np.full(n_topics, 0.3), size=n_docs)
+    theta[:, 0] = 0.0  # a topic no document uses
+    lengths = rng.integers(0, 200, size=n_docs)
+    groups = rng.integers(0, max(1, n_docs // 3), size=n_docs)
+    for by in (None, groups):
+        main, share = engine.main_documents(theta, lengths, by)
+        expected_main, expected_share = _main_documents_by_hand(theta, lengths, list(range(n_docs)) if by is None
+                                                                else by.tolist())
+        assert main.tolist() == expected_main
+        np.testing.assert_allclose(share, expected_share, rtol=1e-12, atol=0)
+        assert main[0] == -1 and share[0] == 0.0
+        assert ((share >= 0) & (share <= 1)).all()
+
+
+def test_main_documents_refuse_what_is_not_a_topic_table():
+    theta = np.array([[0.5, 0.5], [1.0, 0.0]])
+    for bad in ((theta, [1, 2, 3]), (theta[0], [1]), (theta, [1, np.nan]), (-theta, [1, 2]), (theta, [1, -2])):
+        with pytest.raises(ValueError, match="doc_topic"):
+            engine.main_documents(*bad)
+    with pytest.raises(ValueError, match="groups"):
+        engine.main_documents(theta, [1, 2], groups=[0.5, 1])
+    with pytest.raises(ValueError, match="groups"):
+        engine.main_documents(theta, [1, 2], groups=[0, -1])
+
+
+def test_a_topic_made_of_one_long_documents_words_is_flagged_and_the_shared_themes_are_not(planted_corpus):
+    """200 planted documents of 50 words and one of 3,000 words on ten words of its own: the topic that learns those
+    words takes nearly all of them from that document; the planted themes take theirs from many."""
+    rng = np.random.default_rng(1)
+    own = np.zeros((1, 10), dtype=np.int64)
+    own[0] = rng.multinomial(3000, np.full(10, 0.1))
+    counts = sp.vstack([sp.hstack([planted_corpus.counts, sp.csr_matrix((planted_corpus.n_docs, 10))]),
+                        sp.hstack([sp.csr_matrix((1, planted_corpus.n_words)), sp.csr_matrix(own)])], format="csr")
+    model = engine.LDA(n_topics=6, n_words=counts.shape[1], seed=0)
+    engine.SVI(model, corpus=counts, batch_size=50, seed=0).run(n_docs=3000)
+    main, share = engine.main_documents(model.transform(counts), np.asarray(counts.sum(axis=1)).ravel())
+    quality = dataclasses.replace(engine.topic_quality(model), main_document=main, main_share=share)
+    long_topic = int(np.argmax(model.lambda_[:, -10:].sum(axis=1)))
+    assert quality.one_document.tolist() == [k == long_topic for k in range(6)], share
+    assert main[long_topic] == planted_corpus.n_docs and share[long_topic] > 0.95
+    assert np.delete(share, long_topic).max() < 0.1  # the planted themes: no document gives a tenth of the words
+    assert not engine.topic_quality(model).one_document.any()  # not known: nothing flagged

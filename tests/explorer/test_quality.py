@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import engine
-from explorer import cached, porting, quality, runs, tables
+from explorer import cached, porting, quality, runs, tables, uploads
 from explorer.engine_api import LoadedModel
 from explorer.storage import Collection
 from tests.explorer._waiting import wait_until
@@ -223,3 +223,30 @@ def test_the_full_exports_topics_table_carries_the_cards_coherence(collection, l
     np.testing.assert_allclose(topics["coherence_npmi"], measured.coherence)  # the training documents', as on cards
     np.testing.assert_allclose(topics["share"], model.word_shares())
     assert topics["live"].tolist() == measured.live.tolist() and topics["same_as"].isna().all()
+
+
+def test_the_passages_of_a_document_count_as_that_document():
+    """A book cut into three passages gives a topic 3 x 40 of its words: the book, not one passage, is named."""
+    texts = ["river dam flood"] * 3 + ["court judge law"] + ["river bank"]
+    ids = ["book.txt#1", "book.txt#2", "book.txt#3", "court.txt", "bank.txt"]
+    titles = ["Book (1)", "Book (2)", "Book (3)", "Court", "Bank (2)"]  # a title may end like a passage's
+    corpus = engine.Corpus.from_texts(texts, titles=titles, ids=ids, stop_words=None)
+    groups, names = uploads.document_groups(corpus)
+    assert groups.tolist() == [0, 0, 0, 1, 2] and names == ["Book", "Court", "Bank (2)"]
+    lengths = np.asarray(corpus.counts.sum(axis=1)).ravel()
+    # topic 0: each passage gives 40 % of its words, the bank text all of its two; topic 1: the court text's
+    doc_topic = np.array([[0.4, 0.6], [0.4, 0.6], [0.4, 0.6], [0.0, 1.0], [1.0, 0.0]])
+    measured = engine.TopicQuality(np.array([0.5, 0.5]), np.array([True, True]), None, False)
+    found, named = quality.with_main_documents(measured, doc_topic, corpus)
+    assert named == names and found.main_document.tolist() == [0, 0]
+    book = 3 * 0.4 * 3
+    np.testing.assert_allclose(found.main_share, [book / (book + 2), 3 * 0.6 * 3 / (3 * 0.6 * 3 + 3)])
+    assert found.one_document.tolist() == [True, True]
+    # read passage by passage, no single passage of the book would give topic 0 half its words
+    _, by_row = engine.main_documents(doc_topic, lengths)
+    assert by_row[0] < 0.5
+    assert quality.flags(found, 0, named)[0].startswith("Mostly one document's: ")
+    assert "“Book”" in quality.flags(found, 0, named)[0]
+    assert quality.one_document_note(found, named).startswith("2 of the 2 topics take their words mostly from one "
+                                                              "document (“Book”)")
+    assert quality.one_document_note(measured, named) is None and quality.one_document_note(found, None) is None

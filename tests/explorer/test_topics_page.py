@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import engine
-from explorer import formatting, runs
+from explorer import formatting, runs, storage
 from explorer.engine_api import LDA, LoadedModel
 from explorer.state import Keys
 
@@ -558,3 +558,42 @@ def test_a_combined_run_of_hdps_shows_the_prior_it_took_from_its_runs(app_path):
     [chart] = _alpha_charts(at)
     assert sorted(chart["alpha"].round(3).tolist()) == [0.1, 0.2, 0.3]
     assert "Found in all 2 runs combined." in [c.value for c in _card(at, 1).caption]
+
+
+def test_a_topic_made_of_one_long_documents_words_is_flagged_with_its_title(app_path):
+    """One document of 4,000 words among 60 short ones gives its own words a topic: the card and a note name it."""
+    rng = np.random.default_rng(0)
+    short = engine.make_synthetic_corpus(n_docs=60, n_topics=2, seed=1).texts()
+    words = ["axle", "bolt", "gasket", "hinge", "rivet", "sprocket", "valve", "washer"]
+    long_text = " ".join(rng.choice(words, size=4000))
+    title = "Huge *list* of parts"  # Markdown in a title stays text
+    corpus = engine.Corpus.from_texts([*short, long_text], titles=[*(f"note {d}" for d in range(60)), title],
+                                      stop_words=None)
+    collection = storage.Collection.of(corpus, "one long document")
+    counts, vocabulary = corpus.counts, corpus.vocabulary
+    long_words = np.isin(vocabulary, words)
+    model = LDA(n_topics=3, n_words=corpus.n_words, seed=0)
+    short_rows = np.asarray(counts[:60].sum(axis=0)).ravel().astype(float)
+    model.lambda_ = model.eta + np.vstack([np.asarray(counts[60].todense()).ravel() * long_words,
+                                           short_rows * (np.arange(corpus.n_words) % 2 == 0) * ~long_words,
+                                           short_rows * (np.arange(corpus.n_words) % 2 == 1) * ~long_words])
+    settings = runs.RunSettings(n_topics=3, n_test=6, seed=0)
+    loaded = LoadedModel(model=model, vocabulary=vocabulary, trainer_state=None)
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    assert not at.exception
+    at.session_state[Keys.runs].add(runs.RunRecord("long-doc", "#1 long document", settings, collection,
+                                                   loaded=loaded, checkpointed=False))
+    at.switch_page("views/topics.py")
+    at.run()
+    assert not at.exception, at.exception
+
+    main, share = engine.main_documents(model.transform(counts), np.asarray(counts.sum(axis=1)).ravel())
+    assert main[0] == 60 and share[0] > 0.99 and share[1:].max() < 0.5  # what the page should find
+    escaped = "“Huge \\*list\\* of parts”"
+    [flag] = [w.value for w in _card(at, 0).warning if w.value.startswith("Mostly one document's")]
+    assert flag == (f"Mostly one document's: {formatting.percent(float(share[0]), 2)} of its words come from "
+                    f"{escaped}, so it describes that document more than a theme the documents share.")
+    assert not [w for k in (1, 2) for w in _card(at, k).warning if w.value.startswith("Mostly one document's")]
+    [note] = [i.value for i in at.info if "from one document" in i.value]
+    assert note.startswith(f"1 of the 3 topics takes its words mostly from one document ({escaped})")

@@ -1,0 +1,145 @@
+#!/usr/bin/env python
+"""Topics that take their words mostly from one document: how often the Topics page's flag fires (issue 13).
+
+The Topics page marks a topic whose words come at least half (``engine.ONE_DOCUMENT_SHARE``)
+from a single document, by ``engine.main_documents`` (each training document's topic
+proportions, ``model.transform``, times its length).  On an ordinary collection the flag
+should stay silent; on a collection where one long document holds much of the words it
+should name that document.  For each collection and seed the script trains the default
+LDA (``engine.LDA(n_topics=K, n_words=V, seed=s)`` by ``engine.SVI`` for ``--epochs``
+passes) on the training documents and reports the topics flagged and the largest share
+of a topic's words that one document gives it.
+
+``copyright`` is built here from this machine's ``/usr/share/doc/*/copyright`` files (one
+document per file, copies left out as the app does by default, vectorised like the shared
+corpora): Debian packages' licence texts, where one file (a library's list of files and
+their authors) holds a large share of the words.  For it the script trains a second time
+without its longest document, as the Topics page's note suggests.
+
+    NUMBA_NUM_THREADS=1 python benchmarks/one_document.py --corpora ap foldoc sotu jargon copyright --seeds 0 1 2 3 4
+
+See benchmarks/RESULTS.md (run 75) for results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+try:
+    import engine
+except ImportError:  # run from a checkout without installing it
+    sys.path.insert(0, str(HERE.parent))
+    import engine
+
+import _report  # noqa: E402
+from _quality_config import CACHE, SHARED  # noqa: E402
+from _quality_panel import (  # noqa: E402
+    HELDOUT_FRACTION,
+    SPLIT_SEED,
+    TEST_FRACTION,
+    Collection,
+    collection_vectorizer,
+    load_collection,
+    mean_sd,
+)
+
+COPYRIGHT_FILES = "/usr/share/doc/*/copyright"
+
+
+def copyright_collection(pattern: str = COPYRIGHT_FILES) -> tuple[Collection | None, str]:
+    """One document per copyright file of this machine's packages, copies left out (the first of each kept)."""
+    paths = sorted(Path("/").glob(pattern.lstrip("/")))
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in paths]
+    if len(texts) < 50:
+        return None, f"skipping copyright: only {len(texts)} files match {pattern}"
+    first = engine.find_text_copies(texts)
+    texts = [text for d, text in enumerate(texts) if first[d] == d]
+    counts = sp.csr_matrix(collection_vectorizer().fit_transform(texts), dtype=np.int64)
+    counts = counts[np.asarray(counts.sum(axis=1)).ravel() > 0]
+    train, observed, heldout = engine.heldout_split(counts, n_test=round(TEST_FRACTION * counts.shape[0]),
+                                                    seed=SPLIT_SEED, heldout_fraction=HELDOUT_FRACTION)
+    return Collection("copyright", train, observed, heldout, f"{pattern}, {counts.shape[0]} distinct files"), ""
+
+
+def one_document_topics(model, counts: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each topic's flag (one document gives it at least ``engine.ONE_DOCUMENT_SHARE`` of its words) and that
+    document (the one giving it the most words)."""
+    main, share = engine.main_documents(model.transform(counts), np.asarray(counts.sum(axis=1)).ravel())
+    return share >= engine.ONE_DOCUMENT_SHARE, main, share
+
+
+def train(counts: sp.csr_matrix, k: int, seed: int, epochs: int):
+    model = engine.LDA(n_topics=k, n_words=counts.shape[1], seed=seed)
+    engine.SVI(model, corpus=counts, seed=seed).run(n_docs=epochs * counts.shape[0])
+    return model
+
+
+def run_collection(collection: Collection, args) -> list[str]:
+    lengths = np.asarray(collection.train.sum(axis=1)).ravel()
+    longest = int(np.argmax(lengths))
+    conditions = [("as given", collection.train)]
+    if collection.name == "copyright":
+        conditions.append(("longest left out", collection.train[np.arange(lengths.size) != longest]))
+    rows = []
+    started = time.perf_counter()
+    for condition, counts in conditions:
+        flagged, largest, by_longest, loglik = [], [], [], []
+        own = np.asarray(counts.sum(axis=1)).ravel()
+        for seed in args.seeds:
+            model = train(counts, args.k, seed, args.epochs)
+            flags, main, share = one_document_topics(model, counts)
+            flagged.append(int(flags.sum()))
+            largest.append(float(share.max()))
+            by_longest.append(int((flags & (main == longest)).sum()))
+            loglik.append(engine.predictive_log_likelihood(model, collection.observed, collection.heldout))
+            print(f"  {collection.name} {condition} seed {seed}: {time.perf_counter() - started:.0f} s",
+                  file=sys.stderr, flush=True)
+        rows.append(f"| {collection.name} | {condition} | {counts.shape[0]:,} | "
+                    f"{100 * own.max() / own.sum():.1f} % | {mean_sd(np.array(loglik), 3)} | "
+                    f"{min(flagged)}-{max(flagged)} | "
+                    f"{f'{min(by_longest)}-{max(by_longest)}' if condition == 'as given' else '-'} | "
+                    f"{mean_sd(100 * np.array(largest), 0)} % |")
+    return rows
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpora", nargs="+", default=["ap", "foldoc", "sotu", "jargon", "copyright"])
+    p.add_argument("--k", type=int, default=20, help="LDA topics")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    p.add_argument("--epochs", type=int, default=10, help="passes over the documents")
+    p.add_argument("--shared", type=Path, default=SHARED)
+    p.add_argument("--cache", type=Path, default=CACHE)
+    args = p.parse_args(argv)
+    if args.k < 1 or args.epochs < 1:
+        p.error("--k and --epochs must be >= 1")
+    print(_report.warm_up(["float64"], cold=False), flush=True)
+    table = [f"# one_document.py, default LDA, K = {args.k}, {args.epochs} passes, seeds "
+             f"{' '.join(map(str, args.seeds))}; a topic is flagged when one training document gives it at least "
+             f"{engine.ONE_DOCUMENT_SHARE:.0%} of its words", "",
+             "| collection | trained on | documents | longest document's share of the words | held-out LL | "
+             "topics flagged (min-max) | of them by the longest document | largest share one document gives a "
+             "topic |", "|---|---|---|---|---|---|---|---|"]
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        for name in args.corpora:
+            collection, why = copyright_collection() if name == "copyright" else load_collection(name, args)
+            if collection is None:
+                print(why, file=sys.stderr)
+                continue
+            table.extend(run_collection(collection, args))
+    print("\n".join(table))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
