@@ -114,8 +114,8 @@ def one_document_note(quality: TopicQuality | None, titles: list[str] | None) ->
                        key=lambda d: -int((quality.main_document[flagged] == d).sum()))
     named = formatting.join_and([f"“{safe_text.markdown(titles[d])}”" for d in documents[:3]]
                                 + ([f"{len(documents) - 3} more"] if len(documents) > 3 else []))
-    one = len(flagged) == 1
-    return (f"{len(flagged)} of the {quality.n_topics} topics {'takes its' if one else 'take their'} words mostly "
+    one, of = len(flagged) == 1, f"{quality.n_live} topics in use" if quality.hdp else f"{quality.n_topics} topics"
+    return (f"{len(flagged)} of the {of} {'takes its' if one else 'take their'} words mostly "
             f"from one document ({named}): {'it describes' if one else 'they describe'} that document more than "
             "themes the documents share. A very long document among short ones does this; to see the other "
             "documents' themes, leave it out of the collection and load it again. Such topics are marked below.")
@@ -140,8 +140,9 @@ def flags(quality: TopicQuality, topic: int, titles: list[str] | None = None) ->
         main = int(quality.main_document[topic])
         known = titles is not None and 0 <= main < len(titles)
         name = f"“{safe_text.markdown(titles[main])}”" if known else "one document"
-        found.append(f"Mostly one document's: {formatting.percent(float(quality.main_share[topic]), 2)} of its words "
-                     f"come from {name}, so it describes that document more than a theme the documents share.")
+        share = formatting.percent(float(quality.main_share[topic]), 2)
+        found.append(f"Mostly from one document: {share} of its words come from {name}, so it describes that "
+                     "document more than a theme the documents share.")
     if quality.incoherent[topic]:
         found.append("Its top words rarely appear together in the same documents: treat it with caution.")
     return found

@@ -11,7 +11,7 @@ The read-outs a reader checks before trusting a topic, in one place for every fr
 - general: the topic's words lie within ``GENERAL_DIVERGENCE`` nats of the collection's
   overall word use (``model.overall_divergence()``): a copy of the commonest words, not a theme;
 - a copy: the topic is identical to a lower-numbered one (``model.duplicate_of()``, LDA's tied copies);
-- one document's: at least ``ONE_DOCUMENT_SHARE`` of the topic's words come from a single
+- one document's: a live topic takes at least ``ONE_DOCUMENT_SHARE`` of its words from a single
   document (:func:`main_documents`, from each document's topic proportions times its length),
   so the topic describes that document rather than a theme the documents share.  Left out
   of :func:`topic_quality` (it needs the topic proportions of every document, a pass over
@@ -113,11 +113,11 @@ class TopicQuality:
 
     @property
     def one_document(self) -> np.ndarray:
-        """bool per topic: at least ``ONE_DOCUMENT_SHARE`` of its words come from one document (all False when not
-        known)."""
+        """bool per topic: a live topic taking at least ``ONE_DOCUMENT_SHARE`` of its words from one document (all
+        False when not known).  Not the others: where a hardly used topic's few words come from says little."""
         if self.main_share is None:
             return np.zeros(self.n_topics, dtype=bool)
-        return np.asarray(self.main_share) >= ONE_DOCUMENT_SHARE
+        return (np.asarray(self.main_share) >= ONE_DOCUMENT_SHARE) & self.live
 
     @property
     def incoherent(self) -> np.ndarray:

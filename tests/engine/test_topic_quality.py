@@ -262,3 +262,13 @@ def test_a_topic_made_of_one_long_documents_words_is_flagged_and_the_shared_them
     assert main[long_topic] == planted_corpus.n_docs and share[long_topic] > 0.95
     assert np.delete(share, long_topic).max() < 0.1  # the planted themes: no document gives a tenth of the words
     assert not engine.topic_quality(model).one_document.any()  # not known: nothing flagged
+
+
+def test_only_live_topics_are_one_documents():
+    """A hardly used topic whose few words come from one document is not flagged for it (it is flagged as unused)."""
+    quality = _quality(weights=(0.6, 0.38, 0.015, 0.005), main_document=np.array([0, 1, 2, 3]),
+                       main_share=np.array([0.9, 0.2, 0.95, 1.0]))
+    assert quality.live.tolist() == [True, True, False, False]
+    assert quality.one_document.tolist() == [True, False, False, False]
+    assert _quality(weights=(0.6, 0.38, 0.015, 0.005), hdp=True, main_document=np.array([0, 1, 2, 3]),
+                    main_share=np.array([0.9, 0.2, 0.95, 1.0])).one_document.tolist() == [True, False, True, False]

@@ -245,8 +245,10 @@ def test_the_passages_of_a_document_count_as_that_document():
     # read passage by passage, no single passage of the book would give topic 0 half its words
     _, by_row = engine.main_documents(doc_topic, lengths)
     assert by_row[0] < 0.5
-    assert quality.flags(found, 0, named)[0].startswith("Mostly one document's: ")
+    assert quality.flags(found, 0, named)[0].startswith("Mostly from one document: ")
     assert "“Book”" in quality.flags(found, 0, named)[0]
     assert quality.one_document_note(found, named).startswith("2 of the 2 topics take their words mostly from one "
                                                               "document (“Book”)")
     assert quality.one_document_note(measured, named) is None and quality.one_document_note(found, None) is None
+    as_hdp = dataclasses.replace(found, weights=np.array([0.5, 0.45]), live=np.array([True, True]), hdp=True)
+    assert quality.one_document_note(as_hdp, named).startswith("2 of the 2 topics in use take their words mostly")

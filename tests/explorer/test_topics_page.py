@@ -591,9 +591,9 @@ def test_a_topic_made_of_one_long_documents_words_is_flagged_with_its_title(app_
     main, share = engine.main_documents(model.transform(counts), np.asarray(counts.sum(axis=1)).ravel())
     assert main[0] == 60 and share[0] > 0.99 and share[1:].max() < 0.5  # what the page should find
     escaped = "“Huge \\*list\\* of parts”"
-    [flag] = [w.value for w in _card(at, 0).warning if w.value.startswith("Mostly one document's")]
-    assert flag == (f"Mostly one document's: {formatting.percent(float(share[0]), 2)} of its words come from "
+    [flag] = [w.value for w in _card(at, 0).warning if w.value.startswith("Mostly from one document")]
+    assert flag == (f"Mostly from one document: {formatting.percent(float(share[0]), 2)} of its words come from "
                     f"{escaped}, so it describes that document more than a theme the documents share.")
-    assert not [w for k in (1, 2) for w in _card(at, k).warning if w.value.startswith("Mostly one document's")]
+    assert not [w for k in (1, 2) for w in _card(at, k).warning if w.value.startswith("Mostly from one document")]
     [note] = [i.value for i in at.info if "from one document" in i.value]
     assert note.startswith(f"1 of the 3 topics takes its words mostly from one document ({escaped})")
