@@ -32,12 +32,21 @@ def test_the_copyright_collection_reads_one_document_per_file_without_copies(tmp
 
 
 def test_a_topic_is_flagged_when_one_document_gives_it_half_its_words():
-    class Fixed:  # a model whose proportions are given
+    class Fixed:  # a model whose proportions and topic shares are given: topics 0-2 live, 3 hardly used
         def transform(self, counts):
-            return np.array([[1.0, 0.0, 0.5], [0.5, 0.5, 0.5], [0.0, 1.0, 0.0]])
+            return np.array([[1.0, 0.0, 0.5, 0.1], [0.5, 0.5, 0.5, 0.0], [0.0, 1.0, 0.0, 0.0]])
+
+        def word_shares(self):
+            return np.array([0.3, 0.5, 0.19, 0.01])
+
+        def overall_divergence(self):
+            return np.ones(4)
+
+        def duplicate_of(self):
+            return np.arange(4)
 
     counts = sp.csr_matrix(np.array([[2, 0], [1, 1], [0, 4]]))
     # topic 0: 2 (doc 0) of 3 words; topic 1: 4 (doc 2) of 5; topic 2: 1 (doc 0) and 1 (doc 1), exactly half: flagged
     flags, main, share = one_document.one_document_topics(Fixed(), counts)
-    assert flags.tolist() == [True, True, True] and main.tolist() == [0, 2, 0]
-    np.testing.assert_allclose(share, [2 / 3, 4 / 5, 1 / 2])
+    assert flags.tolist() == [True, True, True, False] and main.tolist() == [0, 2, 0, 0]
+    np.testing.assert_allclose(share, [2 / 3, 4 / 5, 1 / 2, 1])  # topic 3: all from doc 0, but not live
