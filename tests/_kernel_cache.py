@@ -12,8 +12,8 @@ and then loads.
 When the tests run in several processes (pytest-xdist), every core is busy with tests and a
 background compile would only slow them: :func:`compile_before` then compiles every workload,
 the main process's default LDA step included, in one compile process per core before the
-first test (about 130 s on two cores for a fresh checkout, half of one process's time), and
-the tests load what they need.
+first test (on two cores in about half the time one process takes), and the tests load what
+they need.
 
 Nothing depends on it for correctness: without it (a run of a few tests, no numba) every
 kernel compiles where it is first called, as before.
