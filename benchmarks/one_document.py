@@ -16,7 +16,8 @@ corpora): Debian packages' licence texts, where one file (a library's list of fi
 their authors) holds a large share of the words.  For it the script trains a second time
 without its longest document, as the Topics page's note suggests.
 
-    NUMBA_NUM_THREADS=1 python benchmarks/one_document.py --corpora ap foldoc sotu jargon copyright --seeds 0 1 2 3 4
+    NUMBA_NUM_THREADS=1 python benchmarks/one_document.py \
+        --corpora ap foldoc sotu jargon docstrings bible fortunes synthetic copyright --seeds 0 1 2 3 4
 
 See benchmarks/RESULTS.md (run 75) for results.
 """
@@ -51,6 +52,7 @@ from _quality_panel import (  # noqa: E402
     load_collection,
     mean_sd,
 )
+from copies import train  # noqa: E402  (the default LDA for --epochs passes)
 
 COPYRIGHT_FILES = "/usr/share/doc/*/copyright"
 
@@ -76,12 +78,6 @@ def one_document_topics(model, counts: sp.csr_matrix) -> tuple[np.ndarray, np.nd
     main, share = engine.main_documents(model.transform(counts), np.asarray(counts.sum(axis=1)).ravel())
     quality = dataclasses.replace(engine.topic_quality(model), main_document=main, main_share=share)
     return quality.one_document, main, share
-
-
-def train(counts: sp.csr_matrix, k: int, seed: int, epochs: int):
-    model = engine.LDA(n_topics=k, n_words=counts.shape[1], seed=seed)
-    engine.SVI(model, corpus=counts, seed=seed).run(n_docs=epochs * counts.shape[0])
-    return model
 
 
 def run_collection(collection: Collection, args) -> list[str]:
