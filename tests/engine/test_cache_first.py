@@ -76,8 +76,11 @@ def test_the_first_process_after_an_install_compiles_elsewhere_says_so_once_and_
     assert notes[0][0].startswith("svi-topics: compiling the engine's numba kernels for LDA:")
     assert "once after an install" in notes[0][0]
     assert notes[1] == []
-    first, second = (load_model(tmp_path / f"model{run}.npz").model for run in range(2))
-    np.testing.assert_array_equal(first.lambda_, second.lambda_)  # bit for bit
+    first, second = (load_model(tmp_path / f"model{run}.npz") for run in range(2))
+    np.testing.assert_array_equal(first.model.lambda_, second.model.lambda_)  # bit for bit
+    # the held-out scores fold the test documents in: the same to the last bit too
+    assert [point.heldout_loglik for point in first.history] == [point.heldout_loglik for point in second.history]
+    assert first.history
 
 
 def _reports(worker: subprocess.Popen) -> list[str]:
