@@ -20,6 +20,7 @@ from explorer import (
     quality,
     recurrence,
     safe_text,
+    session,
     state,
     tables,
     ui,
@@ -209,13 +210,12 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecor
     if training:
         st.caption(f"Training… the cards follow the model (step {formatting.count(record.model_step)}).")
     measured = cached.run_quality(record)
-    titles = None
-    if measured is not None and not training and record.collection is not None:
-        # which document gives each topic the most words: every document's topics, once per step (as the
-        # Documents page asks), so not while the run trains
-        corpus = record.collection.corpus
-        theta = cached.doc_topic(record.run_id, record.model_step, record.collection.key, model, corpus.counts)
-        measured, titles = quality.with_main_documents(measured, theta, corpus)
+    titles, documents = None, session.collection_for(record)
+    if measured is not None and not training and documents is not None:
+        # which document gives each topic the most words: every document's topics, once per step (the
+        # Documents page's), so not while the run trains
+        theta = cached.doc_topic(record.run_id, record.model_step, documents.key, model, documents.corpus.counts)
+        measured, titles = quality.with_main_documents(measured, theta, documents.corpus)
     if record.settings.model == "HDP":
         _hdp_weights(model, measured, labels, order, weights)
     else:
