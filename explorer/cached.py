@@ -146,6 +146,13 @@ def doc_topic(run_id: str, step: int, collection_key: str, _model, _counts) -> n
     return np.asarray(_model.transform(_counts))
 
 
+@st.cache_resource(show_spinner=False, max_entries=6)
+def main_documents(run_id: str, step: int, collection_key: str, _model, _corpus) -> quality.MainDocuments:
+    """The document giving each of the model's topics the most words at ``step`` (``quality.main_documents_of``),
+    from :func:`doc_topic`'s proportions: once per step, not on every rerun of the Topics page."""
+    return quality.main_documents_of(doc_topic(run_id, step, collection_key, _model, _corpus.counts), _corpus)
+
+
 @st.cache_resource(show_spinner="Counting which words share documents…", max_entries=4)
 def coherence_reference(collection_key: str, n_test: int, seed: int, _collection: Collection) -> CoherenceReference:
     """The coherence reference of a run's training documents, built once per collection and split.

@@ -10,6 +10,7 @@ keeps the reference and the per-step results so the pages can ask on every rerun
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,6 +26,7 @@ __all__ = [
     "COHERENCE_HELP",
     "LIVE_HELP",
     "N_TOP",
+    "MainDocuments",
     "TopicQuality",
     "coherence_reference",
     "coherence_text",
@@ -34,6 +36,7 @@ __all__ = [
     "general_note",
     "hdp_few_documents_note",
     "live_text",
+    "main_documents_of",
     "mergeable",
     "one_document_note",
     "topic_quality",
@@ -97,12 +100,24 @@ def duplicate_note(quality: TopicQuality | None) -> str | None:
             "each of them once. The repeated topics are marked below.")
 
 
-def with_main_documents(quality: TopicQuality, doc_topic: np.ndarray, corpus: Corpus) -> tuple[TopicQuality, list[str]]:
-    """``quality`` with the document giving each topic the most words (``engine.main_documents``; the passages of a
-    document cut into passages counted as that document), and the titles its indices name."""
+class MainDocuments(NamedTuple):
+    """The document giving each topic the most words, its share of the topic's words, and the documents' titles."""
+
+    main: np.ndarray
+    share: np.ndarray
+    titles: list[str]
+
+
+def main_documents_of(doc_topic: np.ndarray, corpus: Corpus) -> MainDocuments:
+    """``engine.main_documents`` of the corpus's documents, the passages of a document cut into passages counted as
+    that document, with the titles the indices name."""
     groups, titles = uploads.document_groups(corpus)
-    main, share = main_documents(doc_topic, np.asarray(corpus.counts.sum(axis=1)).ravel(), groups)
-    return dataclasses.replace(quality, main_document=main, main_share=share), titles
+    return MainDocuments(*main_documents(doc_topic, np.asarray(corpus.counts.sum(axis=1)).ravel(), groups), titles)
+
+
+def with_main_documents(quality: TopicQuality, found: MainDocuments) -> TopicQuality:
+    """``quality`` with each topic's main document and its share (what its one-document flags read)."""
+    return dataclasses.replace(quality, main_document=found.main, main_share=found.share)
 
 
 def one_document_note(quality: TopicQuality | None, titles: list[str] | None) -> str | None:

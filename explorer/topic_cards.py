@@ -214,8 +214,8 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecor
     if measured is not None and not training and documents is not None:
         # which document gives each topic the most words: every document's topics, once per step (the
         # Documents page's), so not while the run trains
-        theta = cached.doc_topic(record.run_id, record.model_step, documents.key, model, documents.corpus.counts)
-        measured, titles = quality.with_main_documents(measured, theta, documents.corpus)
+        found = cached.main_documents(record.run_id, record.model_step, documents.key, model, documents.corpus)
+        measured, titles = quality.with_main_documents(measured, found), found.titles
     if record.settings.model == "HDP":
         _hdp_weights(model, measured, labels, order, weights)
     else:

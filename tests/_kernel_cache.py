@@ -24,8 +24,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
-from engine.kernels.cache import end_compile_worker, read_reports, start_compile_worker
+from engine.kernels.cache import compile_in_worker, end_compile_worker
 
 # in the order the background process compiles them: the HDP's first (the default float32 first, which
 # the command line's tests need early; float64 for the Dask tests, whose workers are processes of
@@ -61,14 +62,11 @@ def compile_before(processes: int) -> str:
     what was compiled (or loaded, from a warm cache) and how long it took."""
     started = time.monotonic()
     groups = ALL_WORKLOADS if processes >= 2 else (tuple(w for group in ALL_WORKLOADS for w in group),)
-    workers = [(start_compile_worker(group), group) for group in groups]
-    compiled = set()
-    for worker, group in workers:
-        if worker is not None:
-            compiled |= read_reports(worker, group)
+    with ThreadPoolExecutor(len(groups)) as pool:  # each thread waits on its own compile process
+        compiled = [found or set() for found in pool.map(compile_in_worker, groups)]
     wanted = sum(len(group) for group in groups)
-    return (f"engine kernels: {len(compiled)} of {wanted} workloads in numba's cache after "
-            f"{time.monotonic() - started:.0f} s ({len(workers)} compile processes)")
+    return (f"engine kernels: {sum(map(len, compiled))} of {wanted} workloads in numba's cache after "
+            f"{time.monotonic() - started:.0f} s ({len(groups)} compile processes)")
 
 
 def start() -> None:

@@ -237,7 +237,8 @@ def test_the_passages_of_a_document_count_as_that_document():
     # topic 0: each passage gives 40 % of its words, the bank text all of its two; topic 1: the court text's
     doc_topic = np.array([[0.4, 0.6], [0.4, 0.6], [0.4, 0.6], [0.0, 1.0], [1.0, 0.0]])
     measured = engine.TopicQuality(np.array([0.5, 0.5]), np.array([True, True]), None, False)
-    found, named = quality.with_main_documents(measured, doc_topic, corpus)
+    sources = quality.main_documents_of(doc_topic, corpus)
+    found, named = quality.with_main_documents(measured, sources), sources.titles
     assert named == names and found.main_document.tolist() == [0, 0]
     book = 3 * 0.4 * 3
     np.testing.assert_allclose(found.main_share, [book / (book + 2), 3 * 0.6 * 3 / (3 * 0.6 * 3 + 3)])
