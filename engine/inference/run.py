@@ -683,11 +683,12 @@ class TrainingRun:
 
     @contextlib.contextmanager
     def _own_kernel_set(self):
-        """The model with its own kernel setting, for writing it to a file, while the steps use the reference."""
-        if self._own_kernel is None:
-            yield
-            return
+        """The model, under the lock, with its own kernel setting, for writing it to a file (the steps may use the
+        reference meanwhile)."""
         with self._model_lock:
+            if self._own_kernel is None:
+                yield
+                return
             self.model.kernel = self._own_kernel
             try:
                 yield
@@ -718,7 +719,10 @@ class TrainingRun:
         return (int(self.trainer.docs_seen) // self.eval_every_docs + 1) * self.eval_every_docs
 
     def _evaluate(self) -> None:
-        loglik = predictive_log_likelihood(self.model, self._observed, self._heldout)
+        # under the lock, as every use of the model here: reading it may fill its lazily resolved settings (after a
+        # kernel switch), and a model_copy() deep-copying it meanwhile would see its attributes change
+        with self._model_lock:
+            loglik = predictive_log_likelihood(self.model, self._observed, self._heldout)
         point = EvalPoint(int(self.trainer.t), int(self.trainer.docs_seen), self._seconds, float(loglik),
                           self._last_rho)
         self._history.append(point)
@@ -754,17 +758,19 @@ class TrainingRun:
 
     # ------------------------------------------------------------- publishing
     def _refresh_display(self) -> None:
-        lambda_ = np.asarray(self.model.lambda_)
-        n = min(self.n_top_words, lambda_.shape[1])
-        # the order of lambda_k equals that of E[beta_k] = lambda_k / sum_v lambda_kv
-        top = np.argpartition(-lambda_, n - 1, axis=1)[:, :n]
-        values = np.take_along_axis(lambda_, top, axis=1)
+        with self._model_lock:  # as in _evaluate: reading the model may fill what it resolves lazily
+            lambda_ = np.asarray(self.model.lambda_)
+            n = min(self.n_top_words, lambda_.shape[1])
+            # the order of lambda_k equals that of E[beta_k] = lambda_k / sum_v lambda_kv
+            top = np.argpartition(-lambda_, n - 1, axis=1)[:, :n]
+            values = np.take_along_axis(lambda_, top, axis=1)
+            weights = tuple(float(w) for w in self.model.topic_weights())
         top = np.take_along_axis(top, np.lexsort((top, -values), axis=1), axis=1)
         if self.vocabulary is None:
             self._top_words = tuple(tuple(str(i) for i in row) for row in top.tolist())
         else:
             self._top_words = tuple(tuple(self.vocabulary[i] for i in row) for row in top.tolist())
-        self._topic_weights = tuple(float(w) for w in self.model.topic_weights())
+        self._topic_weights = weights
         self._display_time = time.monotonic()
 
     def _publish(self, status: str, force_display: bool = False) -> Snapshot:

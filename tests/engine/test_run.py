@@ -322,6 +322,38 @@ def test_checkpoints_and_resume_continue_exactly(runs, planted_corpus, tmp_path)
     assert load_model(path).trainer_state["t"] == 10
 
 
+def test_the_training_thread_evaluates_and_checkpoints_only_under_the_model_lock(runs, planted_corpus, tmp_path,
+                                                                                   monkeypatch):
+    """Reading the model may fill its lazily resolved settings: a model_copy() deep-copying it meanwhile saw its
+    attributes change ("dictionary changed size during iteration", a CI run's Documents page).  The snapshot's
+    display is refreshed by the starting thread too (before start), so only the run thread's reads are counted."""
+    run = runs(planted_corpus, eval_every_docs=40, target_docs=100, checkpoint_path=tmp_path / "run.npz",
+               checkpoint_every_seconds=0.01)
+    held = []
+    real_score, real_save, real_weights = run_module.predictive_log_likelihood, run_module.save_model, LDA.topic_weights
+
+    def score(*args, **options):
+        held.append(("evaluate", run._model_lock.locked()))
+        return real_score(*args, **options)
+
+    def save(*args, **options):
+        held.append(("checkpoint", run._model_lock.locked()))
+        return real_save(*args, **options)
+
+    def weights(model):  # what the snapshot's display reads (the UI's own copies are not in this run's thread)
+        if threading.current_thread() is run._thread:
+            held.append(("display", run._model_lock.locked()))
+        return real_weights(model)
+
+    monkeypatch.setattr(run_module, "predictive_log_likelihood", score)
+    monkeypatch.setattr(run_module, "save_model", save)
+    monkeypatch.setattr(LDA, "topic_weights", weights)
+    run.start()
+    assert run.wait(TIMEOUT) and run.snapshot().error is None
+    assert {kind for kind, _ in held} == {"evaluate", "checkpoint", "display"}
+    assert all(locked for _, locked in held), held
+
+
 # ------------------------------------------------------------- compile_in_background
 def test_compile_in_background_switches_between_steps_and_records_it(runs, planted_corpus, tmp_path, monkeypatch):
     """The reference while the kernels compile, the model's own kernel after: the same run as one switched by hand."""
