@@ -14,12 +14,15 @@ of a topic's words that one document gives it.
 document per file, copies left out as the app does by default, vectorised like the shared
 corpora): Debian packages' licence texts, where one file (a library's list of files and
 their authors) holds a large share of the words.  For it the script trains a second time
-without its longest document, as the Topics page's note suggests.
+without its longest document, as the Topics page's note suggests.  The last columns check the
+Data page's warning before training (``engine.long_documents``: documents holding at least
+``ONE_DOCUMENT_SHARE / K`` of the words) against the topics flagged after it, beside a stricter
+rule (documents holding 1 / K).
 
     NUMBA_NUM_THREADS=1 python benchmarks/one_document.py \
         --corpora ap foldoc sotu jargon docstrings bible fortunes synthetic copyright --seeds 0 1 2 3 4
 
-See benchmarks/RESULTS.md (run 75) for results.
+See benchmarks/RESULTS.md (runs 75 and 76) for results.
 """
 
 from __future__ import annotations
@@ -89,14 +92,20 @@ def run_collection(collection: Collection, args) -> list[str]:
     rows = []
     started = time.perf_counter()
     for condition, counts in conditions:
-        flagged, largest, by_longest, loglik = [], [], [], []
+        flagged, largest, by_longest, by_warned, by_whole, loglik = [], [], [], [], [], []
         own = np.asarray(counts.sum(axis=1)).ravel()
+        # the Data page's warning before training: documents holding ONE_DOCUMENT_SHARE / K of the words; and,
+        # to compare, those holding a whole topic's average share (1 / K)
+        warned, _ = engine.long_documents(own, args.k)
+        whole = np.flatnonzero(own / own.sum() >= 1.0 / args.k)
         for seed in args.seeds:
             model = train(counts, args.k, seed, args.epochs)
             flags, main, share = one_document_topics(model, counts)
             flagged.append(int(flags.sum()))
             largest.append(float(share.max()))
             by_longest.append(int((flags & (main == longest)).sum()))
+            by_warned.append(int((flags & np.isin(main, warned)).sum()))
+            by_whole.append(int((flags & np.isin(main, whole)).sum()))
             loglik.append(engine.predictive_log_likelihood(model, collection.observed, collection.heldout))
             print(f"  {collection.name} {condition} seed {seed}: {time.perf_counter() - started:.0f} s",
                   file=sys.stderr, flush=True)
@@ -104,7 +113,8 @@ def run_collection(collection: Collection, args) -> list[str]:
                     f"{100 * own.max() / own.sum():.1f} % | {mean_sd(np.array(loglik), 3)} | "
                     f"{min(flagged)}-{max(flagged)} | "
                     f"{f'{min(by_longest)}-{max(by_longest)}' if condition == 'as given' else '-'} | "
-                    f"{mean_sd(100 * np.array(largest), 0)} % |")
+                    f"{mean_sd(100 * np.array(largest), 0)} % | {warned.size} | {min(by_warned)}-{max(by_warned)} | "
+                    f"{whole.size} | {min(by_whole)}-{max(by_whole)} |")
     return rows
 
 
@@ -125,7 +135,8 @@ def main(argv=None) -> int:
              f"{engine.ONE_DOCUMENT_SHARE:.0%} of its words", "",
              "| collection | trained on | documents | longest document's share of the words | held-out LL | "
              "topics flagged (min-max) | of them by the longest document | largest share one document gives a "
-             "topic |", "|---|---|---|---|---|---|---|---|"]
+             "topic | documents warned about (share >= 0.5 / K) | flagged topics by them | documents holding 1 / K | "
+             "flagged topics by them |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):

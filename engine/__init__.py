@@ -35,7 +35,7 @@ from engine.data.bow_formats import (
     write_uci,
 )
 from engine.data.copies import find_copies, find_text_copies
-from engine.data.corpus import TOKEN_PATTERN, Corpus, DroppedDocument
+from engine.data.corpus import LEFT_OUT_REASON, TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.data.documents import (
     DOCUMENT_SUFFIXES,
     DocumentReader,
@@ -113,6 +113,7 @@ from engine.inference.quality import (
     ONE_DOCUMENT_SHARE,
     SHORT_DOCUMENT_WORDS,
     TopicQuality,
+    long_documents,
     main_documents,
     topic_quality,
 )
@@ -170,6 +171,7 @@ __all__ = [
     "GENERAL_DIVERGENCE",
     "HDP",
     "LDA",
+    "LEFT_OUT_REASON",
     "MARKDOWN_SUFFIXES",
     "MAX_ADAPTIVE_INIT_BATCHES",
     "MAX_CONSENSUS_RUNS",
@@ -269,6 +271,7 @@ __all__ = [
     "ldavis_topics",
     "load_corpus",
     "load_model",
+    "long_documents",
     "main_documents",
     "make_synthetic_corpus",
     "markdown_text",

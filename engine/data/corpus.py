@@ -39,20 +39,22 @@ from engine.data.word_forms import find_word_forms, has_word_forms, merged_forms
 from engine.errors import CorpusFormatError, EmptyCorpusError, EmptyVocabularyError
 from engine.validation import check_int
 
-__all__ = ["TOKEN_PATTERN", "Corpus", "DroppedDocument"]
+__all__ = ["LEFT_OUT_REASON", "TOKEN_PATTERN", "Corpus", "DroppedDocument"]
 
 AUTO_ACCENTS = "auto"  # strip_accents="auto": strip them unless the stop words are another language's
 AUTO_MARKUP = "auto"  # strip_markup="auto": remove markup when enough of the documents hold it
 _EMPTY_TEXT = "empty text"
 _NO_WORDS = "no words left after tokenisation, stop words and min_df/max_df/max_features"
 _EMPTY_ROW = "no words (empty row of counts)"
+LEFT_OUT_REASON = "left out on request"  # from_texts(leave_out=...): the reason listed in Corpus.dropped
 
 
 class DroppedDocument(NamedTuple):
-    """A document left out of the counts, with the reason: it had no words, or it copies a document kept.
+    """A document left out of the counts, with the reason: it had no words, it copies a document kept, or it was
+    named in ``Corpus.from_texts(leave_out=...)`` (reason :data:`LEFT_OUT_REASON`).
 
     ``copy_of`` is the id of the document it repeats word for word (``Corpus.from_texts(keep_copies=False)``,
-    :meth:`Corpus.without_copies`), None for a document left out for having no words.
+    :meth:`Corpus.without_copies`), None for a document left out for another reason.
     """
 
     doc_id: str
@@ -114,9 +116,9 @@ class Corpus:
     texts : tuple of str or None
         The original text of each row, or None for bag-of-words corpora.
     dropped : tuple of DroppedDocument
-        Documents left out because they had no words, and copies left out
+        Documents left out because they had no words, copies left out
         (``from_texts(keep_copies=False)``, :meth:`without_copies`; their ``copy_of`` names the
-        document kept).
+        document kept) and the documents ``from_texts(leave_out=...)`` names.
     skipped : tuple of SkippedFile
         Files a reader ignored (e.g. non-``.txt`` entries of a zip archive).
     encodings : tuple of (str, str)
@@ -213,7 +215,12 @@ class Corpus:
     @property
     def emptied(self) -> tuple[DroppedDocument, ...]:
         """The documents of :attr:`dropped` left out because they had no words."""
-        return tuple(d for d in self.dropped if d.copy_of is None)
+        return tuple(d for d in self.dropped if d.copy_of is None and d.reason != LEFT_OUT_REASON)
+
+    @property
+    def left_out(self) -> tuple[DroppedDocument, ...]:
+        """The documents of :attr:`dropped` that ``from_texts(leave_out=...)`` left out, in their order."""
+        return tuple(d for d in self.dropped if d.reason == LEFT_OUT_REASON)
 
     def without_copies(self) -> Corpus:
         """The corpus with each document that repeats an earlier one word for word left out.
@@ -303,6 +310,7 @@ class Corpus:
         join_phrases: bool = False,
         merge_word_forms: bool | str = False,
         keep_copies: bool = True,
+        leave_out: Iterable[str] = (),
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
 
@@ -411,6 +419,13 @@ class Corpus:
             is listed in :attr:`dropped` with the document it repeats (a copy of a text left
             without words is listed as that text is).  True (the default) keeps every
             document; the app and the command line leave copies out.
+        leave_out : iterable of str
+            Ids of documents to leave out, before anything is learned from the texts (as
+            copies are): a very long document among short ones, whose words would otherwise
+            fill topics of their own (:func:`engine.long_documents`).  Each is listed in
+            :attr:`dropped` with the reason :data:`LEFT_OUT_REASON` (:attr:`left_out`); with
+            ``passage_words`` an id names a text before it is cut, and all its passages go.
+            An id that names no document raises ValueError.
 
         Raises
         ------
@@ -426,6 +441,7 @@ class Corpus:
         ids = _strings([str(d) for d in range(len(texts))] if ids is None else ids, "ids", len(texts))
         titles = ids if titles is None else _strings(titles, "titles", len(texts))
         _strings(texts, "texts", len(texts))
+        ids, titles, texts, left_out = _leave_out(ids, titles, texts, leave_out)
         if passage_words is not None:
             words = check_int("passage_words", passage_words, 1)
             ids, titles, texts = _passage_columns(ids, titles, texts, words)
@@ -472,7 +488,8 @@ class Corpus:
         pick = [kept[r] for r in rows]
         return cls(matrix[rows], tuple(vectorizer.get_feature_names_out().tolist()),
                    tuple(ids[d] for d in pick), tuple(titles[d] for d in pick),
-                   tuple(texts[d] for d in pick), tuple(dropped), tuple(skipped), _encodings(encodings), settings)
+                   tuple(texts[d] for d in pick), (*left_out, *dropped), tuple(skipped), _encodings(encodings),
+                   settings)
 
     @classmethod
     def from_documents(cls, documents: Iterable[RawDocument], **options: Any) -> Corpus:
@@ -515,6 +532,26 @@ class Corpus:
                        _stored_vectorizer(meta.get("vectorizer"), trust_token_pattern))  # absent in older corpora
         except (KeyError, TypeError, ValueError) as exc:
             raise CorpusFormatError(f"{str(folder)!r} holds an inconsistent corpus ({exc}); save it again") from None
+
+
+def _leave_out(ids: tuple[str, ...], titles: tuple[str, ...], texts: list[str], leave_out: Iterable[str]
+               ) -> tuple[tuple[str, ...], tuple[str, ...], list[str], list[DroppedDocument]]:
+    """The ids, titles and texts without the documents ``leave_out`` names, and those documents as dropped."""
+    if isinstance(leave_out, str):
+        raise TypeError("leave_out must be an iterable of document ids, not one string")
+    leave_out = tuple(leave_out)
+    named = set(_strings(leave_out, "leave_out", len(leave_out)))
+    if not named:
+        return ids, titles, texts, []
+    unknown = sorted(named.difference(ids))
+    if unknown:
+        shown = ", ".join(repr(d) for d in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise ValueError(f"leave_out names {len(unknown)} id(s) of no document: {shown}; name documents by their ids")
+    if named.issuperset(ids):
+        raise EmptyCorpusError(f"leave_out names all {len(ids)} documents; leave at least one in")
+    keep = [d for d, doc_id in enumerate(ids) if doc_id not in named]
+    left_out = [DroppedDocument(ids[d], titles[d], LEFT_OUT_REASON) for d, doc_id in enumerate(ids) if doc_id in named]
+    return tuple(ids[d] for d in keep), tuple(titles[d] for d in keep), [texts[d] for d in keep], left_out
 
 
 def _copy_reason(title: str, how: str) -> str:

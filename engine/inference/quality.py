@@ -15,7 +15,8 @@ The read-outs a reader checks before trusting a topic, in one place for every fr
   document (:func:`main_documents`, from each document's topic proportions times its length),
   so the topic describes that document rather than a theme the documents share.  Left out
   of :func:`topic_quality` (it needs the topic proportions of every document, a pass over
-  the collection) and added by ``dataclasses.replace`` where they are at hand.
+  the collection) and added by ``dataclasses.replace`` where they are at hand.  Before
+  training, :func:`long_documents` finds the documents long enough to do this.
 
 The lines match ``benchmarks/quality.py`` (live topics, topics in use, coherence over all of
 an LDA's topics and over an HDP's topics in use), so what a user reads is what the
@@ -31,8 +32,8 @@ import numpy as np
 from engine.models.hdp import HDP
 from engine.models.inspection import GENERAL_DIVERGENCE
 
-__all__ = ["COHERENCE_TOP_WORDS", "ONE_DOCUMENT_SHARE", "SHORT_DOCUMENT_WORDS", "TopicQuality", "main_documents",
-           "topic_quality"]
+__all__ = ["COHERENCE_TOP_WORDS", "ONE_DOCUMENT_SHARE", "SHORT_DOCUMENT_WORDS", "TopicQuality", "long_documents",
+           "main_documents", "topic_quality"]
 
 COHERENCE_TOP_WORDS = 10  # NPMI of each topic's 10 most probable words, the usual choice (Röder et al. 2015)
 LIVE_SHARE = 0.25  # LDA: a topic explaining less than a quarter of an even share (1 / K) of the words is hardly used
@@ -212,13 +213,7 @@ def main_documents(doc_topic, lengths, groups=None) -> tuple[np.ndarray, np.ndar
     if not (np.isfinite(theta).all() and np.isfinite(length).all()) or (theta < 0).any() or (length < 0).any():
         raise ValueError("doc_topic and lengths must be finite and non-negative")
     words = theta * length[:, None]
-    if groups is not None:
-        group = np.asarray(groups)
-        if group.shape != length.shape or not np.issubdtype(group.dtype, np.integer) or (group < 0).any():
-            raise ValueError("groups must hold a non-negative integer per document")
-        summed = np.zeros((int(group.max(initial=-1)) + 1, theta.shape[1]))
-        np.add.at(summed, group, words)
-        words = summed
+    words = _group_sums(words, groups, "document")
     total = words.sum(axis=0)
     if words.shape[0] == 0:
         return np.full(theta.shape[1], -1, dtype=np.intp), np.zeros(theta.shape[1])
@@ -227,3 +222,66 @@ def main_documents(doc_topic, lengths, groups=None) -> tuple[np.ndarray, np.ndar
     has_words = total > 0
     share = np.divide(largest, total, out=np.zeros_like(total), where=has_words)
     return np.where(has_words, main, -1), np.minimum(share, 1.0)
+
+
+def _group_sums(values: np.ndarray, groups, name: str) -> np.ndarray:
+    """``values`` (n_docs, ...) summed over each group of ``groups`` (0, 1, ... per document); as they are if None."""
+    if groups is None:
+        return values
+    group = np.asarray(groups)
+    if group.shape != values.shape[:1] or not np.issubdtype(group.dtype, np.integer) or (group < 0).any():
+        raise ValueError(f"groups must hold a non-negative integer per {name}")
+    summed = np.zeros((int(group.max(initial=-1)) + 1, *values.shape[1:]))
+    np.add.at(summed, group, values)
+    return summed
+
+
+def long_documents(lengths, n_topics: int, groups=None) -> tuple[np.ndarray, np.ndarray]:
+    """The documents long enough to fill a topic on their own, before any training: (documents, shares), longest first.
+
+    A topic explains 1 / ``n_topics`` of the words on average; a document holding at least
+    ``ONE_DOCUMENT_SHARE`` of that, a share ``ONE_DOCUMENT_SHARE / n_topics`` of all the
+    words, can give such a topic half of its words by itself: the topics :func:`main_documents`
+    flags after training.  On eight ordinary collections the longest document held at most
+    0.7 % of the words and no topic was flagged; a collection where one file held 48 % had
+    most topics flagged (benchmarks/RESULTS.md, runs 75 and 76).
+
+    Parameters
+    ----------
+    lengths : array of shape (n_docs,)
+        Each document's words (its row sum of counts), non-negative.
+    n_topics : int
+        The topics of the run to come (>= 1).
+    groups : array of int, shape (n_docs,), optional
+        The document each row belongs to, when documents were cut into passages (0, 1, ...):
+        a group's words are counted together.  Default: each row its own document.
+
+    Returns
+    -------
+    documents : ndarray of int
+        The documents (groups) holding at least ``ONE_DOCUMENT_SHARE / n_topics`` of the
+        words, the longest first (ties by index).
+    shares : ndarray
+        Their shares of all the words.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from engine import long_documents
+    >>> documents, shares = long_documents(np.array([10, 300, 10, 80]), n_topics=10)
+    >>> documents.tolist(), np.round(shares, 3).tolist()
+    ([1, 3], [0.75, 0.2])
+    """
+    if isinstance(n_topics, bool) or not isinstance(n_topics, (int, np.integer)) or n_topics < 1:
+        raise ValueError(f"n_topics must be an integer >= 1, got {n_topics!r}")
+    length = np.asarray(lengths, dtype=np.float64)
+    if length.ndim != 1 or not np.isfinite(length).all() or (length < 0).any():
+        raise ValueError("lengths must be a 1-d array of finite, non-negative word counts")
+    words = _group_sums(length, groups, "document")
+    total = words.sum()
+    if total <= 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0)
+    shares = words / total
+    documents = np.flatnonzero(shares >= ONE_DOCUMENT_SHARE / n_topics)
+    documents = documents[np.lexsort((documents, -shares[documents]))].astype(np.intp)
+    return documents, shares[documents]

@@ -1,5 +1,6 @@
 """Copies: engine.find_copies against a brute-force comparison of rows, and Corpus.without_copies /
-Corpus.from_texts(keep_copies=False) keeping one document of each group and listing the others."""
+Corpus.from_texts(keep_copies=False) keeping one document of each group and listing the others; documents left
+out by Corpus.from_texts(leave_out=...)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import engine
 from engine import Corpus, CorpusFormatError, find_copies, find_text_copies
 
 
@@ -167,3 +169,37 @@ def test_copy_index_finds_the_first_of_each_text_in_one_pass():
     assert [d if of is None else of[0] for d, of in enumerate(found)] == first.tolist()
     with pytest.raises(ValueError, match="value must not be None"):
         index.first("a new text", None)
+
+
+def test_documents_named_in_leave_out_are_left_out_before_the_vocabulary_is_chosen(tmp_path):
+    """"lighthouse" is in the left-out text and one other: below min_df=2 without it, kept with it."""
+    texts = ["the lighthouse keeper rows home", "a lighthouse keeper of bees rows", "bees and honey at home",
+             "the keeper rows bees home"]
+    every = Corpus.from_texts(texts, min_df=2)
+    kept = Corpus.from_texts(texts, min_df=2, titles=["a", "b", "c", "d"], leave_out=iter(["0"]))
+    assert "lighthouse" in every.vocabulary and "lighthouse" not in kept.vocabulary
+    assert kept.doc_ids == ("1", "2", "3") and kept.texts == tuple(texts[1:])
+    assert kept.left_out == (engine.DroppedDocument("0", "a", engine.LEFT_OUT_REASON),)
+    assert kept.emptied == () and kept.copies == () and kept.dropped == kept.left_out
+    assert Corpus.load(kept.save(tmp_path / "c")).left_out == kept.left_out
+
+
+def test_leave_out_takes_every_passage_of_a_document_and_lists_it_once():
+    long_text = "\n\n".join(f"paragraph {i} about lighthouse keepers and their boats at sea" for i in range(40))
+    texts = [long_text, "bees make honey in summer meadows", "honey bees and summer flowers in meadows"]
+    cut = Corpus.from_texts(texts, passage_words=50)
+    assert sum(doc_id.startswith("0#") for doc_id in cut.doc_ids) > 1
+    kept = Corpus.from_texts(texts, passage_words=50, leave_out=["0"])
+    assert kept.doc_ids == ("1", "2") and [d.doc_id for d in kept.left_out] == ["0"]
+
+
+def test_leave_out_refuses_ids_of_no_document_and_leaving_nothing():
+    texts = ["bees make honey", "boats at sea"]
+    with pytest.raises(ValueError, match=r"1 id\(s\) of no document: '7'"):
+        Corpus.from_texts(texts, leave_out=["7", "0"])
+    with pytest.raises(engine.EmptyCorpusError, match="leave at least one in"):
+        Corpus.from_texts(texts, leave_out=["0", "1"])
+    with pytest.raises(TypeError, match="not one string"):
+        Corpus.from_texts(texts, leave_out="0")
+    with pytest.raises(TypeError, match="leave_out must be strings"):
+        Corpus.from_texts(texts, leave_out=[0])

@@ -272,3 +272,55 @@ def test_only_live_topics_are_one_documents():
     assert quality.one_document.tolist() == [True, False, False, False]
     assert _quality(weights=(0.6, 0.38, 0.015, 0.005), hdp=True, main_document=np.array([0, 1, 2, 3]),
                     main_share=np.array([0.9, 0.2, 0.95, 1.0])).one_document.tolist() == [True, False, True, False]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_long_documents_are_those_holding_half_a_topics_average_share(seed):
+    """Against a count by hand: each document's (group's) share of all the words, kept when >= 0.5 / K."""
+    rng = np.random.default_rng(seed)
+    n_docs, n_topics = int(rng.integers(1, 40)), int(rng.integers(1, 30))
+    lengths = rng.integers(0, 50, size=n_docs) * (rng.random(n_docs) < 0.8) + (rng.random(n_docs) < 0.1) * 2000
+    groups = rng.integers(0, max(1, n_docs // 2), size=n_docs)
+    for by in (None, groups):
+        owners = range(n_docs) if by is None else by.tolist()
+        words: dict[int, float] = {}
+        for owner, length in zip(owners, lengths.tolist(), strict=True):
+            words[owner] = words.get(owner, 0.0) + length
+        total = sum(words.values())
+        expected = [] if total == 0 else sorted(
+            (g for g, n in words.items() if n / total >= engine.ONE_DOCUMENT_SHARE / n_topics),
+            key=lambda g: (-words[g], g))
+        documents, shares = engine.long_documents(lengths, n_topics, by)
+        assert documents.tolist() == expected
+        np.testing.assert_allclose(shares, [words[g] / total for g in expected], rtol=1e-12, atol=0)
+
+
+def test_long_documents_refuse_what_is_not_a_length_per_document():
+    for bad in (([1, np.nan], 3), ([1, -2], 3), ([[1, 2]], 3)):
+        with pytest.raises(ValueError, match="lengths"):
+            engine.long_documents(*bad)
+    for k in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="n_topics"):
+            engine.long_documents([1, 2], k)
+    with pytest.raises(ValueError, match="groups"):
+        engine.long_documents([1, 2], 3, groups=[0, -1])
+    documents, shares = engine.long_documents([0, 0], 3)  # no words: nothing is long
+    assert documents.size == 0 and shares.size == 0
+
+
+def test_the_long_document_found_before_training_is_the_one_its_topic_comes_from(planted_corpus):
+    """The planted corpus plus one document of 3,000 words (23 % of them): named by long_documents before training,
+    and the document the one flagged topic takes its words from after it; no planted document is named."""
+    rng = np.random.default_rng(1)
+    own = sp.csr_matrix(rng.multinomial(3000, np.full(10, 0.1))[None, :])
+    counts = sp.vstack([sp.hstack([planted_corpus.counts, sp.csr_matrix((planted_corpus.n_docs, 10))]),
+                        sp.hstack([sp.csr_matrix((1, planted_corpus.n_words)), own])], format="csr")
+    lengths = np.asarray(counts.sum(axis=1)).ravel()
+    documents, shares = engine.long_documents(lengths, 6)
+    assert documents.tolist() == [planted_corpus.n_docs] and 0.2 < shares[0] < 0.3
+    model = engine.LDA(n_topics=6, n_words=counts.shape[1], seed=0)
+    engine.SVI(model, corpus=counts, batch_size=50, seed=0).run(n_docs=3000)
+    main, share = engine.main_documents(model.transform(counts), lengths)
+    flagged = (share >= engine.ONE_DOCUMENT_SHARE) & engine.topic_quality(model).live
+    assert set(main[flagged].tolist()) == {planted_corpus.n_docs}
+    assert engine.long_documents(lengths[:-1], 6)[0].size == 0  # without it, no document is long
