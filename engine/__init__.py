@@ -51,7 +51,7 @@ from engine.data.markup import holds_markup, strip_markup
 from engine.data.mbox import mbox_frame, mbox_rows
 from engine.data.messages import MessagesReport, holds_messages, is_message, message_text, messages_report
 from engine.data.ondisk import DiskCorpus, DiskCounts
-from engine.data.passages import PASSAGE_WORDS, passage_spans, split_passages
+from engine.data.passages import PASSAGE_WORDS, passage_documents, passage_spans, split_passages
 from engine.data.phrases import Phrase, find_phrases
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.spreadsheets import SHEET_CELLS, SHEET_TITLE_ROWS, SPREADSHEET_SUFFIXES, Sheet, read_sheet
@@ -110,6 +110,7 @@ from engine.inference.heldout import HeldoutSplit, heldout_split, splittable_doc
 from engine.inference.matching import MAX_MATCHED_TOPICS, TopicMatch, match_topics
 from engine.inference.quality import (
     COHERENCE_TOP_WORDS,
+    ONE_DOCUMENT_MIN_DOCUMENTS,
     ONE_DOCUMENT_SHARE,
     SHORT_DOCUMENT_WORDS,
     TopicQuality,
@@ -176,6 +177,7 @@ __all__ = [
     "MAX_ADAPTIVE_INIT_BATCHES",
     "MAX_CONSENSUS_RUNS",
     "MAX_MATCHED_TOPICS",
+    "ONE_DOCUMENT_MIN_DOCUMENTS",
     "ONE_DOCUMENT_SHARE",
     "PASSAGE_WORDS",
     "SHEET_CELLS",
@@ -282,6 +284,7 @@ __all__ = [
     "message_text",
     "messages_report",
     "most_likely_topics",
+    "passage_documents",
     "passage_spans",
     "pdf_pages_text",
     "predictive_log_likelihood",

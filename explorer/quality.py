@@ -15,7 +15,14 @@ from typing import NamedTuple
 import numpy as np
 
 from explorer import formatting, safe_text, uploads
-from explorer.engine_api import COHERENCE_TOP_WORDS, CoherenceReference, Corpus, TopicQuality, main_documents
+from explorer.engine_api import (
+    COHERENCE_TOP_WORDS,
+    ONE_DOCUMENT_MIN_DOCUMENTS,
+    CoherenceReference,
+    Corpus,
+    TopicQuality,
+    main_documents,
+)
 from explorer.engine_api import topic_quality as engine_topic_quality
 from explorer.runs import RunSettings, split
 from explorer.storage import Collection
@@ -116,7 +123,13 @@ def main_documents_of(doc_topic: np.ndarray, corpus: Corpus) -> MainDocuments:
 
 
 def with_main_documents(quality: TopicQuality, found: MainDocuments) -> TopicQuality:
-    """``quality`` with each topic's main document and its share (what its one-document flags read)."""
+    """``quality`` with each topic's main document and its share (what its one-document flags read).
+
+    Not on a collection of fewer than ``engine.ONE_DOCUMENT_MIN_DOCUMENTS`` documents (passages counted as the
+    document they were cut from): a few long documents are read as passages so that topics come from within them.
+    """
+    if len(found.titles) < ONE_DOCUMENT_MIN_DOCUMENTS:
+        return quality
     return dataclasses.replace(quality, main_document=found.main, main_share=found.share)
 
 
@@ -133,7 +146,8 @@ def one_document_note(quality: TopicQuality | None, titles: list[str] | None) ->
     return (f"{len(flagged)} of the {of} {'takes its' if one else 'take their'} words mostly "
             f"from one document ({named}): {'it describes' if one else 'they describe'} that document more than "
             "themes the documents share. A very long document among short ones does this; to see the other "
-            "documents' themes, leave it out of the collection and load it again. Such topics are marked below.")
+            "documents' themes, leave it out on the Data page (“Leave out documents”) and train again. Such topics "
+            "are marked below.")
 
 
 def flags(quality: TopicQuality, topic: int, titles: list[str] | None = None) -> list[str]:

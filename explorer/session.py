@@ -116,7 +116,7 @@ def _ensure_defaults() -> None:
     state.set_defaults({
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.language: "english", Keys.strip_accents: True,
         Keys.strip_markup: False, Keys.strip_boilerplate: True, Keys.strip_messages: False, Keys.split_passages: False,
-        Keys.join_phrases: False, Keys.merge_word_forms: True, Keys.drop_copies: True,
+        Keys.join_phrases: False, Keys.merge_word_forms: True, Keys.drop_copies: True, Keys.left_out: [],
         Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation, Keys.births: base.births,
@@ -185,11 +185,9 @@ def use_source(new: Source | None, keep_choices: bool = False) -> None:
     state.set_source((new_id, new))
     if keep_choices:
         return
-    columns = {}
     text_column = new.text_columns[0] if new.kind == "table" else None
     if new.kind == "table":
-        columns = {Keys.text_column: text_column, Keys.title_column: new.suggested_title or ""}
-    state.set_widgets(columns)
+        state.set_widgets({Keys.text_column: text_column, Keys.title_column: new.suggested_title or ""})
     guess = cached.language_guess(new_id, text_column, new)
     found = guess.language if guess is not None else None
     passages = uploads.passages_suggested(new, text_column)
@@ -220,7 +218,7 @@ def _set_preprocessing_widgets(chosen: Preprocessing) -> None:
                        Keys.strip_boilerplate: chosen.strip_boilerplate, Keys.strip_messages: chosen.strip_messages,
                        Keys.split_passages: bool(chosen.passage_words), Keys.join_phrases: chosen.join_phrases,
                        Keys.merge_word_forms: chosen.merge_word_forms, Keys.drop_copies: chosen.drop_copies,
-                       Keys.min_df: chosen.min_df, Keys.max_df: chosen.max_df,
+                       Keys.left_out: list(chosen.left_out), Keys.min_df: chosen.min_df, Keys.max_df: chosen.max_df,
                        Keys.max_features: chosen.max_features or 0})
 
 
@@ -238,7 +236,8 @@ def preprocessing() -> Preprocessing:
                          bool(state.get(Keys.strip_markup, False)), bool(state.get(Keys.strip_boilerplate, True)),
                          bool(state.get(Keys.strip_messages, False)),
                          PASSAGE_WORDS if state.get(Keys.split_passages) else 0, bool(state.get(Keys.join_phrases)),
-                         bool(state.get(Keys.merge_word_forms)), bool(state.get(Keys.drop_copies, True)))
+                         bool(state.get(Keys.merge_word_forms)), bool(state.get(Keys.drop_copies, True)),
+                         tuple(state.get(Keys.left_out) or ()))
 
 
 # --------------------------------------------------------------------- runs

@@ -25,23 +25,22 @@ __all__ = [
     "cloud_memory", "collection", "get", "keep", "notice", "put", "select_run", "session_runs", "set_autostarted",
     "set_collection", "set_defaults", "set_session_runs", "set_source", "set_upload_error", "set_upload_signature",
     "set_url_value", "set_widgets", "set_workspace", "source", "thread_kind", "upload_error", "upload_signature",
-    "url_value", "workspace", "workspace_token",
-]
+    "url_value", "workspace", "workspace_token"]
 
 
 class Keys:
     """Every widget key (tests find widgets by these) and every session key."""
 
     # Data page
-    source_kind, sample = "data.source_kind", "data.sample"
-    uploader = "data.uploader"
+    source_kind, sample, uploader = "data.source_kind", "data.sample", "data.uploader"
     encoding, sheet = "data.encoding", "data.sheet"  # the sheet of a spreadsheet (.xlsx, .ods)
     text_column, title_column = "data.text_column", "data.title_column"
     stop_words, language, strip_accents = "data.stop_words", "data.language", "data.strip_accents"  # extra stop words
     strip_markup, strip_boilerplate = "data.strip_markup", "data.strip_boilerplate"  # tags; repeated lines
     strip_messages, split_passages = "data.strip_messages", "data.split_passages"  # e-mail headers; long texts cut
     use_language, join_phrases, merge_word_forms = "data.use_language", "data.join_phrases", "data.merge_word_forms"
-    drop_copies = "data.drop_copies"  # documents that repeat another word for word left out
+    drop_copies, left_out = "data.drop_copies", "data.left_out"  # copies left out; the ids of documents left out
+    leave_long_out, put_back = "data.leave_long_out", "data.put_back"  # buttons: leave the long ones out; undo all
     min_df, max_df, max_features = "data.min_df", "data.max_df", "data.max_features"
     # Train page
     model = "train.model"
@@ -138,12 +137,13 @@ class Keys:
 TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation, Keys.births, Keys.alpha, Keys.eta,
                  Keys.omega, Keys.step_size, Keys.kappa, Keys.tau, Keys.batch_size, Keys.n_test, Keys.seed,
                  Keys.target_docs)
-PREPROCESSING_KEYS = (Keys.stop_words, Keys.min_df, Keys.max_df, Keys.max_features)
-# widget values that survive a visit to another page
+PREPROCESSING_KEYS = (Keys.stop_words, Keys.language, Keys.strip_accents, Keys.strip_markup, Keys.strip_boilerplate,
+                      Keys.strip_messages, Keys.split_passages, Keys.join_phrases, Keys.merge_word_forms,
+                      Keys.drop_copies, Keys.left_out, Keys.min_df, Keys.max_df, Keys.max_features)
 PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.sheet, Keys.text_column, Keys.title_column,
                    Keys.scheduler, *PREPROCESSING_KEYS, *TRAINING_KEYS, Keys.x_axis, Keys.overlay, Keys.current_run,
                    Keys.relevance, Keys.n_words, Keys.search, Keys.compare_seconds, Keys.compare_kappa,
-                   Keys.compare_tau)
+                   Keys.compare_tau)  # widget values that survive a visit to another page
 
 
 # ------------------------------------------------------------------ widgets

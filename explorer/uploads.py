@@ -19,7 +19,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import io
-import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,9 +28,10 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from explorer import formatting
+from explorer import formatting, safe_text
 from explorer.engine_api import (
     MARKDOWN_SUFFIXES,
+    ONE_DOCUMENT_MIN_DOCUMENTS,
     PASSAGE_WORDS,
     SPREADSHEET_SUFFIXES,
     STOP_WORD_LANGUAGES,
@@ -48,7 +48,9 @@ from explorer.engine_api import (
     has_word_forms,
     is_document_file,
     languages_of,
+    long_documents,
     mbox_frame,
+    passage_documents,
     passage_spans,
     read_ldac,
     read_sheet,
@@ -101,7 +103,6 @@ _KINDS_READ = (".txt or Markdown (.md) files, PDF, Word (.docx), OpenDocument (.
                "files, web pages (.html) or e-mails (.eml)")
 _PREVIEW_ROWS = 500
 FEW_DOCUMENTS = 20  # fewer long documents than this are cut into passages by default
-_PASSAGE_ID = re.compile(r"#\d+$")  # "speech.txt#3": the third passage of speech.txt (engine.split_passages)
 LANGUAGE_TIE = 0.5  # a chosen stop-word list covering at least this share of what the guessed one covers is no error
 _MB = 1_000_000
 _TITLE_NAMES = ("title", "name", "headline", "subject", "heading", "label")
@@ -157,6 +158,7 @@ class Preprocessing:
     join_phrases: bool = False  # pairs of words the texts write side by side read as one word (engine.find_phrases)
     merge_word_forms: bool = True  # a word's forms counted as one word, if its language has them (find_word_forms)
     drop_copies: bool = True  # documents that repeat another word for word left out (engine.find_text_copies)
+    left_out: tuple[str, ...] = ()  # ids of documents the user leaves out (Corpus.from_texts' leave_out)
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
@@ -165,7 +167,7 @@ class Preprocessing:
                 "strip_boilerplate": self.strip_boilerplate, "strip_messages": self.strip_messages,
                 "passage_words": self.passage_words or None, "join_phrases": self.join_phrases,
                 "merge_word_forms": "auto" if self.merge_word_forms else False,  # "auto": where the language has them
-                "keep_copies": not self.drop_copies}
+                "keep_copies": not self.drop_copies, "leave_out": self.left_out}
 
     @classmethod
     def suggested(cls, n_docs: int, language: str = "english", markup: bool = False,
@@ -484,20 +486,69 @@ def title_note(source: Source) -> str | None:
 def document_groups(corpus: Corpus) -> tuple[np.ndarray, list[str]]:
     """The document each of the corpus's documents was cut from (0, 1, ... in order; a document not cut is its own),
     and those documents' titles (a passage's title without its " (n)")."""
-    groups, titles, seen = [], [], {}
-    for doc_id, title in zip(corpus.doc_ids, corpus.titles, strict=True):
-        root = _PASSAGE_ID.sub("", doc_id)
-        if root not in seen:
-            seen[root] = len(titles)
-            titles.append(re.sub(r" \(\d+\)$", "", title) if root != doc_id else title)
-        groups.append(seen[root])
-    return np.array(groups, dtype=np.intp), titles
+    groups, _, titles = _document_roots(corpus)
+    return groups, titles
+
+
+def _document_roots(corpus: Corpus) -> tuple[np.ndarray, list[str], list[str]]:
+    """:func:`document_groups` and each group's id (the id of the document its passages were cut from)."""
+    groups, roots, titles = passage_documents(corpus.doc_ids, corpus.titles)
+    return np.array(groups, dtype=np.intp), roots, titles
+
+
+LEAVE_OUT_OFFERED = 50  # the longest documents "Leave out documents" offers, besides those left out already
+
+
+class LongDocument(NamedTuple):
+    """A document of the collection (its passages counted together): its id, title and share of the words."""
+
+    doc_id: str
+    title: str
+    share: float
+
+
+def longest_documents(corpus: Corpus, n: int = LEAVE_OUT_OFFERED) -> list[LongDocument]:
+    """The ``n`` documents holding the most words, longest first (a document cut into passages counted whole)."""
+    groups, roots, titles = _document_roots(corpus)
+    words = np.bincount(groups, weights=np.asarray(corpus.counts.sum(axis=1)).ravel(), minlength=len(roots))
+    order = np.lexsort((np.arange(len(roots)), -words))[:n]
+    total = max(float(words.sum()), 1.0)
+    return [LongDocument(roots[d], titles[d], float(words[d] / total)) for d in order]
+
+
+def long_documents_of(corpus: Corpus, n_topics: int) -> list[LongDocument]:
+    """The documents long enough to fill a topic of their own among ``n_topics`` (``engine.long_documents``), when
+    the collection holds at least ``engine.ONE_DOCUMENT_MIN_DOCUMENTS`` documents; longest first."""
+    groups, roots, titles = _document_roots(corpus)
+    if len(roots) < ONE_DOCUMENT_MIN_DOCUMENTS:  # a few long documents: topics are meant to come from within them
+        return []
+    found, shares = long_documents(np.asarray(corpus.counts.sum(axis=1)).ravel(), n_topics, groups)
+    return [LongDocument(roots[d], titles[d], float(share)) for d, share in zip(found, shares, strict=True)]
+
+
+LONG_NAMED = 3  # long documents named in the Data page's warning
+
+
+def long_documents_note(found: list[LongDocument], n_topics: int) -> str | None:
+    """The Data page's warning about documents long enough to fill topics of their own (None when there are none)."""
+    if not found:
+        return None
+    named = [f"“{safe_text.markdown(d.title)}” ({formatting.percent(d.share, 2)})" for d in found[:LONG_NAMED]]
+    if len(found) > LONG_NAMED:
+        named.append(f"{formatting.plural(len(found) - LONG_NAMED, 'more document')}")
+    one = len(found) == 1
+    return (f"{'One document holds' if one else f'{len(found)} documents each hold'} a large share of the words: "
+            f"{formatting.join_and(named)}. With {n_topics} topics a topic holds "
+            f"{formatting.percent(1 / n_topics, 2)} of the words on average, so "
+            f"{'this document is' if one else 'each of them is'} long enough to fill topics of its own, which would "
+            "describe it rather than themes the documents share. If the other documents' themes are what you want, "
+            f"leave {'it' if one else 'them'} out below.")
 
 
 def passages_note(corpus: Corpus) -> str:
     """What cutting the documents into passages made of them ("3 documents became 212 passages...")."""
     ids = [*corpus.doc_ids, *(dropped.doc_id for dropped in corpus.dropped)]
-    documents = len({_PASSAGE_ID.sub("", doc_id) for doc_id in ids})
+    documents = len(passage_documents(ids, ids)[1])
     return (f"Cut into passages: {formatting.plural(documents, 'document')} became "
             f"{formatting.plural(len(ids), 'passage')} of about {PASSAGE_WORDS} words, each read as a document.")
 

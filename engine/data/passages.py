@@ -22,13 +22,15 @@ from collections.abc import Iterable, Iterator
 from engine.data.text import RawDocument, RawDocuments
 from engine.validation import check_int
 
-__all__ = ["PASSAGE_WORDS", "passage_spans", "split_passages"]
+__all__ = ["PASSAGE_WORDS", "passage_documents", "passage_spans", "split_passages"]
 
 PASSAGE_WORDS = 300  # words of a passage: run 56's, where passages recovered the themes long documents mixed
 _WORD = re.compile(r"\S+")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")  # a blank line, and the blank lines and indentation after it
 _LINE_BREAK = re.compile(r"\n\s*")
 _SENTENCE_END = re.compile(r"(?<=[.!?…。！？])[\"'»”’)\]]*\s+")
+_PASSAGE_ID = re.compile(r"#\d+$")  # "speech.txt#3": the third passage of speech.txt
+_PASSAGE_TITLE = re.compile(r" \(\d+\)$")  # "Speech (3)"
 _SEPARATORS = (_PARAGRAPH_BREAK, _LINE_BREAK, _SENTENCE_END)  # where a text is cut, the first that will do
 
 
@@ -95,3 +97,31 @@ def _passage_columns(ids: Iterable[str], titles: Iterable[str], texts: Iterable[
     (what ``Corpus.from_texts`` and each chunk of ``DiskCorpus.from_texts`` cut)."""
     passages = split_passages(map(RawDocument, ids, titles, texts), words)
     return [p.doc_id for p in passages], [p.title for p in passages], [p.text for p in passages]
+
+
+def passage_documents(doc_ids: Iterable[str], titles: Iterable[str]) -> tuple[list[int], list[str], list[str]]:
+    """The document each passage was cut from, by the ids :func:`split_passages` gives: (groups, ids, titles).
+
+    ``groups[i]`` numbers the document of ``doc_ids[i]`` (0, 1, ... in order of first
+    appearance); ``ids`` and ``titles`` are those documents' own, a passage's id without its
+    "#n" and its title without its " (n)".  An id without "#n" is a document of its own, and so is
+    every id when the documents were not cut (pass their ids only then: an id may end in "#n").
+
+    Examples
+    --------
+    >>> from engine import passage_documents
+    >>> passage_documents(["book#1", "book#2", "note"], ["Book (1)", "Book (2)", "Note (2)"])
+    ([0, 0, 1], ['book', 'note'], ['Book', 'Note (2)'])
+    """
+    groups: list[int] = []
+    roots: list[str] = []
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for doc_id, title in zip(doc_ids, titles, strict=True):
+        root = _PASSAGE_ID.sub("", doc_id)
+        if root not in seen:
+            seen[root] = len(roots)
+            roots.append(root)
+            names.append(_PASSAGE_TITLE.sub("", title) if root != doc_id else title)
+        groups.append(seen[root])
+    return groups, roots, names

@@ -32,8 +32,8 @@ import numpy as np
 from engine.models.hdp import HDP
 from engine.models.inspection import GENERAL_DIVERGENCE
 
-__all__ = ["COHERENCE_TOP_WORDS", "ONE_DOCUMENT_SHARE", "SHORT_DOCUMENT_WORDS", "TopicQuality", "long_documents",
-           "main_documents", "topic_quality"]
+__all__ = ["COHERENCE_TOP_WORDS", "ONE_DOCUMENT_MIN_DOCUMENTS", "ONE_DOCUMENT_SHARE", "SHORT_DOCUMENT_WORDS",
+           "TopicQuality", "long_documents", "main_documents", "topic_quality"]
 
 COHERENCE_TOP_WORDS = 10  # NPMI of each topic's 10 most probable words, the usual choice (Röder et al. 2015)
 LIVE_SHARE = 0.25  # LDA: a topic explaining less than a quarter of an even share (1 / K) of the words is hardly used
@@ -49,6 +49,10 @@ SHORT_DOCUMENT_WORDS = 15
 # a topic taking at least half of its words from one document is that document's more than the collection's: the
 # share at which benchmarks/copies.py counts a topic as held by the documents it draws
 ONE_DOCUMENT_SHARE = 0.5
+# ... but not in a collection of fewer documents than this (passages counted as the document they were cut from):
+# a few long documents are read as passages so that topics come from within them (the app cuts fewer than 20 long
+# documents into passages by default), and there every topic would be one document's
+ONE_DOCUMENT_MIN_DOCUMENTS = 20
 
 
 @dataclass(frozen=True)

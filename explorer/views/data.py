@@ -30,6 +30,7 @@ available = samples.available_samples()
 by_key = {s.key: s for s in available}
 kind = st.radio("Where do the documents come from?", ["sample", "upload"], key=Keys.source_kind, horizontal=True,
                 format_func={"sample": "A sample collection", "upload": "My own files"}.get,
+                on_change=state.put, args=(Keys.left_out, []),  # documents left out name the other collection's
                 help="Start with a bundled collection, or upload your own documents.")
 source_box = st.container()
 columns_box = st.container()
@@ -240,6 +241,8 @@ except Exception as exc:
     else:
         ui.show_error(exc, source_box)
     st.caption("The collection in use has not changed.")
+    if state.get(Keys.left_out):  # e.g. every document left out: the list below is not drawn until it builds
+        st.button("Put back the documents left out", key=Keys.put_back, on_click=state.put, args=(Keys.left_out, []))
     st.stop()
 
 if session.use_collection(collection, sample.n_topics if kind == "sample" else None):
@@ -291,6 +294,16 @@ if corpus.copies:
         st.caption(f"Left out as copies: {formatting.plural(len(corpus.copies), 'document')} of "
                    f"{formatting.count(corpus.n_docs + len(corpus.dropped))} repeat an earlier document word for word "
                    "(the same words in the same order); the first of each is kept. They are listed under the preview.")
+left_out_ids = list(state.get(Keys.left_out) or [])
+titles = {d.doc_id: d.title for d in corpus.left_out} | {d.doc_id: d.title for d in uploads.longest_documents(corpus)}
+with prep_box:
+    st.multiselect(
+        "Leave out documents", [*left_out_ids, *(d for d in titles if d not in left_out_ids)], key=Keys.left_out,
+        format_func=lambda doc_id: titles.get(doc_id, doc_id), disabled=bag_of_words,
+        placeholder=f"Choose among the {uploads.LEAVE_OUT_OFFERED} longest documents",
+        help="Documents to leave out before the words are counted, for example a very long one among short ones, "
+             "whose words would fill topics of their own. The longest documents are offered, longest first; those "
+             "left out are listed under the preview.")
 if note is not None and note.level == "warning":  # named by the words the chosen list leaves in the vocabulary
     note = uploads.language_note(guess, language, corpus)
     with prep_box:
@@ -304,6 +317,13 @@ cols[1].metric("Distinct words (vocabulary)", formatting.count(corpus.n_words))
 cols[2].metric("Words in all (tokens)", formatting.count(corpus.n_tokens))
 cols[3].metric("Documents that became empty", formatting.count(len(corpus.emptied)),
                help="Documents with no word left after preprocessing are left out of training; they are listed below.")
+n_topics = int(state.get(Keys.n_topics) or 10)
+long = [] if bag_of_words else uploads.long_documents_of(corpus, n_topics)
+if long:
+    st.warning(uploads.long_documents_note(long, n_topics), icon=icons.WARNING)
+    st.button("Leave out this document" if len(long) == 1 else f"Leave out these {len(long)} documents",
+              key=Keys.leave_long_out, on_click=state.put,
+              args=(Keys.left_out, [*left_out_ids, *(d.doc_id for d in long)]))
 left, right = st.columns([3, 2])
 words = pd.DataFrame(top_corpus_words(corpus.counts, corpus.vocabulary, 25), columns=["word", "count"])
 left.altair_chart(charts.word_counts_chart(words), width="stretch")
@@ -319,6 +339,9 @@ with right:
         titles = dict(zip(corpus.doc_ids, corpus.titles, strict=True))
         st.dataframe(pd.DataFrame([(d.title, titles.get(d.copy_of, d.copy_of)) for d in corpus.copies],
                                   columns=["Document", "The same words as"]), hide_index=True, height=240)
+    if corpus.left_out:
+        st.markdown(f"**{formatting.plural(len(corpus.left_out), 'document')} left out**")
+        st.dataframe(pd.DataFrame({"Document": [d.title for d in corpus.left_out]}), hide_index=True, height=160)
     if corpus.skipped:
         st.markdown(f"**{formatting.plural(len(corpus.skipped), 'file')} skipped**")
         if len(corpus.skipped) <= SKIPPED_LISTED:  # a few reasons in full: each says what to do

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import Corpus, DiskCorpus, RawDocument, passage_spans, split_passages
+from engine import Corpus, DiskCorpus, RawDocument, passage_documents, passage_spans, split_passages
 
 
 def _paragraphs(sizes: list[int], tag: str = "w") -> str:
@@ -116,3 +116,17 @@ def test_a_books_running_header_is_found_among_its_passages_on_disk_as_in_memory
     assert memory.vectorizer.boilerplate == disk.vectorizer.boilerplate == (header,)  # one document: no boilerplate
     assert (disk.counts[:] != memory.counts).nnz == 0 and "empire" not in memory.vocabulary
     assert engine.load_corpus(folder).vectorizer.boilerplate == ()
+
+
+def test_passage_documents_find_each_passages_document_again():
+    """Documents cut by split_passages, some into several passages and some not (one with a title ending like a
+    passage's): passage_documents gives back each passage's document, its id and its title, in order."""
+    long_text = "\n\n".join(f"paragraph {i} " + "word " * 40 for i in range(12))
+    documents = [RawDocument("a.txt", "Report", long_text), RawDocument("b#x", "Note (2)", "a short note"),
+                 RawDocument("c.txt", "Book", long_text)]
+    passages = split_passages(documents, 100)
+    groups, ids, titles = passage_documents([p.doc_id for p in passages], [p.title for p in passages])
+    expected = [next(d for d, document in enumerate(documents)
+                     if p.doc_id == document.doc_id or p.doc_id.startswith(f"{document.doc_id}#")) for p in passages]
+    assert groups == expected and groups.count(0) > 1 and groups.count(1) == 1
+    assert ids == ["a.txt", "b#x", "c.txt"] and titles == ["Report", "Note (2)", "Book"]

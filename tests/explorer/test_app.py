@@ -339,6 +339,74 @@ def test_copies_of_a_document_are_read_once_and_listed_unless_asked(app_path):
     assert not any("The same words as" in frame.value.columns for frame in at.dataframe)
 
 
+def _long_document_upload() -> dict[str, bytes]:
+    """24 short notes (two sample texts each) and one long one repeating a sample text 80 times: over half the words."""
+    files = {f"notes/{a}{b}.txt": f"{data.TEXTS[a]} {data.TEXTS[b]}".encode()
+             for a in range(6) for b in range(6) if a < b or (a, b) in ((0, 0), (1, 1), (2, 2), (3, 3), (4, 4))}
+    files |= {"notes/long.txt": " ".join([data.TEXTS[0]] * 80).encode()}
+    return files
+
+
+def test_a_document_long_enough_to_fill_topics_is_named_before_training_and_left_out_on_request(app_path):
+    """The Data page warns about the long note, leaves it out with one click (listed under the preview, kept across
+    a visit to another page), and puts it back when it is taken off the list."""
+    at = _app(app_path)
+    _upload(at, data.zip_upload("notes.zip", _long_document_upload()))
+    assert not at.exception, at.exception
+    corpus = _collection(at).corpus
+    assert corpus.n_docs == 21 and "long" in corpus.titles
+    warning = next(w.value for w in at.warning if "large share of the words" in w.value)
+    share = corpus.counts[corpus.titles.index("long")].sum() / corpus.n_tokens
+    k = at.session_state[Keys.n_topics]
+    assert warning.startswith(f"One document holds a large share of the words: “long” "
+                              f"({formatting.percent(share, 2)}). With {k} topics a topic holds "
+                              f"{formatting.percent(1 / k, 2)} of the words on average, so this document is long")
+    at.button(key=Keys.leave_long_out).click().run()
+    assert not at.exception, at.exception
+    corpus = _collection(at).corpus
+    assert corpus.n_docs == 20 and "long" not in corpus.titles
+    assert [d.title for d in corpus.left_out] == ["long"] and corpus.emptied == ()
+    assert not any("large share of the words" in w.value for w in at.warning)
+    assert at.multiselect(key=Keys.left_out).value == [corpus.left_out[0].doc_id]
+    listed = next(frame.value for frame in at.dataframe if list(frame.value.columns) == ["Document"])
+    assert listed["Document"].tolist() == ["long"]
+    _page(at, "train")
+    _page(at, "data")
+    assert [d.title for d in _collection(at).corpus.left_out] == ["long"]
+    at.multiselect(key=Keys.left_out).set_value([]).run()
+    assert not at.exception, at.exception
+    assert _collection(at).corpus.n_docs == 21 and _collection(at).corpus.left_out == ()
+
+
+def test_leaving_out_every_document_says_so_and_puts_them_back_on_request(app_path):
+    at = _app(app_path)
+    _upload(at, data.zip_upload("notes.zip", _long_document_upload()))
+    before = _collection(at).key
+    every = list(at.multiselect(key=Keys.left_out).options)
+    at.multiselect(key=Keys.left_out).set_value(list(_collection(at).corpus.doc_ids)).run()
+    assert not at.exception, at.exception
+    assert any("leave at least one in" in e.value for e in at.error) and _collection(at).key == before
+    at.button(key=Keys.put_back).click().run()
+    assert not at.exception, at.exception
+    assert at.multiselect(key=Keys.left_out).value == [] and _collection(at).key == before
+    assert len(every) == 21
+
+
+def test_preprocessing_choices_survive_a_visit_to_another_page(app_path):
+    """Streamlit drops the values of widgets a page does not draw: the Data page's choices are kept, so the
+    collection is not rebuilt with the defaults when the user comes back."""
+    at = _app(app_path)
+    _page(at, "data")
+    at.checkbox(key=Keys.strip_boilerplate).uncheck().run()
+    at.checkbox(key=Keys.join_phrases).check().run()
+    at.selectbox(key=Keys.language).set_value("french").run()
+    key = _collection(at).key
+    _page(at, "train")
+    _page(at, "data")
+    assert at.checkbox(key=Keys.strip_boilerplate).value is False and at.checkbox(key=Keys.join_phrases).value
+    assert at.selectbox(key=Keys.language).value == "french" and _collection(at).key == key
+
+
 def test_word_pairs_are_read_as_one_word_when_asked(app_path):
     """A table whose rows write "health care" side by side in every other row: the box starts unticked and every word
     is read alone; ticked, the phrase is one word, named with its share of the words and listed with its counts."""

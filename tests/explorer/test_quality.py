@@ -225,8 +225,10 @@ def test_the_full_exports_topics_table_carries_the_cards_coherence(collection, l
     assert topics["live"].tolist() == measured.live.tolist() and topics["same_as"].isna().all()
 
 
-def test_the_passages_of_a_document_count_as_that_document():
-    """A book cut into three passages gives a topic 3 x 40 of its words: the book, not one passage, is named."""
+def test_the_passages_of_a_document_count_as_that_document(monkeypatch):
+    """A book cut into three passages gives a topic 3 x 40 of its words: the book, not one passage, is named (with
+    the floor of documents below which nothing is flagged lowered to these three)."""
+    monkeypatch.setattr(quality, "ONE_DOCUMENT_MIN_DOCUMENTS", 3)
     texts = ["river dam flood"] * 3 + ["court judge law"] + ["river bank"]
     ids = ["book.txt#1", "book.txt#2", "book.txt#3", "court.txt", "bank.txt"]
     titles = ["Book (1)", "Book (2)", "Book (3)", "Court", "Bank (2)"]  # a title may end like a passage's
@@ -253,3 +255,21 @@ def test_the_passages_of_a_document_count_as_that_document():
     assert quality.one_document_note(measured, named) is None and quality.one_document_note(found, None) is None
     as_hdp = dataclasses.replace(found, weights=np.array([0.5, 0.45]), live=np.array([True, True]), hdp=True)
     assert quality.one_document_note(as_hdp, named).startswith("2 of the 2 topics in use take their words mostly")
+
+
+def test_a_few_documents_read_as_passages_flag_no_topic_as_one_documents():
+    """Topics of a collection of fewer than ONE_DOCUMENT_MIN_DOCUMENTS documents are meant to come from within them:
+    the topic one document fills among twenty is not flagged when the collection is that document and two more."""
+    def corpus_of(n_others: int):
+        texts = ["river dam flood"] * 3 + ["court judge law"] * n_others
+        ids = ["book.txt#1", "book.txt#2", "book.txt#3", *(f"c{i}.txt" for i in range(n_others))]
+        return engine.Corpus.from_texts(texts, ids=ids, stop_words=None)
+
+    measured = engine.TopicQuality(np.array([0.5, 0.5]), np.array([True, True]), None, False)
+    few, many = corpus_of(2), corpus_of(engine.ONE_DOCUMENT_MIN_DOCUMENTS - 1)
+    for corpus, flagged in ((few, [False, False]), (many, [True, False])):
+        doc_topic = np.tile([1.0, 0.0], (corpus.n_docs, 1))
+        doc_topic[3:] = [0.0, 1.0]
+        found = quality.with_main_documents(measured, quality.main_documents_of(doc_topic, corpus))
+        assert found.one_document.tolist() == flagged
+        assert (quality.one_document_note(found, ["book"]) is None) == (not any(flagged))

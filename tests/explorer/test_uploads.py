@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+import engine
 from engine.errors import EngineError, FileDecodingError, UnsafeArchiveError
 from explorer import storage, uploads
 
@@ -373,3 +374,28 @@ def test_a_tables_rows_that_copy_an_earlier_row_are_left_out_and_the_other_colum
     assert uploads.table_columns(table, corpus, "text")["year"] == ("1990", "1991", "1993")
     kept = uploads.build_corpus(table, dataclasses.replace(PLAIN, drop_copies=False), "text")
     assert kept.n_docs == 4 and uploads.table_columns(table, kept, "text")["year"] == ("1990", "1991", "1992", "1993")
+
+
+def test_long_documents_count_a_documents_passages_together_and_need_enough_documents():
+    """A book cut into four passages of 3 words among 20 notes of 2: named whole, with its share (12 of 52 words),
+    by its id before it was cut; below ONE_DOCUMENT_MIN_DOCUMENTS documents nothing is named; longest_documents
+    ranks them."""
+    texts = ["river dam flood"] * 4 + [f"court {word}" for word in _distinct_words(20)]
+    ids = [f"book.txt#{i}" for i in range(1, 5)] + [f"n{i}" for i in range(20)]
+    titles = [f"Book ({i})" for i in range(1, 5)] + [f"note {i}" for i in range(20)]
+    corpus = engine.Corpus.from_texts(texts, ids=ids, titles=titles, stop_words=None)
+    assert uploads.long_documents_of(corpus, 10) == [uploads.LongDocument("book.txt", "Book", 12 / 52)]
+    assert uploads.long_documents_of(corpus, 2) == []  # 12 / 52 < 0.5 / 2
+    assert uploads.longest_documents(corpus, 3) == [uploads.LongDocument("book.txt", "Book", 12 / 52),
+                                                    uploads.LongDocument("n0", "note 0", 2 / 52),
+                                                    uploads.LongDocument("n1", "note 1", 2 / 52)]
+    few = engine.Corpus.from_texts(texts[:6], ids=ids[:6], titles=titles[:6], stop_words=None)
+    assert uploads.long_documents_of(few, 10) == []
+    note = uploads.long_documents_note(uploads.long_documents_of(corpus, 10), 10)
+    assert note.startswith("One document holds a large share of the words: “Book” (23%). With 10 topics a topic "
+                           "holds 10% of the words on average, so this document is long enough")
+
+
+def _distinct_words(n: int) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return [letters[i % 26] * 2 + letters[i // 26] for i in range(n)]
