@@ -323,6 +323,10 @@ def _add_fit(commands: Any) -> None:
     text.add_argument("--keep-copies", action="store_true",
                       help="keep every document that repeats another word for word; by default each such text is "
                       "read once (the first copy) and the message says how many copies were left out")
+    text.add_argument("--leave-out", action="append", metavar="ID", default=None,
+                      help="leave out the document with this id before the words are counted (repeat for several; "
+                      "with --passages, the id of the document before it is cut): a very long document among short "
+                      "ones fills topics of its own, and fit names such documents with their ids")
     text.add_argument("--phrases", action="store_true",
                       help="read pairs of words that the texts write side by side far more often than chance as one "
                       "word ('united states', 'health care'), found in the texts; the message lists the most "
@@ -387,6 +391,7 @@ PASSAGE_WORDS_KEY = "passage_words"  # ... and the passages' length (missing or 
 JOIN_PHRASES_KEY = "join_phrases"  # ... and whether phrases were joined (missing: False, as before they could be)
 MERGE_WORD_FORMS_KEY = "merge_word_forms"  # ... and whether a word's forms were merged (missing: False, as before)
 KEEP_COPIES_KEY = "keep_copies"  # ... and whether no copy was left out (missing: True, as before copies were)
+LEAVE_OUT_KEY = "leave_out"  # ... and the ids --leave-out named (missing: none)
 PHRASES_SHOWN = 8  # phrases the message names (and words with their forms)
 
 
@@ -439,6 +444,10 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["keep_copies"] = True
     elif text:  # a resumed run keeps the documents it trained on
         options["keep_copies"] = False if resumed is None else resumed.get(KEEP_COPIES_KEY, True)
+    if args.leave_out:
+        options["leave_out"] = tuple(args.leave_out)  # given for counts: the bag of words' error says so
+    elif text and resumed is not None and resumed.get(LEAVE_OUT_KEY):
+        options["leave_out"] = tuple(resumed[LEAVE_OUT_KEY])  # a resumed run leaves out what it left out
     if args.passages is not None:
         if args.passages < 1:
             raise _UsageError(f"--passages must be a number of words, 1 or more (300 is a good start), got "
@@ -456,8 +465,13 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["strip_messages"] = False
     elif text:
         options["strip_messages"] = AUTO_MARKUP if resumed is None else resumed.get(STRIP_MESSAGES_KEY, False)
-    corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column, sheet=args.sheet,
-                         **options)
+    try:
+        corpus = load_corpus(args.corpus, text_column=args.text_column, title_column=args.title_column,
+                             sheet=args.sheet, **options)
+    except ValueError as exc:  # an id of no document: said with the flag's name
+        if not str(exc).startswith("leave_out "):
+            raise
+        raise _UsageError(f"--leave-out{str(exc)[len('leave_out'):]}") from None
     message = f"corpus: {corpus.n_docs} documents, {corpus.n_words} words, {corpus.n_tokens} tokens"
     vectorizer = getattr(corpus, "vectorizer", None)  # None: counts without a record of how text was read
     used = getattr(vectorizer, "stop_words", None)
@@ -496,6 +510,9 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
     if copies:
         message += (f"; {copies} cop{'ies' if copies != 1 else 'y'} of other documents left out (the same words in "
                     "the same order; --keep-copies keeps them)")
+    left_out = len(getattr(corpus, "left_out", ()))
+    if left_out:
+        message += f"; {left_out} document{'s' if left_out != 1 else ''} left out (--leave-out)"
     skipped = tuple(getattr(corpus, "skipped", ()))
     if skipped:
         message += f"; {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped"
@@ -509,18 +526,18 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
     return corpus
 
 
-def _split(counts: Any, test_docs: int | None, seed: int) -> tuple[Any, Any, Any, int]:
-    """Return (train, observed, heldout, n_test); observed/heldout are None without evaluation."""
+def _split(counts: Any, test_docs: int | None, seed: int) -> tuple[Any, Any, Any, int, Any]:
+    """Return (train, observed, heldout, n_test, the training rows); observed/heldout are None without evaluation."""
     n_docs = counts.shape[0]
     n_test = min(500, n_docs // 10) if test_docs is None else test_docs
     if n_test == 0:
         if test_docs is None:
             print("held-out evaluation off: the corpus is too small to hold out 10% of it", file=sys.stderr)
-        return counts, None, None, 0
+        return counts, None, None, 0, range(n_docs)
     from engine.inference.heldout import heldout_split
 
-    train, observed, heldout = heldout_split(counts, n_test, seed=seed)
-    return train, observed, heldout, n_test
+    split = heldout_split(counts, n_test, seed=seed)
+    return split.train, split.observed, split.heldout, n_test, split.train_indices
 
 
 def _build_model(args: argparse.Namespace, n_words: int) -> Any:
@@ -729,7 +746,7 @@ def _fit(args: argparse.Namespace) -> int:
                 raise _UsageError(f"{flag} {given} differs from the checkpoint's {stored}; a resumed run keeps its "
                                   f"held-out split, so drop {flag}")
         test_docs, seed = cli_info.get("test_docs", test_docs), cli_info.get("split_seed", seed)
-    train, observed, heldout, n_test = _split(corpus.counts, test_docs, seed)
+    train, observed, heldout, n_test, rows = _split(corpus.counts, test_docs, seed)
     record = {"test_docs": n_test, "split_seed": seed}
     used = getattr(getattr(corpus, "vectorizer", None), "stop_words", ())
     if used is None or isinstance(used, str):  # read from text: the stop words a resumed run reads it with again
@@ -742,10 +759,15 @@ def _fit(args: argparse.Namespace) -> int:
         record[MERGE_WORD_FORMS_KEY] = bool(corpus.vectorizer.word_forms)
         record[KEEP_COPIES_KEY] = not corpus.copies  # none left out: a resumed run keeps every document again
         record[PASSAGE_WORDS_KEY] = args.passages if args.passages is not None else cli_info.get(PASSAGE_WORDS_KEY)
+        record[LEAVE_OUT_KEY] = [document.doc_id for document in corpus.left_out]
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)
     if n_test:
         print(f"training on {train.shape[0]} documents, {n_test} held out for evaluation", file=sys.stderr)
+    documents = topics_command.TrainingDocuments.of(corpus, rows, passages=bool(record.get(PASSAGE_WORDS_KEY)))
+    warning = topics_command.long_documents_hint(run.model, train, documents)
+    if warning:
+        print(warning, file=sys.stderr)
     completed = _follow(run, args.no_progress)
     if getattr(run.trainer, "cluster", None) is not None:
         run.trainer.cluster.close()  # the client made for --dask (and its LocalCluster)
@@ -759,7 +781,9 @@ def _fit(args: argparse.Namespace) -> int:
                       extra=extra, vectorizer=getattr(corpus, "vectorizer", None))
     print(f"{snap.reason or snap.status}; {snap.t} updates, {snap.docs_seen} documents, "
           f"{snap.seconds:.1f} s of training; model saved to {path}", file=sys.stderr)
-    for line in topics_command.summary(quality, n_reference):
+    # the documents some topics take most of their words from, when one is long enough to fill a topic
+    quality = topics_command.with_main_documents(quality, run.model, train, documents)
+    for line in topics_command.summary(quality, n_reference, documents):
         print(line, file=sys.stderr)
     hint = topics_command.short_documents_hint(run.model, train)
     if hint:

@@ -546,7 +546,9 @@ def _leave_out(ids: tuple[str, ...], titles: tuple[str, ...], texts: list[str], 
     unknown = sorted(named.difference(ids))
     if unknown:
         shown = ", ".join(repr(d) for d in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-        raise ValueError(f"leave_out names {len(unknown)} id(s) of no document: {shown}; name documents by their ids")
+        raise ValueError(f"leave_out names {len(unknown)} id(s) of no document: {shown}; a document's id is its "
+                         "file's path in the folder or archive read ('notes/a.txt'), a table row's number ('1' for "
+                         "the first row) or the id given with its text")
     if named.issuperset(ids):
         raise EmptyCorpusError(f"leave_out names all {len(ids)} documents; leave at least one in")
     keep = [d for d, doc_id in enumerate(ids) if doc_id not in named]

@@ -14,15 +14,22 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import shlex
+from typing import NamedTuple
 
 import numpy as np
 
+from engine.data.passages import passage_documents
 from engine.inference.coherence import CoherenceReference
 from engine.inference.quality import (
     COHERENCE_TOP_WORDS,
     INCOHERENT_NPMI,
+    ONE_DOCUMENT_MIN_DOCUMENTS,
+    ONE_DOCUMENT_SHARE,
     SHORT_DOCUMENT_WORDS,
     TopicQuality,
+    long_documents,
+    main_documents,
     topic_quality,
 )
 from engine.io.model_files import load_model
@@ -32,6 +39,8 @@ __all__: list[str] = []  # engine.cli's fit and topics commands use these; nothi
 
 EXTRA_KEY = "coherence"  # the model file's extra value holding what fit measured
 _LISTED = 8  # topics named per flag in fit's summary
+_ONE_DOCUMENT_FLAG = (f"take {ONE_DOCUMENT_SHARE:.0%} or more of their words from one document, which they describe "
+                      "rather than a theme the documents share")
 
 
 # ------------------------------------------------------------------------- fit
@@ -48,8 +57,9 @@ def stored(quality: TopicQuality, model, n_docs: int) -> dict:
             "values": [float(value) for value in quality.coherence]}
 
 
-def summary(quality: TopicQuality, n_docs: int) -> list[str]:
-    """fit's lines about the topics: live ones, coherence, and the topics worth a second look."""
+def summary(quality: TopicQuality, n_docs: int, documents: TrainingDocuments | None = None) -> list[str]:
+    """fit's lines about the topics: live ones, coherence, and the topics worth a second look (with the training
+    ``documents``, the ones some topics take most of their words from)."""
     kind = "topics in use (at least 1% of the words)" if quality.hdp else "topics live (at least a quarter of " \
         "an even share of the words)"
     lines = [f"topics: {quality.n_live} of {quality.n_topics} {kind}"]
@@ -62,9 +72,93 @@ def summary(quality: TopicQuality, n_docs: int) -> list[str]:
                      f"{_npmi(quality.coherence[lowest])} (topic {lowest})")
     for flag, topics in _flagged(quality).items():
         lines.append(f"  {flag}: {_topic_list(topics)}")
+        if flag == _ONE_DOCUMENT_FLAG and documents is not None:
+            lines.extend(one_document_lines(quality, documents))
     if len(lines) > 2:
         lines.append("'topics MODEL' shows each topic's words and warnings")
     return lines
+
+
+class TrainingDocuments(NamedTuple):
+    """fit's training documents as the user named them: each row's document (its passages counted as one), and
+    those documents' ids and titles."""
+
+    groups: np.ndarray
+    ids: list[str]
+    titles: list[str]
+
+    @classmethod
+    def of(cls, corpus, rows: np.ndarray, passages: bool) -> TrainingDocuments:
+        """The documents of ``corpus``'s ``rows`` (the training rows); ``passages``: its documents were cut."""
+        ids = [corpus.doc_ids[r] for r in rows]
+        titles = [corpus.titles[r] for r in rows]
+        if not passages:
+            return cls(np.arange(len(ids)), ids, titles)
+        groups, roots, names = passage_documents(ids, titles)
+        return cls(np.asarray(groups, dtype=np.intp), roots, names)
+
+
+def long_documents_hint(model, train, documents: TrainingDocuments) -> str | None:
+    """Before an LDA run: a line naming the training documents long enough to fill one of its K topics on their
+    own (``engine.long_documents``) and how to leave them out, else None."""
+    if not isinstance(model, LDA) or len(documents.ids) < ONE_DOCUMENT_MIN_DOCUMENTS:
+        return None
+    found, shares = long_documents(_lengths(train), model.n_topics, documents.groups)
+    if found.size == 0:
+        return None
+    named = ", ".join(f"{_quoted(documents.titles[d])} ({share:.0%})" for d, share in
+                      zip(found[:_LISTED], shares[:_LISTED], strict=True))
+    more = f" and {found.size - _LISTED} more" if found.size > _LISTED else ""
+    one = found.size == 1
+    return (f"warning: {found.size} training document{' holds' if one else 's hold'} at least "
+            f"{ONE_DOCUMENT_SHARE / model.n_topics:.1%} of the words, half of what one of {model.n_topics} topics "
+            f"holds on average: {named}{more}; {'it' if one else 'each'} may fill topics of its own; "
+            f"{_leave_out_flags([documents.ids[d] for d in found])} trains without {'it' if one else 'them'}")
+
+
+def with_main_documents(quality: TopicQuality, model, train, documents: TrainingDocuments) -> TopicQuality:
+    """``quality`` with each topic's main training document (``engine.main_documents``) when one of the documents is
+    long enough to fill one of its live topics (``engine.long_documents``), as it is otherwise.
+
+    Only then does fit make the pass over the training documents that finds the topics' documents; on eight
+    ordinary collections none was that long at K = 20 (benchmarks/RESULTS.md, runs 75 and 76).
+    """
+    lengths = _lengths(train)
+    n_live = quality.n_live if quality.hdp else quality.n_topics
+    if n_live == 0 or len(documents.ids) < ONE_DOCUMENT_MIN_DOCUMENTS or \
+            long_documents(lengths, n_live, documents.groups)[0].size == 0:
+        return quality
+    main, share = main_documents(model.transform(train), lengths, documents.groups)
+    return dataclasses.replace(quality, main_document=main, main_share=share)
+
+
+def one_document_lines(quality: TopicQuality, documents: TrainingDocuments) -> list[str]:
+    """fit's lines naming the documents some topics take most of their words from, and how to leave them out."""
+    flagged = np.flatnonzero(quality.one_document)
+    if flagged.size == 0:
+        return []
+    found = sorted({int(quality.main_document[k]) for k in flagged},
+                   key=lambda d: -int((quality.main_document[flagged] == d).sum()))
+    counts = [int((quality.main_document[flagged] == d).sum()) for d in found]
+    named = ", ".join(f"{_quoted(documents.titles[d])} ({n} topic{'s' if n > 1 else ''})"
+                      for d, n in zip(found[:_LISTED], counts, strict=False))
+    more = f" and {len(found) - _LISTED} more" if len(found) > _LISTED else ""
+    one = len(found) == 1
+    return [f"  {'the document' if one else 'the documents'} they come from: {named}{more}; "
+            f"{_leave_out_flags([documents.ids[d] for d in found])} trains without {'it' if one else 'them'}"]
+
+
+def _lengths(train) -> np.ndarray:
+    return np.asarray(train.sum(axis=1), dtype=np.float64).ravel()
+
+
+def _quoted(title: str) -> str:
+    return repr(title) if any(c in title for c in "'\"\n\r\t") else f"'{title}'"
+
+
+def _leave_out_flags(ids: list[str]) -> str:
+    flags = " ".join(f"--leave-out {shlex.quote(doc_id)}" for doc_id in ids[:_LISTED])
+    return flags + (" ..." if len(ids) > _LISTED else "")
 
 
 def short_documents_hint(model, train) -> str | None:
@@ -90,6 +184,7 @@ def _flagged(quality: TopicQuality) -> dict[str, np.ndarray]:
         "repeat the collection's overall word use, not a theme": quality.general & shown,
         "the same as a lower-numbered topic (the documents hold fewer distinct topics)": quality.copies & shown,
         f"top words rarely appear together (NPMI below {INCOHERENT_NPMI:.0f})": quality.incoherent & shown,
+        _ONE_DOCUMENT_FLAG: quality.one_document,
     }
     return {flag: np.flatnonzero(which) for flag, which in found.items() if which.any()}
 

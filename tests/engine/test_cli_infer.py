@@ -434,3 +434,49 @@ def test_fit_reads_each_repeated_document_once_unless_asked_and_a_resumed_run_as
     assert main(["fit", str(table), "--no-progress", "--max-df", "1.0", "--out", str(out), "--epochs", "2",
                  "--resume", str(checkpoint)]) == 0
     assert f"corpus: {len(texts)} documents" in capsys.readouterr().err
+
+
+NOTES = ["The planet orbits a distant star; the rocket launch was delayed by the comet.",
+         "Bake the bread in a hot oven with butter, flour and a pinch of salt.",
+         "The team scored a late goal and the coach praised the players after the match.",
+         "Voters elected a new mayor and the council passed the city budget.",
+         "The river flooded the valley after a week of heavy rain and storms.",
+         "Doctors tested a vaccine and the hospital opened a new clinic."]
+
+
+def _notes_with_a_long_one(folder: Path) -> Path:
+    """36 notes of three sample sentences each, and long.txt repeating two of them 80 times (about 60 % of the
+    words)."""
+    folder.mkdir()
+    for a in range(6):
+        for b in range(6):
+            (folder / f"n{a}{b}.txt").write_text(f"{NOTES[a]} {NOTES[b]} {NOTES[(a + b) % 6]}", encoding="utf-8")
+    (folder / "long.txt").write_text(" ".join([NOTES[0], NOTES[3]] * 80), encoding="utf-8")
+    return folder
+
+
+def test_fit_names_a_document_long_enough_to_fill_topics_and_leaves_it_out_when_asked(tmp_path, capsys):
+    notes = _notes_with_a_long_one(tmp_path / "notes")
+    out, checkpoint = tmp_path / "m.npz", tmp_path / "ck.npz"
+    common = ["--topics", "5", "--no-progress", "--test-docs", "0", "--out", str(out), "--epochs", "20"]
+    assert main(["fit", str(notes), *common]) == 0
+    err = capsys.readouterr().err
+    assert ("warning: 1 training document holds at least 10.0% of the words, half of what one of 5 topics holds on "
+            "average: 'long' (") in err
+    assert "it may fill topics of its own; --leave-out long.txt trains without it" in err
+    flagged = re.search(r"take 50% or more of their words from one document, which they describe rather than a "
+                        r"theme the documents share: topics? ([\d, ]+)\n  the document they come from: 'long' "
+                        r"\((\d+) topics?\); --leave-out long.txt trains without it\n", err)
+    assert flagged is not None, err
+    assert len(flagged.group(1).split(", ")) == int(flagged.group(2)) >= 1
+    assert main(["fit", str(notes), *common, "--leave-out", "long.txt", "--checkpoint", str(checkpoint)]) == 0
+    err = capsys.readouterr().err
+    assert "corpus: 36 documents" in err and "; 1 document left out (--leave-out)" in err
+    assert "warning:" not in err and "from one document" not in err
+    assert load_model(out).extra["cli"]["leave_out"] == ["long.txt"]
+    assert main(["fit", str(notes), "--no-progress", "--out", str(out), "--epochs", "21", "--resume",
+                 str(checkpoint)]) == 0
+    assert "; 1 document left out (--leave-out)" in capsys.readouterr().err  # the documents it trained on
+    assert main(["fit", str(notes), *common, "--leave-out", "n00.txt", "--leave-out", "gone.txt"]) == 2
+    assert ("--leave-out names 1 id(s) of no document: 'gone.txt'; a document's id is its file's path in the folder "
+            "or archive read") in capsys.readouterr().err
