@@ -542,7 +542,7 @@ def long_documents_note(found: list[LongDocument], n_topics: int) -> str | None:
             f"{formatting.percent(1 / n_topics, 2)} of the words on average, so "
             f"{'this document is' if one else 'each of them is'} long enough to fill topics of its own, which would "
             "describe it rather than themes the documents share. If the other documents' themes are what you want, "
-            f"leave {'it' if one else 'them'} out below.")
+            f"leave {'it' if one else 'them'} out with the button below.")
 
 
 def passages_note(corpus: Corpus) -> str:

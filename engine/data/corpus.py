@@ -31,7 +31,7 @@ from engine.data import messages as messages_module
 from engine.data.boilerplate import _find_and_remove
 from engine.data.copies import find_copies, find_text_copies
 from engine.data.language import AUTO_LANGUAGE, guess_language
-from engine.data.passages import _passage_columns
+from engine.data.passages import _passage_columns, passage_of
 from engine.data.phrases import find_phrases
 from engine.data.text import RawDocument, SkippedFile
 from engine.data.vectorizer import TOKEN_PATTERN, Vectorizer, _flag, token_pattern_for
@@ -441,19 +441,25 @@ class Corpus:
         ids = _strings([str(d) for d in range(len(texts))] if ids is None else ids, "ids", len(texts))
         titles = ids if titles is None else _strings(titles, "titles", len(texts))
         _strings(texts, "texts", len(texts))
-        ids, titles, texts, left_out = _leave_out(ids, titles, texts, leave_out)
+        named = _leave_out_names(ids, leave_out)
+        left_out = [DroppedDocument(ids[d], titles[d], LEFT_OUT_REASON) for d in range(len(ids)) if ids[d] in named]
+        originals = set(ids)
         if passage_words is not None:
             words = check_int("passage_words", passage_words, 1)
             ids, titles, texts = _passage_columns(ids, titles, texts, words)
+        # the rows of the documents left out (all the passages of one cut): read for copies of them, nothing else
+        named_row = np.array([doc_id in named or (doc_id not in originals and passage_of(doc_id) in named)
+                              for doc_id in ids], dtype=bool)
         messages = _markup_choice(strip_messages, texts, "strip_messages")
         readable = [messages_module.message_text(text) for text in texts] if messages else texts
         markup = _markup_choice(strip_markup, readable)
         readable = [markup_module.strip_markup(text) for text in readable] if markup else readable
         boilerplate, readable = _boilerplate_choice(strip_boilerplate, readable)
         # a copy of a text read before (the same words in the same order, as read) is left out before anything is
-        # learned from the texts: the collection is read as if it held each text once
+        # learned from the texts: the collection is read as if it held each text once; a copy of a document left
+        # out goes with it
         first = np.arange(len(texts)) if keep_copies else find_text_copies(readable)
-        distinct = [readable[d] for d in range(len(texts)) if first[d] == d]
+        distinct = [readable[d] for d in range(len(texts)) if first[d] == d and not named_row[d]]
         if token_pattern is None:
             token_pattern = token_pattern_for(distinct)
         if isinstance(stop_words, str) and stop_words.strip().lower() == AUTO_LANGUAGE:
@@ -472,18 +478,23 @@ class Corpus:
                                  settings=reading)
         if len(set(ids)) != len(ids):
             raise ValueError("ids must be unique")
-        kept = [d for d, text in enumerate(texts) if text.strip() and first[d] == d]
+        kept = [d for d, text in enumerate(texts) if text.strip() and first[d] == d and not named_row[d]]
+        if not kept and named:
+            raise EmptyCorpusError(f"leave_out leaves no document with text (the {len(named)} named and their "
+                                   "copies are all the others); leave more documents in")
         if not kept:
             raise EmptyCorpusError(f"all {len(texts)} documents are empty; provide documents with text")
         matrix = _fit(vectorizer, [readable[d] for d in kept], min_df, max_df)
         lengths = np.diff(matrix.indptr)
-        reasons = {d: _EMPTY_TEXT for d in range(len(texts)) if not texts[d].strip()}
+        reasons = {d: _EMPTY_TEXT for d in range(len(texts)) if not texts[d].strip() and not named_row[d]}
         reasons.update((d, _NO_WORDS) for d, n in zip(kept, lengths, strict=True) if n == 0)
         # a copy of a text left without words has none either; the others are listed as copies
-        reasons.update((d, reasons[first[d]]) for d in range(len(texts)) if first[d] != d and first[d] in reasons)
+        reasons.update((d, reasons[first[d]]) for d in range(len(texts))
+                       if first[d] != d and first[d] in reasons and not named_row[d])
         dropped = [DroppedDocument(ids[d], titles[d], reasons[d]) if d in reasons else
                    DroppedDocument(ids[d], titles[d], _copy_reason(titles[first[d]], "in the same order"),
-                                   ids[first[d]]) for d in range(len(texts)) if d in reasons or first[d] != d]
+                                   ids[first[d]]) for d in range(len(texts))
+                   if not named_row[d] and (d in reasons or first[d] != d)]
         rows = np.flatnonzero(lengths)
         pick = [kept[r] for r in rows]
         return cls(matrix[rows], tuple(vectorizer.get_feature_names_out().tolist()),
@@ -534,26 +545,21 @@ class Corpus:
             raise CorpusFormatError(f"{str(folder)!r} holds an inconsistent corpus ({exc}); save it again") from None
 
 
-def _leave_out(ids: tuple[str, ...], titles: tuple[str, ...], texts: list[str], leave_out: Iterable[str]
-               ) -> tuple[tuple[str, ...], tuple[str, ...], list[str], list[DroppedDocument]]:
-    """The ids, titles and texts without the documents ``leave_out`` names, and those documents as dropped."""
+def _leave_out_names(ids: tuple[str, ...], leave_out: Iterable[str]) -> set[str]:
+    """The ids ``leave_out`` names, each checked to be a document's, not all of them."""
     if isinstance(leave_out, str):
         raise TypeError("leave_out must be an iterable of document ids, not one string")
     leave_out = tuple(leave_out)
     named = set(_strings(leave_out, "leave_out", len(leave_out)))
-    if not named:
-        return ids, titles, texts, []
     unknown = sorted(named.difference(ids))
     if unknown:
         shown = ", ".join(repr(d) for d in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         raise ValueError(f"leave_out names {len(unknown)} id(s) of no document: {shown}; a document's id is its "
                          "file's path in the folder or archive read ('notes/a.txt'), a table row's number ('1' for "
                          "the first row) or the id given with its text")
-    if named.issuperset(ids):
+    if named and named.issuperset(ids):
         raise EmptyCorpusError(f"leave_out names all {len(ids)} documents; leave at least one in")
-    keep = [d for d, doc_id in enumerate(ids) if doc_id not in named]
-    left_out = [DroppedDocument(ids[d], titles[d], LEFT_OUT_REASON) for d, doc_id in enumerate(ids) if doc_id in named]
-    return tuple(ids[d] for d in keep), tuple(titles[d] for d in keep), [texts[d] for d in keep], left_out
+    return named
 
 
 def _copy_reason(title: str, how: str) -> str:

@@ -99,6 +99,11 @@ def _passage_columns(ids: Iterable[str], titles: Iterable[str], texts: Iterable[
     return [p.doc_id for p in passages], [p.title for p in passages], [p.text for p in passages]
 
 
+def passage_of(doc_id: str) -> str:
+    """The id of the document a passage's id names ("speech.txt#3" -> "speech.txt"); other ids as they are."""
+    return _PASSAGE_ID.sub("", doc_id)
+
+
 def passage_documents(doc_ids: Iterable[str], titles: Iterable[str]) -> tuple[list[int], list[str], list[str]]:
     """The document each passage was cut from, by the ids :func:`split_passages` gives: (groups, ids, titles).
 
@@ -118,7 +123,7 @@ def passage_documents(doc_ids: Iterable[str], titles: Iterable[str]) -> tuple[li
     names: list[str] = []
     seen: dict[str, int] = {}
     for doc_id, title in zip(doc_ids, titles, strict=True):
-        root = _PASSAGE_ID.sub("", doc_id)
+        root = passage_of(doc_id)
         if root not in seen:
             seen[root] = len(roots)
             roots.append(root)

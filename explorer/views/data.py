@@ -336,12 +336,13 @@ with right:
         st.success("No document became empty.", icon=icons.DONE)
     if corpus.copies:
         st.markdown(f"**{formatting.plural(len(corpus.copies), 'copy', 'copies')} left out**")
-        titles = dict(zip(corpus.doc_ids, corpus.titles, strict=True))
+        titles = dict(zip(corpus.doc_ids, corpus.titles, strict=True)) | {d.doc_id: d.title for d in corpus.left_out}
         st.dataframe(pd.DataFrame([(d.title, titles.get(d.copy_of, d.copy_of)) for d in corpus.copies],
                                   columns=["Document", "The same words as"]), hide_index=True, height=240)
     if corpus.left_out:
         st.markdown(f"**{formatting.plural(len(corpus.left_out), 'document')} left out**")
-        st.dataframe(pd.DataFrame({"Document": [d.title for d in corpus.left_out]}), hide_index=True, height=160)
+        st.dataframe(pd.DataFrame({"Document": [d.title for d in corpus.left_out]}), hide_index=True,
+                     height=min(240, 35 * (len(corpus.left_out) + 1) + 3))  # no blank rows under a short list
     if corpus.skipped:
         st.markdown(f"**{formatting.plural(len(corpus.skipped), 'file')} skipped**")
         if len(corpus.skipped) <= SKIPPED_LISTED:  # a few reasons in full: each says what to do

@@ -203,3 +203,17 @@ def test_leave_out_refuses_ids_of_no_document_and_leaving_nothing():
         Corpus.from_texts(texts, leave_out="0")
     with pytest.raises(TypeError, match="leave_out must be strings"):
         Corpus.from_texts(texts, leave_out=[0])
+
+
+def test_a_document_left_out_takes_its_copies_with_it():
+    """Leaving out a text that two others repeat leaves those copies out too (listed as copies of it), instead of
+    keeping the next copy in its place; a left-out copy of a kept text is listed as left out."""
+    texts = ["the lighthouse keeper rows home", "bees make honey in summer", "The lighthouse keeper rows home!",
+             "boats at sea in summer", "the lighthouse keeper, rows home", "Bees make honey in summer."]
+    kept = Corpus.from_texts(texts, keep_copies=False, leave_out=["0", "5"])
+    assert kept.doc_ids == ("1", "3")
+    assert [d.doc_id for d in kept.left_out] == ["0", "5"]
+    assert [(d.doc_id, d.copy_of) for d in kept.copies] == [("2", "0"), ("4", "0")]
+    assert "lighthouse" not in kept.vocabulary
+    every = Corpus.from_texts(texts, leave_out=["0"])  # copies kept: only the text named goes
+    assert every.doc_ids == ("1", "2", "3", "4", "5") and every.copies == ()
