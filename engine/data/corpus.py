@@ -420,10 +420,11 @@ class Corpus:
             without words is listed as that text is).  True (the default) keeps every
             document; the app and the command line leave copies out.
         leave_out : iterable of str
-            Ids of documents to leave out, before anything is learned from the texts (as
-            copies are): a very long document among short ones, whose words would otherwise
-            fill topics of their own (:func:`engine.long_documents`).  Each is listed in
-            :attr:`dropped` with the reason :data:`LEFT_OUT_REASON` (:attr:`left_out`); with
+            Ids of documents to leave out, with their copies, before the vocabulary, the
+            stop-word language, phrases and word forms are learned (as copies are): a very
+            long document among short ones, whose words would otherwise fill topics of their
+            own (:func:`engine.long_documents`).  Each is listed in :attr:`dropped` with the
+            reason :data:`LEFT_OUT_REASON` (:attr:`left_out`), its copies as copies of it; with
             ``passage_words`` an id names a text before it is cut, and all its passages go.
             An id that names no document raises ValueError.
 
