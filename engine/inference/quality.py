@@ -246,9 +246,8 @@ def long_documents(lengths, n_topics: int, groups=None) -> tuple[np.ndarray, np.
     A topic explains 1 / ``n_topics`` of the words on average; a document holding at least
     ``ONE_DOCUMENT_SHARE`` of that, a share ``ONE_DOCUMENT_SHARE / n_topics`` of all the
     words, can give such a topic half of its words by itself: the topics :func:`main_documents`
-    flags after training.  On eight ordinary collections the longest document held at most
-    0.7 % of the words and no topic was flagged; a collection where one file held 48 % had
-    most topics flagged (benchmarks/RESULTS.md, runs 75 and 76).
+    flags after training.  benchmarks/RESULTS.md run 76 checks the rule against the topics
+    flagged after training, on ordinary collections and on one that a single file dominates.
 
     Parameters
     ----------

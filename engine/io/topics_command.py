@@ -120,8 +120,8 @@ def with_main_documents(quality: TopicQuality, model, train, documents: Training
     """``quality`` with each topic's main training document (``engine.main_documents``) when one of the documents is
     long enough to fill one of its live topics (``engine.long_documents``), as it is otherwise.
 
-    Only then does fit make the pass over the training documents that finds the topics' documents; on eight
-    ordinary collections none was that long at K = 20 (benchmarks/RESULTS.md, runs 75 and 76).
+    Only then does fit make the pass over the training documents that finds the topics' documents, which the
+    rule rarely asks for on ordinary collections (benchmarks/RESULTS.md, run 76).
     """
     lengths = _lengths(train)
     n_live = quality.n_live if quality.hdp else quality.n_topics
