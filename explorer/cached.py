@@ -112,6 +112,20 @@ def searchable_texts(collection: Collection) -> tuple[str, ...] | None:
     return _searchable_texts(collection.key, collection)
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def long_documents(collection_key: str, n_topics: int, _collection: Collection) -> tuple[uploads.LongDocument, ...]:
+    """The documents long enough to fill one of ``n_topics`` topics (``uploads.long_documents_of``), once per
+    collection and K (read-only)."""
+    return tuple(uploads.long_documents_of(_collection.corpus, n_topics))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def longest_documents(collection_key: str, _collection: Collection) -> tuple[uploads.LongDocument, ...]:
+    """The documents the Data page offers to leave out (``uploads.longest_documents``), once per collection
+    (read-only)."""
+    return tuple(uploads.longest_documents(_collection.corpus))
+
+
 @st.cache_resource(show_spinner="Finding the repeated lines left out…", max_entries=4)
 def _boilerplate_report(collection_key: str, _collection: Collection) -> BoilerplateReport:
     return _collection.corpus.vectorizer.boilerplate_report(_collection.corpus.texts)

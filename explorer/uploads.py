@@ -529,7 +529,7 @@ def long_documents_of(corpus: Corpus, n_topics: int) -> list[LongDocument]:
 LONG_NAMED = 3  # long documents named in the Data page's warning
 
 
-def long_documents_note(found: list[LongDocument], n_topics: int) -> str | None:
+def long_documents_note(found: Sequence[LongDocument], n_topics: int) -> str | None:
     """The Data page's warning about documents long enough to fill topics of their own (None when there are none)."""
     if not found:
         return None

@@ -295,7 +295,8 @@ if corpus.copies:
                    f"{formatting.count(corpus.n_docs + len(corpus.dropped))} repeat an earlier document word for word "
                    "(the same words in the same order); the first of each is kept. They are listed under the preview.")
 left_out_ids = list(state.get(Keys.left_out) or [])
-titles = {d.doc_id: d.title for d in corpus.left_out} | {d.doc_id: d.title for d in uploads.longest_documents(corpus)}
+offered = cached.longest_documents(collection.key, collection)
+titles = {d.doc_id: d.title for d in corpus.left_out} | {d.doc_id: d.title for d in offered}
 with prep_box:
     st.multiselect(
         "Leave out documents", [*left_out_ids, *(d for d in titles if d not in left_out_ids)], key=Keys.left_out,
@@ -318,7 +319,7 @@ cols[2].metric("Words in all (tokens)", formatting.count(corpus.n_tokens))
 cols[3].metric("Documents that became empty", formatting.count(len(corpus.emptied)),
                help="Documents with no word left after preprocessing are left out of training; they are listed below.")
 n_topics = int(state.get(Keys.n_topics) or 10)
-long = [] if bag_of_words else uploads.long_documents_of(corpus, n_topics)
+long = [] if bag_of_words else cached.long_documents(collection.key, n_topics, collection)
 if long:
     st.warning(uploads.long_documents_note(long, n_topics), icon=icons.WARNING)
     st.button("Leave out this document" if len(long) == 1 else f"Leave out these {len(long)} documents",
