@@ -121,7 +121,7 @@ def _ensure_defaults() -> None:
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation, Keys.births: base.births,
         Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
-        Keys.step_size: base.step_size,
+        Keys.step_size: base.step_size, Keys.show_clouds: True,
         Keys.batch_size: base.batch_size, Keys.n_test: base.n_test, Keys.seed: 0, Keys.target_docs: base.target_docs,
         Keys.x_axis: charts.DEFAULT_X_AXIS, Keys.relevance: 0.6, Keys.n_words: 10, Keys.compare_seconds: 10,
         Keys.compare_kappa: base.kappa, Keys.compare_tau: base.tau, Keys.scheduler: default_scheduler(),

@@ -43,9 +43,7 @@ class Keys:
     leave_long_out, put_back = "data.leave_long_out", "data.put_back"  # buttons: leave the long ones out; undo all
     min_df, max_df, max_features = "data.min_df", "data.max_df", "data.max_features"
     # Train page
-    model = "train.model"
-    n_topics = "train.n_topics"
-    hdp_topics = "train.hdp_topics"
+    model, n_topics, hdp_topics = "train.model", "train.n_topics", "train.hdp_topics"
     doc_truncation, births = "train.doc_truncation", "train.births"  # the HDP's T; its topic splits on or off
     alpha = "train.alpha"
     eta, omega = "train.eta", "train.omega"
@@ -142,7 +140,8 @@ PREPROCESSING_KEYS = (Keys.stop_words, Keys.language, Keys.strip_accents, Keys.s
                       Keys.drop_copies, Keys.left_out, Keys.min_df, Keys.max_df, Keys.max_features)
 PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.sheet, Keys.text_column, Keys.title_column,
                    Keys.scheduler, *PREPROCESSING_KEYS, *TRAINING_KEYS, Keys.x_axis, Keys.overlay, Keys.current_run,
-                   Keys.relevance, Keys.n_words, Keys.search, Keys.compare_seconds, Keys.compare_kappa,
+                   Keys.relevance, Keys.n_words, Keys.show_clouds, Keys.match_run, Keys.search, Keys.document,
+                   Keys.topic, Keys.time_column, Keys.time_top_n, Keys.compare_seconds, Keys.compare_kappa,
                    Keys.compare_tau)  # widget values that survive a visit to another page
 
 

@@ -92,6 +92,8 @@ with tab_document:
                 st.html(highlight.coloured_words(words, word_topic, charts.topic_color, lambda k: labels[k]))
 
 with tab_topic:
+    if state.get(Keys.topic) not in range(model.n_topics):  # first visit, or a run with fewer topics
+        state.put(Keys.topic, 0)
     topic = st.selectbox("Topic", range(model.n_topics), key=Keys.topic, format_func=lambda k: labels[k],
                          help="The documents in which this topic takes the largest share.")
     rows, shares = top_documents(theta, topic, 20)

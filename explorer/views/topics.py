@@ -25,9 +25,9 @@ default_shown = min(n_topics, 20 if record.settings.model == "LDA" else 30)
 right.number_input("Topics to show", 1, n_topics, value=default_shown, step=1, key=Keys.n_shown(record.run_id),
                    help="Cards are ordered by how much of the collection each topic explains.")
 clouds_column, match_column = st.columns([1, 2])
-show_clouds = clouds_column.toggle("Show word clouds", value=True, key=Keys.show_clouds,
+show_clouds = clouds_column.toggle("Show word clouds", key=Keys.show_clouds,
                                    help="A word cloud per topic, beside its bar chart (redrawn every few seconds "
-                                        "while training).")
+                                   "while training).")
 others = {r.run_id: r for r in session.runs() if r.run_id != record.run_id and r.model() is not None}
 if state.get(Keys.match_run) not in others:
     state.put(Keys.match_run, None)

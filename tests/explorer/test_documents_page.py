@@ -170,3 +170,27 @@ def test_web_pages_are_shown_as_their_text(app_path):
     assert any("No document contains" in w.value for w in at.warning)
     at.text_input(key=Keys.search).input("oven").run()  # in the text of 5 of the 30 pages
     assert any(c.value.startswith("5 documents found") for c in at.caption)
+
+
+def test_the_document_topic_and_clouds_chosen_survive_a_visit_to_another_page(app_path):
+    """Streamlit drops the values of widgets a page does not draw: the Documents page's document and topic and the
+    Topics page's word-cloud switch are kept while the user looks at another page."""
+    at, _ = _documents_page(app_path)
+    at.selectbox(key=Keys.document).set_value(3).run()
+    at.selectbox(key=Keys.topic).set_value(2).run()
+    assert not at.exception, at.exception
+    at.switch_page("views/topics.py")
+    at.run()
+    at.toggle(key=Keys.show_clouds).set_value(False).run()
+    assert not at.exception, at.exception
+    at.switch_page("views/train.py")
+    at.run()
+    at.switch_page("views/documents.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key=Keys.document).value == 3 and at.selectbox(key=Keys.topic).value == 2
+    at.switch_page("views/topics.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert at.toggle(key=Keys.show_clouds).value is False
+    assert not at.warning  # no "created with a default value but also set through Session State"
