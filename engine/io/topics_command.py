@@ -153,11 +153,15 @@ def _lengths(train) -> np.ndarray:
 
 
 def _quoted(title: str) -> str:
-    return repr(title) if any(c in title for c in "'\"\n\r\t") else f"'{title}'"
+    """A title in quotes, escaped (``repr``) if it holds a quote or a character that is not printable (a line break,
+    a terminal's escape sequence)."""
+    return repr(title) if not title.isprintable() or any(c in title for c in "'\"") else f"'{title}'"
 
 
 def _leave_out_flags(ids: list[str]) -> str:
-    flags = " ".join(f"--leave-out {shlex.quote(doc_id)}" for doc_id in ids[:_LISTED])
+    """The --leave-out flags of ``ids``, quoted for a shell (an id that is not printable escaped, ``repr``)."""
+    flags = " ".join(f"--leave-out {shlex.quote(doc_id) if doc_id.isprintable() else repr(doc_id)}"
+                     for doc_id in ids[:_LISTED])
     return flags + (" ..." if len(ids) > _LISTED else "")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import re
 from pathlib import Path
@@ -480,3 +481,20 @@ def test_fit_names_a_document_long_enough_to_fill_topics_and_leaves_it_out_when_
     assert main(["fit", str(notes), *common, "--leave-out", "n00.txt", "--leave-out", "gone.txt"]) == 2
     assert ("--leave-out names 1 id(s) of no document: 'gone.txt'; a document's id is its file's path in the folder "
             "or archive read") in capsys.readouterr().err
+
+
+def test_fit_prints_hostile_titles_and_ids_escaped():
+    """A title or id holding a terminal escape sequence or a line break is printed escaped; an id with a space is
+    quoted for the shell, so the printed --leave-out flag can be pasted back."""
+    from engine.io import topics_command
+
+    documents = topics_command.TrainingDocuments(np.arange(3), ["a b.txt", "x\x1b[2J.txt", "c.txt"],
+                                                 ["Long one", "evil\x1b[2J\nline", "it's"])
+    quality = dataclasses.replace(
+        engine.TopicQuality(np.array([0.5, 0.3, 0.2]), np.array([True, True, True]), None, False),
+        main_document=np.array([0, 1, 2]), main_share=np.array([0.9, 0.8, 0.7]))
+    lines = topics_command.one_document_lines(quality, documents)
+    assert len(lines) == 1 and "\x1b" not in lines[0] and "\n" not in lines[0]
+    assert "'Long one' (1 topic)" in lines[0] and "'evil\\x1b[2J\\nline' (1 topic)" in lines[0]
+    assert '"it\'s" (1 topic)' in lines[0]
+    assert "--leave-out 'a b.txt' --leave-out 'x\\x1b[2J.txt' --leave-out c.txt trains without them" in lines[0]
