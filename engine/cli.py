@@ -519,7 +519,7 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
     print(message, file=sys.stderr)
     unreadable = [entry for entry in skipped if is_document_file(entry.name)]  # why says what to do
     for entry in unreadable[:SKIPPED_SHOWN]:
-        print(f"skipped {entry.name}: {entry.reason}", file=sys.stderr)
+        print(_printable(f"skipped {entry.name}: {entry.reason}"), file=sys.stderr)
     if len(unreadable) > SKIPPED_SHOWN:
         print(f"... and {len(unreadable) - SKIPPED_SHOWN} more PDF, Word, OpenDocument, EPUB or presentation files "
               "that could not be read", file=sys.stderr)
@@ -897,7 +897,12 @@ def main(argv: Sequence[str] | None = None, prog: str = "svi-topics") -> int:
         return 130
 
 
+def _printable(text: str) -> str:
+    """``text`` with each character a terminal would act on (a line break, an escape sequence) written escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _one_line(exc: BaseException) -> str:
     message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-    message = " ".join(message.split()) or type(exc).__name__
+    message = _printable(" ".join(message.split())) or type(exc).__name__
     return message if isinstance(exc, EngineError) else f"{type(exc).__name__}: {message}"

@@ -498,3 +498,17 @@ def test_fit_prints_hostile_titles_and_ids_escaped():
     assert "'Long one' (1 topic)" in lines[0] and "'evil\\x1b[2J\\nline' (1 topic)" in lines[0]
     assert '"it\'s" (1 topic)' in lines[0]
     assert "--leave-out 'a b.txt' --leave-out 'x\\x1b[2J.txt' --leave-out c.txt trains without them" in lines[0]
+
+
+def test_fit_prints_a_skipped_file_whose_name_holds_an_escape_sequence_escaped(tmp_path, capsys):
+    import zipfile
+
+    archive = tmp_path / "notes.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for i, note in enumerate(NOTES):
+            zipped.writestr(f"n{i}.txt", f"{note} {NOTES[(i + 1) % 6]}")
+        zipped.writestr("bad\x1b[2J.pdf", b"not a pdf at all")
+    assert main(["fit", str(archive), "--topics", "2", "--epochs", "1", "--test-docs", "0", "--no-progress",
+                 "--out", str(tmp_path / "m.npz")]) == 0
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "skipped bad\\x1b[2J.pdf: " in err
