@@ -641,8 +641,8 @@ def table_columns(source: TableSource, corpus: Corpus, text_column: str) -> dict
 def build_corpus(source: Source, preprocessing: Preprocessing, text_column: str | None = None,
                  title_column: str | None = None) -> Corpus:
     """Word counts of a source under the given preprocessing (bags of words are used as they are)."""
-    if isinstance(source, BagOfWordsSource):
-        return source.corpus
+    if isinstance(source, BagOfWordsSource):  # counted already: only the documents left out change
+        return source.corpus.without_documents(preprocessing.left_out)
     if isinstance(source, TableSource):
         if not text_column:
             raise UploadError("Choose the column that holds the text of each document.")

@@ -240,6 +240,22 @@ class Corpus:
         kept = self.subset(np.flatnonzero(first == np.arange(self.n_docs)))
         return dataclasses.replace(kept, dropped=self.dropped + left_out)
 
+    def without_documents(self, doc_ids: Iterable[str]) -> Corpus:
+        """The corpus without the documents of these ids, each listed in :attr:`dropped` (:attr:`left_out`).
+
+        For counts already made, such as a bag of words: the vocabulary stays as it is.  Text
+        is better left out by ``from_texts(leave_out=...)``, before the vocabulary is learned,
+        and with its copies.  An id of no document raises ValueError, leaving out every
+        document EmptyCorpusError; no id returns the corpus as it is.
+        """
+        named = _leave_out_names(self.doc_ids, doc_ids)
+        if not named:
+            return self
+        left_out = tuple(DroppedDocument(doc_id, title, LEFT_OUT_REASON)
+                         for doc_id, title in zip(self.doc_ids, self.titles, strict=True) if doc_id in named)
+        kept = self.subset([d for d, doc_id in enumerate(self.doc_ids) if doc_id not in named])
+        return dataclasses.replace(kept, dropped=left_out + self.dropped)
+
     def subset(self, indices: Sequence[int] | np.ndarray) -> Corpus:
         """Return the corpus of the given rows (same vocabulary, same ``dropped``)."""
         rows = np.asarray(indices, dtype=np.intp).reshape(-1)

@@ -141,7 +141,8 @@ st.subheader("Preprocessing")
 prep_box = st.container()
 with prep_box:
     if bag_of_words:
-        st.caption("This collection is a bag of words already: its counts are used as they are.")
+        st.caption("This collection is a bag of words already: its counts are used as they are (documents can still "
+                   "be left out below).")
     left, middle, right = st.columns(3)
     guess = cached.language_guess(source_id, text_column, source)
     left.selectbox("Language of the stop words", uploads.language_options(guess, state.get(Keys.language)),
@@ -300,11 +301,11 @@ titles = {d.doc_id: d.title for d in corpus.left_out} | {d.doc_id: d.title for d
 with prep_box:
     st.multiselect(
         "Leave out documents", [*left_out_ids, *(d for d in titles if d not in left_out_ids)], key=Keys.left_out,
-        format_func=lambda doc_id: titles.get(doc_id, doc_id), disabled=bag_of_words,
+        format_func=lambda doc_id: titles.get(doc_id, doc_id),
         placeholder=f"Choose among the {uploads.LEAVE_OUT_OFFERED} longest documents",
-        help="Documents to leave out before the words are counted, for example a very long one among short ones, "
-             "whose words would fill topics of their own. The longest documents are offered, longest first; those "
-             "left out are listed under the preview.")
+        help="Documents to leave out of training, for example a very long one among short ones, whose words would "
+             "fill topics of their own (text is left out before its words are counted, with its copies). The "
+             "longest documents are offered, longest first; those left out are listed under the preview.")
 if note is not None and note.level == "warning":  # named by the words the chosen list leaves in the vocabulary
     note = uploads.language_note(guess, language, corpus)
     with prep_box:
@@ -319,7 +320,7 @@ cols[2].metric("Words in all (tokens)", formatting.count(corpus.n_tokens))
 cols[3].metric("Documents that became empty", formatting.count(len(corpus.emptied)),
                help="Documents with no word left after preprocessing are left out of training; they are listed below.")
 n_topics = int(state.get(Keys.n_topics) or 10)
-long = [] if bag_of_words else cached.long_documents(collection.key, n_topics, collection)
+long = cached.long_documents(collection.key, n_topics, collection)
 if long:
     st.warning(uploads.long_documents_note(long, n_topics), icon=icons.WARNING)
     st.button("Leave out this document" if len(long) == 1 else f"Leave out these {len(long)} documents",

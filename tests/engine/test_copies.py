@@ -217,3 +217,18 @@ def test_a_document_left_out_takes_its_copies_with_it():
     assert "lighthouse" not in kept.vocabulary
     every = Corpus.from_texts(texts, leave_out=["0"])  # copies kept: only the text named goes
     assert every.doc_ids == ("1", "2", "3", "4", "5") and every.copies == ()
+
+
+def test_without_documents_leaves_rows_of_counts_out_and_lists_them():
+    counts = sp.csr_matrix(np.array([[3, 0, 1], [0, 2, 0], [40, 1, 9], [1, 1, 1]]))
+    corpus = Corpus.from_counts(counts, ["bee", "boat", "sea"], doc_ids=["a", "b", "c", "d"],
+                                titles=["A", "B", "C", "D"])
+    kept = corpus.without_documents(["c"])
+    assert kept.doc_ids == ("a", "b", "d") and kept.vocabulary == corpus.vocabulary
+    np.testing.assert_array_equal(kept.counts.toarray(), counts.toarray()[[0, 1, 3]])
+    assert kept.left_out == (engine.DroppedDocument("c", "C", engine.LEFT_OUT_REASON),) and kept.emptied == ()
+    assert corpus.without_documents([]) is corpus
+    with pytest.raises(ValueError, match="1 id\\(s\\) of no document: 'z'"):
+        corpus.without_documents(["z"])
+    with pytest.raises(engine.EmptyCorpusError, match="leave at least one in"):
+        corpus.without_documents(["a", "b", "c", "d"])

@@ -825,3 +825,31 @@ def test_lda_trains_with_the_engines_default_local_step(app_path):
     model = record.model()
     assert record.settings.local_update == "auto" and model.local_update == "auto"
     assert model.local_update == LDA().local_update and "CVB0" not in record.settings.label()
+
+
+def test_a_long_document_of_a_bag_of_words_is_named_and_left_out_too(app_path):
+    """UCI counts of 24 notes and one long one: counted already, so only the documents change; the long one is named
+    and leaves with one click, the vocabulary staying the file's."""
+    import tempfile
+    from pathlib import Path
+
+    from explorer.engine_api import Corpus
+    from tests.explorer.uploads_data import write_uci
+
+    texts = [f"{data.TEXTS[a]} {data.TEXTS[b]}" for a in range(6) for b in range(4)]
+    corpus = Corpus.from_texts([*texts, " ".join([data.TEXTS[0]] * 80)])
+    with tempfile.TemporaryDirectory() as folder:
+        counts, vocab = Path(folder) / "docword.notes.txt", Path(folder) / "vocab.txt"
+        write_uci(corpus, counts, vocab)
+        files = [(counts.name, counts.read_bytes()), (vocab.name, vocab.read_bytes())]
+    at = _app(app_path)
+    _upload(at, files)
+    assert not at.exception, at.exception
+    uploaded = _collection(at).corpus
+    assert uploaded.n_docs == 25 and any("large share of the words" in w.value for w in at.warning)
+    at.button(key=Keys.leave_long_out).click().run()
+    assert not at.exception, at.exception
+    kept = _collection(at).corpus
+    assert kept.n_docs == 24 and kept.vocabulary == uploaded.vocabulary and len(kept.left_out) == 1
+    assert kept.counts.sum() == uploaded.counts.sum() - uploaded.counts[-1].sum()
+    assert not any("large share of the words" in w.value for w in at.warning)
