@@ -67,7 +67,8 @@ class Collection:
     @classmethod
     def of(cls, corpus: Corpus, name: str, origin: str = "",
            columns: dict[str, tuple[str, ...]] | None = None) -> Collection:
-        return cls(corpus, name, fingerprint(corpus), origin, _aligned(columns or {}, corpus.n_docs))
+        aligned = _aligned(columns or {}, corpus.n_docs)
+        return cls(corpus, name, fingerprint(corpus, aligned), origin, aligned)
 
     def column(self, name: str) -> tuple[str, ...]:
         """The values of the table column ``name``, one per document (KeyError if not kept)."""
@@ -120,18 +121,27 @@ def _corpora_dir(workspace: Workspace | None = None) -> Path:
     return chosen.make(chosen.corpora)
 
 
-def fingerprint(corpus: Corpus) -> str:
-    """A short hash of a corpus's counts, vocabulary and document ids, and its preprocessing unless the default.
+def fingerprint(corpus: Corpus, columns: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> str:
+    """A short hash of everything a collection shows: its counts, vocabulary, document ids, titles and texts, its
+    table's other ``columns``, and its preprocessing unless the default.
 
-    Another stop-word language makes another collection even when no word changes (new
-    documents are counted with it); the default leaves the hash of older collections as it was.
+    The key names the collection in every cache shared across sessions (its texts, the
+    documents' topics) and in the workspace's stored collections, so two collections that
+    count the same words but read differently (other titles, other punctuation or numbers,
+    another title column) must not share it.  Another stop-word language makes another
+    collection even when no word changes (new documents are counted with it).  Stored
+    collections keep the key they were saved under.
     """
     digest = hashlib.sha256()
     counts = corpus.counts
     for array in (counts.indptr, counts.indices, counts.data):
         digest.update(array.tobytes())
-    digest.update("\x1f".join(corpus.vocabulary).encode())
-    digest.update("\x1f".join(corpus.doc_ids).encode())
+    for strings in (corpus.vocabulary, corpus.doc_ids, corpus.titles, corpus.texts or ()):
+        digest.update(len(strings).to_bytes(8, "little"))
+        for value in strings:  # each with its length: no two lists of strings hash alike
+            data = value.encode("utf-8", "surrogatepass")
+            digest.update(len(data).to_bytes(8, "little") + data)
+    digest.update(json.dumps([[name, list(values)] for name, values in columns]).encode())
     if corpus.vectorizer not in (None, Vectorizer()):
         digest.update(json.dumps(corpus.vectorizer.to_dict(), sort_keys=True).encode())
     return digest.hexdigest()[:16]

@@ -853,3 +853,16 @@ def test_a_long_document_of_a_bag_of_words_is_named_and_left_out_too(app_path):
     assert kept.n_docs == 24 and kept.vocabulary == uploaded.vocabulary and len(kept.left_out) == 1
     assert kept.counts.sum() == uploaded.counts.sum() - uploaded.counts[-1].sum()
     assert not any("large share of the words" in w.value for w in at.warning)
+
+
+def test_choosing_another_title_column_names_the_documents_by_it(app_path):
+    """The title column does not change the counts: the collection in use still follows it."""
+    at = _app(app_path)
+    rows = "".join(f'"{text}",A{i},B{i}\n' for i, text in enumerate(data.TEXTS))
+    _upload(at, [("notes.csv", ("text,first,second\n" + rows).encode())])
+    at.selectbox(key=Keys.title_column).set_value("first").run()
+    assert not at.exception, at.exception
+    assert _collection(at).corpus.titles[:2] == ("A0", "A1")
+    at.selectbox(key=Keys.title_column).set_value("second").run()
+    assert not at.exception, at.exception
+    assert _collection(at).corpus.titles[:2] == ("B0", "B1")

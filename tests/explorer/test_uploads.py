@@ -399,3 +399,20 @@ def test_long_documents_count_a_documents_passages_together_and_need_enough_docu
 def _distinct_words(n: int) -> list[str]:
     letters = "abcdefghijklmnopqrstuvwxyz"
     return [letters[i % 26] * 2 + letters[i // 26] for i in range(n)]
+
+
+def test_collections_that_count_the_same_words_but_read_differently_have_different_keys():
+    """Other titles, other numbers or punctuation (not counted as words) or another table column make another key: the
+    key names the collection in caches shared across sessions, which must never hand one user's text to another."""
+    texts = ["Account 12345 was closed.", "Bees make honey in summer meadows."]
+    base = engine.Corpus.from_texts(texts, ids=["a", "b"], titles=["A", "B"])
+    same = engine.Corpus.from_texts(list(texts), ids=["a", "b"], titles=["A", "B"])
+    other_numbers = engine.Corpus.from_texts(["Account 99999 was closed!", texts[1]], ids=["a", "b"],
+                                             titles=["A", "B"])
+    other_titles = engine.Corpus.from_texts(texts, ids=["a", "b"], titles=["X", "B"])
+    assert (other_numbers.counts != base.counts).nnz == 0 and other_numbers.vocabulary == base.vocabulary
+    keys = {storage.Collection.of(c, "n").key for c in (base, other_numbers, other_titles)}
+    assert len(keys) == 3 and storage.Collection.of(same, "another name").key == storage.Collection.of(base, "n").key
+    with_year = storage.Collection.of(base, "n", columns={"year": ("1990", "1991")}).key
+    other_year = storage.Collection.of(base, "n", columns={"year": ("1990", "1992")}).key
+    assert with_year not in keys and with_year != other_year
