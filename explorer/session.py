@@ -9,7 +9,7 @@ comes back within a grace period.
 
 from __future__ import annotations
 
-import time
+import uuid
 
 import streamlit as st
 
@@ -181,7 +181,7 @@ def use_source(new: Source | None, keep_choices: bool = False) -> None:
     if new is None:
         state.set_source(None)
         return
-    new_id = f"upload:{time.time_ns()}"
+    new_id = f"upload:{uuid.uuid4().hex}"  # names the source in caches shared by every session: never reused
     state.set_source((new_id, new))
     if keep_choices:
         return
