@@ -46,6 +46,7 @@ __all__ = [
     "main_documents_of",
     "mergeable",
     "one_document_note",
+    "one_documents",
     "topic_quality",
     "with_main_documents",
 ]
@@ -108,18 +109,21 @@ def duplicate_note(quality: TopicQuality | None) -> str | None:
 
 
 class MainDocuments(NamedTuple):
-    """The document giving each topic the most words, its share of the topic's words, and the documents' titles."""
+    """The document giving each topic the most words, its share of the topic's words, and the documents' titles and
+    ids (those "Leave out documents" names)."""
 
     main: np.ndarray
     share: np.ndarray
     titles: list[str]
+    ids: tuple[str, ...] = ()
 
 
 def main_documents_of(doc_topic: np.ndarray, corpus: Corpus) -> MainDocuments:
     """``engine.main_documents`` of the corpus's documents, the passages of a document cut into passages counted as
     that document, with the titles the indices name."""
-    groups, titles = uploads.document_groups(corpus)
-    return MainDocuments(*main_documents(doc_topic, np.asarray(corpus.counts.sum(axis=1)).ravel(), groups), titles)
+    groups, ids, titles = uploads.document_roots(corpus)
+    return MainDocuments(*main_documents(doc_topic, np.asarray(corpus.counts.sum(axis=1)).ravel(), groups), titles,
+                         tuple(ids))
 
 
 def with_main_documents(quality: TopicQuality, found: MainDocuments) -> TopicQuality:
@@ -133,13 +137,21 @@ def with_main_documents(quality: TopicQuality, found: MainDocuments) -> TopicQua
     return dataclasses.replace(quality, main_document=found.main, main_share=found.share)
 
 
+def one_documents(quality: TopicQuality | None) -> list[int]:
+    """The documents some topics take most of their words from, those giving the most topics first (ties by
+    document)."""
+    if quality is None or not quality.one_document.any():
+        return []
+    mains = quality.main_document[np.flatnonzero(quality.one_document)]
+    return sorted({int(d) for d in mains}, key=lambda d: (-int((mains == d).sum()), d))
+
+
 def one_document_note(quality: TopicQuality | None, titles: list[str] | None) -> str | None:
     """A plain-word note naming the documents that give some topics most of their words (None when none does)."""
     if quality is None or titles is None or not quality.one_document.any():
         return None
     flagged = np.flatnonzero(quality.one_document)
-    documents = sorted({int(quality.main_document[k]) for k in flagged},
-                       key=lambda d: -int((quality.main_document[flagged] == d).sum()))
+    documents = one_documents(quality)
     named = formatting.join_and([f"“{safe_text.markdown(titles[d])}”" for d in documents[:3]]
                                 + ([f"{len(documents) - 3} more"] if len(documents) > 3 else []))
     one, of = len(flagged) == 1, f"{quality.n_live} topics in use" if quality.hdp else f"{quality.n_topics} topics"

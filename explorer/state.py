@@ -69,6 +69,7 @@ class Keys:
     relevance = "topics.relevance"
     n_words, show_clouds = "topics.n_words", "topics.clouds"
     merge_copies, match_run, train_again = "topics.merge", "topics.match", "topics.again"  # copies; other run; seed
+    leave_flagged_out = "topics.leave_out"  # leaves the documents one-document topics come from out of new runs
     combine_make = "topics.combine_make"  # the "Combine runs" button; its choices are Keys.combine(...)
     alpha_chart, sticks_chart = "topics.alpha", "topics.sticks"
     intertopic_chart, intertopic_topic, intertopic_words = "topics.map", "topics.map_topic", "topics.map_words"

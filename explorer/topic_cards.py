@@ -193,6 +193,27 @@ def _hdp_weights(model, measured: quality.TopicQuality | None, labels: dict, ord
     right.altair_chart(charts.stick_weights_chart(sticks), width="stretch", key=Keys.sticks_chart)
 
 
+def _leave_out_button(documents, sources: quality.MainDocuments, measured: quality.TopicQuality) -> None:
+    """Under the note on one-document topics: leave those documents out of new runs, on the Data page.
+
+    Only when the run's documents are the collection new runs train on: the Data page leaves documents out of that.
+    """
+    current = state.collection()
+    if current is None or current.key != documents.key:
+        return
+    ids = [sources.ids[d] for d in quality.one_documents(measured) if 0 <= d < len(sources.ids)]
+    if not ids:
+        return
+    one = len(ids) == 1
+    if st.button("Leave this document out of new runs" if one else f"Leave these {len(ids)} documents out of new runs",
+                 key=Keys.leave_flagged_out, icon=icons.DATA,
+                 help="Opens the Data page with the document left out (“Leave out documents”), ready for a new run. "
+                      "This run keeps its documents."):
+        chosen = list(state.get(Keys.left_out) or [])
+        state.put(Keys.left_out, [*chosen, *(doc_id for doc_id in ids if doc_id not in chosen)])
+        st.switch_page("views/data.py")
+
+
 def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecord | None) -> None:
     model = record.model()
     if model is None:
@@ -210,12 +231,12 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecor
     if training:
         st.caption(f"Training… the cards follow the model (step {formatting.count(record.model_step)}).")
     measured = cached.run_quality(record)
-    titles, documents = None, session.collection_for(record)
+    titles, documents, sources = None, session.collection_for(record), None
     if measured is not None and not training and documents is not None:
         # which document gives each topic the most words: every document's topics, once per step (the
         # Documents page's), so not while the run trains
-        found = cached.main_documents(record.run_id, record.model_step, documents.key, model, documents.corpus)
-        measured, titles = quality.with_main_documents(measured, found), found.titles
+        sources = cached.main_documents(record.run_id, record.model_step, documents.key, model, documents.corpus)
+        measured, titles = quality.with_main_documents(measured, sources), sources.titles
     if record.settings.model == "HDP":
         _hdp_weights(model, measured, labels, order, weights)
     else:
@@ -230,6 +251,7 @@ def _panel(record: RunRecord, training: bool, show_clouds: bool, other: RunRecor
     one_document = quality.one_document_note(measured, titles)
     if one_document:
         st.info(one_document, icon=icons.INFO)
+        _leave_out_button(documents, sources, measured)
     intertopic.intertopic_map(cached.intertopic_points(record, model, labels), labels, frames, n_words)
     found = _comparison(record, other, measured)
     shown = int(state.get(Keys.n_shown(record.run_id), 20))

@@ -486,12 +486,13 @@ def title_note(source: Source) -> str | None:
 def document_groups(corpus: Corpus) -> tuple[np.ndarray, list[str]]:
     """The document each of the corpus's documents was cut from (0, 1, ... in order; a document not cut is its own),
     and those documents' titles (a passage's title without its " (n)")."""
-    groups, _, titles = _document_roots(corpus)
+    groups, _, titles = document_roots(corpus)
     return groups, titles
 
 
-def _document_roots(corpus: Corpus) -> tuple[np.ndarray, list[str], list[str]]:
-    """:func:`document_groups` and each group's id (the id of the document its passages were cut from)."""
+def document_roots(corpus: Corpus) -> tuple[np.ndarray, list[str], list[str]]:
+    """:func:`document_groups` with each group's id between: (groups, ids, titles), an id being the document's
+    before it was cut into passages (what "Leave out documents" names)."""
     groups, roots, titles = passage_documents(corpus.doc_ids, corpus.titles)
     return np.array(groups, dtype=np.intp), roots, titles
 
@@ -509,7 +510,7 @@ class LongDocument(NamedTuple):
 
 def longest_documents(corpus: Corpus, n: int = LEAVE_OUT_OFFERED) -> list[LongDocument]:
     """The ``n`` documents holding the most words, longest first (a document cut into passages counted whole)."""
-    groups, roots, titles = _document_roots(corpus)
+    groups, roots, titles = document_roots(corpus)
     words = np.bincount(groups, weights=np.asarray(corpus.counts.sum(axis=1)).ravel(), minlength=len(roots))
     order = np.lexsort((np.arange(len(roots)), -words))[:n]
     total = max(float(words.sum()), 1.0)
@@ -519,7 +520,7 @@ def longest_documents(corpus: Corpus, n: int = LEAVE_OUT_OFFERED) -> list[LongDo
 def long_documents_of(corpus: Corpus, n_topics: int) -> list[LongDocument]:
     """The documents long enough to fill a topic of their own among ``n_topics`` (``engine.long_documents``), when
     the collection holds at least ``engine.ONE_DOCUMENT_MIN_DOCUMENTS`` documents; longest first."""
-    groups, roots, titles = _document_roots(corpus)
+    groups, roots, titles = document_roots(corpus)
     if len(roots) < ONE_DOCUMENT_MIN_DOCUMENTS:  # a few long documents: topics are meant to come from within them
         return []
     found, shares = long_documents(np.asarray(corpus.counts.sum(axis=1)).ravel(), n_topics, groups)

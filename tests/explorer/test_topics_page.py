@@ -597,3 +597,47 @@ def test_a_topic_made_of_one_long_documents_words_is_flagged_with_its_title(app_
     assert not [w for k in (1, 2) for w in _card(at, k).warning if w.value.startswith("Mostly from one document")]
     [note] = [i.value for i in at.info if "from one document" in i.value]
     assert note.startswith(f"1 of the 3 topics takes its words mostly from one document ({escaped})")
+    # its documents are not the collection new runs train on (the sample is): nothing to leave them out of
+    assert not [b for b in at.button if b.key == Keys.leave_flagged_out]
+
+
+def test_the_documents_one_document_topics_come_from_are_left_out_of_new_runs_in_one_click(app_path):
+    """An uploaded collection in use, a stopped run whose first topic is one long file's words: the button under the
+    note opens the Data page with that file left out, and the collection in use no longer holds it."""
+    from tests.explorer.test_app import _upload
+    from tests.explorer.uploads_data import zip_upload
+
+    rng = np.random.default_rng(0)
+    words = ["axle", "bolt", "gasket", "hinge", "rivet", "sprocket", "valve", "washer"]
+    short = list(engine.make_synthetic_corpus(n_docs=60, n_topics=2, seed=1).texts())
+    short[0] += " " + " ".join(words)  # the long file's words in two other files too, so min_df keeps them
+    short[1] += " " + " ".join(words)
+    files = {f"notes/n{d:02d}.txt": text.encode() for d, text in enumerate(short)}
+    files["notes/parts.txt"] = " ".join(rng.choice(words, size=4000)).encode()
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.run()
+    _upload(at, zip_upload("notes.zip", files))
+    assert not at.exception, at.exception
+    collection = at.session_state[Keys.collection]
+    corpus = collection.corpus
+    long_row = corpus.titles.index("parts")
+    counts, vocabulary = corpus.counts, corpus.vocabulary
+    long_words = np.isin(vocabulary, words)
+    rest = np.asarray(counts.sum(axis=0)).ravel().astype(float) - np.asarray(counts[long_row].todense()).ravel()
+    model = LDA(n_topics=3, n_words=corpus.n_words, seed=0)
+    model.lambda_ = model.eta + np.vstack([np.asarray(counts[long_row].todense()).ravel() * long_words,
+                                           rest * (np.arange(corpus.n_words) % 2 == 0) * ~long_words,
+                                           rest * (np.arange(corpus.n_words) % 2 == 1) * ~long_words])
+    loaded = LoadedModel(model=model, vocabulary=vocabulary, trainer_state=None)
+    at.session_state[Keys.runs].add(runs.RunRecord("parts", "#1 parts", runs.RunSettings(n_topics=3, n_test=6, seed=0),
+                                                   collection, loaded=loaded, checkpointed=False))
+    at.switch_page("views/topics.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert any("from one document (“parts”)" in i.value for i in at.info)
+    at.button(key=Keys.leave_flagged_out).click().run()
+    assert not at.exception, at.exception
+    now = at.session_state[Keys.collection].corpus
+    assert "parts" not in now.titles and [d.title for d in now.left_out] == ["parts"]
+    assert now.n_docs == corpus.n_docs - 1
+    assert at.multiselect(key=Keys.left_out).value == [corpus.doc_ids[long_row]]  # the Data page, shown
