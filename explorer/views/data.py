@@ -297,11 +297,11 @@ if corpus.copies:
                    "(the same words in the same order); the first of each is kept. They are listed under the preview.")
 left_out_ids = list(state.get(Keys.left_out) or [])
 offered = cached.longest_documents(collection.key, collection)
-titles = {d.doc_id: d.title for d in corpus.left_out} | {d.doc_id: d.title for d in offered}
+offered_titles = {d.doc_id: d.title for d in corpus.left_out} | {d.doc_id: d.title for d in offered}
 with prep_box:
     st.multiselect(
-        "Leave out documents", [*left_out_ids, *(d for d in titles if d not in left_out_ids)], key=Keys.left_out,
-        format_func=lambda doc_id: titles.get(doc_id, doc_id),
+        "Leave out documents", [*left_out_ids, *(d for d in offered_titles if d not in left_out_ids)],
+        key=Keys.left_out, format_func=lambda doc_id: offered_titles.get(doc_id, doc_id),
         placeholder=f"Choose among the {uploads.LEAVE_OUT_OFFERED} longest documents",
         help="Documents to leave out of training, for example a very long one among short ones, whose words would "
              "fill topics of their own (text is left out before its words are counted, with its copies). The "
