@@ -109,8 +109,8 @@ def passage_documents(doc_ids: Iterable[str], titles: Iterable[str]) -> tuple[li
 
     ``groups[i]`` numbers the document of ``doc_ids[i]`` (0, 1, ... in order of first
     appearance); ``ids`` and ``titles`` are those documents' own, a passage's id without its
-    "#n" and its title without its " (n)".  An id without "#n" is a document of its own, and so is
-    every id when the documents were not cut (pass their ids only then: an id may end in "#n").
+    "#n" and its title without its " (n)".  An id without "#n" is a document of its own.  A
+    document's own id that ends in "#n" is taken for a passage's.
 
     Examples
     --------
