@@ -530,20 +530,24 @@ def long_documents_of(corpus: Corpus, n_topics: int) -> list[LongDocument]:
 LONG_NAMED = 3  # long documents named in the Data page's warning
 
 
-def long_documents_note(found: Sequence[LongDocument], n_topics: int) -> str | None:
-    """The Data page's warning about documents long enough to fill topics of their own (None when there are none)."""
+def long_documents_note(found: Sequence[LongDocument], n_topics: int, hdp: bool = False) -> str | None:
+    """The Data page's warning about documents long enough to fill topics of their own (None when there are none).
+
+    ``hdp``: the next run is an HDP, which finds its number of topics itself, so the note names no K.
+    """
     if not found:
         return None
     named = [f"“{safe_text.markdown(d.title)}” ({formatting.percent(d.share, 2)})" for d in found[:LONG_NAMED]]
     if len(found) > LONG_NAMED:
         named.append(f"{formatting.plural(len(found) - LONG_NAMED, 'more document')}")
     one = len(found) == 1
+    subject = "this document is" if one else "each of them is"
+    why = (subject.capitalize() if hdp else f"With {n_topics} topics a topic holds "
+           f"{formatting.percent(1 / n_topics, 2)} of the words on average, so {subject}")
     return (f"{'One document holds' if one else f'{len(found)} documents each hold'} a large share of the words: "
-            f"{formatting.join_and(named)}. With {n_topics} topics a topic holds "
-            f"{formatting.percent(1 / n_topics, 2)} of the words on average, so "
-            f"{'this document is' if one else 'each of them is'} long enough to fill topics of its own, which would "
-            "describe it rather than themes the documents share. If the other documents' themes are what you want, "
-            f"leave {'it' if one else 'them'} out with the button below.")
+            f"{formatting.join_and(named)}. {why} long enough to fill topics of its own, which would describe it "
+            "rather than themes the documents share. If the other documents' themes are what you want, leave "
+            f"{'it' if one else 'them'} out with the button below.")
 
 
 def passages_note(corpus: Corpus) -> str:

@@ -322,7 +322,7 @@ cols[3].metric("Documents that became empty", formatting.count(len(corpus.emptie
 n_topics = int(state.get(Keys.n_topics) or 10)
 long = cached.long_documents(collection.key, n_topics, collection)
 if long:
-    st.warning(uploads.long_documents_note(long, n_topics), icon=icons.WARNING)
+    st.warning(uploads.long_documents_note(long, n_topics, hdp=state.get(Keys.model) == "HDP"), icon=icons.WARNING)
     st.button("Leave out this document" if len(long) == 1 else f"Leave out these {len(long)} documents",
               key=Keys.leave_long_out, on_click=state.put,
               args=(Keys.left_out, [*left_out_ids, *(d.doc_id for d in long)]))

@@ -394,6 +394,9 @@ def test_long_documents_count_a_documents_passages_together_and_need_enough_docu
     note = uploads.long_documents_note(uploads.long_documents_of(corpus, 10), 10)
     assert note.startswith("One document holds a large share of the words: “Book” (23%). With 10 topics a topic "
                            "holds 10% of the words on average, so this document is long enough")
+    as_hdp = uploads.long_documents_note(uploads.long_documents_of(corpus, 10), 10, hdp=True)
+    assert as_hdp.startswith("One document holds a large share of the words: “Book” (23%). This document is long "
+                             "enough to fill topics of its own, which would describe it")
 
 
 def _distinct_words(n: int) -> list[str]:
