@@ -483,16 +483,10 @@ def title_note(source: Source) -> str | None:
             "documents.")
 
 
-def document_groups(corpus: Corpus) -> tuple[np.ndarray, list[str]]:
-    """The document each of the corpus's documents was cut from (0, 1, ... in order; a document not cut is its own),
-    and those documents' titles (a passage's title without its " (n)")."""
-    groups, _, titles = document_roots(corpus)
-    return groups, titles
-
-
 def document_roots(corpus: Corpus) -> tuple[np.ndarray, list[str], list[str]]:
-    """:func:`document_groups` with each group's id between: (groups, ids, titles), an id being the document's
-    before it was cut into passages (what "Leave out documents" names)."""
+    """The document each of the corpus's documents was cut from (0, 1, ... in order; a document not cut is its own),
+    and those documents' ids and titles: (groups, ids, titles), an id being the document's before it was cut into
+    passages (what "Leave out documents" names), a title a passage's without its " (n)"."""
     groups, roots, titles = passage_documents(corpus.doc_ids, corpus.titles)
     return np.array(groups, dtype=np.intp), roots, titles
 

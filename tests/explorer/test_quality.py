@@ -233,8 +233,9 @@ def test_the_passages_of_a_document_count_as_that_document(monkeypatch):
     ids = ["book.txt#1", "book.txt#2", "book.txt#3", "court.txt", "bank.txt"]
     titles = ["Book (1)", "Book (2)", "Book (3)", "Court", "Bank (2)"]  # a title may end like a passage's
     corpus = engine.Corpus.from_texts(texts, titles=titles, ids=ids, stop_words=None)
-    groups, names = uploads.document_groups(corpus)
+    groups, roots, names = uploads.document_roots(corpus)
     assert groups.tolist() == [0, 0, 0, 1, 2] and names == ["Book", "Court", "Bank (2)"]
+    assert roots == ["book.txt", "court.txt", "bank.txt"]
     lengths = np.asarray(corpus.counts.sum(axis=1)).ravel()
     # topic 0: each passage gives 40 % of its words, the bank text all of its two; topic 1: the court text's
     doc_topic = np.array([[0.4, 0.6], [0.4, 0.6], [0.4, 0.6], [0.0, 1.0], [1.0, 0.0]])
