@@ -121,6 +121,12 @@ def most_marked(corpus: engine.Corpus, last: tuple[np.ndarray, np.ndarray], n: i
     return [" ".join(corpus.vocabulary[w] for w in top[t]) for t in np.argsort(-hits, kind="stable")[:n]]
 
 
+def min_max(values) -> str:
+    """"min-max" of one count over the seeds."""
+    values = list(values)
+    return f"{min(values)}-{max(values)}"
+
+
 def mean_sd(values: np.ndarray, digits: int) -> str:
     """"mean ± sd" of one figure over the seeds (sd 0 for one seed)."""
     return f"{values.mean():.{digits}f} ± {values.std(ddof=1) if values.size > 1 else 0:.{digits}f}"

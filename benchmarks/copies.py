@@ -46,7 +46,7 @@ except ImportError:  # run from a checkout without installing it
 
 import _report  # noqa: E402
 from _quality_config import CACHE, LIVE_SHARE, SHARED  # noqa: E402
-from _quality_panel import coherence_reference, load_collection, mean_sd  # noqa: E402
+from _quality_panel import coherence_reference, load_collection, mean_sd, min_max  # noqa: E402
 
 CONDITIONS = ("as given", "with copies", "copies left out")
 HELD_SHARE = 0.5  # a topic is held by the drawn documents when at least this share of its words come from them
@@ -136,8 +136,7 @@ def report(name: str, found: dict, args) -> list[str]:
             f"{'' if condition == 'as given' else paired(results, 'loglik', condition)} | "
             f"{mean_sd(np.array([r['npmi'] for r in rows]), 3)} | "
             f"{'' if condition == 'as given' else paired(results, 'npmi', condition)} | "
-            f"{min(r['live'] for r in rows)}-{max(r['live'] for r in rows)} | "
-            f"{min(r['held'] for r in rows)}-{max(r['held'] for r in rows)} | "
+            f"{min_max(r['live'] for r in rows)} | {min_max(r['held'] for r in rows)} | "
             f"{mean_sd(np.array([100 * r['largest'] for r in rows]), 0)} % |")
     return lines
 

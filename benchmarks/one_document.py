@@ -54,6 +54,7 @@ from _quality_panel import (  # noqa: E402
     collection_vectorizer,
     load_collection,
     mean_sd,
+    min_max,
 )
 from copies import train  # noqa: E402  (the default LDA for --epochs passes)
 
@@ -111,10 +112,9 @@ def run_collection(collection: Collection, args) -> list[str]:
                   file=sys.stderr, flush=True)
         rows.append(f"| {collection.name} | {condition} | {counts.shape[0]:,} | "
                     f"{100 * own.max() / own.sum():.1f} % | {mean_sd(np.array(loglik), 3)} | "
-                    f"{min(flagged)}-{max(flagged)} | "
-                    f"{f'{min(by_longest)}-{max(by_longest)}' if condition == 'as given' else '-'} | "
-                    f"{mean_sd(100 * np.array(largest), 0)} % | {warned.size} | {min(by_warned)}-{max(by_warned)} | "
-                    f"{whole.size} | {min(by_whole)}-{max(by_whole)} |")
+                    f"{min_max(flagged)} | {min_max(by_longest) if condition == 'as given' else '-'} | "
+                    f"{mean_sd(100 * np.array(largest), 0)} % | {warned.size} | {min_max(by_warned)} | "
+                    f"{whole.size} | {min_max(by_whole)} |")
     return rows
 
 
