@@ -46,7 +46,6 @@ __all__ = [
     "main_documents_of",
     "mergeable",
     "one_document_note",
-    "one_documents",
     "topic_quality",
     "with_main_documents",
 ]
@@ -137,21 +136,12 @@ def with_main_documents(quality: TopicQuality, found: MainDocuments) -> TopicQua
     return dataclasses.replace(quality, main_document=found.main, main_share=found.share)
 
 
-def one_documents(quality: TopicQuality | None) -> list[int]:
-    """The documents some topics take most of their words from, those giving the most topics first (ties by
-    document)."""
-    if quality is None or not quality.one_document.any():
-        return []
-    mains = quality.main_document[np.flatnonzero(quality.one_document)]
-    return sorted({int(d) for d in mains}, key=lambda d: (-int((mains == d).sum()), d))
-
-
 def one_document_note(quality: TopicQuality | None, titles: list[str] | None) -> str | None:
     """A plain-word note naming the documents that give some topics most of their words (None when none does)."""
     if quality is None or titles is None or not quality.one_document.any():
         return None
     flagged = np.flatnonzero(quality.one_document)
-    documents = one_documents(quality)
+    documents = quality.one_document_sources.tolist()
     named = formatting.join_and([f"“{safe_text.markdown(titles[d])}”" for d in documents[:3]]
                                 + ([f"{len(documents) - 3} more"] if len(documents) > 3 else []))
     one, of = len(flagged) == 1, f"{quality.n_live} topics in use" if quality.hdp else f"{quality.n_topics} topics"

@@ -201,7 +201,7 @@ def _leave_out_button(documents, sources: quality.MainDocuments, measured: quali
     current = state.collection()
     if current is None or current.key != documents.key:
         return
-    ids = [sources.ids[d] for d in quality.one_documents(measured) if 0 <= d < len(sources.ids)]
+    ids = [sources.ids[d] for d in measured.one_document_sources if 0 <= d < len(sources.ids)]
     if not ids:
         return
     one = len(ids) == 1

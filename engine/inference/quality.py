@@ -125,6 +125,15 @@ class TopicQuality:
         return (np.asarray(self.main_share) >= ONE_DOCUMENT_SHARE) & self.live
 
     @property
+    def one_document_sources(self) -> np.ndarray:
+        """The documents the :attr:`one_document` topics take most of their words from, those giving the most topics
+        first (ties by document); empty when there are none."""
+        if not self.one_document.any():
+            return np.zeros(0, dtype=np.intp)
+        documents, counts = np.unique(np.asarray(self.main_document)[self.one_document], return_counts=True)
+        return documents[np.lexsort((documents, -counts))].astype(np.intp)
+
+    @property
     def incoherent(self) -> np.ndarray:
         """bool per topic: NPMI below ``INCOHERENT_NPMI`` at two decimals (all False without coherence)."""
         if self.coherence is None:

@@ -134,12 +134,11 @@ def with_main_documents(quality: TopicQuality, model, train, documents: Training
 
 def one_document_lines(quality: TopicQuality, documents: TrainingDocuments) -> list[str]:
     """fit's lines naming the documents some topics take most of their words from, and how to leave them out."""
-    flagged = np.flatnonzero(quality.one_document)
-    if flagged.size == 0:
+    found = quality.one_document_sources.tolist()
+    if not found:
         return []
-    found = sorted({int(quality.main_document[k]) for k in flagged},
-                   key=lambda d: -int((quality.main_document[flagged] == d).sum()))
-    counts = [int((quality.main_document[flagged] == d).sum()) for d in found]
+    mains = np.asarray(quality.main_document)[quality.one_document]
+    counts = [int(np.count_nonzero(mains == d)) for d in found]
     named = ", ".join(f"{_quoted(documents.titles[d])} ({n} topic{'s' if n > 1 else ''})"
                       for d, n in zip(found[:_LISTED], counts, strict=False))
     more = f" and {len(found) - _LISTED} more" if len(found) > _LISTED else ""

@@ -324,3 +324,11 @@ def test_the_long_document_found_before_training_is_the_one_its_topic_comes_from
     flagged = (share >= engine.ONE_DOCUMENT_SHARE) & engine.topic_quality(model).live
     assert set(main[flagged].tolist()) == {planted_corpus.n_docs}
     assert engine.long_documents(lengths[:-1], 6)[0].size == 0  # without it, no document is long
+
+
+def test_one_document_sources_list_the_documents_of_flagged_topics_most_topics_first():
+    """Documents 3 and 1 give two flagged topics each (ties by document), 5 one; 7's topic is not flagged."""
+    quality = _quality(weights=(0.2, 0.2, 0.2, 0.2, 0.1, 0.1), main_document=np.array([3, 1, 3, 1, 5, 7]),
+                       main_share=np.array([0.9, 0.8, 0.7, 0.6, 0.95, 0.2]))
+    assert quality.one_document_sources.tolist() == [1, 3, 5]
+    assert _quality().one_document_sources.tolist() == []
