@@ -34,7 +34,7 @@ from engine.data.bow_formats import (
     write_mtx,
     write_uci,
 )
-from engine.data.copies import find_copies, find_text_copies
+from engine.data.copies import NearCopies, find_copies, find_near_copies, find_text_copies
 from engine.data.corpus import LEFT_OUT_REASON, TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.data.documents import (
     DOCUMENT_SUFFIXES,
@@ -223,6 +223,7 @@ __all__ = [
     "MessagesReport",
     "MissingColumnError",
     "ModelFileError",
+    "NearCopies",
     "NotFittedError",
     "Phrase",
     "RawDocument",
@@ -255,6 +256,7 @@ __all__ = [
     "export_tables",
     "find_boilerplate",
     "find_copies",
+    "find_near_copies",
     "find_phrases",
     "find_text_copies",
     "find_word_forms",

@@ -18,15 +18,17 @@ A document without words is nobody's copy.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
+from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from engine.validation import as_counts
 
-__all__ = ["find_copies", "find_text_copies"]
+__all__ = ["NearCopies", "find_copies", "find_near_copies", "find_text_copies"]
 
 _WORD = re.compile(r"\w+")  # letters, digits and underscores: what tells two texts apart
 
@@ -133,3 +135,172 @@ def _first_of(keys: Iterable[Hashable | None]) -> np.ndarray:
     for d, key in enumerate(keys):
         first.append(d if key is None else seen.setdefault(key, d))
     return np.array(first, dtype=np.intp)
+
+
+RUN_WORDS = 5  # a near-copy is judged by the runs of this many words two texts share (their 5-word shingles)
+NEAR_COPY_RECALL = 0.999  # the least chance that a pair exactly at the threshold is compared (the rest: more)
+_HASHES = 128  # min-hashes a text, cut into bands of rows; two texts sharing a band are compared exactly
+_PRIME = np.uint64(0x100000001B3)  # the multiplier of the polynomial hash of a run of words (FNV's 64-bit prime)
+
+
+class NearCopies(NamedTuple):
+    """:func:`find_near_copies`' answer: for each text, the text kept that it (nearly) repeats, and how nearly."""
+
+    first: np.ndarray
+    """``first[d]``: the text kept whose runs of words text ``d`` shares most (at least the threshold); ``d`` itself
+    for a text kept."""
+    similarity: np.ndarray
+    """``similarity[d]``: the share of the runs of words in either of texts ``d`` and ``first[d]`` that both hold
+    (their Jaccard similarity); 1.0 for a text kept."""
+
+
+def find_near_copies(texts: Sequence[str], similarity: float = 0.8) -> NearCopies:
+    """For each text, the earlier text kept that it nearly repeats: a revised version, a page with another date.
+
+    Two texts are compared by their runs of five words (letters, digits and underscores,
+    ``\\w+``, without letter case, as :func:`find_text_copies` reads them): their
+    *similarity* is the share of the runs in either text that both hold (the Jaccard
+    similarity of their 5-word shingles).  One word changed in a text of a hundred words
+    changes at most five of its 96 runs (similarity 0.90 or more); a sentence of twenty
+    words replaced in it changes about a quarter (0.6).  The texts are read in order: a
+    text is kept unless its similarity to a text kept before it is at least
+    ``similarity``, and a text left out names the kept text it is most similar to.  So a
+    chain of small edits (A, then B close to A, then C close to B but not to A) keeps A
+    and C.  Copies word for word (:func:`find_text_copies`) are near-copies of similarity
+    1.0.  A text of fewer than five words is one run: only its word-for-word copies match.
+
+    Pairs are found by min-hashing (banded locality-sensitive hashing with fixed
+    constants, so the answer is the same on every call) and then compared exactly: a pair
+    reported is always at least ``similarity``; a pair exactly at it is missed with a
+    chance under 1 in 1,000 (``engine.data.copies.NEAR_COPY_RECALL``), a pair above it less often.
+
+    Parameters
+    ----------
+    texts : sequence of str
+    similarity : float in (0, 1]
+        The least similarity of a near-copy.  0.8 leaves a text that repeats another but
+        for a sentence or a few words; the pairs a collection holds at each threshold are
+        in benchmarks/RESULTS.md (run 78).
+
+    Returns
+    -------
+    NearCopies
+        ``first`` (int, shape (n_texts,)) and ``similarity`` (float, shape (n_texts,));
+        ``np.flatnonzero(first != np.arange(n_texts))`` are the near-copies.
+
+    Examples
+    --------
+    >>> from engine import find_near_copies
+    >>> words = [f"w{i}" for i in range(100)]
+    >>> edited = words[:50] + ["changed"] + words[51:]
+    >>> found = find_near_copies([" ".join(words), " ".join(edited), "another text", " ".join(words) + "!"])
+    >>> found.first.tolist(), found.similarity.round(2).tolist()
+    ([0, 0, 2, 0], [1.0, 0.9, 1.0, 1.0])
+    """
+    if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not 0 < similarity <= 1:
+        raise ValueError(f"similarity must be a share in (0, 1], got {similarity!r}")
+    texts = list(texts)
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"texts must be strings, got {type(text).__name__}")
+    words = [_WORD.findall(text.lower()) for text in texts]
+    exact = _first_of(" ".join(w) or None for w in words)  # find_text_copies' answer, from the same words
+    first, shares = exact.copy(), np.ones(len(texts))
+    distinct = np.flatnonzero(exact == np.arange(len(texts)))
+    runs, starts = _run_hashes([words[d] for d in distinct])
+    rows, bands = _bands(similarity)
+    keys = _band_keys(runs, starts, rows, bands)
+    # only a text sharing a band with another text can be, or have, a near-copy; a text of one run (fewer than
+    # RUN_WORDS words) has only word-for-word copies
+    shared = np.zeros(len(distinct), dtype=bool)
+    for band in range(bands):
+        _, inverse, counts = np.unique(keys[:, band], return_inverse=True, return_counts=True)
+        shared |= counts[inverse] > 1
+    shared &= np.array([len(words[d]) >= RUN_WORDS for d in distinct], dtype=bool)
+    buckets: dict[int, list[int]] = {}
+    sets: dict[int, np.ndarray] = {}  # the distinct runs of the texts compared, sorted
+    for i in np.flatnonzero(shared).tolist():
+        own = keys[i].tolist()
+        candidates = sorted({c for key in own for c in buckets.get(key, ())})
+        best, best_share = -1, 0.0
+        mine = sets[i] = np.unique(runs[starts[i]:starts[i + 1]])
+        for c in candidates:
+            share = _jaccard(mine, sets[c])
+            if share > best_share:
+                best, best_share = c, share
+        if best >= 0 and best_share >= similarity:
+            first[distinct[i]], shares[distinct[i]] = distinct[best], best_share
+        else:
+            for key in own:
+                buckets.setdefault(key, []).append(i)
+            continue
+        del sets[i]  # a near-copy is compared with no later text
+    # a word-for-word copy goes where the text it copies went
+    copies = exact != np.arange(len(texts))
+    shares[copies] = shares[exact[copies]]
+    first[copies] = first[exact[copies]]
+    return NearCopies(first, shares)
+
+
+def _run_hashes(words: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's runs of RUN_WORDS words (from its list of words) as 64-bit hashes, all in one array, text
+    ``i``'s at ``[starts[i]:starts[i + 1]]`` in the order of the text, a run repeated as often as it is (one run for
+    a shorter text; none for a text without words)."""
+    lengths = np.array([len(w) for w in words], dtype=np.int64)
+    index: defaultdict[str, int] = defaultdict()
+    index.default_factory = lambda: len(index) + 1  # a word's number: its place among the words first seen
+    ids = np.array(list(map(index.__getitem__, itertools.chain.from_iterable(words))), dtype=np.uint64)
+    # a run starts at each word followed by RUN_WORDS - 1 more of its text; a shorter text's one run at its start
+    n_runs = np.where(lengths >= RUN_WORDS, lengths - RUN_WORDS + 1, np.minimum(lengths, 1))
+    starts = np.concatenate([[0], np.cumsum(n_runs)])
+    begins = np.concatenate([[0], np.cumsum(lengths)])[:-1]
+    at = np.arange(starts[-1]) + np.repeat(begins - starts[:-1], n_runs)
+    run_length = np.repeat(np.minimum(lengths, RUN_WORDS), n_runs)
+    padded = np.concatenate([ids, np.zeros(RUN_WORDS, dtype=np.uint64)])
+    h = np.zeros(at.size, dtype=np.uint64)
+    for i in range(RUN_WORDS):  # the words past a short text's end count as 0, and its length marks its run
+        h = h * _PRIME + np.where(i < run_length, padded[at + i], np.uint64(0))
+    return _mix(h * _PRIME + run_length.astype(np.uint64)), starts
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: every bit of the hash depends on every bit of ``h``."""
+    h = h + np.uint64(0x9E3779B97F4A7C15)
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
+
+
+def _bands(similarity: float) -> tuple[int, int]:
+    """Rows a band and bands: the most rows (fewest candidates) that still compare a pair at ``similarity`` with
+    chance NEAR_COPY_RECALL, within _HASHES min-hashes."""
+    rows = 1
+    while rows < _HASHES:
+        nxt = rows + 1
+        if 1 - (1 - similarity ** nxt) ** (_HASHES // nxt) < NEAR_COPY_RECALL:
+            break
+        rows = nxt
+    return rows, _HASHES // rows
+
+
+def _band_keys(runs: np.ndarray, starts: np.ndarray, rows: int, bands: int) -> np.ndarray:
+    """Each text's min-hash signature (``rows * bands`` min-hashes of fixed constants), each band folded into one
+    integer that also names the band: shape (n_texts, bands)."""
+    n_hashes = rows * bands
+    constants = np.random.default_rng(0x5EED).integers(0, 2**63, size=(3, n_hashes), dtype=np.uint64)
+    multipliers, offsets = constants[0] | np.uint64(1), constants[1]  # odd: each map is a permutation of 2^64
+    filled = np.flatnonzero(np.diff(starts))
+    signatures = np.zeros((starts.size - 1, n_hashes), dtype=np.uint64)
+    if filled.size:
+        for j in range(n_hashes):
+            signatures[filled, j] = np.minimum.reduceat(runs * multipliers[j] + offsets[j], starts[filled])
+    folded = np.broadcast_to(constants[2, :bands], (starts.size - 1, bands)).copy()  # a band's own start
+    for r in range(rows):
+        folded = folded * _PRIME + signatures[:, r::rows][:, :bands]
+    return folded
+
+
+def _jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    """The Jaccard similarity of two sorted sets of distinct hashes."""
+    both = np.intersect1d(a, b, assume_unique=True).size
+    return both / (a.size + b.size - both)

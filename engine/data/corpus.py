@@ -16,6 +16,7 @@ dropped silently: they are listed in :attr:`Corpus.dropped`, and so are the copi
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from engine.data import _corpus_folder
 from engine.data import markup as markup_module
 from engine.data import messages as messages_module
 from engine.data.boilerplate import _find_and_remove
-from engine.data.copies import find_copies, find_text_copies
+from engine.data.copies import NearCopies, find_copies, find_near_copies, find_text_copies
 from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.passages import _passage_columns, passage_of
 from engine.data.phrases import find_phrases
@@ -235,7 +236,7 @@ class Corpus:
         if copies.size == 0:
             return self
         left_out = tuple(DroppedDocument(self.doc_ids[d], self.titles[d],
-                                         _copy_reason(self.titles[first[d]], "each as often"),
+                                         _copy_reason(self.titles[first[d]], how="each as often"),
                                          self.doc_ids[first[d]]) for d in copies)
         kept = self.subset(np.flatnonzero(first == np.arange(self.n_docs)))
         return dataclasses.replace(kept, dropped=self.dropped + left_out)
@@ -326,6 +327,7 @@ class Corpus:
         join_phrases: bool = False,
         merge_word_forms: bool | str = False,
         keep_copies: bool = True,
+        near_copies: float | None = None,
         leave_out: Iterable[str] = (),
     ) -> Corpus:
         """Tokenise raw texts with scikit-learn's ``CountVectorizer`` and count words.
@@ -435,6 +437,13 @@ class Corpus:
             is listed in :attr:`dropped` with the document it repeats (a copy of a text left
             without words is listed as that text is).  True (the default) keeps every
             document; the app and the command line leave copies out.
+        near_copies : float in (0, 1] or None
+            With ``keep_copies=False``, also leave out every text that nearly repeats one kept
+            before it: a revised version, a page with another date, at least this share of the
+            runs of five words in either text being in both (:func:`engine.find_near_copies`;
+            0.8 leaves out a text that repeats another but for a sentence or a few words).
+            Each is listed in :attr:`dropped` with the document it repeats and how nearly.
+            None (the default) leaves out only copies word for word.
         leave_out : iterable of str
             Ids of documents to leave out, with their copies, before the vocabulary, the
             stop-word language, phrases and word forms are learned (as copies are): a very
@@ -452,6 +461,8 @@ class Corpus:
             No word survives the filters.
         """
         keep_copies = _flag("keep_copies", keep_copies)
+        if near_copies is not None and keep_copies:
+            raise ValueError("near_copies leaves near-copies out with the copies: pass keep_copies=False with it")
         texts = list(texts)
         if not texts:
             raise EmptyCorpusError("no documents were given; provide at least one non-empty text")
@@ -475,7 +486,10 @@ class Corpus:
         # a copy of a text read before (the same words in the same order, as read) is left out before anything is
         # learned from the texts: the collection is read as if it held each text once; a copy of a document left
         # out goes with it
-        first = np.arange(len(texts)) if keep_copies else find_text_copies(readable)
+        copied = first = np.arange(len(texts)) if keep_copies else find_text_copies(readable)
+        near = None if near_copies is None else find_near_copies(readable, near_copies)
+        if near is not None:  # a near-copy counts as a copy of the text it nearly repeats
+            first = np.where(copied == np.arange(len(texts)), near.first, copied)
         distinct = [readable[d] for d in range(len(texts)) if first[d] == d and not named_row[d]]
         if token_pattern is None:
             token_pattern = token_pattern_for(distinct)
@@ -505,13 +519,13 @@ class Corpus:
         lengths = np.diff(matrix.indptr)
         reasons = {d: _EMPTY_TEXT for d in range(len(texts)) if not texts[d].strip() and not named_row[d]}
         reasons.update((d, _NO_WORDS) for d, n in zip(kept, lengths, strict=True) if n == 0)
-        # a copy of a text left without words has none either; the others are listed as copies
-        reasons.update((d, reasons[first[d]]) for d in range(len(texts))
-                       if first[d] != d and first[d] in reasons and not named_row[d])
+        # a copy of a text left without words has none either; the others (and near-copies) are listed as copies
+        reasons.update((d, reasons[copied[d]]) for d in range(len(texts))
+                       if copied[d] != d and copied[d] in reasons and not named_row[d])
         dropped = [DroppedDocument(ids[d], titles[d], reasons[d]) if d in reasons else
-                   DroppedDocument(ids[d], titles[d], _copy_reason(titles[first[d]], "in the same order"),
-                                   ids[first[d]]) for d in range(len(texts))
-                   if not named_row[d] and (d in reasons or first[d] != d)]
+                   DroppedDocument(ids[d], titles[d],
+                                   _copy_reason(titles[first[d]], None if copied[d] != d else near, d), ids[first[d]])
+                   for d in range(len(texts)) if not named_row[d] and (d in reasons or first[d] != d)]
         rows = np.flatnonzero(lengths)
         pick = [kept[r] for r in rows]
         return cls(matrix[rows], tuple(vectorizer.get_feature_names_out().tolist()),
@@ -579,8 +593,13 @@ def _leave_out_names(ids: tuple[str, ...], leave_out: Iterable[str]) -> set[str]
     return named
 
 
-def _copy_reason(title: str, how: str) -> str:
-    return f"a copy of “{title}”: the same words, {how}"
+def _copy_reason(title: str, near: NearCopies | None = None, d: int = 0, how: str = "in the same order") -> str:
+    """Why a copy is left out: it repeats ``title`` word for word (``how``), or nearly (``near`` says how nearly
+    text ``d`` repeats it)."""
+    if near is None:
+        return f"a copy of “{title}”: the same words, {how}"
+    return (f"a near-copy of “{title}”: {math.floor(100 * near.similarity[d])} % of the runs of five words in either "
+            "text are in both")
 
 
 def _encodings(pairs: Iterable[tuple[str, str]] | dict[str, str]) -> tuple[tuple[str, str], ...]:

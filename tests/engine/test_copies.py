@@ -5,6 +5,7 @@ out by Corpus.from_texts(leave_out=...)."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -232,3 +233,122 @@ def test_without_documents_leaves_rows_of_counts_out_and_lists_them():
         corpus.without_documents(["z"])
     with pytest.raises(engine.EmptyCorpusError, match="leave at least one in"):
         corpus.without_documents(["a", "b", "c", "d"])
+
+
+# near-copies ---------------------------------------------------------------------------------------------------
+
+
+def brute_force_near(texts: list[str], similarity: float) -> tuple[list[int], list[float]]:
+    """find_near_copies by its definition, with Python sets of word tuples: texts in order, each compared with
+    every text kept before it; kept unless the most similar (the earliest of equals) reaches ``similarity``."""
+    runs = []
+    for text in texts:
+        words = re.findall(r"\w+", text.lower())
+        runs.append({tuple(words)} if 0 < len(words) < 5 else {tuple(words[i:i + 5]) for i in range(len(words) - 4)})
+    first, shares, kept = [], [], []
+    for d, mine in enumerate(runs):
+        best, best_share = d, 1.0
+        if mine:
+            scored = [(len(mine & runs[k]) / len(mine | runs[k]), -k) for k in kept]
+            top = max(scored, default=(0.0, 0))
+            if top[0] >= similarity:
+                best, best_share = -top[1], top[0]
+        if best == d:
+            kept.append(d)
+        first.append(best)
+        shares.append(best_share)
+    return first, shares
+
+
+def edited(words: list[str], rng: np.random.Generator, vocabulary: list[str]) -> list[str]:
+    """``words`` with a few changes: a run replaced, a word dropped or one put in."""
+    words = list(words)
+    for _ in range(int(rng.integers(1, 4))):
+        at = int(rng.integers(0, len(words)))
+        kind = rng.integers(3)
+        if kind == 0:
+            words[at:at + 2] = rng.choice(vocabulary, 2).tolist()
+        elif kind == 1 and len(words) > 6:
+            del words[at]
+        else:
+            words.insert(at, str(rng.choice(vocabulary)))
+    return words
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("similarity", [0.5, 0.8, 0.95])
+def test_find_near_copies_matches_its_definition(seed, similarity):
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"w{i}" for i in range(40)]
+    originals = [rng.choice(vocabulary, int(rng.integers(3, 200))).tolist() for _ in range(15)]
+    texts = []
+    for _ in range(60):  # originals, their edits, edits of edits, copies word for word, empty and short texts
+        pick = int(rng.integers(4))
+        if pick == 0 or not texts:
+            texts.append(" ".join(originals[int(rng.integers(len(originals)))]))
+        elif pick == 1:
+            texts.append(" ".join(edited(texts[int(rng.integers(len(texts)))].split() or ["w0"], rng, vocabulary)))
+        elif pick == 2:
+            texts.append(texts[int(rng.integers(len(texts)))].upper() + " !")
+        else:
+            texts.append(str(rng.choice(["", "  ", "w1 w2", "w1, w2.", "w3"])))
+    found = engine.find_near_copies(texts, similarity)
+    first, shares = brute_force_near(texts, similarity)
+    # the case holds near-copies beyond the copies word for word
+    assert similarity > 0.9 or sum(f != d for d, f in enumerate(first)) > sum(f != d for d, f in enumerate(find_text_copies(texts)))
+    np.testing.assert_array_equal(found.first, first)
+    np.testing.assert_allclose(found.similarity, shares, rtol=1e-12)
+    assert (found.first <= np.arange(len(texts))).all()
+    kept = found.first == np.arange(len(texts))
+    assert kept[found.first].all()  # every near-copy names a text kept
+
+
+def test_find_near_copies_reads_words_as_find_text_copies_does():
+    words = [f"word{i}" for i in range(40)]
+    text = " ".join(words)
+    texts = [text, text.upper() + "!!", " ".join(words[:20] + ["new"] + words[21:]), "", "short text",
+             "Short, text.", "short texts", " ".join(words[10:30]), " ".join(words[5:])]
+    found = engine.find_near_copies(texts, 0.75)
+    assert found.first.tolist() == [0, 0, 0, 3, 4, 4, 6, 7, 0]
+    assert engine.find_near_copies(texts, 0.76).first.tolist() == [0, 0, 2, 3, 4, 4, 6, 7, 0]
+    assert found.similarity[2] == pytest.approx(31 / 41)  # one word changed: 5 of 36 runs, 31 shared of 41
+    assert found.similarity[8] == pytest.approx(31 / 36)  # the first five words gone: 31 of 36 runs left
+    assert found.similarity[[0, 1, 3, 4, 5, 6, 7]].tolist() == [1.0] * 7
+    # a chain of edits: B is near A, C near B but not near A; C is kept, as the rule says
+    chain = [" ".join(words), " ".join(words[:30] + ["x"] * 10), " ".join(words[:20] + ["x"] * 20)]
+    assert engine.find_near_copies(chain, 0.6).first.tolist() == [0, 0, 2]
+    assert engine.find_near_copies([]).first.tolist() == []
+
+
+@pytest.mark.parametrize("bad", [0, -0.1, 1.5, True, "0.8", None])
+def test_find_near_copies_checks_its_input(bad):
+    with pytest.raises(ValueError, match="similarity must be a share in"):
+        engine.find_near_copies(["a b c"], bad)
+    with pytest.raises(TypeError, match="texts must be strings"):
+        engine.find_near_copies(["a b c", b"bytes"])
+
+
+def test_from_texts_leaves_near_copies_out_before_the_vocabulary_is_chosen():
+    base = ("the harbour board met on monday and agreed the budget for the new lighthouse after a long debate "
+            "about the cost of keeping ships safe on the rocks in summer")
+    texts = [base, "bees make honey in summer when the fields are in flower",
+             base.replace("monday", "tuesday"), base.replace("monday", "friday") + " Signed, the clerk.",
+             base.replace("monday", "tuesday") + "!", "boats at sea in summer"]
+    kept = Corpus.from_texts(texts, titles=[f"t{i}" for i in range(6)], keep_copies=False, near_copies=0.55,
+                             min_df=2)
+    assert kept.doc_ids == ("0", "1", "5")
+    assert [(d.doc_id, d.copy_of) for d in kept.copies] == [("2", "0"), ("3", "0"), ("4", "2")]
+    assert kept.copies[0].reason == ("a near-copy of “t0”: 67 % of the runs of five words in either text are in "
+                                     "both")
+    assert kept.copies[2].reason == "a copy of “t2”: the same words, in the same order"
+    assert "harbour" not in kept.vocabulary  # in one document of those kept: below min_df 2
+    assert "summer" in kept.vocabulary
+    exact_only = Corpus.from_texts(texts, keep_copies=False, min_df=2)
+    assert exact_only.doc_ids == ("0", "1", "2", "3", "5") and "harbour" in exact_only.vocabulary
+    gone = Corpus.from_texts(texts, keep_copies=False, near_copies=0.55, leave_out=["0"])
+    assert gone.doc_ids == ("1", "5")  # a document left out takes its near-copies with it
+    assert [(d.doc_id, d.copy_of) for d in gone.copies] == [("2", "0"), ("3", "0"), ("4", "2")]
+    with pytest.raises(ValueError, match="pass keep_copies=False with it"):
+        Corpus.from_texts(texts, near_copies=0.8)
+    with pytest.raises(ValueError, match="similarity must be a share in"):
+        Corpus.from_texts(texts, keep_copies=False, near_copies=2)
