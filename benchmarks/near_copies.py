@@ -141,6 +141,9 @@ def run_collection(name: str, texts: list[str], args) -> dict:
                 own = engine.find_near_copies(train_texts, args.similarity)
                 keep = own.first == np.arange(n_given)
             pick = np.flatnonzero(keep)
+            if condition == "near-copies left out" and pick.size == results[CONDITIONS[0]][-1]["docs"]:
+                results[condition].append(dict(results[CONDITIONS[0]][-1]))  # no near-copy: the same run
+                continue
             train_rows = rows[pick]
             model = train(train_rows, args.k, seed, args.epochs)
             shares = np.asarray(model.word_shares())

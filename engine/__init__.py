@@ -34,7 +34,7 @@ from engine.data.bow_formats import (
     write_mtx,
     write_uci,
 )
-from engine.data.copies import NearCopies, find_copies, find_near_copies, find_text_copies
+from engine.data.copies import NEAR_COPY_SIMILARITY, NearCopies, find_copies, find_near_copies, find_text_copies
 from engine.data.corpus import LEFT_OUT_REASON, TOKEN_PATTERN, Corpus, DroppedDocument
 from engine.data.documents import (
     DOCUMENT_SUFFIXES,
@@ -177,6 +177,7 @@ __all__ = [
     "MAX_ADAPTIVE_INIT_BATCHES",
     "MAX_CONSENSUS_RUNS",
     "MAX_MATCHED_TOPICS",
+    "NEAR_COPY_SIMILARITY",
     "ONE_DOCUMENT_MIN_DOCUMENTS",
     "ONE_DOCUMENT_SHARE",
     "PASSAGE_WORDS",

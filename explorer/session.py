@@ -117,7 +117,7 @@ def _ensure_defaults() -> None:
         Keys.source_kind: "sample", Keys.stop_words: "", Keys.language: "english", Keys.strip_accents: True,
         Keys.strip_markup: False, Keys.strip_boilerplate: True, Keys.strip_messages: False, Keys.split_passages: False,
         Keys.join_phrases: False, Keys.merge_word_forms: True, Keys.drop_copies: True, Keys.left_out: [],
-        Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0,
+        Keys.min_df: 1, Keys.max_df: 1.0, Keys.max_features: 0, Keys.near_copies: False,
         Keys.model: "LDA", Keys.n_topics: base.n_topics, Keys.hdp_topics: DEFAULT_HDP_TOPICS,
         Keys.doc_truncation: base.doc_truncation, Keys.births: base.births,
         Keys.alpha: 0.0, Keys.eta: base.eta, Keys.omega: base.omega, Keys.kappa: base.kappa, Keys.tau: base.tau,
@@ -219,7 +219,7 @@ def _set_preprocessing_widgets(chosen: Preprocessing) -> None:
                        Keys.split_passages: bool(chosen.passage_words), Keys.join_phrases: chosen.join_phrases,
                        Keys.merge_word_forms: chosen.merge_word_forms, Keys.drop_copies: chosen.drop_copies,
                        Keys.left_out: list(chosen.left_out), Keys.min_df: chosen.min_df, Keys.max_df: chosen.max_df,
-                       Keys.max_features: chosen.max_features or 0})
+                       Keys.max_features: chosen.max_features or 0, Keys.near_copies: chosen.drop_near_copies})
 
 
 def use_sample_preprocessing(sample_key: str) -> None:
@@ -237,7 +237,7 @@ def preprocessing() -> Preprocessing:
                          bool(state.get(Keys.strip_messages, False)),
                          PASSAGE_WORDS if state.get(Keys.split_passages) else 0, bool(state.get(Keys.join_phrases)),
                          bool(state.get(Keys.merge_word_forms)), bool(state.get(Keys.drop_copies, True)),
-                         tuple(state.get(Keys.left_out) or ()))
+                         tuple(state.get(Keys.left_out) or ()), bool(state.get(Keys.near_copies)))
 
 
 # --------------------------------------------------------------------- runs

@@ -39,7 +39,7 @@ class Keys:
     strip_markup, strip_boilerplate = "data.strip_markup", "data.strip_boilerplate"  # tags; repeated lines
     strip_messages, split_passages = "data.strip_messages", "data.split_passages"  # e-mail headers; long texts cut
     use_language, join_phrases, merge_word_forms = "data.use_language", "data.join_phrases", "data.merge_word_forms"
-    drop_copies, left_out = "data.drop_copies", "data.left_out"  # copies left out; the ids of documents left out
+    drop_copies, near_copies, left_out = "data.drop_copies", "data.near_copies", "data.left_out"  # ids left out
     leave_long_out, put_back = "data.leave_long_out", "data.put_back"  # buttons: leave the long ones out; undo all
     min_df, max_df, max_features = "data.min_df", "data.max_df", "data.max_features"
     # Train page
@@ -138,7 +138,7 @@ TRAINING_KEYS = (Keys.model, Keys.n_topics, Keys.hdp_topics, Keys.doc_truncation
                  Keys.target_docs)
 PREPROCESSING_KEYS = (Keys.stop_words, Keys.language, Keys.strip_accents, Keys.strip_markup, Keys.strip_boilerplate,
                       Keys.strip_messages, Keys.split_passages, Keys.join_phrases, Keys.merge_word_forms,
-                      Keys.drop_copies, Keys.left_out, Keys.min_df, Keys.max_df, Keys.max_features)
+                      Keys.drop_copies, Keys.near_copies, Keys.left_out, Keys.min_df, Keys.max_df, Keys.max_features)
 PERSISTENT_KEYS = (Keys.source_kind, Keys.sample, Keys.encoding, Keys.sheet, Keys.text_column, Keys.title_column,
                    Keys.scheduler, *PREPROCESSING_KEYS, *TRAINING_KEYS, Keys.x_axis, Keys.overlay, Keys.current_run,
                    Keys.relevance, Keys.n_words, Keys.show_clouds, Keys.match_run, Keys.search, Keys.document,

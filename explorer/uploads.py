@@ -31,6 +31,7 @@ import pandas as pd
 from explorer import formatting, safe_text
 from explorer.engine_api import (
     MARKDOWN_SUFFIXES,
+    NEAR_COPY_SIMILARITY,
     ONE_DOCUMENT_MIN_DOCUMENTS,
     PASSAGE_WORDS,
     SPREADSHEET_SUFFIXES,
@@ -159,6 +160,7 @@ class Preprocessing:
     merge_word_forms: bool = True  # a word's forms counted as one word, if its language has them (find_word_forms)
     drop_copies: bool = True  # documents that repeat another word for word left out (engine.find_text_copies)
     left_out: tuple[str, ...] = ()  # ids of documents the user leaves out (Corpus.from_texts' leave_out)
+    drop_near_copies: bool = False  # with drop_copies, texts that nearly repeat one kept left out too (near_copies)
 
     def options(self) -> dict:
         return {"extra_stop_words": self.extra_stop_words, "min_df": self.min_df,
@@ -167,7 +169,8 @@ class Preprocessing:
                 "strip_boilerplate": self.strip_boilerplate, "strip_messages": self.strip_messages,
                 "passage_words": self.passage_words or None, "join_phrases": self.join_phrases,
                 "merge_word_forms": "auto" if self.merge_word_forms else False,  # "auto": where the language has them
-                "keep_copies": not self.drop_copies, "leave_out": self.left_out}
+                "keep_copies": not self.drop_copies, "leave_out": self.left_out,
+                "near_copies": NEAR_COPY_SIMILARITY if self.drop_copies and self.drop_near_copies else None}
 
     @classmethod
     def suggested(cls, n_docs: int, language: str = "english", markup: bool = False,

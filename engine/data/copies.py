@@ -28,7 +28,7 @@ import numpy as np
 
 from engine.validation import as_counts
 
-__all__ = ["NearCopies", "find_copies", "find_near_copies", "find_text_copies"]
+__all__ = ["NEAR_COPY_SIMILARITY", "NearCopies", "find_copies", "find_near_copies", "find_text_copies"]
 
 _WORD = re.compile(r"\w+")  # letters, digits and underscores: what tells two texts apart
 
@@ -137,6 +137,7 @@ def _first_of(keys: Iterable[Hashable | None]) -> np.ndarray:
     return np.array(first, dtype=np.intp)
 
 
+NEAR_COPY_SIMILARITY = 0.8  # find_near_copies' default: a text repeated but for a sentence or a few words
 RUN_WORDS = 5  # a near-copy is judged by the runs of this many words two texts share (their 5-word shingles)
 NEAR_COPY_RECALL = 0.999  # the least chance that a pair exactly at the threshold is compared (the rest: more)
 _HASHES = 128  # min-hashes a text, cut into bands of rows; two texts sharing a band are compared exactly
@@ -154,7 +155,7 @@ class NearCopies(NamedTuple):
     (their Jaccard similarity); 1.0 for a text kept."""
 
 
-def find_near_copies(texts: Sequence[str], similarity: float = 0.8) -> NearCopies:
+def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILARITY) -> NearCopies:
     """For each text, the earlier text kept that it nearly repeats: a revised version, a page with another date.
 
     Two texts are compared by their runs of five words (letters, digits and underscores,
@@ -178,9 +179,10 @@ def find_near_copies(texts: Sequence[str], similarity: float = 0.8) -> NearCopie
     ----------
     texts : sequence of str
     similarity : float in (0, 1]
-        The least similarity of a near-copy.  0.8 leaves a text that repeats another but
-        for a sentence or a few words; the pairs a collection holds at each threshold are
-        in benchmarks/RESULTS.md (run 78).
+        The least similarity of a near-copy.  The default, :data:`NEAR_COPY_SIMILARITY`
+        (0.8), leaves out a text that repeats another but for a sentence or a few words;
+        how many near-copies collections hold at each threshold, and what they do to
+        topics, is in benchmarks/RESULTS.md (run 78).
 
     Returns
     -------

@@ -30,7 +30,7 @@ from engine.data import _corpus_folder
 from engine.data import markup as markup_module
 from engine.data import messages as messages_module
 from engine.data.boilerplate import _find_and_remove
-from engine.data.copies import NearCopies, find_copies, find_near_copies, find_text_copies
+from engine.data.copies import find_copies, find_near_copies, find_text_copies
 from engine.data.language import AUTO_LANGUAGE, guess_language
 from engine.data.passages import _passage_columns, passage_of
 from engine.data.phrases import find_phrases
@@ -55,13 +55,16 @@ class DroppedDocument(NamedTuple):
     named in ``Corpus.from_texts(leave_out=...)`` (reason :data:`LEFT_OUT_REASON`).
 
     ``copy_of`` is the id of the document it repeats word for word (``Corpus.from_texts(keep_copies=False)``,
-    :meth:`Corpus.without_copies`), None for a document left out for another reason.
+    :meth:`Corpus.without_copies`) or nearly (``near_copies``), None for a document left out for another reason.
+    ``similarity`` is a near-copy's share of the runs of five words in either text that are in both
+    (:func:`engine.find_near_copies`), None for a copy word for word and any other document.
     """
 
     doc_id: str
     title: str
     reason: str
     copy_of: str | None = None
+    similarity: float | None = None
 
 
 def _strings(values: Iterable[Any], name: str, n: int) -> tuple[str, ...]:
@@ -518,13 +521,15 @@ class Corpus:
         matrix = _fit(vectorizer, [readable[d] for d in kept], min_df, max_df)
         lengths = np.diff(matrix.indptr)
         reasons = {d: _EMPTY_TEXT for d in range(len(texts)) if not texts[d].strip() and not named_row[d]}
+        shares = {} if near is None else {d: float(near.similarity[d]) for d in range(len(texts))
+                                           if copied[d] == d and first[d] != d}  # the near-copies, how nearly
         reasons.update((d, _NO_WORDS) for d, n in zip(kept, lengths, strict=True) if n == 0)
         # a copy of a text left without words has none either; the others (and near-copies) are listed as copies
         reasons.update((d, reasons[copied[d]]) for d in range(len(texts))
                        if copied[d] != d and copied[d] in reasons and not named_row[d])
         dropped = [DroppedDocument(ids[d], titles[d], reasons[d]) if d in reasons else
-                   DroppedDocument(ids[d], titles[d],
-                                   _copy_reason(titles[first[d]], None if copied[d] != d else near, d), ids[first[d]])
+                   DroppedDocument(ids[d], titles[d], _copy_reason(titles[first[d]], shares.get(d)), ids[first[d]],
+                                   shares.get(d))
                    for d in range(len(texts)) if not named_row[d] and (d in reasons or first[d] != d)]
         rows = np.flatnonzero(lengths)
         pick = [kept[r] for r in rows]
@@ -593,13 +598,12 @@ def _leave_out_names(ids: tuple[str, ...], leave_out: Iterable[str]) -> set[str]
     return named
 
 
-def _copy_reason(title: str, near: NearCopies | None = None, d: int = 0, how: str = "in the same order") -> str:
-    """Why a copy is left out: it repeats ``title`` word for word (``how``), or nearly (``near`` says how nearly
-    text ``d`` repeats it)."""
-    if near is None:
+def _copy_reason(title: str, similarity: float | None = None, how: str = "in the same order") -> str:
+    """Why a copy is left out: it repeats ``title`` word for word (``how``), or nearly (``similarity``)."""
+    if similarity is None:
         return f"a copy of “{title}”: the same words, {how}"
-    return (f"a near-copy of “{title}”: {math.floor(100 * near.similarity[d])} % of the runs of five words in either "
-            "text are in both")
+    return (f"a near-copy of “{title}”: {math.floor(100 * similarity)} % of the runs of five words in either text "
+            "are in both")
 
 
 def _encodings(pairs: Iterable[tuple[str, str]] | dict[str, str]) -> tuple[tuple[str, str], ...]:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from explorer import cached, charts, formatting, icons, safe_text, samples, session, state, ui, uploads
 from explorer.engine_api import (
+    NEAR_COPY_SIMILARITY,
     PASSAGE_WORDS,
     EmptyCorpusError,
     EmptyVocabularyError,
@@ -203,6 +204,16 @@ with prep_box:
                         "take topics of their own, and a copy of a held-out test document among the training "
                         "documents makes the held-out score too good. Letter case, punctuation, spacing and markup "
                         "do not tell copies apart; any word or number does.")
+    right.checkbox("Leave out near-copies too", key=Keys.near_copies,
+                   disabled=bag_of_words or not state.get(Keys.drop_copies, True),
+                   help="A document that repeats an earlier one but for a sentence or a few words (a revised "
+                        "version, a page with another date, an article reposted with a new first line) is read "
+                        "once as well: at least "
+                        f"{formatting.percent(NEAR_COPY_SIMILARITY, 2)} of the runs of five words in either "
+                        "document are in both. Many near-copies of a text take topics of their own, as copies do. "
+                        "The collections we measured held few, and leaving those few out changed the topics "
+                        "little, so it is not ticked by default. Finding them can take as long again as reading "
+                        "the documents.")
     right.checkbox("Read frequent word pairs as one word", key=Keys.join_phrases, disabled=bag_of_words,
                    help="Pairs of words that the documents write side by side far more often than chance, such as "
                         "“united states” or “health care”, are read as one word, so that a topic's top words show "
@@ -291,10 +302,13 @@ if left_out is not None and left_out.documents:
                                        "Words": [block.words for block in shown]}),
                          hide_index=True, width="stretch")
 if corpus.copies:
+    near = sum(d.similarity is not None for d in corpus.copies)
     with prep_box:
         st.caption(f"Left out as copies: {formatting.plural(len(corpus.copies), 'document')} of "
                    f"{formatting.count(corpus.n_docs + len(corpus.dropped))} repeat an earlier document word for word "
-                   "(the same words in the same order); the first of each is kept. They are listed under the preview.")
+                   "(the same words in the same order)"
+                   + (f" or nearly ({formatting.count(near)} of them)" if near else "")
+                   + "; the first of each is kept. They are listed under the preview.")
 left_out_ids = list(state.get(Keys.left_out) or [])
 offered = cached.longest_documents(collection.key, collection)
 offered_titles = {d.doc_id: d.title for d in corpus.left_out} | {d.doc_id: d.title for d in offered}
@@ -338,9 +352,12 @@ with right:
         st.success("No document became empty.", icon=icons.DONE)
     if corpus.copies:
         st.markdown(f"**{formatting.plural(len(corpus.copies), 'copy', 'copies')} left out**")
-        titles = dict(zip(corpus.doc_ids, corpus.titles, strict=True)) | {d.doc_id: d.title for d in corpus.left_out}
-        st.dataframe(pd.DataFrame([(d.title, titles.get(d.copy_of, d.copy_of)) for d in corpus.copies],
-                                  columns=["Document", "The same words as"]), hide_index=True, height=240)
+        titles = dict(zip(corpus.doc_ids, corpus.titles, strict=True)) | {d.doc_id: d.title for d in corpus.dropped}
+        st.dataframe(pd.DataFrame([(d.title, titles.get(d.copy_of, d.copy_of),
+                                    "word for word" if d.similarity is None else
+                                    f"nearly ({formatting.percent(d.similarity, 2)} the same)")
+                                   for d in corpus.copies], columns=["Document", "The same words as", "How"]),
+                     hide_index=True, height=240)
     if corpus.left_out:
         st.markdown(f"**{formatting.plural(len(corpus.left_out), 'document')} left out**")
         st.dataframe(pd.DataFrame({"Document": [d.title for d in corpus.left_out]}), hide_index=True,

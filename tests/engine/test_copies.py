@@ -328,7 +328,7 @@ def test_find_near_copies_checks_its_input(bad):
         engine.find_near_copies(["a b c", b"bytes"])
 
 
-def test_from_texts_leaves_near_copies_out_before_the_vocabulary_is_chosen():
+def test_from_texts_leaves_near_copies_out_before_the_vocabulary_is_chosen(tmp_path):
     base = ("the harbour board met on monday and agreed the budget for the new lighthouse after a long debate "
             "about the cost of keeping ships safe on the rocks in summer")
     texts = [base, "bees make honey in summer when the fields are in flower",
@@ -341,8 +341,10 @@ def test_from_texts_leaves_near_copies_out_before_the_vocabulary_is_chosen():
     assert kept.copies[0].reason == ("a near-copy of “t0”: 67 % of the runs of five words in either text are in "
                                      "both")
     assert kept.copies[2].reason == "a copy of “t2”: the same words, in the same order"
+    assert [d.similarity for d in kept.copies] == [pytest.approx(21 / 31), pytest.approx(21 / 34), None]
     assert "harbour" not in kept.vocabulary  # in one document of those kept: below min_df 2
     assert "summer" in kept.vocabulary
+    assert Corpus.load(kept.save(tmp_path / "kept")).dropped == kept.dropped  # how nearly, kept on disk
     exact_only = Corpus.from_texts(texts, keep_copies=False, min_df=2)
     assert exact_only.doc_ids == ("0", "1", "2", "3", "5") and "harbour" in exact_only.vocabulary
     gone = Corpus.from_texts(texts, keep_copies=False, near_copies=0.55, leave_out=["0"])

@@ -331,12 +331,43 @@ def test_copies_of_a_document_are_read_once_and_listed_unless_asked(app_path):
             "same order); the first of each is kept. They are listed under the preview.") in captions
     assert at.metric[3].value == "0"  # none became empty: copies are not counted there
     listed = next(frame.value for frame in at.dataframe if "The same words as" in frame.value.columns)
-    assert listed.to_dict("list") == {"Document": ["6", "7", "8"], "The same words as": ["0", "1", "0"]}
+    assert listed.to_dict("list") == {"Document": ["6", "7", "8"], "The same words as": ["0", "1", "0"],
+                                      "How": ["word for word"] * 3}
+    assert at.checkbox(key=Keys.near_copies).value is False and not at.checkbox(key=Keys.near_copies).disabled
     at.checkbox(key=Keys.drop_copies).uncheck().run()
     assert not at.exception, at.exception
     assert _collection(at).corpus.n_docs == 9 and _collection(at).corpus.copies == ()
     assert not any("copies" in c.value for c in at.caption)
     assert not any("The same words as" in frame.value.columns for frame in at.dataframe)
+    assert at.checkbox(key=Keys.near_copies).disabled  # near-copies go only with the copies
+
+
+def test_near_copies_are_left_out_when_asked_and_listed_with_how_nearly(app_path):
+    """A long note, a revised version of it (one word changed, a line added) and a copy of the revision word for
+    word: unticked, only the copy goes; ticked, the revision goes too, listed as 85% the same as the note, and the
+    copy as a copy of the revision."""
+    at = _app(app_path)
+    note = " ".join(data.TEXTS)
+    words = note.split()
+    revised = " ".join(words[:10] + ["amended"] + words[11:]) + " Revised on Tuesday."
+    files = {f"notes/{i}.txt": text.encode() for i, text in enumerate(data.TEXTS[4:])}
+    files |= {"notes/a.txt": note.encode(), "notes/b.txt": revised.encode(), "notes/c.txt": revised.upper().encode()}
+    _upload(at, data.zip_upload("notes.zip", files))
+    assert not at.exception, at.exception
+    assert _collection(at).corpus.n_docs == 4  # the copy of the revision only
+    at.checkbox(key=Keys.near_copies).check().run()
+    assert not at.exception, at.exception
+    corpus = _collection(at).corpus
+    ids = dict(zip(corpus.titles, corpus.doc_ids, strict=True))
+    assert corpus.n_docs == 3 and "b" not in ids
+    assert [(d.title, d.copy_of) for d in corpus.copies] == [("b", ids["a"]), ("c", "notes/b.txt")]
+    runs = len(words) - 4  # one word changed: 5 runs of the note's are not in the revision, 3 + 5 of its are new
+    assert corpus.copies[0].similarity == pytest.approx((runs - 5) / (runs + 8))
+    assert any("or nearly (1 of them)" in c.value for c in at.caption)
+    listed = next(frame.value for frame in at.dataframe if "The same words as" in frame.value.columns)
+    assert listed.to_dict("list") == {
+        "Document": ["b", "c"], "The same words as": ["a", "b"],
+        "How": [f"nearly ({formatting.percent((runs - 5) / (runs + 8), 2)} the same)", "word for word"]}
 
 
 def _long_document_upload() -> dict[str, bytes]:
