@@ -32,6 +32,7 @@ from tqdm import tqdm
 
 from engine import __version__
 from engine.data.bow_formats import holds_text, load_corpus
+from engine.data.copies import NEAR_COPY_SIMILARITY
 from engine.data.corpus import AUTO_ACCENTS, AUTO_MARKUP
 from engine.data.documents import is_document_file
 from engine.data.language import AUTO_LANGUAGE
@@ -323,6 +324,10 @@ def _add_fit(commands: Any) -> None:
     text.add_argument("--keep-copies", action="store_true",
                       help="keep every document that repeats another word for word; by default each such text is "
                       "read once (the first copy) and the message says how many copies were left out")
+    text.add_argument("--near-copies", nargs="?", type=float, const=NEAR_COPY_SIMILARITY, metavar="SHARE",
+                      help="also leave out every document that nearly repeats one kept (a revised version, a page "
+                      "with another date): at least SHARE of the runs of five words in either text in both "
+                      f"(default {NEAR_COPY_SIMILARITY}); the message says how many")
     text.add_argument("--leave-out", action="append", metavar="ID", default=None,
                       help="leave out the document with this id before the words are counted (repeat for several; "
                       "with --passages, the id of the document before it is cut): a very long document among short "
@@ -392,6 +397,7 @@ JOIN_PHRASES_KEY = "join_phrases"  # ... and whether phrases were joined (missin
 MERGE_WORD_FORMS_KEY = "merge_word_forms"  # ... and whether a word's forms were merged (missing: False, as before)
 KEEP_COPIES_KEY = "keep_copies"  # ... and whether no copy was left out (missing: True, as before copies were)
 LEAVE_OUT_KEY = "leave_out"  # ... and the ids --leave-out named (missing: none)
+NEAR_COPIES_KEY = "near_copies"  # ... and --near-copies' share (missing or None: only copies word for word)
 PHRASES_SHOWN = 8  # phrases the message names (and words with their forms)
 
 
@@ -444,6 +450,15 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
         options["keep_copies"] = True
     elif text:  # a resumed run keeps the documents it trained on
         options["keep_copies"] = False if resumed is None else resumed.get(KEEP_COPIES_KEY, True)
+    if args.near_copies is not None:
+        if not 0 < args.near_copies <= 1:
+            raise _UsageError(f"--near-copies must be a share in (0, 1] (0.8 leaves out a text repeated but for a "
+                              f"sentence or a few words), got {args.near_copies}")
+        if args.keep_copies:
+            raise _UsageError("--near-copies leaves near-copies out with the copies; it cannot go with --keep-copies")
+        options["near_copies"] = args.near_copies  # given for counts: the bag of words' error says so
+    elif text and resumed is not None and resumed.get(NEAR_COPIES_KEY) is not None:
+        options["near_copies"] = resumed[NEAR_COPIES_KEY]  # a resumed run leaves out what it left out
     if args.leave_out:
         options["leave_out"] = tuple(args.leave_out)  # given for counts: the bag of words' error says so
     elif text and resumed is not None and resumed.get(LEAVE_OUT_KEY):
@@ -506,10 +521,13 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
             f"{encoding}" + (f" ({n} files)" if len(encodings) > 1 else "") for encoding, n in encodings.most_common()
         )
     emptied, copies = len(corpus.emptied), len(corpus.copies)  # load_corpus gives a Corpus
+    near = sum(document.similarity is not None for document in corpus.copies)
     message += f"; {emptied} document{'s' if emptied != 1 else ''} dropped (no words left)"
-    if copies:
-        message += (f"; {copies} cop{'ies' if copies != 1 else 'y'} of other documents left out (the same words in "
-                    "the same order; --keep-copies keeps them)")
+    if copies - near:
+        message += (f"; {copies - near} cop{'ies' if copies - near != 1 else 'y'} of other documents left out (the "
+                    "same words in the same order; --keep-copies keeps them)")
+    if near:
+        message += f"; {near} near-cop{'ies' if near != 1 else 'y'} left out (--near-copies)"
     left_out = len(getattr(corpus, "left_out", ()))
     if left_out:
         message += f"; {left_out} document{'s' if left_out != 1 else ''} left out (--leave-out)"
@@ -760,6 +778,7 @@ def _fit(args: argparse.Namespace) -> int:
         record[KEEP_COPIES_KEY] = not corpus.copies  # none left out: a resumed run keeps every document again
         record[PASSAGE_WORDS_KEY] = args.passages if args.passages is not None else cli_info.get(PASSAGE_WORDS_KEY)
         record[LEAVE_OUT_KEY] = [document.doc_id for document in corpus.left_out]
+        record[NEAR_COPIES_KEY] = args.near_copies if args.near_copies is not None else cli_info.get(NEAR_COPIES_KEY)
     extra = {"corpus": str(args.corpus), "cli": record, "dropped_documents": len(getattr(corpus, "dropped", ()))}
     run = _build_run(args, train, observed, heldout, corpus.vocabulary, extra, checkpoint)
     if n_test:

@@ -437,6 +437,35 @@ def test_fit_reads_each_repeated_document_once_unless_asked_and_a_resumed_run_as
     assert f"corpus: {len(texts)} documents" in capsys.readouterr().err
 
 
+
+def test_fit_leaves_near_copies_out_when_asked_and_a_resumed_run_as_it_was(tmp_path, capsys):
+    """Six notes of 24 words, a revision of the first (one word changed: 15 of the 25 runs of five words in either
+    are in both, 0.6) and a copy of it word for word: --near-copies 0.6 leaves both out and says so; a resumed run
+    reads them as it did."""
+    words = {i: [f"{w}{i}" for w in ("river", "boats", "harbour", "light", "tide", "storm")] for i in range(6)}
+    originals = [" ".join(["the harbour board met and agreed the budget for the lighthouse after a long debate",
+                           *words[i], "on the rocks"]) for i in range(6)]
+    revised = originals[0].replace("agreed", "approved")
+    table = tmp_path / "notes.csv"
+    pd.DataFrame({"text": [*originals, revised, revised.upper()]}).to_csv(table, index=False)
+    out, checkpoint = tmp_path / "notes.npz", tmp_path / "ck.npz"
+    common = ["--topics", "2", "--no-progress", "--max-df", "1.0", "--test-docs", "0", "--out", str(out)]
+    assert main(["fit", str(table), *common, "--epochs", "1", "--near-copies", "0.6", "--checkpoint",
+                 str(checkpoint)]) == 0
+    message = capsys.readouterr().err
+    assert f"corpus: {len(originals)} documents" in message
+    assert "; 1 copy of other documents left out" in message and "; 1 near-copy left out (--near-copies)" in message
+    assert load_model(out).extra["cli"]["near_copies"] == 0.6
+    assert main(["fit", str(table), "--no-progress", "--max-df", "1.0", "--out", str(out), "--epochs", "2",
+                 "--resume", str(checkpoint)]) == 0
+    assert "1 near-copy left out" in capsys.readouterr().err  # the documents it trained on
+    assert main(["fit", str(table), *common, "--epochs", "1"]) == 0  # by default only copies word for word go
+    assert f"corpus: {len(originals) + 1} documents" in capsys.readouterr().err
+    for flags, says in ((["--near-copies", "1.5"], "--near-copies must be a share in (0, 1]"),
+                        (["--near-copies", "--keep-copies"], "it cannot go with --keep-copies")):
+        assert main(["fit", str(table), *common, *flags]) == 2
+        assert says in capsys.readouterr().err
+
 NOTES = ["The planet orbits a distant star; the rocket launch was delayed by the comet.",
          "Bake the bread in a hot oven with butter, flour and a pinch of salt.",
          "The team scored a late goal and the coach praised the players after the match.",

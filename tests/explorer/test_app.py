@@ -344,7 +344,7 @@ def test_copies_of_a_document_are_read_once_and_listed_unless_asked(app_path):
 
 def test_near_copies_are_left_out_when_asked_and_listed_with_how_nearly(app_path):
     """A long note, a revised version of it (one word changed, a line added) and a copy of the revision word for
-    word: unticked, only the copy goes; ticked, the revision goes too, listed as 85% the same as the note, and the
+    word: unticked, only the copy goes; ticked, the revision goes too, listed as 84% the same as the note, and the
     copy as a copy of the revision."""
     at = _app(app_path)
     note = " ".join(data.TEXTS)
