@@ -221,8 +221,8 @@ def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILAR
     shared &= np.array([len(words[d]) >= RUN_WORDS for d in distinct], dtype=bool)
     buckets: dict[int, list[int]] = {}
     sets: dict[int, np.ndarray] = {}  # the distinct runs of the texts compared, sorted
-    for i in np.flatnonzero(shared).tolist():
-        own = keys[i].tolist()
+    compared = np.flatnonzero(shared).tolist()
+    for i, own in zip(compared, keys[compared].tolist(), strict=True):
         candidates = sorted({c for key in own for c in buckets.get(key, ())})
         best, best_share = -1, 0.0
         mine = sets[i] = np.unique(runs[starts[i]:starts[i + 1]])
@@ -292,14 +292,14 @@ def _band_keys(runs: np.ndarray, starts: np.ndarray, rows: int, bands: int) -> n
     constants = np.random.default_rng(0x5EED).integers(0, 2**63, size=(3, n_hashes), dtype=np.uint64)
     multipliers, offsets = constants[0] | np.uint64(1), constants[1]  # odd: each map is a permutation of 2^64
     filled = np.flatnonzero(np.diff(starts))
-    signatures = np.zeros((starts.size - 1, n_hashes), dtype=np.uint64)
+    signatures = np.zeros((n_hashes, starts.size - 1), dtype=np.uint64)  # a row per min-hash
     if filled.size:
         for j in range(n_hashes):
-            signatures[filled, j] = np.minimum.reduceat(runs * multipliers[j] + offsets[j], starts[filled])
-    folded = np.broadcast_to(constants[2, :bands], (starts.size - 1, bands)).copy()  # a band's own start
+            signatures[j, filled] = np.minimum.reduceat(runs * multipliers[j] + offsets[j], starts[filled])
+    folded = np.repeat(constants[2, :bands, None], starts.size - 1, axis=1)  # each band starts from its own value
     for r in range(rows):
-        folded = folded * _PRIME + signatures[:, r::rows][:, :bands]
-    return folded
+        folded = folded * _PRIME + signatures[r::rows][:bands]
+    return folded.T
 
 
 def _jaccard(a: np.ndarray, b: np.ndarray) -> float:

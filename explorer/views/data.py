@@ -212,7 +212,7 @@ with prep_box:
                         f"{formatting.percent(NEAR_COPY_SIMILARITY, 2)} of the runs of five words in either "
                         "document are in both. Many near-copies of a text take topics of their own, as copies do. "
                         "The collections we measured held few, and leaving those few out changed the topics "
-                        "little, so it is not ticked by default. Finding them can take as long again as reading "
+                        "little, so it is not ticked by default. Finding them takes about as long again as reading "
                         "the documents.")
     right.checkbox("Read frequent word pairs as one word", key=Keys.join_phrases, disabled=bag_of_words,
                    help="Pairs of words that the documents write side by side far more often than chance, such as "
