@@ -252,6 +252,25 @@ def fortunes_texts() -> tuple[list[str], str]:
     return texts, f"{len(files)} files of {FORTUNES}"
 
 
+CHANGELOGS = "/usr/share/doc/*/changelog.Debian.gz"
+# an entry starts at a line "package (version) distribution; urgency=..." at the start of a line
+_CHANGELOG_ENTRY = re.compile(r"\n(?=\S+ \([^)]*\) [^;\n]*; urgency=)")
+
+
+def changelog_entries(pattern: str = CHANGELOGS) -> tuple[list[str], str]:
+    """The entries of the Debian changelogs of the packages installed here (the gzipped files ``pattern``, an
+    absolute path with wildcards, matches), one text each, as the files hold them: packages built from one source
+    ship the same changelog, and an entry can recur with another date."""
+    paths = sorted(Path("/").glob(pattern.lstrip("/")))
+    if not paths:
+        raise FileNotFoundError(f"no file matches {pattern}")
+    texts = []
+    for path in paths:
+        with gzip.open(path, "rt", encoding="utf-8", errors="replace") as file:
+            texts.extend(entry.strip() for entry in _CHANGELOG_ENTRY.split("\n" + file.read()) if entry.strip())
+    return texts, f"{len(paths)} files {pattern}"
+
+
 MANPAGE_PACKAGES = ("manpages", "manpages-dev")  # the Linux man-pages project: sections 2-5 and 7
 # a page of a man section, in English (/usr/share/man/man2/open.2.gz) or a language's folder (.../man/de/man1/ls.1.gz)
 _MANPAGE_PATH = re.compile(r"/man/(?:[a-z]{2,3}(?:_[A-Z]{2})?(?:\.[\w-]+)?/)?man\d/[^/]+\.gz$")
@@ -432,6 +451,16 @@ BUILT = {
         "The docstrings of the Python standard library's modules, classes and functions ({program}), read by ast, "
         "each distinct docstring once; one document per docstring ({n_docs})",
         "Python standard library docstrings",
+    ),
+    # ... and the entries of the changelogs of the packages installed on the machine, many repeated (not a
+    # fixed collection: it changes with what is installed)
+    "changelogs": BuiltCollection(
+        changelog_entries,
+        "Debian packages install their changelogs in /usr/share/doc/<package>/changelog.Debian.gz (each under "
+        "its package's licence, see the copyright file beside it)",
+        "The entries of this machine's Debian changelogs ({program}), as the files hold them; one document per "
+        "entry ({n_docs})",
+        "Debian changelog entries of the installed packages",
     ),
 }
 
