@@ -494,7 +494,7 @@ def _count_distinct(analyzer, index: dict[str, int], ids: list[str], titles: lis
             if ids[d] in emptied_by_id:
                 dropped.append(emptied_by_id[ids[d]])
         elif of[2]:
-            dropped.append(DroppedDocument(ids[d], titles[d], _copy_reason(of[1], "in the same order"), of[0]))
+            dropped.append(DroppedDocument(ids[d], titles[d], _copy_reason(of[1]), of[0]))
         else:
             dropped.append(DroppedDocument(ids[d], titles[d], _NO_WORDS))
     return counts, kept, dropped
