@@ -89,6 +89,13 @@ PHRASE_SAMPLE_DOCUMENTS = 20_000  # documents, spread over the collection, the p
 Source = str | os.PathLike
 
 
+# Corpus.from_texts' options that DiskCorpus.from_texts does not have, and why
+_IN_MEMORY_ONLY = {
+    "near_copies": "near-copies are found by comparing every text's runs of words with those of the texts kept, "
+                   "which a corpus read in passes does not hold (keep_copies=False leaves out copies word for word)",
+    "leave_out": "leave the documents out of the folder, archive or table read",
+}
+
 class DiskCorpus:
     """A bag-of-words corpus kept on disk, for stochastic variational inference at scale.
 
@@ -281,6 +288,11 @@ class DiskCorpus:
                                          "token_pattern", "strip_accents", "strip_markup", "strip_boilerplate",
                                          "strip_messages", "passage_words", "join_phrases", "merge_word_forms",
                                          "keep_copies"})
+        in_memory_only = [name for name in unknown if name in _IN_MEMORY_ONLY]
+        if in_memory_only:
+            which = "is an option" if len(in_memory_only) == 1 else "are options"
+            raise TypeError(f"{' and '.join(in_memory_only)} {which} of Corpus.from_texts only: "
+                            + "; ".join(_IN_MEMORY_ONLY[name] for name in in_memory_only))
         if unknown:
             raise TypeError(f"unknown tokenizer options {unknown}; see Corpus.from_texts")
         keep_copies = options["keep_copies"] = _flag("keep_copies", options["keep_copies"])
