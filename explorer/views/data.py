@@ -304,11 +304,12 @@ if left_out is not None and left_out.documents:
 if corpus.copies:
     near = sum(d.similarity is not None for d in corpus.copies)
     with prep_box:
+        how = (" word for word (the same words in the same order)" if not near else
+               f", {formatting.count(len(corpus.copies) - near)} word for word and {formatting.count(near)} nearly "
+               f"(at least {formatting.percent(NEAR_COPY_SIMILARITY, 2)} of their runs of five words the same)")
         st.caption(f"Left out as copies: {formatting.plural(len(corpus.copies), 'document')} of "
-                   f"{formatting.count(corpus.n_docs + len(corpus.dropped))} repeat an earlier document word for word "
-                   "(the same words in the same order)"
-                   + (f" or nearly ({formatting.count(near)} of them)" if near else "")
-                   + "; the first of each is kept. They are listed under the preview.")
+                   f"{formatting.count(corpus.n_docs + len(corpus.dropped))} repeat an earlier document{how}; the "
+                   "first of each is kept. They are listed under the preview.")
 left_out_ids = list(state.get(Keys.left_out) or [])
 offered = cached.longest_documents(collection.key, collection)
 offered_titles = {d.doc_id: d.title for d in corpus.left_out} | {d.doc_id: d.title for d in offered}
@@ -355,8 +356,8 @@ with right:
         titles = dict(zip(corpus.doc_ids, corpus.titles, strict=True)) | {d.doc_id: d.title for d in corpus.dropped}
         st.dataframe(pd.DataFrame([(d.title, titles.get(d.copy_of, d.copy_of),
                                     "word for word" if d.similarity is None else
-                                    f"nearly ({formatting.percent(d.similarity, 2)} the same)")
-                                   for d in corpus.copies], columns=["Document", "The same words as", "How"]),
+                                    f"{formatting.percent(d.similarity, 2)} the same")
+                                   for d in corpus.copies], columns=["Document", "Repeats", "How"]),
                      hide_index=True, height=240)
     if corpus.left_out:
         st.markdown(f"**{formatting.plural(len(corpus.left_out), 'document')} left out**")

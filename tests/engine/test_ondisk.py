@@ -110,9 +110,9 @@ def test_texts_errors_match_the_in_memory_corpus(tmp_path):
         DiskCorpus.from_texts(source, tmp_path / "none", min_df=3, max_df=2)
     with pytest.raises(TypeError, match="unknown tokenizer options"):
         DiskCorpus.from_texts(source, tmp_path / "none", lowercase=False)
-    with pytest.raises(TypeError, match=r"^near_copies is an option of Corpus.from_texts only: near-copies are"):
+    with pytest.raises(TypeError, match=r"^near_copies is an option of Corpus\.from_texts only: near-copies are"):
         DiskCorpus.from_texts(source, tmp_path / "none", keep_copies=False, near_copies=0.8)
-    with pytest.raises(TypeError, match="leave_out and near_copies are options of Corpus.from_texts only: leave the "):
+    with pytest.raises(TypeError, match=r"leave_out and near_copies are options of Corpus\.from_texts only: leave "):
         DiskCorpus.from_texts(source, tmp_path / "none", near_copies=0.8, leave_out=["a.txt"])
     (tmp_path / "dup.csv").write_text("id,text\nx,dog\nx,cat\n", encoding="utf-8")
     with pytest.raises(CorpusFormatError, match="repeats the id 'x'"):

@@ -330,15 +330,15 @@ def test_copies_of_a_document_are_read_once_and_listed_unless_asked(app_path):
     assert ("Left out as copies: 3 documents of 9 repeat an earlier document word for word (the same words in the "
             "same order); the first of each is kept. They are listed under the preview.") in captions
     assert at.metric[3].value == "0"  # none became empty: copies are not counted there
-    listed = next(frame.value for frame in at.dataframe if "The same words as" in frame.value.columns)
-    assert listed.to_dict("list") == {"Document": ["6", "7", "8"], "The same words as": ["0", "1", "0"],
+    listed = next(frame.value for frame in at.dataframe if "Repeats" in frame.value.columns)
+    assert listed.to_dict("list") == {"Document": ["6", "7", "8"], "Repeats": ["0", "1", "0"],
                                       "How": ["word for word"] * 3}
     assert at.checkbox(key=Keys.near_copies).value is False and not at.checkbox(key=Keys.near_copies).disabled
     at.checkbox(key=Keys.drop_copies).uncheck().run()
     assert not at.exception, at.exception
     assert _collection(at).corpus.n_docs == 9 and _collection(at).corpus.copies == ()
     assert not any("copies" in c.value for c in at.caption)
-    assert not any("The same words as" in frame.value.columns for frame in at.dataframe)
+    assert not any("Repeats" in frame.value.columns for frame in at.dataframe)
     assert at.checkbox(key=Keys.near_copies).disabled  # near-copies go only with the copies
 
 
@@ -349,7 +349,7 @@ def test_near_copies_are_left_out_when_asked_and_listed_with_how_nearly(app_path
     at = _app(app_path)
     note = " ".join(data.TEXTS)
     words = note.split()
-    revised = " ".join(words[:10] + ["amended"] + words[11:]) + " Revised on Tuesday."
+    revised = " ".join([*words[:10], "amended", *words[11:]]) + " Revised on Tuesday."
     files = {f"notes/{i}.txt": text.encode() for i, text in enumerate(data.TEXTS[4:])}
     files |= {"notes/a.txt": note.encode(), "notes/b.txt": revised.encode(), "notes/c.txt": revised.upper().encode()}
     _upload(at, data.zip_upload("notes.zip", files))
@@ -363,11 +363,13 @@ def test_near_copies_are_left_out_when_asked_and_listed_with_how_nearly(app_path
     assert [(d.title, d.copy_of) for d in corpus.copies] == [("b", ids["a"]), ("c", "notes/b.txt")]
     runs = len(words) - 4  # one word changed: 5 runs of the note's are not in the revision, 3 + 5 of its are new
     assert corpus.copies[0].similarity == pytest.approx((runs - 5) / (runs + 8))
-    assert any("or nearly (1 of them)" in c.value for c in at.caption)
-    listed = next(frame.value for frame in at.dataframe if "The same words as" in frame.value.columns)
-    assert listed.to_dict("list") == {
-        "Document": ["b", "c"], "The same words as": ["a", "b"],
-        "How": [f"nearly ({formatting.percent((runs - 5) / (runs + 8), 2)} the same)", "word for word"]}
+    assert ("Left out as copies: 2 documents of 5 repeat an earlier document, 1 word for word and 1 nearly (at least "
+            "80% of their runs of five words the same); the first of each is kept. They are listed under the "
+            "preview.") in [c.value for c in at.caption]
+    listed = next(frame.value for frame in at.dataframe if "Repeats" in frame.value.columns)
+    assert listed.to_dict("list") == {"Document": ["b", "c"], "Repeats": ["a", "b"],
+                                      "How": [f"{formatting.percent((runs - 5) / (runs + 8), 2)} the same",
+                                              "word for word"]}
 
 
 def _long_document_upload() -> dict[str, bytes]:
