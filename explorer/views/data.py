@@ -304,9 +304,10 @@ if left_out is not None and left_out.documents:
 if corpus.copies:
     near = sum(d.similarity is not None for d in corpus.copies)
     with prep_box:
-        how = (" word for word (the same words in the same order)" if not near else
-               f", {formatting.count(len(corpus.copies) - near)} word for word and {formatting.count(near)} nearly "
-               f"(at least {formatting.percent(NEAR_COPY_SIMILARITY, 2)} of their runs of five words the same)")
+        exact, nearly = len(corpus.copies) - near, (f"nearly (at least {formatting.percent(NEAR_COPY_SIMILARITY, 2)} "
+                                                    "of their runs of five words the same)")
+        how = (" word for word (the same words in the same order)" if not near else f" {nearly}" if not exact else
+               f", {formatting.count(exact)} word for word and {formatting.count(near)} {nearly}")
         st.caption(f"Left out as copies: {formatting.plural(len(corpus.copies), 'document')} of "
                    f"{formatting.count(corpus.n_docs + len(corpus.dropped))} repeat an earlier document{how}; the "
                    "first of each is kept. They are listed under the preview.")
