@@ -141,6 +141,10 @@ NEAR_COPY_SIMILARITY = 0.8  # find_near_copies' default: a text repeated but for
 RUN_WORDS = 5  # a near-copy is judged by the runs of this many words two texts share (their 5-word shingles)
 NEAR_COPY_RECALL = 0.999  # the least chance that a pair exactly at the threshold is compared (the rest: more)
 _HASHES = 128  # min-hashes a text, cut into bands of rows; two texts sharing a band are compared exactly
+# bounds on the work when very many texts are alike: the kept texts a band holds, the texts compared exactly with
+# one text, and how far below the threshold the share of agreeing min-hashes may be (its standard deviation is at
+# most 0.045 for 125 min-hashes: the margin is over four of them)
+BUCKET_TEXTS, COMPARED_TEXTS, SIGNATURE_MARGIN = 64, 16, 0.2
 _PRIME = np.uint64(0x100000001B3)  # the multiplier of the polynomial hash of a run of words (FNV's 64-bit prime)
 
 
@@ -173,7 +177,13 @@ def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILAR
     Pairs are found by min-hashing (banded locality-sensitive hashing with fixed
     constants, so the answer is the same on every call) and then compared exactly: a pair
     reported is always at least ``similarity``; a pair exactly at it is missed with a
-    chance under 1 in 1,000 (``engine.data.copies.NEAR_COPY_RECALL``), a pair above it less often.
+    chance under 1 in 1,000 (``engine.data.copies.NEAR_COPY_RECALL``), a pair above it less
+    often.  The work stays close to linear in the number of texts even when very many are
+    alike (a hostile upload of one template filled in many ways): a band shared by more than
+    ``BUCKET_TEXTS`` kept texts takes no more, and of the texts a text shares bands with, the
+    ``COMPARED_TEXTS`` whose min-hashes agree most with its own (and at least
+    ``similarity - SIGNATURE_MARGIN`` of them) are compared exactly; a text left out names
+    the closest of those.
 
     Parameters
     ----------
@@ -211,7 +221,7 @@ def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILAR
     distinct = np.flatnonzero(exact == np.arange(len(texts)))
     runs, starts = _run_hashes([words[d] for d in distinct])
     rows, bands = _bands(similarity)
-    keys = _band_keys(runs, starts, rows, bands)
+    keys, signatures = _band_keys(runs, starts, rows, bands)
     # only a text sharing a band with another text can be, or have, a near-copy; a text of one run (fewer than
     # RUN_WORDS words) has only word-for-word copies
     shared = np.zeros(len(distinct), dtype=bool)
@@ -223,20 +233,20 @@ def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILAR
     sets: dict[int, np.ndarray] = {}  # the distinct runs of the texts compared, sorted
     compared = np.flatnonzero(shared).tolist()
     for i, own in zip(compared, keys[compared].tolist(), strict=True):
-        candidates = sorted({c for key in own for c in buckets.get(key, ())})
         best, best_share = -1, 0.0
         mine = sets[i] = np.unique(runs[starts[i]:starts[i + 1]])
-        for c in candidates:
+        for c in _closest(signatures, i, {c for key in own for c in buckets.get(key, ())}, similarity):
             share = _jaccard(mine, sets[c])
             if share > best_share:
                 best, best_share = c, share
         if best >= 0 and best_share >= similarity:
             first[distinct[i]], shares[distinct[i]] = distinct[best], best_share
-        else:
-            for key in own:
-                buckets.setdefault(key, []).append(i)
+            del sets[i]  # a near-copy is compared with no later text
             continue
-        del sets[i]  # a near-copy is compared with no later text
+        for key in own:
+            bucket = buckets.setdefault(key, [])
+            if len(bucket) < BUCKET_TEXTS:
+                bucket.append(i)
     # a word-for-word copy goes where the text it copies went
     copies = exact != np.arange(len(texts))
     shares[copies] = shares[exact[copies]]
@@ -285,9 +295,9 @@ def _bands(similarity: float) -> tuple[int, int]:
     return rows, _HASHES // rows
 
 
-def _band_keys(runs: np.ndarray, starts: np.ndarray, rows: int, bands: int) -> np.ndarray:
-    """Each text's min-hash signature (``rows * bands`` min-hashes of fixed constants), each band folded into one
-    integer that also names the band: shape (n_texts, bands)."""
+def _band_keys(runs: np.ndarray, starts: np.ndarray, rows: int, bands: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's min-hash signature (``rows * bands`` min-hashes of fixed constants, shape (n_texts, rows *
+    bands)) and its bands, each folded into one integer that also names the band (shape (n_texts, bands))."""
     n_hashes = rows * bands
     constants = np.random.default_rng(0x5EED).integers(0, 2**63, size=(3, n_hashes), dtype=np.uint64)
     multipliers, offsets = constants[0] | np.uint64(1), constants[1]  # odd: each map is a permutation of 2^64
@@ -299,7 +309,19 @@ def _band_keys(runs: np.ndarray, starts: np.ndarray, rows: int, bands: int) -> n
     folded = np.repeat(constants[2, :bands, None], starts.size - 1, axis=1)  # each band starts from its own value
     for r in range(rows):
         folded = folded * _PRIME + signatures[r::rows][:bands]
-    return folded.T
+    return folded.T, np.ascontiguousarray(signatures.T)
+
+
+def _closest(signatures: np.ndarray, i: int, candidates: set[int], similarity: float) -> list[int]:
+    """The candidates worth comparing with text ``i`` exactly: those whose min-hashes agree with its own in at
+    least ``similarity - SIGNATURE_MARGIN`` of them (the share that agree estimates the similarity), at most
+    COMPARED_TEXTS, the most agreeing first (the earlier of equals)."""
+    if not candidates:
+        return []
+    others = np.array(sorted(candidates))
+    agree = (signatures[others] == signatures[i]).mean(axis=1)
+    order = np.argsort(-agree, kind="stable")[:COMPARED_TEXTS]
+    return others[order[agree[order] >= similarity - SIGNATURE_MARGIN - 1e-12]].tolist()  # 0.8 - 0.2 is not 0.6
 
 
 def _jaccard(a: np.ndarray, b: np.ndarray) -> float:

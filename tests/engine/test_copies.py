@@ -355,3 +355,40 @@ def test_from_texts_leaves_near_copies_out_before_the_vocabulary_is_chosen(tmp_p
         Corpus.from_texts(texts, near_copies=0.8)
     with pytest.raises(ValueError, match="similarity must be a share in"):
         Corpus.from_texts(texts, keep_copies=False, near_copies=2)
+
+
+def test_near_copies_of_one_template_filled_in_many_ways_take_bounded_work(monkeypatch):
+    """A hostile upload: 600 texts of one 100-word template, each with 2 of its words replaced, so that every pair
+    is close (0.6 to 0.8) and shares bands.  Each text is compared exactly with at most COMPARED_TEXTS others and
+    each reported near-copy still reaches the threshold; on 40 of them, whose bands hold fewer texts than the bound,
+    the answer is the definition's."""
+    from engine.data import copies
+
+    rng = np.random.default_rng(0)
+    template = [f"t{i}" for i in range(100)]
+    texts = []
+    for d in range(600):
+        words = list(template)
+        for p in rng.choice(100, 2, replace=False):
+            words[p] = f"u{d}x{p}"
+        texts.append(" ".join(words))
+    calls = []
+    jaccard = copies._jaccard
+    monkeypatch.setattr(copies, "_jaccard", lambda a, b: calls.append(1) or jaccard(a, b))
+    found = engine.find_near_copies(texts, 0.8)
+    assert 0 < len(calls) <= len(texts) * copies.COMPARED_TEXTS
+    near = np.flatnonzero(found.first != np.arange(len(texts)))
+    assert near.size > 100 and (found.similarity[near] >= 0.8).all()
+    first, _ = brute_force_near(texts[:40], 0.8)  # few texts: no bound reached, the definition's answer
+    np.testing.assert_array_equal(engine.find_near_copies(texts[:40], 0.8).first, first)
+
+
+def test_the_texts_compared_exactly_are_those_whose_min_hashes_agree_most():
+    from engine.data import copies
+
+    signatures = np.array([[1, 2, 3, 4, 5], [1, 2, 3, 4, 9], [1, 2, 9, 9, 9], [1, 2, 3, 9, 9], [9, 9, 9, 9, 9]],
+                          dtype=np.uint64)
+    # against text 0: agreement 0.8, 0.4, 0.6, 0.0; at threshold 0.8, a margin of 0.2 keeps those of 0.6 or more
+    assert copies._closest(signatures, 0, {1, 2, 3, 4}, 0.8) == [1, 3]
+    assert copies._closest(signatures, 0, {1, 2, 3, 4}, 0.5) == [1, 3, 2]
+    assert copies._closest(signatures, 0, set(), 0.5) == []
