@@ -89,6 +89,28 @@ def census(name: str, texts: list[str], thresholds: list[float]) -> str:
     return f"| {name} | {n:,} | {exact:,} | {' | '.join(cells)} |"
 
 
+def template_texts(n: int, changed: int = 2, words: int = 100) -> list[str]:
+    """A hostile upload: ``n`` texts of one template of ``words`` words, each with ``changed`` of them replaced by
+    words of its own, so that every pair is close (about 0.7 at 2 of 100) and shares min-hash bands."""
+    rng = np.random.default_rng(0)
+
+    def word(i: int) -> str:  # letters only, which every token pattern reads as a word
+        out = ""
+        while True:
+            out, i = chr(97 + i % 26) + out, i // 26
+            if not i:
+                return out
+
+    template = ["tt" + word(i) for i in range(words)]
+    texts = []
+    for d in range(n):
+        filled = list(template)
+        for p in rng.choice(words, changed, replace=False):
+            filled[p] = "uu" + word(d * words + int(p))
+        texts.append(" ".join(filled))
+    return texts
+
+
 def train(counts: sp.csr_matrix, k: int, seed: int, epochs: int):
     model = engine.LDA(n_topics=k, n_words=counts.shape[1], seed=seed)
     engine.SVI(model, corpus=counts, seed=seed).run(n_docs=epochs * counts.shape[0])
@@ -181,7 +203,7 @@ def report(name: str, found: dict) -> list[str]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--corpora", nargs="+", default=["sotu", "jargon", "docstrings", "fortunes", "manpages"])
+    p.add_argument("--corpora", nargs="*", default=["sotu", "jargon", "docstrings", "fortunes", "manpages"])
     p.add_argument("--k", type=int, default=20, help="LDA topics")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     p.add_argument("--epochs", type=int, default=10, help="passes over the documents")
@@ -193,6 +215,8 @@ def main(argv=None) -> int:
     p.add_argument("--similarity", type=float, default=0.8, help="the least similarity of a near-copy left out")
     p.add_argument("--thresholds", type=float, nargs="+", default=[0.5, 0.7, 0.8, 0.9])
     p.add_argument("--census-only", action="store_true", help="print the first table only")
+    p.add_argument("--hostile", type=int, nargs="*", default=[],
+                   help="also time texts of one template filled in N ways (template_texts), for each N given")
     args = p.parse_args(argv)
     if not 0 < args.edit < 1 or not 0 < args.similarity <= 1:
         p.error("--edit must be in (0, 1) and --similarity in (0, 1]")
@@ -204,6 +228,7 @@ def main(argv=None) -> int:
              + " | ".join(f"near-copies beyond them at {t} (seconds / reading's)" for t in args.thresholds)
              + " |", "|---" * (3 + len(args.thresholds)) + "|"]
     first.extend(census(name, texts, args.thresholds) for name, texts in collections.items())
+    first.extend(census(f"one template, {n:,} ways", template_texts(n), args.thresholds) for n in args.hostile)
     print("\n".join([f"# near_copies.py: what the collections hold (thresholds {args.thresholds})", "", *first]),
           flush=True)
     if args.census_only:
