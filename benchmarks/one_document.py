@@ -84,6 +84,44 @@ def one_document_topics(model, counts: sp.csr_matrix) -> tuple[np.ndarray, np.nd
     return quality.one_document, main, share
 
 
+def train_hdp(counts: sp.csr_matrix, seed: int, epochs: int):
+    """The default HDP (``engine.HDP(n_topics=150, doc_truncation=20, n_words=V, seed=s)``) for ``epochs`` passes."""
+    model = engine.HDP(n_topics=150, doc_truncation=20, n_words=counts.shape[1], seed=seed)
+    engine.SVI(model, corpus=counts, seed=seed).run(n_docs=epochs * counts.shape[0])
+    return model
+
+
+def run_collection_hdp(collection: Collection, args) -> list[str]:
+    """The HDP's rows: topics in use, topics flagged, and for each K of ``--rule-k`` the documents the Data page's
+    rule (share >= ONE_DOCUMENT_SHARE / K) names and the flagged topics they account for."""
+    lengths = np.asarray(collection.train.sum(axis=1)).ravel()
+    conditions = [("as given", collection.train)]
+    if collection.name == "copyright":
+        conditions.append(("longest left out", collection.train[np.arange(lengths.size) != np.argmax(lengths)]))
+    rows = []
+    started = time.perf_counter()
+    for condition, counts in conditions:
+        own = np.asarray(counts.sum(axis=1)).ravel()
+        warned = {k: engine.long_documents(own, k)[0] for k in args.rule_k}
+        in_use, flagged, largest = [], [], []
+        by_warned: dict[int, list[int]] = {k: [] for k in args.rule_k}
+        for seed in args.seeds:
+            model = train_hdp(counts, seed, args.epochs)
+            flags, main, share = one_document_topics(model, counts)
+            quality = engine.topic_quality(model)
+            in_use.append(quality.n_live)
+            flagged.append(int(flags.sum()))
+            largest.append(float(share[quality.live].max()))
+            for k in args.rule_k:
+                by_warned[k].append(int((flags & np.isin(main, warned[k])).sum()))
+            print(f"  {collection.name} {condition} HDP seed {seed}: {time.perf_counter() - started:.0f} s",
+                  file=sys.stderr, flush=True)
+        rows.append(f"| {collection.name} | {condition} | {counts.shape[0]:,} | {100 * own.max() / own.sum():.1f} % | "
+                    f"{min_max(in_use)} | {min_max(flagged)} | {mean_sd(100 * np.array(largest), 0)} % | "
+                    + " | ".join(f"{warned[k].size}: {min_max(by_warned[k])}" for k in args.rule_k) + " |")
+    return rows
+
+
 def run_collection(collection: Collection, args) -> list[str]:
     lengths = np.asarray(collection.train.sum(axis=1)).ravel()
     longest = int(np.argmax(lengths))
@@ -124,6 +162,10 @@ def main(argv=None) -> int:
     p.add_argument("--k", type=int, default=20, help="LDA topics")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     p.add_argument("--epochs", type=int, default=10, help="passes over the documents")
+    p.add_argument("--model", choices=("lda", "hdp"), default="lda",
+                   help="hdp: the default HDP instead, and the Data page's rule at each K of --rule-k")
+    p.add_argument("--rule-k", type=int, nargs="+", default=[10, 20, 30, 50],
+                   help="with --model hdp: the numbers of topics the rule (share >= 0.5 / K) is read at")
     p.add_argument("--shared", type=Path, default=SHARED)
     p.add_argument("--cache", type=Path, default=CACHE)
     args = p.parse_args(argv)
@@ -139,13 +181,23 @@ def main(argv=None) -> int:
              "flagged topics by them |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     from threadpoolctl import threadpool_limits
 
+    if args.model == "hdp":
+        table = [f"# one_document.py, default HDP, {args.epochs} passes, seeds {' '.join(map(str, args.seeds))}; a "
+                 f"topic in use is flagged when one training document gives it at least "
+                 f"{engine.ONE_DOCUMENT_SHARE:.0%} of its words", "",
+                 "| collection | trained on | documents | longest document's share of the words | topics in use | "
+                 "topics flagged | "
+                 "largest share one document gives a topic in use | "
+                 + " | ".join(f"K = {k}: documents the rule names: flagged topics by them" for k in args.rule_k)
+                 + " |", "|---" * (7 + len(args.rule_k)) + "|"]
     with threadpool_limits(limits=1):
         for name in args.corpora:
             collection, why = copyright_collection() if name == "copyright" else load_collection(name, args)
             if collection is None:
                 print(why, file=sys.stderr)
                 continue
-            table.extend(run_collection(collection, args))
+            table.extend(run_collection_hdp(collection, args) if args.model == "hdp" else
+                         run_collection(collection, args))
     print("\n".join(table))
     return 0
 

@@ -145,6 +145,7 @@ _HASHES = 128  # min-hashes a text, cut into bands of rows; two texts sharing a 
 # one text, and how far below the threshold the share of agreeing min-hashes may be (its standard deviation is at
 # most 0.045 for 125 min-hashes: the margin is over four of them)
 BUCKET_TEXTS, COMPARED_TEXTS, SIGNATURE_MARGIN = 64, 16, 0.2
+_CHUNK_WORDS = 1 << 20  # the runs hashed at a time: the hashing's scratch arrays stay under about 50 MB
 _PRIME = np.uint64(0x100000001B3)  # the multiplier of the polynomial hash of a run of words (FNV's 64-bit prime)
 
 
@@ -211,24 +212,37 @@ def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILAR
     """
     if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not 0 < similarity <= 1:
         raise ValueError(f"similarity must be a share in (0, 1], got {similarity!r}")
-    texts = list(texts)
+    index: defaultdict[str, int] = defaultdict()
+    index.default_factory = lambda: len(index) + 1  # a word's number: its place among the words first seen
+    keys: list[bytes | None] = []  # a digest of each text's words in order
+    words: list[np.ndarray] = []  # each text's words as numbers (4 bytes a word), read _CHUNK_WORDS at a time
+    pending: list[list[str]] = []
+    held = 0  # the words pending
     for text in texts:
         if not isinstance(text, str):
             raise TypeError(f"texts must be strings, got {type(text).__name__}")
-    words = [_WORD.findall(text.lower()) for text in texts]
-    exact = _first_of(" ".join(w) or None for w in words)  # find_text_copies' answer, from the same words
-    first, shares = exact.copy(), np.ones(len(texts))
-    distinct = np.flatnonzero(exact == np.arange(len(texts)))
-    runs, starts = _run_hashes([words[d] for d in distinct])
+        found = _WORD.findall(text.lower())
+        keys.append(hashlib.blake2b(" ".join(found).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+                    if found else None)
+        pending.append(found)
+        held += len(found)
+        if held >= _CHUNK_WORDS:
+            words.extend(_numbered(pending, index))
+            pending, held = [], 0
+    words.extend(_numbered(pending, index))
+    exact = _first_of(keys)  # find_text_copies' answer (as CopyIndex finds it)
+    first, shares = exact.copy(), np.ones(len(words))
+    distinct = np.flatnonzero(exact == np.arange(len(words)))
     rows, bands = _bands(similarity)
-    keys, signatures = _band_keys(runs, starts, rows, bands)
+    runs, starts, signatures = _min_hashes([words[d] for d in distinct], rows * bands)
+    keys = _band_keys(signatures, rows, bands)
     # only a text sharing a band with another text can be, or have, a near-copy; a text of one run (fewer than
     # RUN_WORDS words) has only word-for-word copies
     shared = np.zeros(len(distinct), dtype=bool)
     for band in range(bands):
         _, inverse, counts = np.unique(keys[:, band], return_inverse=True, return_counts=True)
         shared |= counts[inverse] > 1
-    shared &= np.array([len(words[d]) >= RUN_WORDS for d in distinct], dtype=bool)
+    shared &= np.array([words[d].size >= RUN_WORDS for d in distinct], dtype=bool)
     buckets: dict[int, list[int]] = {}
     sets: dict[int, np.ndarray] = {}  # the distinct runs of the texts compared, sorted
     compared = np.flatnonzero(shared).tolist()
@@ -248,20 +262,51 @@ def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILAR
             if len(bucket) < BUCKET_TEXTS:
                 bucket.append(i)
     # a word-for-word copy goes where the text it copies went
-    copies = exact != np.arange(len(texts))
+    copies = exact != np.arange(len(words))
     shares[copies] = shares[exact[copies]]
     first[copies] = first[exact[copies]]
     return NearCopies(first, shares)
 
 
-def _run_hashes(words: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Each text's runs of RUN_WORDS words (from its list of words) as 64-bit hashes, all in one array, text
-    ``i``'s at ``[starts[i]:starts[i + 1]]`` in the order of the text, a run repeated as often as it is (one run for
-    a shorter text; none for a text without words)."""
-    lengths = np.array([len(w) for w in words], dtype=np.int64)
-    index: defaultdict[str, int] = defaultdict()
-    index.default_factory = lambda: len(index) + 1  # a word's number: its place among the words first seen
-    ids = np.array(list(map(index.__getitem__, itertools.chain.from_iterable(words))), dtype=np.uint64)
+def _numbered(texts: list[list[str]], index: defaultdict[str, int]) -> list[np.ndarray]:
+    """Each text's words as their numbers in ``index`` (numbering the words not seen before)."""
+    flat = np.array(list(map(index.__getitem__, itertools.chain.from_iterable(texts))), dtype=np.uint32)
+    return np.split(flat, np.cumsum([len(words) for words in texts])[:-1]) if texts else []
+
+
+def _min_hashes(words: list[np.ndarray], n_hashes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each text's runs of RUN_WORDS words as 64-bit hashes (all in one array, text ``i``'s at
+    ``[starts[i]:starts[i + 1]]``) and its ``n_hashes`` min-hashes of fixed constants (the top 32 bits of each,
+    shape (n_texts, n_hashes)), made a group of texts of about _CHUNK_WORDS words at a time."""
+    constants = np.random.default_rng(0x5EED).integers(0, 2**63, size=(2, n_hashes), dtype=np.uint64)
+    multipliers, offsets = constants[0] | np.uint64(1), constants[1]  # odd: each map is a permutation of 2^64
+    sizes = np.array([w.size for w in words], dtype=np.int64)
+    n_runs = np.where(sizes >= RUN_WORDS, sizes - RUN_WORDS + 1, np.minimum(sizes, 1))
+    starts = np.concatenate([[0], np.cumsum(n_runs)])
+    runs = np.empty(starts[-1], dtype=np.uint64)
+    signatures = np.zeros((len(words), n_hashes), dtype=np.uint32)
+    begin = 0
+    while begin < len(words):
+        end = int(np.searchsorted(starts, starts[begin] + _CHUNK_WORDS, side="right"))
+        end = min(max(end - 1, begin + 1), len(words))
+        chunk = runs[starts[begin]:starts[end]] = _run_hashes(words[begin:end])
+        filled = np.flatnonzero(n_runs[begin:end])
+        if filled.size:
+            at = starts[begin:end][filled] - starts[begin]
+            block = np.empty((n_hashes, filled.size), dtype=np.uint32)
+            for j in range(n_hashes):
+                block[j] = np.minimum.reduceat(chunk * multipliers[j] + offsets[j], at) >> np.uint64(32)
+            signatures[begin + filled] = block.T
+        begin = end
+    return runs, starts, signatures
+
+
+def _run_hashes(words: list[np.ndarray]) -> np.ndarray:
+    """The texts' runs of RUN_WORDS words (from their words' numbers) as 64-bit hashes, text after text, each in
+    the order of the text, a run repeated as often as it is (one run for a shorter text; none for a text without
+    words)."""
+    lengths = np.array([w.size for w in words], dtype=np.int64)
+    ids = np.concatenate([np.zeros(0, dtype=np.uint64), *words]).astype(np.uint64)
     # a run starts at each word followed by RUN_WORDS - 1 more of its text; a shorter text's one run at its start
     n_runs = np.where(lengths >= RUN_WORDS, lengths - RUN_WORDS + 1, np.minimum(lengths, 1))
     starts = np.concatenate([[0], np.cumsum(n_runs)])
@@ -272,7 +317,7 @@ def _run_hashes(words: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
     h = np.zeros(at.size, dtype=np.uint64)
     for i in range(RUN_WORDS):  # the words past a short text's end count as 0, and its length marks its run
         h = h * _PRIME + np.where(i < run_length, padded[at + i], np.uint64(0))
-    return _mix(h * _PRIME + run_length.astype(np.uint64)), starts
+    return _mix(h * _PRIME + run_length.astype(np.uint64))
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
@@ -295,21 +340,14 @@ def _bands(similarity: float) -> tuple[int, int]:
     return rows, _HASHES // rows
 
 
-def _band_keys(runs: np.ndarray, starts: np.ndarray, rows: int, bands: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each text's min-hash signature (``rows * bands`` min-hashes of fixed constants, shape (n_texts, rows *
-    bands)) and its bands, each folded into one integer that also names the band (shape (n_texts, bands))."""
-    n_hashes = rows * bands
-    constants = np.random.default_rng(0x5EED).integers(0, 2**63, size=(3, n_hashes), dtype=np.uint64)
-    multipliers, offsets = constants[0] | np.uint64(1), constants[1]  # odd: each map is a permutation of 2^64
-    filled = np.flatnonzero(np.diff(starts))
-    signatures = np.zeros((n_hashes, starts.size - 1), dtype=np.uint64)  # a row per min-hash
-    if filled.size:
-        for j in range(n_hashes):
-            signatures[j, filled] = np.minimum.reduceat(runs * multipliers[j] + offsets[j], starts[filled])
-    folded = np.repeat(constants[2, :bands, None], starts.size - 1, axis=1)  # each band starts from its own value
+def _band_keys(signatures: np.ndarray, rows: int, bands: int) -> np.ndarray:
+    """Each text's bands of ``rows`` min-hashes, each folded into one integer that also names the band: shape
+    (n_texts, bands)."""
+    starts = np.random.default_rng(0xBA2D).integers(0, 2**63, size=bands, dtype=np.uint64)
+    folded = np.repeat(starts[None, :], signatures.shape[0], axis=0)  # each band starts from its own value
     for r in range(rows):
-        folded = folded * _PRIME + signatures[r::rows][:bands]
-    return folded.T, np.ascontiguousarray(signatures.T)
+        folded = folded * _PRIME + signatures[:, r::rows][:, :bands].astype(np.uint64)
+    return folded
 
 
 def _closest(signatures: np.ndarray, i: int, candidates: set[int], similarity: float) -> list[int]:
