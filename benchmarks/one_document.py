@@ -103,7 +103,7 @@ def run_collection_hdp(collection: Collection, args) -> list[str]:
     for condition, counts in conditions:
         own = np.asarray(counts.sum(axis=1)).ravel()
         warned = {k: engine.long_documents(own, k)[0] for k in args.rule_k}
-        in_use, flagged, largest = [], [], []
+        in_use, flagged, largest, behind = [], [], [], []
         by_warned: dict[int, list[int]] = {k: [] for k in args.rule_k}
         for seed in args.seeds:
             model = train_hdp(counts, seed, args.epochs)
@@ -111,13 +111,16 @@ def run_collection_hdp(collection: Collection, args) -> list[str]:
             quality = engine.topic_quality(model)
             in_use.append(quality.n_live)
             flagged.append(int(flags.sum()))
-            largest.append(float(share[quality.live].max()))
+            largest.append(float(share[quality.live].max(initial=0.0)))  # none in use: an HDP on a few documents
+            behind.extend((own[main[flags]] / own.sum()).tolist())  # the shares of the documents behind them
             for k in args.rule_k:
                 by_warned[k].append(int((flags & np.isin(main, warned[k])).sum()))
             print(f"  {collection.name} {condition} HDP seed {seed}: {time.perf_counter() - started:.0f} s",
                   file=sys.stderr, flush=True)
         rows.append(f"| {collection.name} | {condition} | {counts.shape[0]:,} | {100 * own.max() / own.sum():.1f} % | "
                     f"{min_max(in_use)} | {min_max(flagged)} | {mean_sd(100 * np.array(largest), 0)} % | "
+                    + (f"{100 * min(behind):.2f}-{100 * max(behind):.1f} % ({min(behind) * own.size:.1f}x-"
+                       f"{max(behind) * own.size:.0f}x)" if behind else "-") + " | "
                     + " | ".join(f"{warned[k].size}: {min_max(by_warned[k])}" for k in args.rule_k) + " |")
     return rows
 
@@ -166,6 +169,8 @@ def main(argv=None) -> int:
                    help="hdp: the default HDP instead, and the Data page's rule at each K of --rule-k")
     p.add_argument("--rule-k", type=int, nargs="+", default=[10, 20, 30, 50],
                    help="with --model hdp: the numbers of topics the rule (share >= 0.5 / K) is read at")
+    p.add_argument("--subsample", type=int, nargs="+", default=None, metavar="N",
+                   help="train on N of each collection's training documents instead (each N given; drawn once)")
     p.add_argument("--shared", type=Path, default=SHARED)
     p.add_argument("--cache", type=Path, default=CACHE)
     args = p.parse_args(argv)
@@ -186,18 +191,18 @@ def main(argv=None) -> int:
                  f"topic in use is flagged when one training document gives it at least "
                  f"{engine.ONE_DOCUMENT_SHARE:.0%} of its words", "",
                  "| collection | trained on | documents | longest document's share of the words | topics in use | "
-                 "topics flagged | "
-                 "largest share one document gives a topic in use | "
+                 "topics flagged | largest share one document gives a topic in use | the flagged topics' documents' "
+                 "shares of the words (x the average document's) | "
                  + " | ".join(f"K = {k}: documents the rule names: flagged topics by them" for k in args.rule_k)
-                 + " |", "|---" * (7 + len(args.rule_k)) + "|"]
+                 + " |", "|---" * (8 + len(args.rule_k)) + "|"]
     with threadpool_limits(limits=1):
         for name in args.corpora:
             collection, why = copyright_collection() if name == "copyright" else load_collection(name, args)
             if collection is None:
                 print(why, file=sys.stderr)
                 continue
-            table.extend(run_collection_hdp(collection, args) if args.model == "hdp" else
-                         run_collection(collection, args))
+            for part in [collection] if args.subsample is None else [collection.subsample(n) for n in args.subsample]:
+                table.extend(run_collection_hdp(part, args) if args.model == "hdp" else run_collection(part, args))
     print("\n".join(table))
     return 0
 

@@ -110,10 +110,12 @@ from engine.inference.heldout import HeldoutSplit, heldout_split, splittable_doc
 from engine.inference.matching import MAX_MATCHED_TOPICS, TopicMatch, match_topics
 from engine.inference.quality import (
     COHERENCE_TOP_WORDS,
+    HDP_RULE_TOPICS,
     ONE_DOCUMENT_MIN_DOCUMENTS,
     ONE_DOCUMENT_SHARE,
     SHORT_DOCUMENT_WORDS,
     TopicQuality,
+    hdp_rule_topics,
     long_documents,
     main_documents,
     topic_quality,
@@ -171,6 +173,7 @@ __all__ = [
     "DOCUMENT_SUFFIXES",
     "GENERAL_DIVERGENCE",
     "HDP",
+    "HDP_RULE_TOPICS",
     "LDA",
     "LEFT_OUT_REASON",
     "MARKDOWN_SUFFIXES",
@@ -264,6 +267,7 @@ __all__ = [
     "from_gensim",
     "guess_language",
     "has_word_forms",
+    "hdp_rule_topics",
     "heldout_split",
     "holds_markup",
     "holds_messages",

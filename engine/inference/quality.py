@@ -32,8 +32,9 @@ import numpy as np
 from engine.models.hdp import HDP
 from engine.models.inspection import GENERAL_DIVERGENCE
 
-__all__ = ["COHERENCE_TOP_WORDS", "ONE_DOCUMENT_MIN_DOCUMENTS", "ONE_DOCUMENT_SHARE", "SHORT_DOCUMENT_WORDS",
-           "TopicQuality", "long_documents", "main_documents", "topic_quality"]
+__all__ = ["COHERENCE_TOP_WORDS", "HDP_RULE_TOPICS", "ONE_DOCUMENT_MIN_DOCUMENTS", "ONE_DOCUMENT_SHARE",
+           "SHORT_DOCUMENT_WORDS", "TopicQuality", "hdp_rule_topics", "long_documents", "main_documents",
+           "topic_quality"]
 
 COHERENCE_TOP_WORDS = 10  # NPMI of each topic's 10 most probable words, the usual choice (Röder et al. 2015)
 LIVE_SHARE = 0.25  # LDA: a topic explaining less than a quarter of an even share (1 / K) of the words is hardly used
@@ -53,6 +54,9 @@ ONE_DOCUMENT_SHARE = 0.5
 # a few long documents are read as passages so that topics come from within them (the app cuts fewer than 20 long
 # documents into passages by default), and there every topic would be one document's
 ONE_DOCUMENT_MIN_DOCUMENTS = 20
+# before an HDP run, which finds its number of topics itself, long_documents reads K as one topic for every
+# HDP_DOCUMENTS_PER_TOPIC documents, at most HDP_RULE_TOPICS (hdp_rule_topics; benchmarks/RESULTS.md run 79)
+HDP_RULE_TOPICS, HDP_DOCUMENTS_PER_TOPIC = 50, 10
 
 
 @dataclass(frozen=True)
@@ -249,6 +253,25 @@ def _group_sums(values: np.ndarray, groups, name: str) -> np.ndarray:
     return summed
 
 
+def hdp_rule_topics(n_documents: int) -> int:
+    """The number of topics :func:`long_documents` reads before an HDP run: one for every
+    ``HDP_DOCUMENTS_PER_TOPIC`` (10) documents, at least 1 and at most :data:`HDP_RULE_TOPICS` (50).
+
+    The HDP finds its number of topics itself, more on a larger collection: the default HDP
+    used up to about one topic for every 10 documents on samples of 50 to 400 documents, and
+    24 to 57 on collections of thousands (benchmarks/RESULTS.md run 79).
+
+    Examples
+    --------
+    >>> from engine import hdp_rule_topics
+    >>> [hdp_rule_topics(n) for n in (5, 358, 10_000)]
+    [1, 35, 50]
+    """
+    if isinstance(n_documents, bool) or not isinstance(n_documents, (int, np.integer)) or n_documents < 0:
+        raise ValueError(f"n_documents must be an integer >= 0, got {n_documents!r}")
+    return int(min(HDP_RULE_TOPICS, max(1, n_documents // HDP_DOCUMENTS_PER_TOPIC)))
+
+
 def long_documents(lengths, n_topics: int, groups=None) -> tuple[np.ndarray, np.ndarray]:
     """The documents long enough to fill a topic on their own, before any training: (documents, shares), longest first.
 
@@ -263,7 +286,7 @@ def long_documents(lengths, n_topics: int, groups=None) -> tuple[np.ndarray, np.
     lengths : array of shape (n_docs,)
         Each document's words (its row sum of counts), non-negative.
     n_topics : int
-        The topics of the run to come (>= 1).
+        The topics of the run to come (>= 1); before an HDP run, :func:`hdp_rule_topics`.
     groups : array of int, shape (n_docs,), optional
         The document each row belongs to, when documents were cut into passages (0, 1, ...):
         a group's words are counted together.  Default: each row its own document.

@@ -28,6 +28,7 @@ from engine.inference.quality import (
     ONE_DOCUMENT_SHARE,
     SHORT_DOCUMENT_WORDS,
     TopicQuality,
+    hdp_rule_topics,
     long_documents,
     main_documents,
     topic_quality,
@@ -99,21 +100,26 @@ class TrainingDocuments(NamedTuple):
 
 
 def long_documents_hint(model, train, documents: TrainingDocuments) -> str | None:
-    """Before an LDA run: a line naming the training documents long enough to fill one of its K topics on their
-    own (``engine.long_documents``) and how to leave them out, else None."""
-    if not isinstance(model, LDA) or len(documents.ids) < ONE_DOCUMENT_MIN_DOCUMENTS:
+    """Before a run: a line naming the training documents long enough to fill one of its K topics on their own
+    (``engine.long_documents``; for an HDP, K from ``engine.hdp_rule_topics``) and how to leave them out, else
+    None."""
+    if len(documents.ids) < ONE_DOCUMENT_MIN_DOCUMENTS:
         return None
-    found, shares = long_documents(_lengths(train), model.n_topics, documents.groups)
+    lda = isinstance(model, LDA)
+    k = model.n_topics if lda else hdp_rule_topics(train.shape[0])
+    found, shares = long_documents(_lengths(train), k, documents.groups)
     if found.size == 0:
         return None
     named = ", ".join(f"{_quoted(documents.titles[d])} ({share:.0%})" for d, share in
                       zip(found[:_LISTED], shares[:_LISTED], strict=True))
     more = f" and {found.size - _LISTED} more" if found.size > _LISTED else ""
     one = found.size == 1
+    average = (f"half of what one of {k} topics holds on average" if lda else
+               f"half of what one of {k} topics would hold, as many as an HDP may use on {train.shape[0]} documents")
     return (f"warning: {found.size} training document{' holds' if one else 's hold'} at least "
-            f"{ONE_DOCUMENT_SHARE / model.n_topics:.1%} of the words, half of what one of {model.n_topics} topics "
-            f"holds on average: {named}{more}; {'it' if one else 'each'} may fill topics of its own; "
-            f"{_leave_out_flags([documents.ids[d] for d in found])} trains without {'it' if one else 'them'}")
+            f"{ONE_DOCUMENT_SHARE / k:.1%} of the words, {average}: {named}{more}; {'it' if one else 'each'} may "
+            f"fill topics of its own; {_leave_out_flags([documents.ids[d] for d in found])} trains without "
+            f"{'it' if one else 'them'}")
 
 
 def with_main_documents(quality: TopicQuality, model, train, documents: TrainingDocuments) -> TopicQuality:
@@ -125,8 +131,10 @@ def with_main_documents(quality: TopicQuality, model, train, documents: Training
     """
     lengths = _lengths(train)
     n_live = quality.n_live if quality.hdp else quality.n_topics
+    # an HDP's topics in use, or as many as the rule before it read, whichever names more documents
+    k = max(n_live, hdp_rule_topics(lengths.size)) if quality.hdp else n_live
     if n_live == 0 or len(documents.ids) < ONE_DOCUMENT_MIN_DOCUMENTS or \
-            long_documents(lengths, n_live, documents.groups)[0].size == 0:
+            long_documents(lengths, k, documents.groups)[0].size == 0:
         return quality
     main, share = main_documents(model.transform(train), lengths, documents.groups)
     return dataclasses.replace(quality, main_document=main, main_share=share)

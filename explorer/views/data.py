@@ -13,6 +13,7 @@ from explorer.engine_api import (
     EmptyVocabularyError,
     MissingColumnError,
     boilerplate,
+    hdp_rule_topics,
     phrases,
     top_corpus_words,
 )
@@ -335,10 +336,11 @@ cols[1].metric("Distinct words (vocabulary)", formatting.count(corpus.n_words))
 cols[2].metric("Words in all (tokens)", formatting.count(corpus.n_tokens))
 cols[3].metric("Documents that became empty", formatting.count(len(corpus.emptied)),
                help="Documents with no word left after preprocessing are left out of training; they are listed below.")
-n_topics = int(state.get(Keys.n_topics) or 10)
+hdp = state.get(Keys.model) == "HDP"  # it finds its number of topics itself: the rule reads one a 10 documents
+n_topics = hdp_rule_topics(corpus.n_docs) if hdp else int(state.get(Keys.n_topics) or 10)
 long = cached.long_documents(collection.key, n_topics, collection)
 if long:
-    st.warning(uploads.long_documents_note(long, n_topics, hdp=state.get(Keys.model) == "HDP"), icon=icons.WARNING)
+    st.warning(uploads.long_documents_note(long, n_topics, hdp=hdp), icon=icons.WARNING)
     st.button("Leave out this document" if len(long) == 1 else f"Leave out these {len(long)} documents",
               key=Keys.leave_long_out, on_click=state.put,
               args=(Keys.left_out, [*left_out_ids, *(d.doc_id for d in long)]))

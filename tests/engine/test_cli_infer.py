@@ -507,6 +507,11 @@ def test_fit_names_a_document_long_enough_to_fill_topics_and_leaves_it_out_when_
     assert main(["fit", str(notes), "--no-progress", "--out", str(out), "--epochs", "21", "--resume",
                  str(checkpoint)]) == 0
     assert "; 1 document left out (--leave-out)" in capsys.readouterr().err  # the documents it trained on
+    # before an HDP run the rule reads K from the training documents (37: 3 topics) and names the long one too
+    assert main(["fit", str(notes), "--model", "hdp", "--no-progress", "--test-docs", "0", "--out", str(out),
+                 "--epochs", "1"]) == 0
+    assert ("warning: 1 training document holds at least 16.7% of the words, half of what one of 3 topics would "
+            "hold, as many as an HDP may use on 37 documents: 'long' (") in capsys.readouterr().err
     assert main(["fit", str(notes), *common, "--leave-out", "n00.txt", "--leave-out", "gone.txt"]) == 2
     assert ("--leave-out names 1 id(s) of no document: 'gone.txt'; a document's id is its file's path in the folder "
             "or archive read") in capsys.readouterr().err

@@ -308,6 +308,13 @@ def test_long_documents_refuse_what_is_not_a_length_per_document():
     assert documents.size == 0 and shares.size == 0
 
 
+def test_the_rule_reads_one_hdp_topic_for_every_ten_documents_at_most_fifty():
+    assert [engine.hdp_rule_topics(n) for n in (0, 1, 19, 20, 358, 499, 500, 10**7)] == [1, 1, 1, 2, 35, 49, 50, 50]
+    assert engine.hdp_rule_topics(np.int64(40)) == 4 and engine.HDP_RULE_TOPICS == 50
+    for bad in (-1, 2.5, True, "9"):
+        with pytest.raises(ValueError, match="n_documents"):
+            engine.hdp_rule_topics(bad)
+
 def test_the_long_document_found_before_training_is_the_one_its_topic_comes_from(planted_corpus):
     """The planted corpus plus one document of 3,000 words (23 % of them): named by long_documents before training,
     and the document the one flagged topic takes its words from after it; no planted document is named."""

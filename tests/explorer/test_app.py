@@ -411,6 +411,31 @@ def test_a_document_long_enough_to_fill_topics_is_named_before_training_and_left
     assert _collection(at).corpus.n_docs == 21 and _collection(at).corpus.left_out == ()
 
 
+def test_before_an_hdp_run_the_data_page_reads_one_topic_for_every_ten_documents(app_path):
+    """A note holding about a tenth of the words is long for LDA's 8 topics (6.25 % and more) but not for an HDP on
+    21 documents, which the rule reads as 2 topics (25 % and more); the note's words hold over half of them and are
+    named either way, the HDP's warning without a number of topics."""
+    at = _app(app_path)
+    files = {name: text for name, text in _long_document_upload().items() if name != "notes/long.txt"}
+    _upload(at, data.zip_upload("notes.zip", files | {"notes/long.txt": " ".join([data.TEXTS[0]] * 4).encode()}))
+    assert not at.exception, at.exception
+    corpus = _collection(at).corpus
+    share = corpus.counts[corpus.titles.index("long")].sum() / corpus.n_tokens
+    assert 0.05 < share < 0.25 and corpus.n_docs == 21
+
+    def warned() -> list[str]:
+        return [w.value for w in at.warning if "large share of the words" in w.value]
+
+    k = at.session_state[Keys.n_topics]  # the Train page's K for 21 documents (8)
+    assert len(warned()) == 1 and "“long”" in warned()[0] and f"With {k} topics" in warned()[0]
+    at.session_state[Keys.model] = "HDP"
+    at.run()
+    assert not at.exception, at.exception
+    assert warned() == []
+    _upload(at, data.zip_upload("notes.zip", _long_document_upload()))
+    [note] = warned()
+    assert note.startswith("One document holds a large share of the words: “long”") and "topics a topic" not in note
+
 def test_leaving_out_every_document_says_so_and_puts_them_back_on_request(app_path):
     at = _app(app_path)
     _upload(at, data.zip_upload("notes.zip", _long_document_upload()))
