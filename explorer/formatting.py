@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["count", "duration", "file_size", "number", "percent", "plural"]
+__all__ = ["count", "duration", "file_size", "number", "percent", "plural", "whole_percent"]
 
 
 def count(value: int | float | None) -> str:
@@ -38,6 +38,11 @@ def percent(fraction: float | None, digits: int = 3) -> str:
     if fraction is None:
         return "–"
     return f"{number(100.0 * fraction, digits)}%"
+
+
+def whole_percent(fraction: float) -> str:
+    """A fraction as whole percent, rounded down: ``0.998 -> "99%"`` (a share short of all never reads as 100%)."""
+    return f"{math.floor(100.0 * fraction + 1e-9)}%"
 
 
 def duration(seconds: float | None) -> str:

@@ -602,8 +602,8 @@ def _copy_reason(title: str, similarity: float | None = None, how: str = "in the
     """Why a copy is left out: it repeats ``title`` word for word (``how``), or nearly (``similarity``)."""
     if similarity is None:
         return f"a copy of “{title}”: the same words, {how}"
-    return (f"a near-copy of “{title}”: {math.floor(100 * similarity)} % of the runs of five words in either text "
-            "are in both")
+    share = math.floor(100 * similarity + 1e-9)  # rounded down: a near-copy never reads as 100 %
+    return f"a near-copy of “{title}”: {share} % of the runs of five words in either text are in both"
 
 
 def _encodings(pairs: Iterable[tuple[str, str]] | dict[str, str]) -> tuple[tuple[str, str], ...]:

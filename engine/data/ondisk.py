@@ -96,6 +96,7 @@ _IN_MEMORY_ONLY = {
     "leave_out": "leave the documents out of the folder, archive or table read",
 }
 
+
 class DiskCorpus:
     """A bag-of-words corpus kept on disk, for stochastic variational inference at scale.
 

@@ -359,7 +359,7 @@ with right:
         titles = dict(zip(corpus.doc_ids, corpus.titles, strict=True)) | {d.doc_id: d.title for d in corpus.dropped}
         st.dataframe(pd.DataFrame([(d.title, titles.get(d.copy_of, d.copy_of),
                                     "word for word" if d.similarity is None else
-                                    f"{formatting.percent(d.similarity, 2)} the same")
+                                    f"{formatting.whole_percent(d.similarity)} the same")
                                    for d in corpus.copies], columns=["Document", "Repeats", "How"]),
                      hide_index=True, height=240)
     if corpus.left_out:

@@ -368,7 +368,7 @@ def test_near_copies_are_left_out_when_asked_and_listed_with_how_nearly(app_path
             "preview.") in [c.value for c in at.caption]
     listed = next(frame.value for frame in at.dataframe if "Repeats" in frame.value.columns)
     assert listed.to_dict("list") == {"Document": ["b", "c"], "Repeats": ["a", "b"],
-                                      "How": [f"{formatting.percent((runs - 5) / (runs + 8), 2)} the same",
+                                      "How": [f"{formatting.whole_percent((runs - 5) / (runs + 8))} the same",
                                               "word for word"]}
 
 

@@ -26,3 +26,8 @@ def test_count_percent_duration_size_plural():
     assert formatting.file_size(512) == "512 bytes"
     assert formatting.plural(1, "document") == "1 document"
     assert formatting.plural(1200, "document") == "1,200 documents"
+
+
+def test_whole_percent_rounds_down_so_that_a_share_short_of_all_never_reads_as_all():
+    assert [formatting.whole_percent(x) for x in (0.998, 0.677, 0.8, 0.29, 1.0, 0.0)] == [
+        "99%", "67%", "80%", "29%", "100%", "0%"]
