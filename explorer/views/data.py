@@ -336,7 +336,7 @@ cols[1].metric("Distinct words (vocabulary)", formatting.count(corpus.n_words))
 cols[2].metric("Words in all (tokens)", formatting.count(corpus.n_tokens))
 cols[3].metric("Documents that became empty", formatting.count(len(corpus.emptied)),
                help="Documents with no word left after preprocessing are left out of training; they are listed below.")
-hdp = state.get(Keys.model) == "HDP"  # it finds its number of topics itself: the rule reads one a 10 documents
+hdp = state.get(Keys.model) == "HDP"  # it finds its number of topics: the rule reads one for every 10 documents
 n_topics = hdp_rule_topics(corpus.n_docs) if hdp else int(state.get(Keys.n_topics) or 10)
 long = cached.long_documents(collection.key, n_topics, collection)
 if long:
