@@ -60,6 +60,7 @@ except ImportError:  # run from a checkout without installing it
 import _report  # noqa: E402
 from _quality_config import HELDOUT_FRACTION, LIVE_SHARE, SPLIT_SEED, TEST_FRACTION  # noqa: E402
 from _quality_panel import coherence_reference, collection_vectorizer, mean_sd, min_max, raw_texts  # noqa: E402
+from copies import train  # noqa: E402  (the default LDA for --epochs passes)
 
 CONDITIONS = ("copies left out", "near-copies left out", "with near-copies", "with near-copies, left out")
 
@@ -109,12 +110,6 @@ def template_texts(n: int, changed: int = 2, words: int = 100) -> list[str]:
             filled[p] = "uu" + word(d * words + int(p))
         texts.append(" ".join(filled))
     return texts
-
-
-def train(counts: sp.csr_matrix, k: int, seed: int, epochs: int):
-    model = engine.LDA(n_topics=k, n_words=counts.shape[1], seed=seed)
-    engine.SVI(model, corpus=counts, seed=seed).run(n_docs=epochs * counts.shape[0])
-    return model
 
 
 def largest_share(model, counts: sp.csr_matrix, marked: np.ndarray) -> float:
