@@ -115,7 +115,7 @@ class CopyIndex:
         words = _words(text)
         if words is None:
             return None
-        key = hashlib.blake2b(words.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = _digest(words)
         if key in self._seen:
             return self._seen[key]
         self._seen[key] = value
@@ -127,6 +127,12 @@ def _words(text: str) -> str | None:
     if not isinstance(text, str):
         raise TypeError(f"texts must be strings, got {type(text).__name__}")
     return " ".join(_WORD.findall(text.lower())) or None
+
+
+def _digest(words: str) -> bytes:
+    """A 16-byte BLAKE2 digest of a text's words joined by spaces: two different texts share one with probability
+    2^-128."""
+    return hashlib.blake2b(words.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _first_of(keys: Iterable[Hashable | None]) -> np.ndarray:
@@ -158,6 +164,9 @@ class NearCopies(NamedTuple):
     similarity: np.ndarray
     """``similarity[d]``: the share of the runs of words in either of texts ``d`` and ``first[d]`` that both hold
     (their Jaccard similarity); 1.0 for a text kept."""
+    copies: np.ndarray
+    """``copies[d]``: the first text with the same words in the same order as text ``d`` (:func:`find_text_copies`'
+    answer, found on the way); ``d`` itself for a text that copies none before it word for word."""
 
 
 def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILARITY) -> NearCopies:
@@ -198,8 +207,9 @@ def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILAR
     Returns
     -------
     NearCopies
-        ``first`` (int, shape (n_texts,)) and ``similarity`` (float, shape (n_texts,));
-        ``np.flatnonzero(first != np.arange(n_texts))`` are the near-copies.
+        ``first`` (int, shape (n_texts,)), ``similarity`` (float, shape (n_texts,)) and
+        ``copies`` (int, the copies word for word); ``np.flatnonzero(first != np.arange(n_texts))``
+        are the near-copies, those word for word among them.
 
     Examples
     --------
@@ -222,8 +232,7 @@ def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILAR
         if not isinstance(text, str):
             raise TypeError(f"texts must be strings, got {type(text).__name__}")
         found = _WORD.findall(text.lower())
-        keys.append(hashlib.blake2b(" ".join(found).encode("utf-8", "surrogatepass"), digest_size=16).digest()
-                    if found else None)
+        keys.append(_digest(" ".join(found)) if found else None)
         pending.append(found)
         held += len(found)
         if held >= _CHUNK_WORDS:
@@ -265,7 +274,7 @@ def find_near_copies(texts: Sequence[str], similarity: float = NEAR_COPY_SIMILAR
     copies = exact != np.arange(len(words))
     shares[copies] = shares[exact[copies]]
     first[copies] = first[exact[copies]]
-    return NearCopies(first, shares)
+    return NearCopies(first, shares, exact)
 
 
 def _numbered(texts: list[list[str]], index: defaultdict[str, int]) -> list[np.ndarray]:

@@ -489,8 +489,9 @@ class Corpus:
         # a copy of a text read before (the same words in the same order, as read) is left out before anything is
         # learned from the texts: the collection is read as if it held each text once; a copy of a document left
         # out goes with it
-        copied = first = np.arange(len(texts)) if keep_copies else find_text_copies(readable)
         near = None if near_copies is None else find_near_copies(readable, near_copies)
+        copied = first = (np.arange(len(texts)) if keep_copies else find_text_copies(readable) if near is None
+                          else near.copies)  # the copies word for word, read once either way
         if near is not None:  # a near-copy counts as a copy of the text it nearly repeats
             first = np.where(copied == np.arange(len(texts)), near.first, copied)
         distinct = [readable[d] for d in range(len(texts)) if first[d] == d and not named_row[d]]

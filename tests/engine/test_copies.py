@@ -299,6 +299,7 @@ def test_find_near_copies_matches_its_definition(seed, similarity):
     assert similarity > 0.9 or n_near > n_exact
     np.testing.assert_array_equal(found.first, first)
     np.testing.assert_allclose(found.similarity, shares, rtol=1e-12)
+    np.testing.assert_array_equal(found.copies, find_text_copies(texts))
     assert (found.first <= np.arange(len(texts))).all()
     kept = found.first == np.arange(len(texts))
     assert kept[found.first].all()  # every near-copy names a text kept
