@@ -521,7 +521,7 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
             f"{encoding}" + (f" ({n} files)" if len(encodings) > 1 else "") for encoding, n in encodings.most_common()
         )
     emptied, copies = len(corpus.emptied), len(corpus.copies)  # load_corpus gives a Corpus
-    near = sum(document.similarity is not None for document in corpus.copies)
+    near = len(corpus.near_copies)
     message += f"; {emptied} document{'s' if emptied != 1 else ''} dropped (no words left)"
     if copies - near:
         message += (f"; {copies - near} cop{'ies' if copies - near != 1 else 'y'} of other documents left out (the "

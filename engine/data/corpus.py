@@ -217,6 +217,11 @@ class Corpus:
         return tuple(d for d in self.dropped if d.copy_of is not None)
 
     @property
+    def near_copies(self) -> tuple[DroppedDocument, ...]:
+        """The documents of :attr:`copies` that repeat a document nearly, not word for word (``near_copies``)."""
+        return tuple(d for d in self.dropped if d.similarity is not None)
+
+    @property
     def emptied(self) -> tuple[DroppedDocument, ...]:
         """The documents of :attr:`dropped` left out because they had no words."""
         return tuple(d for d in self.dropped if d.copy_of is None and d.reason != LEFT_OUT_REASON)

@@ -303,7 +303,7 @@ if left_out is not None and left_out.documents:
                                        "Words": [block.words for block in shown]}),
                          hide_index=True, width="stretch")
 if corpus.copies:
-    near = sum(d.similarity is not None for d in corpus.copies)
+    near = len(corpus.near_copies)
     with prep_box:
         exact, nearly = len(corpus.copies) - near, (f"nearly (at least {formatting.percent(NEAR_COPY_SIMILARITY, 2)} "
                                                     "of their runs of five words the same)")

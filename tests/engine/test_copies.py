@@ -344,6 +344,7 @@ def test_from_texts_leaves_near_copies_out_before_the_vocabulary_is_chosen(tmp_p
                                      "both")
     assert kept.copies[2].reason == "a copy of “t2”: the same words, in the same order"
     assert [d.similarity for d in kept.copies] == [pytest.approx(21 / 31), pytest.approx(21 / 34), None]
+    assert [d.doc_id for d in kept.near_copies] == ["2", "3"]
     assert "harbour" not in kept.vocabulary  # in one document of those kept: below min_df 2
     assert "summer" in kept.vocabulary
     assert Corpus.load(kept.save(tmp_path / "kept")).dropped == kept.dropped  # how nearly, kept on disk
