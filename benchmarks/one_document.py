@@ -45,7 +45,7 @@ except ImportError:  # run from a checkout without installing it
     import engine
 
 import _report  # noqa: E402
-from _quality_config import CACHE, SHARED  # noqa: E402
+from _quality_config import CACHE, HDP_DOC_TRUNCATION, HDP_TRUNCATION, SHARED  # noqa: E402
 from _quality_panel import (  # noqa: E402
     HELDOUT_FRACTION,
     SPLIT_SEED,
@@ -84,9 +84,18 @@ def one_document_topics(model, counts: sp.csr_matrix) -> tuple[np.ndarray, np.nd
     return quality.one_document, main, share
 
 
+def conditions(collection: Collection) -> list[tuple[str, sp.csr_matrix]]:
+    """The training documents as given, and for the copyright files also without the longest of them."""
+    found = [("as given", collection.train)]
+    if collection.name == "copyright":
+        lengths = np.asarray(collection.train.sum(axis=1)).ravel()
+        found.append(("longest left out", collection.train[np.arange(lengths.size) != np.argmax(lengths)]))
+    return found
+
+
 def train_hdp(counts: sp.csr_matrix, seed: int, epochs: int):
     """The default HDP (``engine.HDP(n_topics=150, doc_truncation=20, n_words=V, seed=s)``) for ``epochs`` passes."""
-    model = engine.HDP(n_topics=150, doc_truncation=20, n_words=counts.shape[1], seed=seed)
+    model = engine.HDP(n_topics=HDP_TRUNCATION, doc_truncation=HDP_DOC_TRUNCATION, n_words=counts.shape[1], seed=seed)
     engine.SVI(model, corpus=counts, seed=seed).run(n_docs=epochs * counts.shape[0])
     return model
 
@@ -94,13 +103,9 @@ def train_hdp(counts: sp.csr_matrix, seed: int, epochs: int):
 def run_collection_hdp(collection: Collection, args) -> list[str]:
     """The HDP's rows: topics in use, topics flagged, and for each K of ``--rule-k`` the documents the Data page's
     rule (share >= ONE_DOCUMENT_SHARE / K) names and the flagged topics they account for."""
-    lengths = np.asarray(collection.train.sum(axis=1)).ravel()
-    conditions = [("as given", collection.train)]
-    if collection.name == "copyright":
-        conditions.append(("longest left out", collection.train[np.arange(lengths.size) != np.argmax(lengths)]))
     rows = []
     started = time.perf_counter()
-    for condition, counts in conditions:
+    for condition, counts in conditions(collection):
         own = np.asarray(counts.sum(axis=1)).ravel()
         warned = {k: engine.long_documents(own, k)[0] for k in args.rule_k}
         in_use, flagged, largest, behind = [], [], [], []
@@ -126,14 +131,10 @@ def run_collection_hdp(collection: Collection, args) -> list[str]:
 
 
 def run_collection(collection: Collection, args) -> list[str]:
-    lengths = np.asarray(collection.train.sum(axis=1)).ravel()
-    longest = int(np.argmax(lengths))
-    conditions = [("as given", collection.train)]
-    if collection.name == "copyright":
-        conditions.append(("longest left out", collection.train[np.arange(lengths.size) != longest]))
+    longest = int(np.argmax(np.asarray(collection.train.sum(axis=1)).ravel()))
     rows = []
     started = time.perf_counter()
-    for condition, counts in conditions:
+    for condition, counts in conditions(collection):
         flagged, largest, by_longest, by_warned, by_whole, loglik = [], [], [], [], [], []
         own = np.asarray(counts.sum(axis=1)).ravel()
         # the Data page's warning before training: documents holding ONE_DOCUMENT_SHARE / K of the words; and,
