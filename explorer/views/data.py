@@ -337,7 +337,8 @@ cols[2].metric("Words in all (tokens)", formatting.count(corpus.n_tokens))
 cols[3].metric("Documents that became empty", formatting.count(len(corpus.emptied)),
                help="Documents with no word left after preprocessing are left out of training; they are listed below.")
 hdp = state.get(Keys.model) == "HDP"  # it finds its number of topics: the rule reads one for every 10 documents
-n_topics = hdp_rule_topics(corpus.n_docs) if hdp else int(state.get(Keys.n_topics) or 10)
+n_train = max(1, corpus.n_docs - int(state.get(Keys.n_test) or 0))  # ... it trains on, as fit's rule does
+n_topics = hdp_rule_topics(n_train) if hdp else int(state.get(Keys.n_topics) or 10)
 long = cached.long_documents(collection.key, n_topics, collection)
 if long:
     st.warning(uploads.long_documents_note(long, n_topics, hdp=hdp), icon=icons.WARNING)

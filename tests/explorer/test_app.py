@@ -436,6 +436,26 @@ def test_before_an_hdp_run_the_data_page_reads_one_topic_for_every_ten_documents
     [note] = warned()
     assert note.startswith("One document holds a large share of the words: “long”") and "topics a topic" not in note
 
+
+def test_before_an_hdp_run_the_rule_counts_the_documents_trained_on(app_path):
+    """As fit's rule does, the Data page's reads the documents left after the Train page's test documents: a note
+    holding a third of the words is long for 2 topics (20 training documents) but not for 1 (19)."""
+    at = _app(app_path)
+    files = {name: text for name, text in _long_document_upload().items() if name != "notes/long.txt"}
+    _upload(at, data.zip_upload("notes.zip", files | {"notes/long.txt": " ".join([data.TEXTS[0]] * 15).encode()}))
+    assert not at.exception, at.exception
+    corpus = _collection(at).corpus
+    share = corpus.counts[corpus.titles.index("long")].sum() / corpus.n_tokens
+    assert 0.25 < share < 0.5 and corpus.n_docs == 21 and at.session_state[Keys.n_test] == 2
+    at.session_state[Keys.model] = "HDP"
+    at.run()
+    assert not at.exception, at.exception
+    assert not any("large share of the words" in w.value for w in at.warning)  # 19 training documents: 1 topic
+    at.session_state[Keys.n_test] = 1
+    at.run()
+    assert not at.exception, at.exception
+    assert sum("large share of the words" in w.value and "“long”" in w.value for w in at.warning) == 1
+
 def test_leaving_out_every_document_says_so_and_puts_them_back_on_request(app_path):
     at = _app(app_path)
     _upload(at, data.zip_upload("notes.zip", _long_document_upload()))
