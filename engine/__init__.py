@@ -53,6 +53,7 @@ from engine.data.messages import MessagesReport, holds_messages, is_message, mes
 from engine.data.ondisk import DiskCorpus, DiskCounts
 from engine.data.passages import PASSAGE_WORDS, passage_documents, passage_spans, split_passages
 from engine.data.phrases import Phrase, find_phrases
+from engine.data.rst import RST_SUFFIXES, rst_text
 from engine.data.semisynthetic import SemiSyntheticGenerator
 from engine.data.spreadsheets import SHEET_CELLS, SHEET_TITLE_ROWS, SPREADSHEET_SUFFIXES, Sheet, read_sheet
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
@@ -184,6 +185,7 @@ __all__ = [
     "ONE_DOCUMENT_MIN_DOCUMENTS",
     "ONE_DOCUMENT_SHARE",
     "PASSAGE_WORDS",
+    "RST_SUFFIXES",
     "SHEET_CELLS",
     "SHEET_TITLE_ROWS",
     "SHORT_DOCUMENT_WORDS",
@@ -308,6 +310,7 @@ __all__ = [
     "read_zip",
     "relevance",
     "remove_boilerplate",
+    "rst_text",
     "save_model",
     "split_passages",
     "splittable_documents",

@@ -203,7 +203,7 @@ def _add_fit(commands: Any) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     fit.add_argument("corpus", metavar="CORPUS",
-                     help="a folder of .txt, .md, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp files, a "
+                     help="a folder of .txt, .md, .rst, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp files, a "
                      ".zip of them, a .csv/.tsv/.jsonl table, an .xlsx/.ods spreadsheet or an .mbox mailbox, a UCI "
                      "docword.txt (+vocab.txt), an LDA-C .dat (+vocab.txt), a .mtx file, or a saved corpus folder")
     fit.add_argument("--out", default="model.npz", help="model file to write")

@@ -34,6 +34,7 @@ from explorer.engine_api import (
     NEAR_COPY_SIMILARITY,
     ONE_DOCUMENT_MIN_DOCUMENTS,
     PASSAGE_WORDS,
+    RST_SUFFIXES,
     SPREADSHEET_SUFFIXES,
     STOP_WORD_LANGUAGES,
     TEXT_SUFFIXES,
@@ -92,16 +93,17 @@ TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl"
                   ".mbox": "mbox",  # a mailbox: a table of its messages (engine.mbox_frame)
                   ".xlsx": "xlsx", ".xlsm": "xlsx", ".ods": "ods"}  # a spreadsheet: one sheet (engine.read_sheet)
 LDAC_SUFFIXES = (".dat", ".ldac")
-ACCEPTED_TYPES = ("txt", "md", "markdown", "html", "htm", "xhtml", "eml", "pdf", "docx", "odt", "epub", "pptx", "odp",
-                  "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "mbox", "xlsx", "xlsm", "ods", "dat", "ldac", "gz")
+ACCEPTED_TYPES = ("txt", "md", "markdown", "rst", "rest", "html", "htm", "xhtml", "eml", "pdf", "docx", "odt", "epub",
+                  "pptx", "odp", "zip", "csv", "tsv", "tab", "jsonl", "ndjson", "mbox", "xlsx", "xlsm", "ods", "dat",
+                  "ldac", "gz")
 # files people have that are not read, and what to turn them into
 _CONVERT = {".doc": "save it as .docx (Word: File, Save As) or as PDF", ".rtf": "save it as .docx or .txt",
             ".pages": "export it as .docx or PDF", ".mobi": "convert it to EPUB (for example with Calibre)",
             ".azw3": "convert it to EPUB (for example with Calibre)", ".ppt": "save it as .pptx or PDF",
             ".key": "export it as .pptx or PDF", ".xls": "save it as .xlsx (Excel: File, Save As) or the sheet as .csv",
             ".numbers": "export it as .xlsx or .csv"}
-_KINDS_READ = (".txt or Markdown (.md) files, PDF, Word (.docx), OpenDocument (.odt), EPUB or slide (.pptx, .odp) "
-               "files, web pages (.html) or e-mails (.eml)")
+_KINDS_READ = (".txt, Markdown (.md) or reStructuredText (.rst) files, PDF, Word (.docx), OpenDocument (.odt), EPUB "
+               "or slide (.pptx, .odp) files, web pages (.html) or e-mails (.eml)")
 _PREVIEW_ROWS = 500
 FEW_DOCUMENTS = 20  # fewer long documents than this are cut into passages by default
 LANGUAGE_TIE = 0.5  # a chosen stop-word list covering at least this share of what the guessed one covers is no error
@@ -453,13 +455,14 @@ _DOCUMENT_KINDS = {".pdf": "PDF file", ".docx": "Word document", ".odt": "OpenDo
 
 
 def documents_note(source: Source) -> str | None:
-    """What was read of uploaded PDF, Word, OpenDocument, EPUB, slide and Markdown files ("Read the text of 3 PDF
-    files and ..."), or None when there are none."""
+    """What was read of uploaded PDF, Word, OpenDocument, EPUB, slide, Markdown and reStructuredText files ("Read the
+    text of 3 PDF files and ..."), or None when there are none."""
     if not isinstance(source, TextSource):
         return None
     kinds = collections.Counter(_suffix(document.doc_id) for document in source.documents
                                 if is_document_file(document.doc_id))
     markdown = sum(_suffix(document.doc_id) in MARKDOWN_SUFFIXES for document in source.documents)
+    rst = sum(_suffix(document.doc_id) in RST_SUFFIXES for document in source.documents)
     notes = []
     if kinds:
         read = formatting.join_and([formatting.plural(n, _DOCUMENT_KINDS[suffix], "OpenDocument texts" if
@@ -470,6 +473,9 @@ def documents_note(source: Source) -> str | None:
     if markdown:
         notes.append(f"Read {formatting.plural(markdown, 'Markdown file')} as rendered: links and images as their "
                      "text without their addresses, code without its fences, front matter without its keys.")
+    if rst:
+        notes.append(f"Read {formatting.plural(rst, 'reStructuredText file')} as rendered: roles and links as their "
+                     "text, directives without their names and options, comments and link targets left out.")
     return " ".join(notes) or None
 
 

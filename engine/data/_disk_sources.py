@@ -115,9 +115,9 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
     elif not source.exists():
         raise FileNotFoundError(f"no such file or folder: {str(source)!r}")
     else:
-        raise CorpusFormatError(f"cannot stream {source.name!r}: expected a folder of .txt, .md, .html, .eml, .pdf, "
-                                ".docx, .odt, .epub, .pptx or .odp files, a .zip of them, a .csv/.tsv/.jsonl table, "
-                                "an .xlsx/.ods spreadsheet or a mailbox (.mbox)")
+        raise CorpusFormatError(f"cannot stream {source.name!r}: expected a folder of .txt, .md, .rst, .html, .eml, "
+                                ".pdf, .docx, .odt, .epub, .pptx or .odp files, a .zip of them, a .csv/.tsv/.jsonl "
+                                "table, an .xlsx/.ods spreadsheet or a mailbox (.mbox)")
 
 
 def _zip_documents(path: Path, skipped: list | None, encoding: str | None = None,

@@ -31,6 +31,7 @@ from engine.data._csv_quoting import check_quoting
 from engine.data.documents import DOCUMENT_SUFFIXES, DocumentReader, _DocumentCache, is_document_file
 from engine.data.markdown import MARKDOWN_SUFFIXES, markdown_text
 from engine.data.mbox import mbox_frame
+from engine.data.rst import RST_SUFFIXES, rst_text
 from engine.data.spreadsheets import read_sheet
 from engine.errors import (
     CorpusFormatError,
@@ -148,10 +149,11 @@ def _check_encoding(encoding: str | None) -> None:
         _encoding.encoding_name(encoding)
 
 
-# files read as documents (Markdown: as rendered, engine.data.markdown; web pages: their markup is left out; e-mail
-# messages: their headers; PDF, Word, OpenDocument, EPUB and presentation files: their text, engine.data.documents)
-TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".eml", *DOCUMENT_SUFFIXES)
-NOT_TEXT = "not a .txt, .md, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file"
+# files read as documents (Markdown and reStructuredText: as rendered, engine.data.markdown and engine.data.rst; web
+# pages: their markup is left out; e-mail messages: their headers; PDF, Word, OpenDocument, EPUB and presentation
+# files: their text, engine.data.documents)
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".rest", ".html", ".htm", ".xhtml", ".eml", *DOCUMENT_SUFFIXES)
+NOT_TEXT = "not a .txt, .md, .rst, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file"
 
 
 def _is_text_file(name: str) -> bool:
@@ -163,12 +165,11 @@ def read_texts(files: Iterable[tuple[str, bytes]], encoding: str | None, skipped
                ) -> Iterator[tuple[str, str]]:
     """``(name, text)`` of each file of :data:`TEXT_SUFFIXES` given as ``(name, bytes)``, in order, read lazily.
 
-    Text files are decoded (their encoding recorded in ``encodings``), Markdown files read as their
-    rendered text (:func:`engine.markdown_text`); PDF, Word, OpenDocument, EPUB and slide files
-    are read by one :class:`~engine.data.documents.DocumentReader` (or taken from ``cache``, which
-    keeps what was read), and one that cannot be read goes to ``skipped`` with the reason (a scan,
-    a password, damage).  Raises FileDecodingError for a text file that
-    cannot be decoded.
+    Text files are decoded (their encoding recorded in ``encodings``), Markdown and reStructuredText files read as
+    their rendered text (:func:`engine.markdown_text`, :func:`engine.rst_text`); PDF, Word, OpenDocument, EPUB and
+    slide files are read by one :class:`~engine.data.documents.DocumentReader` (or taken from ``cache``, which keeps
+    what was read), and one that cannot be read goes to ``skipped`` with the reason (a scan, a password, damage).
+    Raises FileDecodingError for a text file that cannot be decoded.
     """
     with DocumentReader() as reader:
         for name, data in files:
@@ -186,7 +187,15 @@ def read_texts(files: Iterable[tuple[str, bytes]], encoding: str | None, skipped
                 text, used = _encoding.decode(data, name, encoding)
                 if encodings is not None:
                     encodings[name] = used
-                yield name, markdown_text(text) if name.lower().endswith(MARKDOWN_SUFFIXES) else text
+                yield name, _rendered(name, text)
+
+
+def _rendered(name: str, text: str) -> str:
+    """A Markdown or reStructuredText file's text as rendered (by its name's suffix); other text as it is."""
+    suffix = name.lower()
+    if suffix.endswith(MARKDOWN_SUFFIXES):
+        return markdown_text(text)
+    return rst_text(text) if suffix.endswith(RST_SUFFIXES) else text
 
 
 def _title(name: str) -> str:
@@ -197,7 +206,8 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
     """Read uploaded files given as ``(name, bytes)`` pairs.
 
     The id of a document is its file name, its title the name without its suffix.
-    ``.txt`` files are read, Markdown files (``.md``) as rendered (:func:`engine.markdown_text`),
+    ``.txt`` files are read, Markdown files (``.md``) and reStructuredText files (``.rst``) as rendered
+    (:func:`engine.markdown_text`, :func:`engine.rst_text`),
     and web pages (``.html``, ``.htm``, ``.xhtml``) and e-mail
     messages (``.eml``) as they are: their markup and headers are left out when the corpus
     is built (``strip_markup``, ``strip_messages``).  PDF, Word (``.docx``), OpenDocument

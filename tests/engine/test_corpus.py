@@ -232,18 +232,18 @@ def test_load_corpus_folder_zip_and_single_file(tmp_path):
     folder.mkdir()
     (folder / "one.txt").write_text("apple banana apple", encoding="utf-8")
     (folder / "two.txt").write_bytes("banana crème brûlée".encode("cp1252"))
-    (folder / "readme.rst").write_text("ignored", encoding="utf-8")
+    (folder / "readme.css").write_text("ignored", encoding="utf-8")
     corpus = load_corpus(folder)
     assert corpus.doc_ids == ("one.txt", "two.txt") and corpus.titles == ("one", "two")
     assert corpus.vocabulary == ("apple", "banana", "brulee", "creme")
-    assert corpus.skipped == (SkippedFile("readme.rst", NOT_TEXT),)
+    assert corpus.skipped == (SkippedFile("readme.css", NOT_TEXT),)
     archive = tmp_path / "docs.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         for path in sorted(folder.iterdir()):
             zf.write(path, f"docs/{path.name}")
     from_zip = load_corpus(archive, min_df=2)
     assert from_zip.vocabulary == ("banana",)
-    assert from_zip.skipped == (SkippedFile("docs/readme.rst", NOT_TEXT),)
+    assert from_zip.skipped == (SkippedFile("docs/readme.css", NOT_TEXT),)
     single = load_corpus(folder / "one.txt")
     assert single.doc_ids == ("one.txt",) and dense(single).tolist() == [[2, 1]]
 

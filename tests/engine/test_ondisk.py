@@ -28,7 +28,7 @@ TEXTS = {
     "sub/f.txt": "brown brown BROWN fox quick quick",
     "sub/z/g.txt": "lazy summer evenings with a quick brown fox",
     "a-b/h.txt": "résumé of the lazy dog",
-    "notes.rst": "not a text document",
+    "notes.css": "not a text document",
 }
 OPTIONS = [
     {},

@@ -83,18 +83,18 @@ def test_read_txt_files_reports_non_txt_files():
     documents = read_txt_files([("a.txt", b"alpha"), ("notes.xlsx", b"PK"), ("B.TXT", b"beta")])
     assert isinstance(documents, RawDocuments) and isinstance(documents, list)
     assert documents == [RawDocument("a.txt", "a", "alpha"), RawDocument("B.TXT", "B", "beta")]
-    assert documents.skipped == (SkippedFile("notes.xlsx", "not a .txt, .md, .html, .eml, .pdf, .docx, .odt, .epub, "
-                                                           ".pptx or .odp file"),)
-    assert NOT_TEXT == "not a .txt, .md, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file"
+    assert documents.skipped == (SkippedFile("notes.xlsx", "not a .txt, .md, .rst, .html, .eml, .pdf, .docx, .odt, "
+                                                           ".epub, .pptx or .odp file"),)
+    assert NOT_TEXT == "not a .txt, .md, .rst, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file"
 
 
 def test_web_pages_are_read_as_documents_and_other_files_skipped(tmp_path):
     page = "<html><head><title>Caf\u00e9</title></head><body><p>Un caf\u00e9</p></body></html>"
     documents = read_txt_files([("a.html", page.encode("utf-8")), ("b.HTM", b"<p>x</p>"), ("c.xhtml", b"<p>y</p>"),
-                                ("notes.rst", b"notes\n=====")])
+                                ("notes.css", b"p {}")])
     assert [(d.doc_id, d.title) for d in documents] == [("a.html", "a"), ("b.HTM", "b"), ("c.xhtml", "c")]
     assert documents[0].text == page  # read as written: the corpus leaves the markup out
-    assert documents.skipped == (SkippedFile("notes.rst", NOT_TEXT),)
+    assert documents.skipped == (SkippedFile("notes.css", NOT_TEXT),)
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "index.html").write_text(page, encoding="utf-8")
     (tmp_path / "site" / "style.css").write_text("p {}", encoding="utf-8")

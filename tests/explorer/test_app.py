@@ -139,7 +139,7 @@ def test_data_page_samples_and_preprocessing_errors(app_path):
 UPLOADS = {"txt": data.text_files(), "zip": data.zip_of_texts(), "csv": data.csv_table(), "tsv": data.tsv_table(),
            "jsonl": data.jsonl_table(), "uci": data.uci(), "ldac": data.ldac(), "cp1252": data.cp1252_texts(),
            "pdf, docx, odt, epub": data.office_documents(), "xlsx": data.workbook(), "ods": data.workbook(".ods"),
-           "pptx, odp": data.slides(), "md": data.markdown_notes()}
+           "pptx, odp": data.slides(), "md": data.markdown_notes(), "rst": data.rst_pages()}
 
 
 @pytest.mark.parametrize("kind", list(UPLOADS))

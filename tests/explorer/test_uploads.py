@@ -36,8 +36,9 @@ def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
     corpus = uploads.build_corpus(source, dataclasses.replace(PLAIN, strip_markup=True))
     assert "planet" in corpus.vocabulary and not {"html", "body"} & set(corpus.vocabulary)
     assert [s.name for s in corpus.skipped] == ["style.css"]
-    with pytest.raises(uploads.UploadError, match=r"upload .txt or Markdown \(.md\) files, PDF, Word \(.docx\), "
-                                                    r"OpenDocument \(.odt\), EPUB or slide \(.pptx, .odp\) files"):
+    with pytest.raises(uploads.UploadError, match=r"upload .txt, Markdown \(.md\) or reStructuredText \(.rst\) "
+                                                    r"files, PDF, Word \(.docx\), OpenDocument \(.odt\), EPUB or "
+                                                    r"slide \(.pptx, .odp\) files"):
         uploads.read_upload([("style.css", b"p {}")])
 
 
@@ -184,6 +185,18 @@ def test_markdown_notes_are_read_as_rendered():
                                               "without its keys.")
     corpus = uploads.build_corpus(source, PLAIN)
     assert corpus.n_docs == 6 and not {"https", "example", "com", "title"} & set(corpus.vocabulary)
+
+
+def test_rst_pages_are_read_as_rendered():
+    source = uploads.read_upload(data.rst_pages())
+    page = f"\nPage 0\n======\n\n{data.TEXTS[0]} See Source and the site.\n\n\n   print(0)\n"
+    assert source.documents[0].text == page
+    assert uploads.documents_note(source) == ("Read 6 reStructuredText files as rendered: roles and links as their "
+                                              "text, directives without their names and options, comments and link "
+                                              "targets left out.")
+    corpus = uploads.build_corpus(source, PLAIN)
+    assert corpus.n_docs == 6 and "print" in corpus.vocabulary
+    assert not {"https", "example", "com", "ref", "code", "block", "python", "linenos"} & set(corpus.vocabulary)
 
 
 def test_slides_are_read_as_documents_with_their_notes():

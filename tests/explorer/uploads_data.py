@@ -155,6 +155,13 @@ def markdown_notes() -> list[tuple[str, bytes]]:
              .encode()) for i, text in enumerate(TEXTS)]
 
 
+def rst_pages() -> list[tuple[str, bytes]]:
+    """:data:`TEXTS` as reStructuredText pages, each with a link target, a title, a role, a link and a directive."""
+    return [(f"page{i}.rst", f".. _page{i}:\n\nPage {i}\n======\n\n{text} See :ref:`Source <page{i}>` and "
+             f"`the site <https://example.com/{i}>`_.\n\n.. code-block:: python\n   :linenos:\n\n   print({i})\n"
+             .encode()) for i, text in enumerate(TEXTS)]
+
+
 def slides() -> list[tuple[str, bytes]]:
     """:data:`TEXTS` as three PowerPoint decks (the text on a slide, its last words as the speaker's notes) and three
     OpenDocument presentations."""

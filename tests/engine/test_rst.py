@@ -1,0 +1,204 @@
+"""reStructuredText files read as the text a reader of the rendered page sees (engine.rst_text).
+
+docutils, the reference parser of reStructuredText, is the oracle: on documents built of the
+constructs both know, the words of ``rst_text`` are the words of docutils' document tree
+(without its comments, which the page does not show).
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections import Counter
+
+import numpy as np
+from docutils import nodes
+from docutils.core import publish_doctree
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine import rst_text
+
+PAGE = """:orphan:
+
+.. _install:
+
+Installing the package
+======================
+
+.. note:: Read :ref:`the guide <install>` first, or :doc:`usage/quickstart`.
+
+Call :func:`os.path.join` or :py:class:`~engine.LDA`, see `the paper <https://jmlr.org/x>`_
+and Python_ or `Read the Docs`__.
+
+.. code-block:: python
+   :linenos:
+   :caption: An example
+
+   import engine
+
+.. image:: images/chart.png
+   :alt: the held-out curve
+   :width: 80%
+
+.. toctree::
+   :maxdepth: 2
+
+   install
+   api/modules
+
+.. This is a comment
+   spanning lines.
+
+..
+   A hidden block.
+
+.. |logo| image:: logo.png
+.. _Python: https://www.python.org
+__ https://readthedocs.org
+
+.. [1] A footnote's text.
+
+.. versionadded:: 3.2
+   The ``n_topics`` argument.
+
+A |logo| and __init__ and snake_case_ [1]_.
+"""
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def test_a_sphinx_page_reads_as_its_rendered_text():
+    text = rst_text(PAGE)
+    assert _words(text) == [
+        "installing", "the", "package", "read", "the", "guide", "first", "or", "usage", "quickstart", "call", "os",
+        "path", "join", "or", "lda", "see", "the", "paper", "and", "python", "or", "read", "the", "docs", "an",
+        "example", "import", "engine", "the", "held", "out", "curve", "a", "footnote", "s", "text", "3", "2", "the",
+        "n_topics", "argument", "a", "logo", "and", "__init__", "and", "snake_case", "1"]
+    for gone in ("orphan", "func", "class", "ref", "doc", "https", "jmlr", "linenos", "maxdepth", "png", "width",
+                 "toctree", "modules", "comment", "hidden", "versionadded", "code-block", "www"):
+        assert gone not in _words(text) and f":{gone}:" not in text
+    assert text.endswith("[1].\n")
+
+
+def test_text_without_rst_markup_is_unchanged():
+    plain = ("Prices rose 3% in May [citation needed]; see (Smith, 2020) and a < b...\n\n"
+             "A second paragraph: e.g. x_y, __init__ and 10:30.\n   An indented line.\n")
+    assert rst_text(plain) == plain
+
+
+def test_a_lone_comment_mark_then_a_blank_line_hides_nothing():
+    assert _words(rst_text("..\n\n   A block quote.\n")) == ["a", "block", "quote"]
+    assert _words(rst_text("..\n   A hidden block.\n\n   Still hidden.\n\nShown.\n")) == ["shown"]
+
+
+def test_hostile_runs_of_markup_are_read_in_one_pass():
+    """Each pattern is linear: these would take minutes if any were quadratic."""
+    for text in ("a." * 100_000 + "b", "`" * 200_000, ":a:`" * 100_000, "|" * 200_000, "`x <" * 100_000,
+                 "`" + " " * 200_000 + "x", ":a" * 100_000, "a_" * 100_000, ".. a::\n" * 50_000,
+                 ".. _x:\n" + "   y\n" * 50_000, "a-b+c:d." * 50_000, "<" * 200_000 + "`_"):
+        assert len(rst_text(text)) <= len(text) + 1
+
+
+def test_rst_files_are_read_as_rendered_by_every_reader(tmp_path):
+    files = [("page.rst", PAGE.encode()), ("plain.txt", b":func:`kept` as written"), ("more.rest", b"`x <y>`_ z")]
+    documents = engine.read_txt_files(files)
+    assert [d.text for d in documents] == [rst_text(PAGE), ":func:`kept` as written", "x z"]
+    assert [d.title for d in documents] == ["page", "plain", "more"]
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, data in files:
+        (folder / name).write_bytes(data)
+    with zipfile.ZipFile(tmp_path / "docs.zip", "w") as archive:
+        for name, data in files:
+            archive.writestr(f"docs/{name}", data)
+    assert sorted(d.text for d in engine.read_folder(folder)) == sorted(d.text for d in documents)
+    assert sorted(d.text for d in engine.read_zip(tmp_path / "docs.zip")) == sorted(d.text for d in documents)
+    memory = engine.load_corpus(folder, min_df=1)
+    disk = engine.DiskCorpus.from_texts(folder, tmp_path / "disk", min_df=1)
+    assert disk.vocabulary == memory.vocabulary and not {"https", "linenos", "toctree"} & set(memory.vocabulary)
+    np.testing.assert_array_equal(disk.subset_to_memory(slice(None)).counts.toarray(), memory.counts.toarray())
+
+
+# ---------------------------------------------------------------- docutils as the oracle
+_WORD = st.sampled_from(["topic", "model", "words", "corpus", "step", "size", "prior", "document", "sample", "gamma"])
+_PHRASE = st.lists(_WORD, min_size=1, max_size=3).map(" ".join)
+
+
+@st.composite
+def _inline(draw) -> tuple[str, list[str]]:
+    """A piece of a paragraph, and the link targets it needs defined."""
+    kind = draw(st.sampled_from(["plain", "emphasis", "strong", "literal", "role", "role_after", "link", "named",
+                                 "simple"]))
+    phrase, word = draw(_PHRASE), draw(_WORD)
+    role = draw(st.sampled_from(["emphasis", "strong", "literal", "sub", "sup", "title-reference"]))
+    if kind == "emphasis":
+        return f"*{phrase}*", []
+    if kind == "strong":
+        return f"**{phrase}**", []
+    if kind == "literal":
+        return f"``{phrase}``", []
+    if kind == "role":
+        return f":{role}:`{phrase}`", []
+    if kind == "role_after":
+        return f"`{phrase}`:{role}:", []
+    if kind == "link":
+        return f"`{phrase} <https://example.com/{word}/page.html>`_", []
+    if kind == "named":
+        return f"`{phrase}`_", [phrase]
+    if kind == "simple":
+        return f"{word}_", [word]
+    return phrase, []
+
+
+@st.composite
+def _block(draw) -> tuple[str, list[str]]:
+    """A block of a page (paragraphs, titles, lists, directives, comments), and the link targets it needs."""
+    kind = draw(st.sampled_from(["paragraph", "title", "bullets", "literal", "note", "code", "image", "topic",
+                                 "rubric", "comment", "lone_comment", "target"]))
+    phrase, other = draw(_PHRASE), draw(_PHRASE)
+    if kind == "paragraph":
+        pieces = draw(st.lists(_inline(), min_size=1, max_size=4))
+        return " ".join(text for text, _ in pieces) + ".", [name for _, names in pieces for name in names]
+    if kind == "title":
+        return f"{phrase}\n{'=' * len(phrase)}", []
+    if kind == "bullets":
+        return f"- {phrase}\n- {other}", []
+    if kind == "literal":
+        return f"{phrase}::\n\n   {other} = 1", []
+    if kind == "note":
+        return f".. {draw(st.sampled_from(['note', 'warning', 'tip']))}:: {phrase}\n\n   {other}", []
+    if kind == "code":
+        return f".. code:: python\n   :class: example\n\n   {phrase} = {other!r}", []
+    if kind == "image":
+        return f".. image:: images/{draw(_WORD)}.png\n   :alt: {phrase}\n   :width: 50%", []
+    if kind == "topic":
+        return f".. topic:: {phrase}\n\n   {other}", []
+    if kind == "rubric":
+        return f".. rubric:: {phrase}", []
+    if kind == "comment":
+        return f".. {phrase}\n   {other}", []
+    if kind == "lone_comment":
+        return f"..\n   {phrase}\n\n   {other}", []
+    return f".. _{draw(_WORD)}x: https://example.com/{draw(_WORD)}", []
+
+
+def _rendered_words(source: str) -> Counter:
+    """The words of docutils' document tree, its comments (and its parser's messages) left out."""
+    tree = publish_doctree(source, settings_overrides={"report_level": 5, "halt_level": 5,
+                                                       "file_insertion_enabled": False, "raw_enabled": False})
+    for hidden in [*tree.findall(nodes.comment), *tree.findall(nodes.system_message)]:
+        hidden.parent.remove(hidden)
+    return Counter(_words(tree.astext()))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_block(), min_size=1, max_size=8))
+def test_the_words_are_those_docutils_renders(blocks):
+    needed = sorted({name for _, names in blocks for name in names})
+    source = "\n\n".join([text for text, _ in blocks] + [f".. _{name}: https://example.com/{i}"
+                                                         for i, name in enumerate(needed)]) + "\n"
+    assert Counter(_words(rst_text(source))) == _rendered_words(source), source
