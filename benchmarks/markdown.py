@@ -59,17 +59,23 @@ COLLECTIONS = {
     "nodejs-guides": ("/usr/share/doc/nodejs/contributing", "**/*.md"),
     "npm": ("/usr/lib/node_modules/npm/docs/content", "**/*.md"),
 }
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def main(collections: dict[str, tuple[str, str]] = COLLECTIONS, kind: str = "Markdown", description: str = __doc__,
+         argv=None) -> None:
+    """Read each collection's files (``(folder, glob pattern)`` by name) as plain text and as rendered, and print
+    the table of the module's notes; ``kind`` names the files' format (benchmarks/rst.py runs it on reStructuredText).
+    """
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_default_lda_arguments(parser)
-    parser.add_argument("--collections", nargs="*", default=list(COLLECTIONS), choices=list(COLLECTIONS))
-    args = parser.parse_args()
+    parser.add_argument("--collections", nargs="*", default=list(collections), choices=list(collections))
+    args = parser.parse_args(argv)
     print(f"engine {engine.__version__}; default LDA, K = {args.k}, {args.epochs} passes, seeds {args.seeds}")
     for name in args.collections:
-        folder, pattern = COLLECTIONS[name]
+        folder, pattern = collections[name]
         paths = sorted(Path(folder).glob(pattern))
         if not paths:
-            print(f"\n{name}: no Markdown files under {folder}; skipped")
+            print(f"\n{name}: no {kind} files under {folder}; skipped")
             continue
         files = [(str(path.relative_to(folder)), path.read_bytes()) for path in paths]
         raw = [data.decode("utf-8", "replace") for _, data in files]

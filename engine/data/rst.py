@@ -13,7 +13,9 @@ keeps what a rendered page shows:
 - directives without their names, their options (but for an image's ``:alt:`` text and a
   block's ``:caption:``) and, for those whose argument is a file, a language or a module
   (``image``, ``include``, ``code-block``, ``toctree``, ``automodule``...), without their
-  argument; a note's, a function's or a version's argument stays, as the page shows it;
+  argument; a note's, a function's (``autofunction`` too) or a version's argument stays, as
+  the page shows it; the content of ``toctree`` (documents' paths), graphs and hidden test
+  code is left out;
 - comments, link targets (``.. _install:``, ``.. _Python: https://...``, ``__ https://...``)
   and substitution definitions left out; a footnote's text kept without its label, a
   reference to it as its label (``[1]_`` -> "[1]");
@@ -34,13 +36,11 @@ RST_SUFFIXES = (".rst", ".rest")
 
 # directives whose argument is a file, a language, a module or other markup, not text the page shows
 _NO_TEXT_ARGUMENT = frozenset({
-    "image", "figure", "include", "literalinclude", "code", "code-block", "sourcecode", "highlight", "toctree",
-    "index", "only", "ifconfig", "raw", "meta", "module", "currentmodule", "automodule", "autoclass", "autofunction",
-    "automethod", "autoattribute", "autodata", "autoexception", "autosummary", "autoprogram", "default-role",
-    "role", "program", "tabularcolumns", "contents", "sectnum", "section-numbering", "header", "footer", "class",
-    "target-notes", "csv-table", "list-table", "table", "graphviz", "digraph", "plot", "math", "testsetup",
-    "testcleanup", "doctest", "testcode", "testoutput", "productionlist", "highlightlang",
-    "date", "unicode", "replace", "title", "container", "todolist", "bibliography", "glossary", "hlist",
+    "image", "figure", "include", "literalinclude", "code", "code-block", "sourcecode", "highlight", "highlightlang",
+    "toctree", "index", "only", "ifconfig", "raw", "meta", "module", "currentmodule", "automodule", "autosummary",
+    "autoprogram", "default-role", "role", "program", "tabularcolumns", "sectnum", "section-numbering", "class",
+    "container", "target-notes", "graphviz", "digraph", "plot", "math", "testsetup", "testcleanup", "doctest",
+    "testcode", "testoutput", "date", "unicode", "replace", "title",
 })
 # directives whose content the page does not show as text: documents' paths, graphs, hidden test code
 _HIDDEN_CONTENT = frozenset({"toctree", "graphviz", "digraph", "graph", "testsetup", "testcleanup", "meta",
