@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import zipfile
-
-import numpy as np
-
 import engine
 from engine import markdown_text
+from tests.engine._readers import assert_every_reader_reads_alike
 
 NOTE = """---
 title: Topic models
@@ -53,16 +50,4 @@ def test_markdown_files_are_read_as_rendered_by_every_reader(tmp_path):
     documents = engine.read_txt_files(files)
     assert [d.text for d in documents] == [markdown_text(NOTE), "[kept](as written)", "x z"]
     assert [d.title for d in documents] == ["note", "plain", "more"]
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    for name, data in files:
-        (folder / name).write_bytes(data)
-    with zipfile.ZipFile(tmp_path / "notes.zip", "w") as archive:
-        for name, data in files:
-            archive.writestr(f"notes/{name}", data)
-    assert sorted(d.text for d in engine.read_folder(folder)) == sorted(d.text for d in documents)
-    assert sorted(d.text for d in engine.read_zip(tmp_path / "notes.zip")) == sorted(d.text for d in documents)
-    memory = engine.load_corpus(folder, min_df=1)
-    disk = engine.DiskCorpus.from_texts(folder, tmp_path / "disk", min_df=1)
-    assert disk.vocabulary == memory.vocabulary and "https" not in memory.vocabulary
-    np.testing.assert_array_equal(disk.subset_to_memory(slice(None)).counts.toarray(), memory.counts.toarray())
+    assert_every_reader_reads_alike(tmp_path, files, documents, {"https"})

@@ -8,10 +8,8 @@ constructs both know, the words of ``rst_text`` are the words of docutils' docum
 from __future__ import annotations
 
 import re
-import zipfile
 from collections import Counter
 
-import numpy as np
 from docutils import nodes
 from docutils.core import publish_doctree
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +17,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine import rst_text
+from tests.engine._readers import assert_every_reader_reads_alike
 
 PAGE = """:orphan:
 
@@ -108,19 +107,7 @@ def test_rst_files_are_read_as_rendered_by_every_reader(tmp_path):
     documents = engine.read_txt_files(files)
     assert [d.text for d in documents] == [rst_text(PAGE), ":func:`kept` as written", "x z"]
     assert [d.title for d in documents] == ["page", "plain", "more"]
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for name, data in files:
-        (folder / name).write_bytes(data)
-    with zipfile.ZipFile(tmp_path / "docs.zip", "w") as archive:
-        for name, data in files:
-            archive.writestr(f"docs/{name}", data)
-    assert sorted(d.text for d in engine.read_folder(folder)) == sorted(d.text for d in documents)
-    assert sorted(d.text for d in engine.read_zip(tmp_path / "docs.zip")) == sorted(d.text for d in documents)
-    memory = engine.load_corpus(folder, min_df=1)
-    disk = engine.DiskCorpus.from_texts(folder, tmp_path / "disk", min_df=1)
-    assert disk.vocabulary == memory.vocabulary and not {"https", "linenos", "toctree"} & set(memory.vocabulary)
-    np.testing.assert_array_equal(disk.subset_to_memory(slice(None)).counts.toarray(), memory.counts.toarray())
+    assert_every_reader_reads_alike(tmp_path, files, documents, {"https", "linenos", "toctree"})
 
 
 # ---------------------------------------------------------------- docutils as the oracle

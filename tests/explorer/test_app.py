@@ -411,17 +411,24 @@ def test_a_document_long_enough_to_fill_topics_is_named_before_training_and_left
     assert _collection(at).corpus.n_docs == 21 and _collection(at).corpus.left_out == ()
 
 
+def _upload_with_long_note(at, repeats: int) -> float:
+    """:func:`_long_document_upload` with the long note repeating a sample text ``repeats`` times; its share of the
+    words."""
+    files = {name: text for name, text in _long_document_upload().items() if name != "notes/long.txt"}
+    _upload(at, data.zip_upload("notes.zip", files | {"notes/long.txt": " ".join([data.TEXTS[0]] * repeats).encode()}))
+    assert not at.exception, at.exception
+    corpus = _collection(at).corpus
+    assert corpus.n_docs == 21
+    return float(corpus.counts[corpus.titles.index("long")].sum() / corpus.n_tokens)
+
+
 def test_before_an_hdp_run_the_data_page_reads_one_topic_for_every_ten_documents(app_path):
     """A note holding about a tenth of the words is long for LDA's 8 topics (6.25 % and more) but not for an HDP on
     21 documents, which the rule reads as 2 topics (25 % and more); the note's words hold over half of them and are
     named either way, the HDP's warning without a number of topics."""
     at = _app(app_path)
-    files = {name: text for name, text in _long_document_upload().items() if name != "notes/long.txt"}
-    _upload(at, data.zip_upload("notes.zip", files | {"notes/long.txt": " ".join([data.TEXTS[0]] * 4).encode()}))
-    assert not at.exception, at.exception
-    corpus = _collection(at).corpus
-    share = corpus.counts[corpus.titles.index("long")].sum() / corpus.n_tokens
-    assert 0.05 < share < 0.25 and corpus.n_docs == 21
+    share = _upload_with_long_note(at, 4)
+    assert 0.05 < share < 0.25
 
     def warned() -> list[str]:
         return [w.value for w in at.warning if "large share of the words" in w.value]
@@ -441,12 +448,8 @@ def test_before_an_hdp_run_the_rule_counts_the_documents_trained_on(app_path):
     """As fit's rule does, the Data page's reads the documents left after the Train page's test documents: a note
     holding a third of the words is long for 2 topics (20 training documents) but not for 1 (19)."""
     at = _app(app_path)
-    files = {name: text for name, text in _long_document_upload().items() if name != "notes/long.txt"}
-    _upload(at, data.zip_upload("notes.zip", files | {"notes/long.txt": " ".join([data.TEXTS[0]] * 15).encode()}))
-    assert not at.exception, at.exception
-    corpus = _collection(at).corpus
-    share = corpus.counts[corpus.titles.index("long")].sum() / corpus.n_tokens
-    assert 0.25 < share < 0.5 and corpus.n_docs == 21 and at.session_state[Keys.n_test] == 2
+    share = _upload_with_long_note(at, 15)
+    assert 0.25 < share < 0.5 and at.session_state[Keys.n_test] == 2
     at.session_state[Keys.model] = "HDP"
     at.run()
     assert not at.exception, at.exception
