@@ -97,6 +97,8 @@ def _explicit_markup(head: str) -> tuple[str | None, str]:
         return None, _HIDDEN
     name = directive.group(1).rsplit(":", 1)[-1].lower()  # "py:function" -> "function"
     argument = (directive.group(2) or "").strip()
+    if _OPTION.match(argument):  # options begun on the directive's line (".. contents:: :depth: 2")
+        argument = ""
     if name in _HIDDEN_CONTENT or (name == "raw" and argument.lower() != "html"):
         return None, _HIDDEN
     return ("" if name in _NO_TEXT_ARGUMENT else argument), _BODY

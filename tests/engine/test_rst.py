@@ -62,6 +62,8 @@ __ https://readthedocs.org
 .. versionadded:: 3.2
    The ``n_topics`` argument.
 
+.. contents:: :depth: 2
+
 A |logo| and __init__ and snake_case_ [1]_.
 """
 
