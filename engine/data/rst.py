@@ -14,8 +14,8 @@ keeps what a rendered page shows:
   block's ``:caption:``) and, for those whose argument is a file, a language or a module
   (``image``, ``include``, ``code-block``, ``toctree``, ``automodule``...), without their
   argument; a note's, a function's (``autofunction`` too) or a version's argument stays, as
-  the page shows it; the content of ``toctree`` (documents' paths), graphs and hidden test
-  code is left out;
+  the page shows it; the content of ``toctree`` (documents' paths), graphs, hidden test code
+  and ``raw`` output (HTML, LaTeX) is left out;
 - comments, link targets (``.. _install:``, ``.. _Python: https://...``, ``__ https://...``)
   and substitution definitions left out; a footnote's text kept without its label, a
   reference to it as its label (``[1]_`` -> "[1]");
@@ -42,9 +42,10 @@ _NO_TEXT_ARGUMENT = frozenset({
     "container", "target-notes", "graphviz", "digraph", "plot", "math", "testsetup", "testcleanup", "doctest",
     "testcode", "testoutput", "date", "unicode", "replace", "title",
 })
-# directives whose content the page does not show as text: documents' paths, graphs, hidden test code
+# directives whose content the page does not show as text: documents' paths, graphs, hidden test code, raw output
+# (HTML's tags, LaTeX's commands)
 _HIDDEN_CONTENT = frozenset({"toctree", "graphviz", "digraph", "graph", "testsetup", "testcleanup", "meta",
-                             "tabularcolumns", "highlight", "index", "default-role", "role"})
+                             "tabularcolumns", "highlight", "index", "default-role", "role", "raw"})
 _KEPT_OPTIONS = frozenset({"alt", "caption"})  # options whose value the page shows
 _BODY, _HIDDEN = "body", "hidden"
 # Sphinx's file-wide fields, which the page does not show
@@ -99,7 +100,7 @@ def _explicit_markup(head: str) -> tuple[str | None, str]:
     argument = (directive.group(2) or "").strip()
     if _OPTION.match(argument):  # options begun on the directive's line (".. contents:: :depth: 2")
         argument = ""
-    if name in _HIDDEN_CONTENT or (name == "raw" and argument.lower() != "html"):
+    if name in _HIDDEN_CONTENT:
         return None, _HIDDEN
     return ("" if name in _NO_TEXT_ARGUMENT else argument), _BODY
 

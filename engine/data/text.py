@@ -192,10 +192,10 @@ def read_texts(files: Iterable[tuple[str, bytes]], encoding: str | None, skipped
 
 def _rendered(name: str, text: str) -> str:
     """A Markdown or reStructuredText file's text as rendered (by its name's suffix); other text as it is."""
-    suffix = name.lower()
-    if suffix.endswith(MARKDOWN_SUFFIXES):
+    lowered = name.lower()
+    if lowered.endswith(MARKDOWN_SUFFIXES):
         return markdown_text(text)
-    return rst_text(text) if suffix.endswith(RST_SUFFIXES) else text
+    return rst_text(text) if lowered.endswith(RST_SUFFIXES) else text
 
 
 def _title(name: str) -> str:

@@ -65,10 +65,10 @@ with source_box:
             "Upload documents", accept_multiple_files=True, key=Keys.uploader,
             max_upload_size=max(1, limits.max_total_bytes // 1_000_000),
             help="Several .txt, Markdown (.md) or reStructuredText (.rst), PDF, Word (.docx), OpenDocument (.odt), "
-                 "EPUB or slide (.pptx, .odp) files, web pages (.html) or e-mails (.eml), one document each; a .zip of"
-                 " them; a .csv, .tsv or .jsonl table or an Excel or OpenDocument spreadsheet (.xlsx, .ods), one "
-                 "document per row; a mailbox (.mbox, one document per message); or a bag of words: UCI docword.*.txt "
-                 "+ vocab.*.txt, or LDA-C .dat + vocab.txt.")
+                 "EPUB or slide (.pptx, .odp) files, web pages (.html) or e-mails (.eml), one document each; a .zip "
+                 "of them; a .csv, .tsv or .jsonl table or an Excel or OpenDocument spreadsheet (.xlsx, .ods), one "
+                 "document per row; a mailbox (.mbox, one document per message); or a bag of words: UCI "
+                 "docword.*.txt + vocab.*.txt, or LDA-C .dat + vocab.txt.")
         if files:
             named = tuple((f.file_id, f.name, f.size) for f in files)
             chosen, sheet = state.get(Keys.encoding) or "", state.get(Keys.sheet) or ""

@@ -64,6 +64,10 @@ __ https://readthedocs.org
 
 .. contents:: :depth: 2
 
+.. raw:: html
+
+   <div class="banner">hidden</div>
+
 A |logo| and __init__ and snake_case_ [1]_.
 """
 
@@ -80,7 +84,8 @@ def test_a_sphinx_page_reads_as_its_rendered_text():
         "example", "import", "engine", "the", "held", "out", "curve", "a", "footnote", "s", "text", "3", "2", "the",
         "n_topics", "argument", "a", "logo", "and", "__init__", "and", "snake_case", "1"]
     for gone in ("orphan", "func", "class", "ref", "doc", "https", "jmlr", "linenos", "maxdepth", "png", "width",
-                 "toctree", "modules", "comment", "hidden", "versionadded", "code-block", "www"):
+                 "toctree", "modules", "comment", "hidden", "versionadded", "code-block", "www", "div", "banner",
+                 "depth"):
         assert gone not in _words(text) and f":{gone}:" not in text
     assert text.endswith("[1].\n")
 
