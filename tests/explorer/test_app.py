@@ -423,9 +423,9 @@ def _upload_with_long_note(at, repeats: int) -> float:
 
 
 def test_before_an_hdp_run_the_data_page_reads_one_topic_for_every_ten_documents(app_path):
-    """A note holding about a tenth of the words is long for LDA's 8 topics (6.25 % and more) but not for an HDP on
-    21 documents, which the rule reads as 2 topics (25 % and more); the note's words hold over half of them and are
-    named either way, the HDP's warning without a number of topics."""
+    """A note holding about a tenth of the words is long for LDA's 8 topics (6.25 % and more) but not for an HDP
+    trained on 19 of the 21 documents (2 held out), which the rule reads as 1 topic (50 % and more); the long note's
+    words hold over half of them and are named either way, the HDP's warning without a number of topics."""
     at = _app(app_path)
     share = _upload_with_long_note(at, 4)
     assert 0.05 < share < 0.25
@@ -458,6 +458,7 @@ def test_before_an_hdp_run_the_rule_counts_the_documents_trained_on(app_path):
     at.run()
     assert not at.exception, at.exception
     assert sum("large share of the words" in w.value and "“long”" in w.value for w in at.warning) == 1
+
 
 def test_leaving_out_every_document_says_so_and_puts_them_back_on_request(app_path):
     at = _app(app_path)
