@@ -196,3 +196,13 @@ def test_the_words_are_those_docutils_renders(blocks):
     source = "\n\n".join([text for text, _ in blocks] + [f".. _{name}: https://example.com/{i}"
                                                          for i, name in enumerate(needed)]) + "\n"
     assert Counter(_words(rst_text(source))) == _rendered_words(source), source
+
+
+_MARKUP = st.sampled_from([" ", "\t", "\n", ".", "_", ":", "`", "|", "<", ">", "[", "]", "#", "*", "~", "!", "-", "a",
+                           "1", "..", ".. ", "::", "`_", "__", ":a:`", "\n   ", "\n.. ", "|x|", "[1]_", "<http://e>"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_MARKUP, max_size=60).map("".join))
+def test_any_run_of_markup_reads_without_error_and_adds_nothing(text):
+    assert len(rst_text(text)) <= len(text) + 1
