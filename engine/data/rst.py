@@ -34,18 +34,17 @@ __all__ = ["RST_SUFFIXES", "rst_text"]
 
 RST_SUFFIXES = (".rst", ".rest")
 
-# directives whose argument is a file, a language, a module or other markup, not text the page shows
-_NO_TEXT_ARGUMENT = frozenset({
-    "image", "figure", "include", "literalinclude", "code", "code-block", "sourcecode", "highlight", "highlightlang",
-    "toctree", "index", "only", "ifconfig", "raw", "meta", "module", "currentmodule", "automodule", "autosummary",
-    "autoprogram", "default-role", "role", "program", "tabularcolumns", "sectnum", "section-numbering", "class",
-    "container", "target-notes", "graphviz", "digraph", "plot", "math", "testsetup", "testcleanup", "doctest",
-    "testcode", "testoutput", "date", "unicode", "replace", "title",
-})
 # directives whose content the page does not show as text: documents' paths, graphs, hidden test code, raw output
-# (HTML's tags, LaTeX's commands)
+# (HTML's tags, LaTeX's commands); the whole directive is left out
 _HIDDEN_CONTENT = frozenset({"toctree", "graphviz", "digraph", "graph", "testsetup", "testcleanup", "meta",
                              "tabularcolumns", "highlight", "index", "default-role", "role", "raw"})
+# directives whose content is shown but whose argument is a file, a language, a module or other markup
+_NO_TEXT_ARGUMENT = frozenset({
+    "image", "figure", "include", "literalinclude", "code", "code-block", "sourcecode", "highlightlang", "only",
+    "ifconfig", "module", "currentmodule", "automodule", "autosummary", "autoprogram", "program", "sectnum",
+    "section-numbering", "class", "container", "target-notes", "plot", "math", "doctest", "testcode", "testoutput",
+    "date", "unicode", "replace", "title",
+})
 _KEPT_OPTIONS = frozenset({"alt", "caption"})  # options whose value the page shows
 _BODY, _HIDDEN = "body", "hidden"
 # Sphinx's file-wide fields, which the page does not show
@@ -91,7 +90,7 @@ def _explicit_markup(head: str) -> tuple[str | None, str]:
     if head.startswith("_") or head.startswith("|"):  # a link target; a substitution definition
         return None, _HIDDEN
     footnote = _FOOTNOTE.match(head)
-    if footnote is not None and head.startswith("["):
+    if footnote is not None:
         return footnote.group(1), _BODY
     directive = _DIRECTIVE.match(head)
     if directive is None:  # a comment
