@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -113,8 +113,9 @@ class Workload:
         n_words = _TINY_COUNTS.shape[1]
         if self.model == "HDP":
             return HDP(n_topics=4, doc_truncation=2, n_words=n_words, dtype=self.dtype, local_update=self.local_update)
+        # "auto": the one-word document takes the CVB0 step, the others the zero-order one (both in a fold-in)
         return LDA(n_topics=3, n_words=n_words, dtype=self.dtype, local_update=self.local_update,
-                   local_acceleration=self.local_acceleration)
+                   local_acceleration=self.local_acceleration, cvb0_words=2)
 
 
 def _default_workloads(dtypes: Iterable[str] | None) -> list[Workload]:
@@ -152,10 +153,6 @@ def warm_up_kernels(dtypes: Iterable[str] | None = None) -> float:
 def _step(workload: Workload) -> None:
     from engine.inference.svi import SVI
 
-    if workload.local_update == "auto":  # LDA's CVB0 step on short documents, the zero-order one on the rest
-        _step(replace(workload, local_update="zero_order"))
-        _step(replace(workload, local_update="cvb0", local_acceleration="none"))  # CVB0 has no SQUAREM loop
-        return
     model = workload.tiny_model()
     # the HDP's third step comes after an epoch of the three documents: its prepare_step runs a birth round
     SVI(model, _TINY_COUNTS, batch_size=2, seed=0).run(n_steps=3 if workload.model == "HDP" else 1)

@@ -11,7 +11,6 @@ from scipy.special import logsumexp
 
 from engine.kernels import KERNELS, cached_call, lda_local_step
 from engine.kernels.cache import workload_name
-from engine.kernels.reference.lda import LocalFit
 from engine.models._base import DTYPES, EPOCH_SLACK, STEP_FLOORS, TOPIC_INITS, TopicModel, _dtype_name
 from engine.models._estimator import Param
 from engine.models._priors import dirichlet_newton_step, symmetric_dirichlet_newton_step
@@ -190,53 +189,15 @@ class LDALocalJob:
         start = self.start
         if start is None:
             start = np.ones((counts.shape[0], self.topics.shape[0]), dtype=self.topics.dtype)
-        if self.cvb0_below <= 0:
-            return self._fit_rows(counts, start, statistics, leave_one_out=False)
-        if np.isinf(self.cvb0_below):
-            return self._fit_rows(counts, start, statistics, leave_one_out=True)
-        short = np.asarray(counts.sum(axis=1)).ravel() < self.cvb0_below
-        if short.all() or not short.any():
-            return self._fit_rows(counts, start, statistics, leave_one_out=bool(short.any()))
-        # the part with fewer entries on its own columns only (the topics' rows and the statistics cost per
-        # column), added into the other's statistics on all of them
-        small_is_short = np.diff(counts.indptr)[short].sum() <= counts.nnz // 2
-        small = short if small_is_short else ~short
-        part, columns = restrict_columns(counts[small])
-        small_fit = self._fit_rows(part, start[small], statistics, small_is_short, columns)
-        large_fit = self._fit_rows(counts[~small], start[~small], statistics, not small_is_short)
-        return _merge_fits(small, columns, small_fit, large_fit)
-
-    def _fit_rows(self, counts: sp.csr_matrix, start: np.ndarray, statistics: bool, leave_one_out: bool,
-                  columns: np.ndarray | None = None):
-        """The kernel's fit of ``counts``; ``columns`` (indices into this job's columns): the only ones they use."""
-        positions = self.positions if columns is None else self.positions[columns]
         local_step = lda_local_step(self.kernel)
         # the job's workload, so that a first "auto" step compiles both of its steps in one separate process
         update = ("auto" if 0 < self.cvb0_below < np.inf else "cvb0" if self.cvb0_below > 0
                   else "zero_order" if self.zero_order else "mean_field")
         workload = self.workload or workload_name("LDA", update, self.topics.dtype,
                                                   "squarem" if self.squarem else "none")
-        extra = {"leave_one_out": True} if leave_one_out else {}
         return cached_call(self.kernel, workload, lambda: local_step(
-            self.topics, counts, positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
-            self.squarem and not leave_one_out, statistics, **extra))
-
-
-def _merge_fits(small: np.ndarray, columns: np.ndarray, small_fit: LocalFit, large_fit: LocalFit) -> LocalFit:
-    """The fit of a minibatch from those of its ``small`` rows (on its ``columns`` only) and the others (on all).
-
-    The statistics are the large part's, word-major (the layout the global step reads
-    fastest), with the small part's added in place.
-    """
-    doc_topic = np.empty((small.size, large_fit.doc_topic.shape[1]), dtype=large_fit.doc_topic.dtype)
-    doc_topic[small], doc_topic[~small] = small_fit.doc_topic, large_fit.doc_topic
-    n_iter = np.empty(small.size, dtype=large_fit.n_iter.dtype)
-    n_iter[small], n_iter[~small] = small_fit.n_iter, large_fit.n_iter
-    topic_word = large_fit.topic_word
-    if topic_word is not None:
-        word_major = topic_word.T  # the kernels' own array: added to in place
-        word_major[columns] += small_fit.topic_word.T
-    return LocalFit(doc_topic=doc_topic, topic_word=topic_word, n_iter=n_iter)
+            self.topics, counts, self.positions, self.alpha, start, self.tol, self.max_iter, self.zero_order,
+            self.squarem, statistics, cvb0_below=self.cvb0_below))
 
 
 def _marks_vocabulary(counts: sp.csr_matrix) -> bool:

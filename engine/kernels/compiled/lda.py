@@ -18,7 +18,10 @@ The rest of the step is compiled too (:func:`local_step_compiled`), word-major
 throughout so nothing is transposed: exp E[log beta] of the minibatch's words
 comes straight from lambda's rows (:func:`_exp_elog_rows`), and the expected
 word counts sum_d c_dw phi_dwk are gathered per word over the documents that
-use it (:func:`_word_topic_rows`), both spread over the cores.
+use it (:func:`_word_topic_rows`), both spread over the cores.  A minibatch whose short
+documents take the CVB0 update (``cvb0_below``) is one local step: both document loops
+read the same topic rows and CSR arrays, each on its own list of documents, and one
+gather adds up both kinds of statistics.  No sparse matrix is built on the way.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import math
 
 import numba
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import psi
 
 from engine.kernels.compiled.arguments import LDADocSettings, Minibatch
@@ -37,7 +39,7 @@ from engine.kernels.flags import FAST_MATH, PARALLEL_LOCK
 from engine.kernels.reference.lda import SQUAREM_BACKTRACKS as _SQUAREM_BACKTRACKS
 from engine.kernels.reference.lda import (
     LocalFit,
-    _check_leave_one_out,
+    _check_cvb0,
     _flush_floor,
     _tiny,
     exp_shifted,
@@ -226,11 +228,13 @@ def _finish(d, start, rows, counts, g, theta, lost, tiny, iterations, gamma, rat
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
-def _fit_all(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_out, lost_out):
+def _fit_all(batch, docs, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_out, lost_out):
+    """Fit the minibatch's documents ``docs`` (row numbers), one per task, writing their rows of the outputs."""
     indptr, indices, data = batch
     alpha, tol, max_iter, tiny, floor, zero_order = settings
-    S, K = gamma.shape
-    for d in numba.prange(S):
+    K = gamma.shape[1]
+    for i in numba.prange(docs.shape[0]):
+        d = docs[i]
         start, end = indptr[d], indptr[d + 1]
         n = end - start
         if n == 0:
@@ -272,12 +276,13 @@ def _fit_all(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_ou
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
-def _fit_all_squarem(batch, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_out, lost_out):
+def _fit_all_squarem(batch, docs, beta_t, settings, gamma, ratio_out, exp_theta_out, n_iter_out, lost_out):
     """:func:`_fit_all` by SQUAREM (zero-order update): its own kernel, compiled only when a model asks for it."""
     indptr, indices, data = batch
     alpha, tol, max_iter, tiny, _, _ = settings  # the zero-order update: no flush floor
-    S, K = gamma.shape
-    for d in numba.prange(S):
+    K = gamma.shape[1]
+    for i in numba.prange(docs.shape[0]):
+        d = docs[i]
         start, end = indptr[d], indptr[d + 1]
         n = end - start
         if n == 0:
@@ -316,19 +321,20 @@ def _cvb0_pass(g, u, inverse, rows, counts, alpha, tiny, new):
 
 
 @numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
-def _fit_all_cvb0(batch, beta_t, settings, gamma, phi_out, n_iter_out):
-    """The CVB0 update (``leave_one_out``; see the reference's ``fit_documents_cvb0``), one document per task.
+def _fit_all_cvb0(batch, docs, beta_t, settings, gamma, phi_out, n_iter_out):
+    """The CVB0 update of the documents ``docs`` (see the reference's ``fit_documents_cvb0``), one per task.
 
     phi_dwk ∝ max(gamma_dk - phi_dwk, 0) beta~_kw from the previous gamma, gamma = alpha +
     sum_w c_w phi_w, phi starting at the zero-order responsibilities of the initial gamma.
     Each word's phi is kept unnormalised with its normaliser's inverse beside it, so an
     iteration is one pass forming it and one adding it up; ``phi_out`` (one row per stored
-    entry, CSR order) receives the normalised phi for the statistics.
+    entry of the minibatch, CSR order) receives the normalised phi of the documents' entries.
     """
     indptr, indices, data = batch
     alpha, tol, max_iter, tiny, _, _ = settings
-    S, K = gamma.shape
-    for d in numba.prange(S):
+    K = gamma.shape[1]
+    for i in numba.prange(docs.shape[0]):
+        d = docs[i]
         start, end = indptr[d], indptr[d + 1]
         n = end - start
         if n == 0:
@@ -362,47 +368,6 @@ def _fit_all_cvb0(batch, beta_t, settings, gamma, phi_out, n_iter_out):
         for k in range(K):
             gamma[d, k] = g[k]
         n_iter_out[d] = iterations
-
-
-@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
-def _word_topic_phi(col_indptr, col_entries, col_counts, phi, n_words):
-    """sum_d c_dw phi_dwk, one row per word, from the entries' phi rows (``col_*``: the entries by word, CSC)."""
-    K = phi.shape[1]
-    out = np.zeros((n_words, K), dtype=phi.dtype)
-    for w in numba.prange(n_words):
-        for p in range(col_indptr[w], col_indptr[w + 1]):
-            e, c = col_entries[p], col_counts[p]
-            for k in range(K):
-                out[w, k] += c * phi[e, k]
-    return out
-
-
-def _fit_cvb0(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, statistics):
-    """Run the CVB0 loop; returns gamma, the statistics (words, topics) or None, and n_iter.
-
-    phi is held for every stored entry of the minibatch, (entries, topics) in the model's
-    dtype: 256 AP documents at K = 100 in float64 take about 27 MB.
-    """
-    dtype = beta_rows.dtype
-    n_docs, n_topics = counts.shape[0], beta_rows.shape[1]
-    alpha_vector = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
-    gamma = np.array(doc_topic_init, dtype=dtype, copy=True)
-    phi = np.empty((counts.nnz, n_topics), dtype=dtype)
-    n_iter = np.zeros(n_docs, dtype=np.int64)
-    with PARALLEL_LOCK:
-        _fit_all_cvb0(Minibatch(counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data),
-                      beta_rows, LDADocSettings(alpha_vector, float(tol), int(max_iter), _tiny(dtype, n_topics), 0.0,
-                                                True),
-                      gamma, phi, n_iter)
-        if not statistics:
-            return gamma, None, n_iter
-        # the entries grouped by word: each entry's number in CSR order + 1 (no explicit zero), then its count
-        numbered = sp.csr_matrix((np.arange(1, counts.nnz + 1, dtype=np.float64), counts.indices, counts.indptr),
-                                 shape=counts.shape).tocsc()
-        entries = numbered.data.astype(np.int64) - 1
-        word_topic = _word_topic_phi(numbered.indptr.astype(np.int64), entries, counts.data[entries], phi,
-                                     counts.shape[1])
-    return gamma, word_topic, n_iter
 
 
 _ROW_BLOCK = 64  # words per task of _exp_elog_rows: its scratch arrays are allocated once per block
@@ -461,52 +426,67 @@ def _mean_rows(excess, columns, decay, eta, totals):
     return out
 
 
-@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
-def _word_topic_rows(col_indptr, col_docs, col_ratios, exp_theta, beta_rows):
-    """sum_d c_dw phi_dwk = beta~_kw sum_d theta~_dk c_dw / norm_dw, one row per word.
+@numba.njit(cache=True, nogil=True)
+def _row_totals(indptr, data):
+    """Each document's number of words, sum_w c_dw."""
+    totals = np.zeros(indptr.shape[0] - 1)
+    for d in range(totals.shape[0]):
+        for p in range(indptr[d], indptr[d + 1]):
+            totals[d] += data[p]
+    return totals
 
-    ``col_*`` is the ratio matrix c_dw / norm_dw in CSC form, so each word
-    gathers over the documents that use it and the words split over the
-    cores without write conflicts.
+
+@numba.njit(cache=True, nogil=True)
+def _entries_by_word(indptr, indices, n_words):
+    """The minibatch's entries grouped by word, documents in order (CSC): (col_indptr, col_entries, col_docs).
+
+    ``col_entries`` holds each entry's position in the CSR arrays, ``col_docs`` its document.
     """
+    col_indptr = np.zeros(n_words + 1, dtype=np.int64)
+    for p in range(indices.shape[0]):
+        col_indptr[indices[p] + 1] += 1
+    for w in range(n_words):
+        col_indptr[w + 1] += col_indptr[w]
+    fill = col_indptr[:-1].copy()
+    col_entries = np.empty(indices.shape[0], dtype=np.int64)
+    col_docs = np.empty(indices.shape[0], dtype=np.int64)
+    for d in range(indptr.shape[0] - 1):
+        for p in range(indptr[d], indptr[d + 1]):
+            w = indices[p]
+            col_entries[fill[w]] = p
+            col_docs[fill[w]] = d
+            fill[w] += 1
+    return col_indptr, col_entries, col_docs
+
+
+@numba.njit(cache=True, parallel=True, fastmath=FAST_MATH, nogil=True)
+def _word_topic_rows(by_word, data, ratio, exp_theta, phi, by_cvb0, beta_rows):
+    """sum_d c_dw phi_dwk, one row per word, each word gathering over the documents that use it.
+
+    A document of the mean-field or zero-order step adds beta~_kw theta~_dk c_dw / norm_dw
+    (its phi is optimal for its final gamma; ``ratio`` holds c_dw / norm_dw per entry), one of
+    the CVB0 step (``by_cvb0``) c_dw phi_dwk from its own ``phi`` (one row per entry).
+    ``by_word`` is :func:`_entries_by_word`'s, so the words split over the cores without
+    write conflicts.
+    """
+    col_indptr, col_entries, col_docs = by_word
     n_words, K = beta_rows.shape
     out = np.zeros((n_words, K), dtype=beta_rows.dtype)
     for w in numba.prange(n_words):
+        own = np.zeros(K, dtype=beta_rows.dtype)  # the CVB0 documents' sum_d c_dw phi_dwk
         for p in range(col_indptr[w], col_indptr[w + 1]):
-            d, r = col_docs[p], col_ratios[p]
-            for k in range(K):
-                out[w, k] += r * exp_theta[d, k]
+            e, d = col_entries[p], col_docs[p]
+            if by_cvb0[d]:
+                c = data[e]
+                for k in range(K):
+                    own[k] += c * phi[e, k]
+            else:
+                r = ratio[e]
+                for k in range(K):
+                    out[w, k] += r * exp_theta[d, k]
         for k in range(K):
-            out[w, k] *= beta_rows[w, k]
+            out[w, k] = out[w, k] * beta_rows[w, k] + own[k]
     return out
-
-
-def _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, zero_order=False, squarem=False):
-    """Run the kernel; returns gamma, the CSR-ordered ratios c_dw / norm_dw, theta~, n_iter, lost."""
-    dtype = beta_rows.dtype
-    n_docs, n_topics = counts.shape[0], beta_rows.shape[1]
-    alpha_vector = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
-    gamma = np.array(doc_topic_init, dtype=dtype, copy=True)
-    ratio = np.zeros(counts.nnz, dtype=dtype)
-    exp_theta = np.zeros((n_docs, n_topics), dtype=dtype)
-    n_iter = np.zeros(n_docs, dtype=np.int64)
-    lost = np.zeros(n_docs, dtype=np.bool_)
-    with PARALLEL_LOCK:
-        (_fit_all_squarem if squarem else _fit_all)(
-            Minibatch(counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data),
-            beta_rows,
-            LDADocSettings(alpha_vector, float(tol), int(max_iter), _tiny(dtype, n_topics), _flush_floor(dtype),
-                           bool(zero_order)),
-            gamma, ratio, exp_theta, n_iter, lost,
-        )
-    return gamma, ratio, exp_theta, n_iter, lost
-
-
-def _word_topic(counts, ratio, exp_theta, beta_rows) -> np.ndarray:
-    ratios = sp.csc_matrix(sp.csr_matrix((ratio, counts.indices, counts.indptr), shape=counts.shape))
-    with PARALLEL_LOCK:
-        return _word_topic_rows(ratios.indptr.astype(np.int64), ratios.indices.astype(np.int64), ratios.data,
-                                exp_theta, beta_rows)
 
 
 def _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_beta, alpha, doc_topic_init, tol,
@@ -525,34 +505,57 @@ def _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_elog_beta, elog_be
 
 def local_step_compiled(topics: LazyTopics, counts, columns, alpha, doc_topic_init, tol, max_iter,
                         zero_order: bool = False, squarem: bool = False, statistics: bool = True,
-                        leave_one_out: bool = False) -> LocalFit:
+                        cvb0_below: float = 0.0) -> LocalFit:
     """LDA's whole local step on the minibatch ``counts`` (columns re-indexed to ``columns``), compiled.
 
     Same result as computing E[log beta] with scipy and calling the NumPy
     reference, but word-major from lambda's rows to the statistics: the
     returned ``topic_word`` is a transposed view of a (words, topics) array.
     ``zero_order`` weighs topics by E[beta] and E[theta] instead of exp E[log .];
-    ``squarem`` reaches each document's fixed point by SQUAREM steps; ``statistics`` False
-    returns gamma alone (``topic_word`` None), as a fold-in needs; ``leave_one_out`` (with
-    ``zero_order``) runs the CVB0 update (:func:`_fit_all_cvb0`).
+    documents of fewer than ``cvb0_below`` words (0: none, inf: all; with ``zero_order``)
+    take the CVB0 update (:func:`_fit_all_cvb0`); ``squarem`` reaches each other
+    document's fixed point by SQUAREM steps; ``statistics`` False returns gamma alone
+    (``topic_word`` None), as a fold-in needs.
     """
-    _check_leave_one_out(leave_one_out, zero_order, squarem)
+    _check_cvb0(cvb0_below, zero_order)
     excess, decay = topics.stored_rows(columns)
     dtype = excess.dtype
-    counts = counts.astype(dtype, copy=False)
+    batch = Minibatch(counts.indptr.astype(np.int64), counts.indices.astype(np.int64),
+                      counts.data.astype(dtype, copy=False))
     totals = topics.row_totals()[:, 0].astype(np.float64)
     word_ids = np.asarray(columns, dtype=np.int64)
+    n_docs, n_topics = counts.shape[0], excess.shape[1]
+    alpha_vector = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
+    settings = LDADocSettings(alpha_vector, float(tol), int(max_iter), _tiny(dtype, n_topics), _flush_floor(dtype),
+                              bool(zero_order))
+    if cvb0_below <= 0:
+        by_cvb0 = np.zeros(n_docs, dtype=np.bool_)
+    elif np.isinf(cvb0_below):
+        by_cvb0 = np.ones(n_docs, dtype=np.bool_)
+    else:
+        by_cvb0 = _row_totals(batch.indptr, batch.data) < cvb0_below
+    cvb0_docs, other_docs = np.flatnonzero(by_cvb0), np.flatnonzero(~by_cvb0)
+    gamma = np.array(doc_topic_init, dtype=dtype, copy=True)
+    n_iter = np.zeros(n_docs, dtype=np.int64)
+    ratio = np.zeros(counts.nnz, dtype=dtype)  # c_dw / norm_dw of the other documents' entries
+    exp_theta = np.zeros((n_docs, n_topics), dtype=dtype)
+    lost = np.zeros(n_docs, dtype=np.bool_)
+    # one phi row per entry; only the CVB0 documents' rows are written (and their memory touched)
+    phi = np.empty((counts.nnz if cvb0_docs.size else 0, n_topics), dtype=dtype)
     with PARALLEL_LOCK:
         if zero_order:
             beta_rows = _mean_rows(excess, word_ids, decay, float(topics.eta), totals)
         else:
             beta_rows = _exp_elog_rows(excess, word_ids, decay, float(topics.eta), psi(totals), _flush_floor(dtype))
-    if leave_one_out:  # beta~ > 0 and alpha > 0: no normaliser to rescue
-        gamma, word_topic, n_iter = _fit_cvb0(counts, beta_rows, alpha, doc_topic_init, tol, max_iter, statistics)
-        return LocalFit(doc_topic=gamma, topic_word=None if word_topic is None else word_topic.T, n_iter=n_iter)
-    gamma, ratio, exp_theta, n_iter, lost = _fit_rows(counts, beta_rows, alpha, doc_topic_init, tol, max_iter,
-                                                      zero_order, squarem)
-    word_topic = _word_topic(counts, ratio, exp_theta, beta_rows) if statistics else None
+        if cvb0_docs.size:  # beta~ > 0 and alpha > 0: no normaliser to rescue
+            _fit_all_cvb0(batch, cvb0_docs, beta_rows, settings, gamma, phi, n_iter)
+        if other_docs.size:
+            (_fit_all_squarem if squarem else _fit_all)(batch, other_docs, beta_rows, settings, gamma, ratio,
+                                                        exp_theta, n_iter, lost)
+        word_topic = None
+        if statistics:
+            word_topic = _word_topic_rows(_entries_by_word(batch.indptr, batch.indices, word_ids.size), batch.data,
+                                          ratio, exp_theta, phi, by_cvb0, beta_rows)
     if lost.any():  # rare: E[log beta] in the reference's own (topics, words) layout
         elog_beta = dirichlet_expectation_columns(topics.rows(columns), totals, zero_order).astype(dtype).T
         _rescue_lost(word_topic, gamma, n_iter, lost, counts, exp_shifted(elog_beta, axis=0), elog_beta, alpha,

@@ -355,26 +355,41 @@ def fit_documents(
 
 
 def local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=False, squarem=False,
-               statistics=True, leave_one_out=False) -> LocalFit:
+               statistics=True, cvb0_below=0.0) -> LocalFit:
     """The reference local step: the topic term with scipy on lambda's ``columns``, then :func:`fit_documents`.
 
-    ``leave_one_out`` (with ``zero_order``): the CVB0 update of :func:`fit_documents_cvb0`.
+    Documents of fewer than ``cvb0_below`` words (0: none, inf: all; needs ``zero_order``)
+    take the CVB0 update of :func:`fit_documents_cvb0` instead, and ``squarem`` applies
+    to the others; the statistics are the two parts' summed.
     """
+    _check_cvb0(cvb0_below, zero_order)
     # E[log beta_kv] = psi(lambda_kv) - psi(sum_y lambda_ky) on the minibatch's columns only
     # (log E[beta_kv] = log lambda_kv - log sum_y lambda_ky for the zero-order step)
     elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals(), zero_order)
     exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
-    _check_leave_one_out(leave_one_out, zero_order, squarem)
-    if leave_one_out:
-        return fit_documents_cvb0(counts, exp_elog_beta, alpha, start, tol, max_iter, statistics)
-    return fit_documents(counts, exp_elog_beta, elog_beta, alpha, start, tol, max_iter, zero_order, squarem,
-                         statistics)
+    by_cvb0 = np.asarray(counts.sum(axis=1)).ravel() < cvb0_below
+
+    def fit(rows, cvb0: bool) -> LocalFit:
+        if cvb0:
+            return fit_documents_cvb0(counts[rows], exp_elog_beta, alpha, start[rows], tol, max_iter, statistics)
+        return fit_documents(counts[rows], exp_elog_beta, elog_beta, alpha, start[rows], tol, max_iter, zero_order,
+                             squarem, statistics)
+
+    if by_cvb0.all() or not by_cvb0.any():
+        return fit(slice(None), bool(by_cvb0.any()))
+    short, others = fit(by_cvb0, True), fit(~by_cvb0, False)
+    doc_topic = np.empty((by_cvb0.size, short.doc_topic.shape[1]), dtype=short.doc_topic.dtype)
+    doc_topic[by_cvb0], doc_topic[~by_cvb0] = short.doc_topic, others.doc_topic
+    n_iter = np.empty(by_cvb0.size, dtype=np.int64)
+    n_iter[by_cvb0], n_iter[~by_cvb0] = short.n_iter, others.n_iter
+    topic_word = None if not statistics else others.topic_word + short.topic_word
+    return LocalFit(doc_topic=doc_topic, topic_word=topic_word, n_iter=n_iter)
 
 
-def _check_leave_one_out(leave_one_out: bool, zero_order: bool, squarem: bool) -> None:
-    """The local steps' one rule for ``leave_one_out``: CVB0 is a zero-order update, without SQUAREM."""
-    if leave_one_out and (not zero_order or squarem):
-        raise ValueError("the leave-one-out (CVB0) update is a zero-order update without SQUAREM")
+def _check_cvb0(cvb0_below: float, zero_order: bool) -> None:
+    """The local steps' one rule for ``cvb0_below``: CVB0 is a zero-order update."""
+    if cvb0_below > 0 and not zero_order:
+        raise ValueError("the leave-one-out (CVB0) update is a zero-order update: cvb0_below > 0 needs zero_order")
 
 
 def _cvb0_pass(g, phi, rows, counts, alpha, tiny):
