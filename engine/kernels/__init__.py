@@ -4,8 +4,9 @@ Each model has one kernel interface, and every implementation of it takes the
 current topics (a :class:`engine.models.lazy_topics.LazyTopics`) and a minibatch:
 
 - LDA: ``lda_local_step(kernel)(topics, counts, columns, alpha, doc_topic_init, tol,
-  max_iter, zero_order, squarem, statistics=True)`` returns a ``LocalFit`` (gamma, the
-  topic-word statistics on ``columns`` or None when ``statistics`` is False, iterations).
+  max_iter, zero_order, squarem, statistics=True, cvb0_below=0.0)`` returns a ``LocalFit``
+  (gamma, the topic-word statistics on ``columns`` or None when ``statistics`` is False,
+  iterations); documents of fewer than ``cvb0_below`` words take the CVB0 update.
 - HDP: ``hdp_local_step(kernel)(topics, columns, mean)`` returns the topic term on
   ``columns`` (E[log beta], or log E[beta] when ``mean``) and the function that fits the
   minibatch's documents against it.

@@ -141,3 +141,25 @@ def test_squarem_local_step_equals_the_numpy_reference(dtype, rtol):
     np.testing.assert_allclose(b.topic_word, a.topic_word, rtol=rtol, atol=1e-6)
     if dtype == "float64":
         np.testing.assert_array_equal(b.n_iter, a.n_iter)
+
+
+@pytest.mark.parametrize("acceleration", ["none", "squarem"])
+@pytest.mark.parametrize(("dtype", "rtol"), [("float64", 1e-7), ("float32", 2e-2)])
+def test_a_mixed_auto_step_equals_the_numpy_reference(dtype, rtol, acceleration):
+    """"auto" with short and long documents in one minibatch: CVB0 on the first, the zero-order step on the rest."""
+    X, _ = planted_counts(n_docs=150, seed=1)
+    X = X.tolil()
+    for d in range(0, X.shape[0], 2):  # every other document cut to its first three words
+        X.rows[d], X.data[d] = X.rows[d][:3], X.data[d][:3]
+    X = X.tocsr()
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    threshold = int(lengths[1::2].min())
+    assert (lengths[::2] < threshold).all() and (lengths[1::2] >= threshold).all()
+    reference, fast = _pair(X, dtype=dtype, local_update="auto", cvb0_words=threshold,
+                            local_acceleration=acceleration)
+    a, b = reference.local_step(X), fast.local_step(X)
+    np.testing.assert_allclose(b.doc_topic, a.doc_topic, rtol=rtol)
+    np.testing.assert_allclose(b.topic_word, a.topic_word, rtol=rtol, atol=1e-6)
+    assert b.topic_word.sum() == pytest.approx(X.sum(), rel=1e-5)
+    if dtype == "float64":
+        np.testing.assert_array_equal(b.n_iter, a.n_iter)
