@@ -146,7 +146,7 @@ def test_squarem_local_step_equals_the_numpy_reference(dtype, rtol):
 @pytest.mark.parametrize("acceleration", ["none", "squarem"])
 @pytest.mark.parametrize(("dtype", "rtol"), [("float64", 1e-7), ("float32", 2e-2)])
 def test_a_mixed_auto_step_equals_the_numpy_reference(dtype, rtol, acceleration):
-    """"auto" with short and long documents in one minibatch: CVB0 on the first, the zero-order step on the rest."""
+    """The "auto" update on short and long documents in one minibatch: CVB0 on the first, zero-order on the rest."""
     X, _ = planted_counts(n_docs=150, seed=1)
     X = X.tolil()
     for d in range(0, X.shape[0], 2):  # every other document cut to its first three words
