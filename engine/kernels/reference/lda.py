@@ -367,17 +367,19 @@ def local_step(topics, counts, columns, alpha, start, tol, max_iter, zero_order=
     # (log E[beta_kv] = log lambda_kv - log sum_y lambda_ky for the zero-order step)
     elog_beta = dirichlet_expectation_columns(topics.columns(columns), topics.row_totals(), zero_order)
     exp_elog_beta = exp_shifted(elog_beta, axis=0)  # rescaled per word: the scale cancels in phi
-    by_cvb0 = np.asarray(counts.sum(axis=1)).ravel() < cvb0_below
 
-    def fit(rows, cvb0: bool) -> LocalFit:
+    def fit(part, begin, cvb0: bool) -> LocalFit:
         if cvb0:
-            return fit_documents_cvb0(counts[rows], exp_elog_beta, alpha, start[rows], tol, max_iter, statistics)
-        return fit_documents(counts[rows], exp_elog_beta, elog_beta, alpha, start[rows], tol, max_iter, zero_order,
-                             squarem, statistics)
+            return fit_documents_cvb0(part, exp_elog_beta, alpha, begin, tol, max_iter, statistics)
+        return fit_documents(part, exp_elog_beta, elog_beta, alpha, begin, tol, max_iter, zero_order, squarem,
+                             statistics)
 
+    if cvb0_below <= 0 or np.isinf(cvb0_below):  # one update for every document: no lengths to read
+        return fit(counts, start, cvb0_below > 0)
+    by_cvb0 = np.asarray(counts.sum(axis=1)).ravel() < cvb0_below
     if by_cvb0.all() or not by_cvb0.any():
-        return fit(slice(None), bool(by_cvb0.any()))
-    short, others = fit(by_cvb0, True), fit(~by_cvb0, False)
+        return fit(counts, start, bool(by_cvb0.any()))
+    short, others = fit(counts[by_cvb0], start[by_cvb0], True), fit(counts[~by_cvb0], start[~by_cvb0], False)
     doc_topic = np.empty((by_cvb0.size, short.doc_topic.shape[1]), dtype=short.doc_topic.dtype)
     doc_topic[by_cvb0], doc_topic[~by_cvb0] = short.doc_topic, others.doc_topic
     n_iter = np.empty(by_cvb0.size, dtype=np.int64)
