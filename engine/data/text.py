@@ -152,7 +152,7 @@ def _check_encoding(encoding: str | None) -> None:
 # files read as documents (Markdown and reStructuredText: as rendered, engine.data.markdown and engine.data.rst; web
 # pages: their markup is left out; e-mail messages: their headers; PDF, Word, OpenDocument, EPUB and presentation
 # files: their text, engine.data.documents)
-TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".rest", ".html", ".htm", ".xhtml", ".eml", *DOCUMENT_SUFFIXES)
+TEXT_SUFFIXES = (".txt", *MARKDOWN_SUFFIXES, *RST_SUFFIXES, ".html", ".htm", ".xhtml", ".eml", *DOCUMENT_SUFFIXES)
 NOT_TEXT = "not a .txt, .md, .rst, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file"
 
 
