@@ -60,7 +60,7 @@ import scipy.sparse as sp
 from engine.kernels.compiled.arguments import HDPDocSettings, HDPTopicTerm, Minibatch
 from engine.kernels.compiled.hdp_rows import EXP_FLOOR, elog_beta_rows, exp_shifted_rows, log_mean_rows, word_bounds
 from engine.kernels.compiled.lda import _accumulate
-from engine.kernels.compiled.numerics import all_finite, digamma_inplace, exp_inplace, gemm, psi_values
+from engine.kernels.compiled.numerics import all_finite, copy_vector, digamma_inplace, exp_inplace, gemm, psi_values
 from engine.kernels.flags import FAST_MATH_FINITE, PARALLEL_LOCK
 from engine.kernels.reference.hdp import HDPLocalFit
 from engine.kernels.reference.hdp import fit_documents as fit_documents_reference
@@ -75,7 +75,7 @@ _CHUNK_ENTRIES = 4096  # entries whose products the topic-word pass holds at onc
 _BLAS_CONTROLLER = None
 
 
-@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
+@numba.njit(cache=True, fastmath=FAST_MATH_FINITE)
 def _softmax_rows(x, floor, bits, inverse):
     """Each row of the C-contiguous x <- exp(x - max) / sum, shifted values floored at ``floor``.
 
@@ -100,7 +100,7 @@ def _softmax_rows(x, floor, bits, inverse):
             x[r, c] *= inv
 
 
-@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
+@numba.njit(cache=True, fastmath=FAST_MATH_FINITE)
 def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc, psi_g, active, compact, norm,
                work, iwork, zero_order):
     """LDA's local step from gamma = 1, as :mod:`engine.kernels.compiled.lda`; False if a normaliser underflowed.
@@ -196,7 +196,7 @@ def _lda_start(B, c, alpha, psi_alpha, tol, max_iter, tiny, floor, g, theta, acc
     return True
 
 
-@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
+@numba.njit(cache=True, fastmath=FAST_MATH_FINITE)
 def _exp_block(x, rows, columns, buffer, bits):
     """x[r, c] <- exp(x[r, c]) on the strided block x[:rows, :columns], through a contiguous buffer."""
     m = 0
@@ -212,7 +212,7 @@ def _exp_block(x, rows, columns, buffer, bits):
             m += 1
 
 
-@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
+@numba.njit(cache=True, fastmath=FAST_MATH_FINITE)
 def _zeta_update(E, weighted, zeta_t, stick_term, head, tail_max, tail_stick, log_skip, floor, top, total, bits,
                  buffer):
     """zeta_di^k ∝ exp{E[log sigma_k(V)] + sum_n c_dn phi_dn^i E[log beta_k,w_dn]}, into zeta_t (K x T).
@@ -285,7 +285,7 @@ def _zeta_update(E, weighted, zeta_t, stick_term, head, tail_max, tail_stick, lo
     return rows, exact
 
 
-@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
+@numba.njit(cache=True, fastmath=FAST_MATH_FINITE)
 def _phi_logits(E, zeta_t, rows, exact, max_abs, skip_mass, phi):
     """phi_dn^i <- sum_k zeta_di^k E[log beta_k,w_dn] (before the stick term and the softmax).
 
@@ -307,7 +307,7 @@ def _phi_logits(E, zeta_t, rows, exact, max_abs, skip_mass, phi):
             gemm(_N, _N, n, needed, K - rows, E[:, rows:], K, zeta_t[rows:], T, 1.0, phi, T)
 
 
-@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
+@numba.njit(cache=True, fastmath=FAST_MATH_FINITE)
 def _atom_counts(phi, c, nd):
     """n_di = sum_n c_dn phi_dn^i: the words each atom holds."""
     n, T = phi.shape
@@ -318,7 +318,7 @@ def _atom_counts(phi, c, nd):
             nd[i] += c[j] * phi[j, i]
 
 
-@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
+@numba.njit(cache=True, fastmath=FAST_MATH_FINITE)
 def _stick_terms(gam, elog_pi, args, scratch, exponent, zero_order):
     """E[log sigma_i(pi_d)] = E[log pi_di] + sum_{j<i} E[log(1 - pi_dj)] from gamma_d (digammas vectorised).
 
@@ -347,7 +347,7 @@ def _stick_terms(gam, elog_pi, args, scratch, exponent, zero_order):
     elog_pi[T - 1] = done
 
 
-@numba.njit(cache=True, inline="always", fastmath=FAST_MATH_FINITE)
+@numba.njit(cache=True, fastmath=FAST_MATH_FINITE)
 def _lda_phi(E, g, topic_prior, phi, bits, zero_order):
     """The "lda" start: atom i <- topic k_i with the i-th largest gamma_k - prior_k (ties: lower k first),
     phi_dw^i ∝ exp{E[log theta_d,k_i] + E[log beta_k_i,w]} (log E[theta_d,k_i] under ``zero_order``)."""
@@ -402,7 +402,7 @@ def _fit_all(batch, topic_term, settings, out_zeta, out_phi, out_gamma, out_iter
         out_tail_atoms[d] = T  # complete zeta: kept by empty documents and by those handed to the reference
         if n == 0:  # zeta_di ∝ exp E[log sigma(V)], gamma_di = (1, alpha)
             for i in range(T):
-                out_zeta[d, i] = empty_zeta
+                copy_vector(empty_zeta, out_zeta[d, i])
             for i in range(T - 1):
                 out_gamma[d, i, 0] = 1.0
                 out_gamma[d, i, 1] = alpha
@@ -415,7 +415,7 @@ def _fit_all(batch, topic_term, settings, out_zeta, out_phi, out_gamma, out_iter
         max_abs = 1.0  # the largest |E[log beta]| of the document
         for j in range(n):
             w = indices[start + j]
-            E[j] = elog_beta_t[w]
+            copy_vector(elog_beta_t[w], E[j])
             tail_max[j] = word_tail_max[w]
             max_abs = max(max_abs, word_max_abs[w])
         log_skip = math.log(skip_mass / (K * max_abs))
@@ -437,7 +437,7 @@ def _fit_all(batch, topic_term, settings, out_zeta, out_phi, out_gamma, out_iter
         scratch = np.empty((3, 3 * T))
         if mode == _WARM:
             for j in range(n):
-                phi[j] = phi_init[start + j]
+                copy_vector(phi_init[start + j], phi[j])
         elif mode == _PAPER:  # all atoms identical: phi = 1 / T
             for j in range(n):
                 for i in range(T):
@@ -445,7 +445,7 @@ def _fit_all(batch, topic_term, settings, out_zeta, out_phi, out_gamma, out_iter
         else:
             B = np.empty((n, K), dtype=dtype)
             for j in range(n):
-                B[j] = exp_elog_beta_t[indices[start + j]]
+                copy_vector(exp_elog_beta_t[indices[start + j]], B[j])
             g = np.empty(K)
             # theta~, the sums and the normalisers in the step's precision (float32 sums for float32 models)
             if not _lda_start(B, c, lda_alpha, psi_lda_alpha, tol, max_iter, tiny, lda_floor, g,
@@ -517,9 +517,11 @@ def _fit_all(batch, topic_term, settings, out_zeta, out_phi, out_gamma, out_iter
                 zeta[i, k] = zeta_t[k, i]
             for i in range(known, T):
                 zeta[i, k] = 0.0
-        out_gamma[d] = gam
+        for i in range(T - 1):
+            out_gamma[d, i, 0] = gam[i, 0]
+            out_gamma[d, i, 1] = gam[i, 1]
         for j in range(n):
-            out_phi[start + j] = phi[j]
+            copy_vector(phi[j], out_phi[start + j])
         out_iter[d] = iterations
 
 

@@ -34,7 +34,7 @@ from scipy.special import psi
 
 from engine.kernels.compiled.arguments import LDADocSettings, Minibatch
 from engine.kernels.compiled.lazy_topics import row_expectations
-from engine.kernels.compiled.numerics import digamma_inplace, exp_inplace
+from engine.kernels.compiled.numerics import copy_vector, digamma_inplace, exp_inplace
 from engine.kernels.flags import FAST_MATH, PARALLEL_LOCK
 from engine.kernels.reference.lda import SQUAREM_BACKTRACKS as _SQUAREM_BACKTRACKS
 from engine.kernels.reference.lda import (
@@ -165,7 +165,7 @@ def _squarem(g, rows, counts, alpha, tol, max_iter, tiny, theta, acc):
             if change < 0.0:
                 return updates, True
             if change < tol * K or updates >= max_iter:
-                g[:] = target
+                copy_vector(target, g)
                 return updates, False
         # r = x1 - x0, v = x2 - 2 x1 + x0, step a = -|r| / |v| (at most -1)
         rr = 0.0
@@ -204,7 +204,7 @@ def _document_rows(beta_t, indices, start, n):
     """The topic rows of a document's n words (entries start..start+n), gathered into one contiguous array."""
     rows = np.empty((n, beta_t.shape[1]), dtype=beta_t.dtype)
     for j in range(n):
-        rows[j] = beta_t[indices[start + j]]
+        copy_vector(beta_t[indices[start + j]], rows[j])
     return rows
 
 

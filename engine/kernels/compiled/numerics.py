@@ -1,4 +1,4 @@
-"""Vectorised exp, log and digamma, a BLAS matrix product and a finiteness test for numba kernels.
+"""Vectorised exp, log and digamma, a BLAS matrix product, a vector copy and a finiteness test for numba kernels.
 
 numba compiles ``math.exp`` and a digamma written with ``math.log`` to one
 scalar library call per value, which do not vectorise; the versions here are
@@ -215,6 +215,17 @@ def digamma_inplace(x, shifted, correction, exponent, inverse):
         series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (
             1.0 / 240 - inv2 * (1.0 / 132 - inv2 * (691.0 / 32760 - inv2 / 12))))))
         x[j] = log_y - 0.5 * inv - series - correction[j]
+
+
+@numba.njit(cache=True, inline="always")
+def copy_vector(source, target):
+    """target[i] = source[i] for every i of the vector ``target``, as a plain loop.
+
+    ``target[:] = source`` compiles numba's shape check and the formatted message of
+    its error, a few seconds of compile for each pair of array types a kernel copies.
+    """
+    for i in range(target.shape[0]):
+        target[i] = source[i]
 
 
 @numba.njit(cache=True, error_model="numpy")
