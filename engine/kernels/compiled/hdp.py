@@ -74,6 +74,9 @@ _TOPIC_WORD_PARTS = 8  # column parts of the topic-word pass's sums (its result 
 _CHUNK_ENTRIES = 4096  # entries whose products the topic-word pass holds at once (in cache)
 _BLAS_CONTROLLER = None
 
+# The helpers below are numba functions of their own, not inline="always", and rows are copied by
+# copy_vector, not by array assignment: the two made the HDP's compile 1.6-1.7x as long (RESULTS.md, run 84).
+
 
 @numba.njit(cache=True, fastmath=FAST_MATH_FINITE)
 def _softmax_rows(x, floor, bits, inverse):
