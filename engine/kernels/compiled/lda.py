@@ -191,7 +191,7 @@ def _squarem(g, rows, counts, alpha, tol, max_iter, tiny, theta, acc):
                 step = 0.5 * (step - 1.0)
                 tries += 1
         if not positive:  # step -1: x0 + 2 r + v = x2
-            g[:] = x2
+            copy_vector(x2, g)
         else:
             for k in range(K):
                 r = x1[k] - g[k]
