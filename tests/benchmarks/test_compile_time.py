@@ -37,3 +37,10 @@ def test_the_table_holds_each_rounds_seconds_and_the_ratio_of_the_totals(tmp_pat
     assert "| A | 6.0, 6.0 | 2.0, 2.0 |" in out
     assert "| total | 10.0, 10.0 | 5.0, 5.0 |" in out
     assert "`fast` / `slow`, total compile seconds per round: 0.50x, 0.50x" in out
+
+
+def test_the_default_workloads_are_those_a_full_test_run_compiles():
+    """The script's list (in its own order, the default ones first) names the test warm-up's workloads, no more."""
+    from tests._kernel_cache import ALL_WORKLOADS
+
+    assert sorted(compile_time.WORKLOADS) == sorted(workload for group in ALL_WORKLOADS for workload in group)
