@@ -207,11 +207,12 @@ def _topic_mass(counts, fit, stick_atoms: str) -> np.ndarray:
     """The corpus sticks' statistic for each topic: sum over documents and atoms of zeta_di^k.
 
     "all" counts every atom (the algorithm box); "used" weighs atom i of document d by
-    the probability that it holds at least one word (:func:`atom_use`).
+    the probability that it holds at least one word (:func:`atom_use`; the compiled kernel
+    computes it with the fit).
     """
     if stick_atoms == "all":
         return fit.atom_topic.sum(axis=(0, 1))
-    use = atom_use(sp.csr_matrix(counts), fit.word_atom)
+    use = atom_use(sp.csr_matrix(counts), fit.word_atom) if fit.atom_use is None else fit.atom_use
     return use.reshape(-1) @ fit.atom_topic.reshape(-1, fit.atom_topic.shape[2])
 
 

@@ -434,3 +434,59 @@ def test_entry_mixtures_are_the_dense_products_at_the_stored_entries(dtype):
         found = entry_mixtures(kernel)(counts.indptr, counts.indices, theta, by_word)
         assert found.dtype == np.float64 and found.shape == (counts.nnz,)
         np.testing.assert_allclose(found, dense, rtol=1e-6 if dtype == np.float32 else 1e-13)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_atom_use_by_products_is_one_minus_the_product_of_the_unused_chances(dtype):
+    """The compiled kernel's P(atom holds a word) against -expm1(fsum c log1p(-phi)) per atom: phi tiny (where
+    1 - product would lose the digits), in the middle, near 1 and exactly 1; counts of 1, small integers, one
+    above the repeated-product limit and a fraction; and enough words for the product to underflow."""
+    import math
+
+    rng = np.random.default_rng(8)
+    phi = np.concatenate([
+        rng.uniform(1e-14, 1e-4, size=(6, 5)),
+        rng.uniform(0.0, 1.0, size=(6, 5)),
+        1.0 - rng.uniform(1e-7, 1e-3, size=(3, 5)),
+        np.ones((1, 5)),
+    ]).astype(dtype)
+    phi[:6, 2] = rng.uniform(1e-4, 2e-3, size=6)  # an atom whose largest phi is near the series' limit
+    phi[6:, 3] = 1e-9  # an atom with tiny phi everywhere but its near-one and one rows
+    c = np.array([1, 2, 3, 17, 2.5, 1, 1, 4, 16, 1, 1, 3, 1, 1, 2, 1], dtype=dtype)
+    many = np.full((400, 5), 0.9, dtype=dtype)  # 0.1^400 underflows: every atom certainly used
+    for p, counts in ((phi, c), (phi[:6], c[:6]), (phi[6:15], c[6:15]), (many, np.ones(400, dtype=dtype))):
+        out = np.empty(5, dtype=dtype)
+        compiled._atom_use(p, counts, out, np.empty((3, 5)))
+        x = p.astype(np.float64)
+        expected = np.array([-math.expm1(math.fsum(float(counts[j]) * math.log1p(-x[j, i]) if x[j, i] < 1.0
+                                                   else -math.inf for j in range(len(x)))) for i in range(5)])
+        np.testing.assert_allclose(out, expected, rtol=1e-6 if dtype == np.float32 else 1e-12, atol=0.0)
+        assert np.all((out >= 0.0) & (out <= 1.0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_compiled_fit_gives_the_atoms_use_of_its_phi_and_the_references_topic_mass(dtype, monkeypatch):
+    """The compiled fit returns atom_use of its own phi (0 for a document without words), and the topic mass it
+    weighs is the reference's; the fallback to the reference is held to it by the underflow test above."""
+    import engine.models.hdp as hdp_module
+    from engine.kernels.reference.hdp import atom_use
+
+    X = _corpus()
+    reference, fast = _pair(X, dtype=dtype)
+    fits = []
+    original = hdp_module._topic_mass
+
+    def recorded(counts, fit, stick_atoms):
+        fits.append((counts, fit))
+        return original(counts, fit, stick_atoms)
+
+    monkeypatch.setattr(hdp_module, "_topic_mass", recorded)
+    got, expected = fast.local_step(X), reference.local_step(X)
+    (counts, fit), (_, reference_fit) = fits
+    assert reference_fit.atom_use is None  # the reference computes it from phi in _topic_mass
+    assert fit.atom_use is not None and fit.atom_use.dtype == np.dtype(dtype) and fit.atom_use.shape == (120, 6)
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(fit.atom_use, atom_use(sp.csr_matrix(counts), fit.word_atom), rtol=rtol, atol=1e-7)
+    assert not fit.atom_use[3].any() and fit.atom_use[7].max() > 0.5  # no words; one word, three times
+    np.testing.assert_allclose(got.topic_mass, expected.topic_mass, rtol=1e-4 if dtype == "float32" else 1e-9,
+                               atol=1e-6)

@@ -100,12 +100,16 @@ class HDPLocalFit:
         The paper's gamma_di = (gamma_di^(1), gamma_di^(2)).
     n_iter : ndarray of shape (n_docs,)
         Local iterations each document took.
+    atom_use : ndarray of shape (n_docs, T), or None
+        :func:`atom_use` of ``word_atom``, when the kernel computed it with the fit (the
+        compiled one does, per document while its phi is at hand); None: not computed.
     """
 
     atom_topic: np.ndarray
     word_atom: np.ndarray
     doc_sticks: np.ndarray
     n_iter: np.ndarray
+    atom_use: np.ndarray | None = None
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
