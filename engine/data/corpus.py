@@ -102,8 +102,36 @@ def _freeze(matrix: sp.csr_matrix) -> None:
         array.flags.writeable = False
 
 
+class _DroppedViews:
+    """The views of a corpus' ``dropped`` documents by why they were left out, for :class:`Corpus` and
+    :class:`engine.DiskCorpus` alike (each a tuple in the order of ``dropped``)."""
+
+    dropped: tuple[DroppedDocument, ...]
+
+    @property
+    def copies(self) -> tuple[DroppedDocument, ...]:
+        """The documents left out as copies of a document kept (``from_texts(keep_copies=False)``,
+        :meth:`Corpus.without_copies`), word for word or nearly."""
+        return tuple(d for d in self.dropped if d.copy_of is not None)
+
+    @property
+    def near_copies(self) -> tuple[DroppedDocument, ...]:
+        """The documents of :attr:`copies` that repeat a document nearly, not word for word (``near_copies``)."""
+        return tuple(d for d in self.dropped if d.similarity is not None)
+
+    @property
+    def emptied(self) -> tuple[DroppedDocument, ...]:
+        """The documents left out because they had no words."""
+        return tuple(d for d in self.dropped if d.copy_of is None and d.reason != LEFT_OUT_REASON)
+
+    @property
+    def left_out(self) -> tuple[DroppedDocument, ...]:
+        """The documents that ``Corpus.from_texts(leave_out=...)`` or :meth:`Corpus.without_documents` left out."""
+        return tuple(d for d in self.dropped if d.reason == LEFT_OUT_REASON)
+
+
 @dataclass(frozen=True, eq=False)
-class Corpus:
+class Corpus(_DroppedViews):
     """A frozen bag-of-words corpus: integer counts, vocabulary and document metadata.
 
     Build one with :meth:`from_texts`, :meth:`from_documents`, :meth:`from_counts`,
@@ -209,27 +237,6 @@ class Corpus:
         row = self.counts[index]
         order = np.lexsort((row.indices, -row.data))
         return [(self.vocabulary[row.indices[i]], int(row.data[i])) for i in order]
-
-    @property
-    def copies(self) -> tuple[DroppedDocument, ...]:
-        """The documents of :attr:`dropped` left out as copies of a document kept (``keep_copies=False``,
-        :meth:`without_copies`)."""
-        return tuple(d for d in self.dropped if d.copy_of is not None)
-
-    @property
-    def near_copies(self) -> tuple[DroppedDocument, ...]:
-        """The documents of :attr:`copies` that repeat a document nearly, not word for word (``near_copies``)."""
-        return tuple(d for d in self.dropped if d.similarity is not None)
-
-    @property
-    def emptied(self) -> tuple[DroppedDocument, ...]:
-        """The documents of :attr:`dropped` left out because they had no words."""
-        return tuple(d for d in self.dropped if d.copy_of is None and d.reason != LEFT_OUT_REASON)
-
-    @property
-    def left_out(self) -> tuple[DroppedDocument, ...]:
-        """The documents of :attr:`dropped` that ``from_texts(leave_out=...)`` left out, in their order."""
-        return tuple(d for d in self.dropped if d.reason == LEFT_OUT_REASON)
 
     def without_copies(self) -> Corpus:
         """The corpus with each document that repeats an earlier one word for word left out.

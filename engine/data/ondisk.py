@@ -64,6 +64,7 @@ from engine.data.corpus import (
     DroppedDocument,
     _boilerplate_choice,
     _copy_reason,
+    _DroppedViews,
     _markup_choice,
     _settings,
     _vectorizer,
@@ -97,7 +98,7 @@ _IN_MEMORY_ONLY = {
 }
 
 
-class DiskCorpus:
+class DiskCorpus(_DroppedViews):
     """A bag-of-words corpus kept on disk, for stochastic variational inference at scale.
 
     The counts stay on disk (:class:`DiskCounts` reads the rows asked for with
@@ -438,13 +439,9 @@ class DiskCorpus:
 
     @property
     def dropped(self) -> tuple[DroppedDocument, ...]:
-        """Documents left out because they had no words, and copies left out (as in :attr:`Corpus.dropped`)."""
+        """Documents left out because they had no words, and copies left out (as in :attr:`Corpus.dropped`; by
+        why: :attr:`copies`, :attr:`emptied`)."""
         return tuple(DroppedDocument(**r) for r in self._records("dropped.jsonl"))
-
-    @property
-    def copies(self) -> tuple[DroppedDocument, ...]:
-        """The documents of :attr:`dropped` left out as copies (``from_texts(..., keep_copies=False)``)."""
-        return tuple(d for d in self.dropped if d.copy_of is not None)
 
     @property
     def skipped(self) -> tuple:

@@ -77,6 +77,9 @@ def test_copies_are_left_out_as_the_in_memory_corpus_leaves_them(tmp_path, optio
     assert_same(disk, memory)
     assert sorted((d.doc_id, d.copy_of) for d in disk.copies) == sorted(
         (d.doc_id, d.copy_of) for d in memory.copies) and len(disk.copies) == 3
+    # the views by why a document was left out are the in-memory corpus' (one class gives both)
+    assert sorted(disk.emptied) == sorted(memory.emptied) and len(disk.emptied) >= 1
+    assert disk.near_copies == disk.left_out == () == memory.near_copies == memory.left_out
     assert disk.manifest["source"]["options"]["keep_copies"] is False
     every = DiskCorpus.from_texts(source, tmp_path / "every", chunk_size=chunk_size, **options)
     assert every.copies == () and every.n_docs == disk.n_docs + 3
