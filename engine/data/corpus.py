@@ -596,19 +596,30 @@ class Corpus(_DroppedViews):
 
 def _leave_out_names(ids: tuple[str, ...], leave_out: Iterable[str]) -> set[str]:
     """The ids ``leave_out`` names, each checked to be a document's, not all of them."""
+    named = _named_ids(leave_out)
+    _check_named(named, named.intersection(ids), len(set(ids)))
+    return named
+
+
+def _named_ids(leave_out: Iterable[str]) -> set[str]:
+    """The ids ``leave_out`` names, checked to be strings (before any document is read)."""
     if isinstance(leave_out, str):
         raise TypeError("leave_out must be an iterable of document ids, not one string")
     leave_out = tuple(leave_out)
-    named = set(_strings(leave_out, "leave_out", len(leave_out)))
-    unknown = sorted(named.difference(ids))
+    return set(_strings(leave_out, "leave_out", len(leave_out)))
+
+
+def _check_named(named: set[str], found: set[str], n_docs: int) -> None:
+    """Raise if ``leave_out`` named ids of no document (``found``: those that are a document's) or all ``n_docs``
+    documents (counted by their distinct ids)."""
+    unknown = sorted(named.difference(found))
     if unknown:
         shown = ", ".join(repr(d) for d in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         raise ValueError(f"leave_out names {len(unknown)} id(s) of no document: {shown}; a document's id is its "
                          "file's path in the folder or archive read ('notes/a.txt'), a table row's number ('1' for "
                          "the first row) or the id given with its text")
-    if named and named.issuperset(ids):
-        raise EmptyCorpusError(f"leave_out names all {len(ids)} documents; leave at least one in")
-    return named
+    if named and len(found) >= n_docs:
+        raise EmptyCorpusError(f"leave_out names all {n_docs} documents; leave at least one in")
 
 
 def _copy_reason(title: str, similarity: float | None = None, how: str = "in the same order") -> str:

@@ -60,12 +60,15 @@ from engine.data.corpus import (
     _EMPTY_ROW,
     _NO_WORDS,
     AUTO_MARKUP,
+    LEFT_OUT_REASON,
     Corpus,
     DroppedDocument,
     _boilerplate_choice,
+    _check_named,
     _copy_reason,
     _DroppedViews,
     _markup_choice,
+    _named_ids,
     _settings,
     _vectorizer,
     _word_forms_choice,
@@ -74,7 +77,7 @@ from engine.data.documents import _DocumentCache
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.markup import evenly_spread, strip_markup
 from engine.data.messages import message_text
-from engine.data.passages import _passage_columns, split_passages
+from engine.data.passages import _passage_columns, passage_of, split_passages
 from engine.data.phrases import find_phrases
 from engine.data.text import SHEET_FORMATS, RawDocument, SkippedFile, _check_encoding, table_format
 from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, _flag, token_pattern_for
@@ -94,7 +97,6 @@ Source = str | os.PathLike
 _IN_MEMORY_ONLY = {
     "near_copies": "near-copies are found by comparing every text's runs of words with those of the texts kept, "
                    "which a corpus read in passes does not hold (keep_copies=False leaves out copies word for word)",
-    "leave_out": "leave the documents out of the folder, archive or table read",
 }
 
 
@@ -255,7 +257,9 @@ class DiskCorpus(_DroppedViews):
             ``stop_words`` (a language such as "french", ``"auto"``, a list of words or
             None), ``extra_stop_words``, ``strip_accents``, ``strip_markup``, ``strip_messages``,
             ``strip_boilerplate``, ``passage_words``, ``join_phrases``, ``merge_word_forms``, ``keep_copies``,
-            ``min_df``, ``max_df``, ``max_features``, ``token_pattern`` as in :meth:`Corpus.from_texts` (copies
+            ``min_df``, ``max_df``, ``max_features``, ``token_pattern``, ``leave_out`` as in
+            :meth:`Corpus.from_texts` (the documents ``leave_out`` names are left out of the samples below too, and
+            an id of no document is found out after the first pass, before anything is written; copies
             found in one pass, each distinct text held as a 16-byte digest of its words with its id and title:
             ``engine.data.copies.CopyIndex``; ``strip_markup`` and
             ``strip_messages`` "auto" decided, and the boilerplate lines found, on a sample; the phrases and the
@@ -285,11 +289,12 @@ class DiskCorpus(_DroppedViews):
         options = {"stop_words": "english", "extra_stop_words": (), "min_df": 1, "max_df": 1.0,
                    "max_features": None, "token_pattern": None, "strip_accents": True, "strip_markup": AUTO_MARKUP,
                    "strip_boilerplate": True, "strip_messages": AUTO_MARKUP, "passage_words": None,
-                   "join_phrases": False, "merge_word_forms": False, "keep_copies": True, **vectorizer_options}
+                   "join_phrases": False, "merge_word_forms": False, "keep_copies": True, "leave_out": (),
+                   **vectorizer_options}
         unknown = sorted(set(options) - {"stop_words", "extra_stop_words", "min_df", "max_df", "max_features",
                                          "token_pattern", "strip_accents", "strip_markup", "strip_boilerplate",
                                          "strip_messages", "passage_words", "join_phrases", "merge_word_forms",
-                                         "keep_copies"})
+                                         "keep_copies", "leave_out"})
         in_memory_only = [name for name in unknown if name in _IN_MEMORY_ONLY]
         if in_memory_only:
             which = "is an option" if len(in_memory_only) == 1 else "are options"
@@ -298,6 +303,8 @@ class DiskCorpus(_DroppedViews):
         if unknown:
             raise TypeError(f"unknown tokenizer options {unknown}; see Corpus.from_texts")
         keep_copies = options["keep_copies"] = _flag("keep_copies", options["keep_copies"])
+        named = _named_ids(options["leave_out"])
+        options["leave_out"] = sorted(named)  # recorded in the manifest
         for name in ("stop_words", "extra_stop_words"):  # iterables are read twice and recorded in the manifest
             if options[name] is not None and not isinstance(options[name], str):
                 options[name] = sorted(options[name])
@@ -315,18 +322,24 @@ class DiskCorpus(_DroppedViews):
             options["passage_words"] = check_int("passage_words", options["passage_words"], 1)
         passage_words = options["passage_words"]
 
-        def chunks(skipped: list | None) -> Iterator[tuple[list[str], list[str], list[str]]]:
+        def chunks(skipped: list | None, left: _LeftOut | None = None, with_named: bool = False) -> Iterator:
+            """(ids, titles, texts) of each chunk without the documents ``leave_out`` names; ``with_named``: with them,
+            and a fourth list saying which rows are theirs (read for copies of them, nothing else).  ``left``
+            records the documents named and counts the documents read."""
             if is_table:
                 read = _table_chunks(source, text_column or "text", id_column, chunk_size, encoding, sheet)
             else:
                 read = _batched(_text_documents(source, skipped, encoding, cache=cache), chunk_size)
-            return read if passage_words is None else (_passage_columns(*chunk, passage_words) for chunk in read)
+            marked = (_marked(chunk, named, passage_words, left) for chunk in read)
+            return _closing(marked, read) if with_named else _closing((_kept_rows(*chunk) for chunk in marked), read)
 
         def sample(n: int) -> list[str]:
-            """The texts of ``n`` documents spread evenly over the source (as passages, if the documents are cut)."""
+            """The texts of ``n`` documents spread evenly over the source (as passages, if the documents are cut),
+            without those ``leave_out`` names."""
             if is_table:  # read whole once more: rows spread evenly over the table
                 return _spread_texts(chunks(None), n)
-            picked = [RawDocument(*document) for document in _text_documents(source, None, encoding, n, cache)]
+            picked = [RawDocument(*document) for document in _text_documents(source, None, encoding, n, cache)
+                      if document[0] not in named]
             return [d.text for d in (picked if passage_words is None else split_passages(picked, passage_words))]
 
         stop_words = options["stop_words"]
@@ -367,25 +380,34 @@ class DiskCorpus(_DroppedViews):
             analyzer = _vectorizer(**{k: v for k, v in options.items() if k not in ("strip_boilerplate",
                                                                                     "strip_messages", "passage_words",
                                                                                     "join_phrases", "merge_word_forms",
-                                                                                    "keep_copies")},
+                                                                                    "keep_copies", "leave_out")},
                                    settings=settings).build_analyzer()
             skipped: list[SkippedFile] = []
             stats = _TermStats()
+            left = _LeftOut()
             watch = choose_pattern and settings.token_pattern == TOKEN_PATTERN
-            read = chunks(skipped) if keep_copies else _without_copies(chunks(skipped), settings)
+            read = (chunks(skipped, left) if keep_copies else
+                    _without_copies(chunks(skipped, left, with_named=True), settings))
             if _count_terms(read, analyzer, stats, watch):
                 break
             options["token_pattern"] = UNICODE_TOKEN_PATTERN  # a later document needs it: all are read with it
+        _check_named(named, left.found, left.n_docs)
+        if named and stats.n_docs == 0:
+            raise EmptyCorpusError(f"leave_out leaves no document with text (the {len(named)} named and their "
+                                   "copies are all the others); leave more documents in")
         vocabulary, expected_nnz = stats.vocabulary(options["min_df"], options["max_df"], options["max_features"])
         index = {word: i for i, word in enumerate(vocabulary)}
         with _DiskWriter(folder, len(vocabulary), overwrite) as writer:
             writer.skip(skipped)
+            writer.drop(left.documents)  # first, as Corpus.from_texts lists them
             copies = None if keep_copies else CopyIndex()
-            for ids, titles, texts in chunks(None):  # pass 2: counts against the chosen vocabulary
+            for ids, titles, texts, of_named in chunks(None, with_named=True):  # pass 2: counts against the vocabulary
                 if copies is None:
+                    ids, titles, texts = _kept_rows(ids, titles, texts, of_named)
                     counts, kept, dropped = _count_chunk(analyzer, index, ids, titles, texts)
                 else:
-                    counts, kept, dropped = _count_distinct(analyzer, index, ids, titles, texts, copies, settings)
+                    counts, kept, dropped = _count_distinct(analyzer, index, ids, titles, texts, copies, settings,
+                                                            of_named)
                 writer.drop(dropped)
                 if kept:
                     writer.append(counts, kept)
@@ -473,25 +495,72 @@ def _stored_vectorizer(folder: Path, values: Any, trust_token_pattern: bool) -> 
                                 "rebuild the corpus") from None
 
 
-def _without_copies(chunks: Iterator[tuple[list[str], list[str], list[str]]],
+class _LeftOut:
+    """What a pass over the source found of the documents ``leave_out`` names (:func:`_marked` fills it)."""
+
+    def __init__(self) -> None:
+        self.documents: list[DroppedDocument] = []  # each named document, in the source's order
+        self.found: set[str] = set()  # their ids
+        self.n_docs = 0  # documents read, before they are cut into passages
+
+
+def _marked(chunk: tuple[list[str], list[str], list[str]], named: set[str], passage_words: int | None,
+            left: _LeftOut | None) -> tuple[list[str], list[str], list[str], list[bool]]:
+    """A chunk of documents, cut into passages if ``passage_words``, and which rows ``named`` names (a document, or
+    every passage of one), as ``Corpus.from_texts(leave_out=...)`` reads them; ``left`` records the named ones."""
+    ids, titles, texts = chunk
+    if left is not None:
+        left.n_docs += len(ids)
+        for doc_id, title in zip(ids, titles, strict=True):
+            if doc_id in named:
+                left.documents.append(DroppedDocument(doc_id, title, LEFT_OUT_REASON))
+                left.found.add(doc_id)
+    originals = set(ids)
+    if passage_words is not None:
+        ids, titles, texts = _passage_columns(ids, titles, texts, passage_words)
+    of_named = [doc_id in named or (doc_id not in originals and passage_of(doc_id) in named) for doc_id in ids]
+    return ids, titles, texts, of_named
+
+
+def _kept_rows(ids: list[str], titles: list[str], texts: list[str],
+               of_named: list[bool]) -> tuple[list[str], list[str], list[str]]:
+    """The rows of a chunk that no ``leave_out`` id names."""
+    if not any(of_named):
+        return ids, titles, texts
+    return tuple([v for v, out in zip(values, of_named, strict=True) if not out] for values in (ids, titles, texts))
+
+
+def _closing(chunks: Iterator, source: Iterator) -> Iterator:
+    """``chunks``, a generator over ``source``, closing ``source`` when it is closed or ends."""
+    try:
+        yield from chunks
+    finally:
+        _close(source)
+
+
+def _without_copies(chunks: Iterator[tuple[list[str], list[str], list[str], list[bool]]],
                     settings: Vectorizer) -> Iterator[tuple[list[str], list[str], list[str]]]:
-    """The chunks without the texts that copy one read before (their words as ``settings`` reads them, in order)."""
+    """The chunks without the texts that copy one read before (their words as ``settings`` reads them, in order),
+    nor the rows ``leave_out`` names, which are read for copies of them."""
     copies = CopyIndex()
     try:
-        for ids, titles, texts in chunks:
-            first = [copies.first(settings.readable(text), True) is None for text in texts]
+        for ids, titles, texts, of_named in chunks:
+            first = [copies.first(settings.readable(text), True) is None and not out
+                     for text, out in zip(texts, of_named, strict=True)]
             yield tuple([v for v, keep in zip(values, first, strict=True) if keep] for values in (ids, titles, texts))
     finally:
         _close(chunks)
 
 
 def _count_distinct(analyzer, index: dict[str, int], ids: list[str], titles: list[str], texts: list[str],
-                    copies: CopyIndex, settings: Vectorizer):
+                    copies: CopyIndex, settings: Vectorizer, of_named: list[bool]):
     """:func:`_count_chunk` of the chunk's texts that copy none read before; the copies are dropped, each listed as
-    a copy of its first text (or, if that text has no words, for having none either), in the chunk's order."""
-    records = [[doc_id, title, False] for doc_id, title in zip(ids, titles, strict=True)]  # id, title, has words
+    a copy of its first text (or, if that text has no words, for having none either), in the chunk's order.  The
+    rows ``of_named`` marks (``leave_out``) are read for copies of them, nothing else."""
+    # id, title, has words; a text left out counts as having words: its copies are listed as its copies
+    records = [[doc_id, title, out] for doc_id, title, out in zip(ids, titles, of_named, strict=True)]
     found = [copies.first(settings.readable(text), record) for text, record in zip(texts, records, strict=True)]
-    firsts = [d for d, of in enumerate(found) if of is None]
+    firsts = [d for d, of in enumerate(found) if of is None and not of_named[d]]
     counts, kept, emptied = _count_chunk(analyzer, index, [ids[d] for d in firsts], [titles[d] for d in firsts],
                                          [texts[d] for d in firsts])
     written = set(kept)
@@ -500,6 +569,8 @@ def _count_distinct(analyzer, index: dict[str, int], ids: list[str], titles: lis
     emptied_by_id = {document.doc_id: document for document in emptied}
     dropped = []
     for d, of in enumerate(found):
+        if of_named[d]:
+            continue
         if of is None:
             if ids[d] in emptied_by_id:
                 dropped.append(emptied_by_id[ids[d]])

@@ -87,6 +87,59 @@ def test_copies_are_left_out_as_the_in_memory_corpus_leaves_them(tmp_path, optio
         DiskCorpus.from_texts(source, tmp_path / "none", keep_copies=None)
 
 
+@pytest.mark.parametrize("keep_copies", [True, False])
+@pytest.mark.parametrize("chunk_size", [1, 3, 100])
+def test_documents_left_out_are_left_out_as_the_in_memory_corpus_leaves_them(tmp_path, keep_copies, chunk_size):
+    """leave_out: the vocabulary is learned without the documents named (min_df=2 keeps "lighthouse" only with
+    them), each is listed first in dropped, and without keep_copies their copies go with them, listed as theirs."""
+    files = {"a.txt": "the lighthouse keeper rows home", "b.txt": "a lighthouse keeper of bees rows",
+             "c.txt": "bees and honey at home", "d.txt": "The lighthouse keeper rows home!",
+             "e.txt": "the keeper rows bees home", "f.txt": "", "g.txt": "bees and honey at home"}
+    source = write_folder(tmp_path / "texts", files)
+    options = {"min_df": 2, "keep_copies": keep_copies, "leave_out": iter(["a.txt", "f.txt"])}
+    disk = DiskCorpus.from_texts(source, tmp_path / "disk", chunk_size=chunk_size, **options)
+    memory = engine.load_corpus(source, **{**options, "leave_out": ["a.txt", "f.txt"]})
+    assert_same(disk, memory)
+    assert [d.doc_id for d in disk.left_out] == ["a.txt", "f.txt"] and disk.dropped[:2] == disk.left_out
+    # in a.txt, its copy d.txt and b.txt: without a.txt, twice if the copy stays, once if it goes with a.txt
+    assert ("lighthouse" in disk.vocabulary) == keep_copies
+    assert [(d.doc_id, d.copy_of) for d in disk.copies] == ([] if keep_copies else
+                                                            [("d.txt", "a.txt"), ("g.txt", "c.txt")])
+    assert DiskCorpus.open(tmp_path / "disk").left_out == disk.left_out
+    assert disk.manifest["source"]["options"]["leave_out"] == ["a.txt", "f.txt"]
+
+
+def test_leave_out_takes_every_passage_of_a_document_in_a_table_as_in_memory(tmp_path):
+    long_text = "\n\n".join(f"paragraph {i} about lighthouse keepers and their boats at sea" for i in range(40))
+    frame = pd.DataFrame({"key": ["book", "n1", "n2", "n3"],
+                          "text": [long_text, "bees make honey in summer meadows",
+                                   "honey bees and summer flowers in meadows", "boats at sea with bees"]})
+    frame.to_csv(tmp_path / "docs.csv", index=False)
+    options = {"id_column": "key", "passage_words": 50, "leave_out": ["book"]}
+    disk = DiskCorpus.from_texts(tmp_path / "docs.csv", tmp_path / "disk", chunk_size=2, **options)
+    memory = engine.load_corpus(tmp_path / "docs.csv", **options)
+    assert_same(disk, memory)
+    assert disk.doc_ids == ("n1", "n2", "n3") and [d.doc_id for d in disk.left_out] == ["book"]
+    assert "lighthouse" not in disk.vocabulary
+
+
+def test_leave_out_errors_match_the_in_memory_corpus_and_write_nothing(tmp_path):
+    source = write_folder(tmp_path / "texts", {"a.txt": "bees make honey", "b.txt": "boats at sea",
+                                               "c.txt": "Bees make honey!"})
+    cases = [(["7.txt", "a.txt"], {}, ValueError, r"1 id\(s\) of no document: '7\.txt'"),
+             (["a.txt", "b.txt", "c.txt"], {}, engine.EmptyCorpusError, "leave at least one in"),
+             (["a.txt", "b.txt"], {"keep_copies": False}, engine.EmptyCorpusError, "leaves no document with text"),
+             ("a.txt", {}, TypeError, "not one string"),
+             ([1], {}, TypeError, "leave_out must be strings")]
+    for leave_out, options, error, message in cases:
+        with pytest.raises(error, match=message):
+            engine.load_corpus(source, leave_out=leave_out, **options)
+        with pytest.raises(error, match=message):
+            DiskCorpus.from_texts(source, tmp_path / "none", leave_out=leave_out, **options)
+        assert not (tmp_path / "none").exists()
+    assert not [path for path in tmp_path.iterdir() if path.name != "texts"]  # no half-written folder either
+
+
 def test_texts_from_zip_csv_and_jsonl_equal_the_readers(tmp_path):
     with zipfile.ZipFile(tmp_path / "docs.zip", "w") as archive:
         for name, text in TEXTS.items():
@@ -115,7 +168,7 @@ def test_texts_errors_match_the_in_memory_corpus(tmp_path):
         DiskCorpus.from_texts(source, tmp_path / "none", lowercase=False)
     with pytest.raises(TypeError, match=r"^near_copies is an option of Corpus\.from_texts only: near-copies are"):
         DiskCorpus.from_texts(source, tmp_path / "none", keep_copies=False, near_copies=0.8)
-    with pytest.raises(TypeError, match=r"leave_out and near_copies are options of Corpus\.from_texts only: leave "):
+    with pytest.raises(TypeError, match=r"^near_copies is an option of Corpus\.from_texts only"):
         DiskCorpus.from_texts(source, tmp_path / "none", near_copies=0.8, leave_out=["a.txt"])
     (tmp_path / "dup.csv").write_text("id,text\nx,dog\nx,cat\n", encoding="utf-8")
     with pytest.raises(CorpusFormatError, match="repeats the id 'x'"):
