@@ -491,8 +491,7 @@ class Corpus(_DroppedViews):
             words = check_int("passage_words", passage_words, 1)
             ids, titles, texts = _passage_columns(ids, titles, texts, words)
         # the rows of the documents left out (all the passages of one cut): read for copies of them, nothing else
-        named_row = np.array([doc_id in named or (doc_id not in originals and passage_of(doc_id) in named)
-                              for doc_id in ids], dtype=bool)
+        named_row = np.array(_named_rows(ids, originals, named), dtype=bool)
         messages = _markup_choice(strip_messages, texts, "strip_messages")
         readable = [messages_module.message_text(text) for text in texts] if messages else texts
         markup = _markup_choice(strip_markup, readable)
@@ -599,6 +598,12 @@ def _leave_out_names(ids: tuple[str, ...], leave_out: Iterable[str]) -> set[str]
     named = _named_ids(leave_out)
     _check_named(named, named.intersection(ids), len(set(ids)))
     return named
+
+
+def _named_rows(ids: Iterable[str], originals: set[str], named: set[str]) -> list[bool]:
+    """Which of ``ids`` (documents, or passages cut from the documents ``originals``) ``named`` leaves out: a
+    document named, or every passage of one."""
+    return [doc_id in named or (doc_id not in originals and passage_of(doc_id) in named) for doc_id in ids]
 
 
 def _named_ids(leave_out: Iterable[str]) -> set[str]:

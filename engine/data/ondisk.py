@@ -69,6 +69,7 @@ from engine.data.corpus import (
     _DroppedViews,
     _markup_choice,
     _named_ids,
+    _named_rows,
     _settings,
     _vectorizer,
     _word_forms_choice,
@@ -77,7 +78,7 @@ from engine.data.documents import _DocumentCache
 from engine.data.language import AUTO_LANGUAGE, SAMPLE_DOCUMENTS, guess_language
 from engine.data.markup import evenly_spread, strip_markup
 from engine.data.messages import message_text
-from engine.data.passages import _passage_columns, passage_of, split_passages
+from engine.data.passages import _passage_columns, split_passages
 from engine.data.phrases import find_phrases
 from engine.data.text import SHEET_FORMATS, RawDocument, SkippedFile, _check_encoding, table_format
 from engine.data.vectorizer import TOKEN_PATTERN, UNICODE_TOKEN_PATTERN, Vectorizer, _flag, token_pattern_for
@@ -391,7 +392,7 @@ class DiskCorpus(_DroppedViews):
             if _count_terms(read, analyzer, stats, watch):
                 break
             options["token_pattern"] = UNICODE_TOKEN_PATTERN  # a later document needs it: all are read with it
-        _check_named(named, left.found, left.n_docs)
+        _check_named(named, {document.doc_id for document in left.documents}, left.n_docs)
         if named and stats.n_docs == 0:
             raise EmptyCorpusError(f"leave_out leaves no document with text (the {len(named)} named and their "
                                    "copies are all the others); leave more documents in")
@@ -500,7 +501,6 @@ class _LeftOut:
 
     def __init__(self) -> None:
         self.documents: list[DroppedDocument] = []  # each named document, in the source's order
-        self.found: set[str] = set()  # their ids
         self.n_docs = 0  # documents read, before they are cut into passages
 
 
@@ -514,12 +514,16 @@ def _marked(chunk: tuple[list[str], list[str], list[str]], named: set[str], pass
         for doc_id, title in zip(ids, titles, strict=True):
             if doc_id in named:
                 left.documents.append(DroppedDocument(doc_id, title, LEFT_OUT_REASON))
-                left.found.add(doc_id)
     originals = set(ids)
     if passage_words is not None:
         ids, titles, texts = _passage_columns(ids, titles, texts, passage_words)
-    of_named = [doc_id in named or (doc_id not in originals and passage_of(doc_id) in named) for doc_id in ids]
-    return ids, titles, texts, of_named
+    return ids, titles, texts, _named_rows(ids, originals, named)
+
+
+def _rows_where(keep: list[bool], ids: list[str], titles: list[str],
+                texts: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The rows of a chunk where ``keep`` is true."""
+    return tuple([v for v, kept in zip(values, keep, strict=True) if kept] for values in (ids, titles, texts))
 
 
 def _kept_rows(ids: list[str], titles: list[str], texts: list[str],
@@ -527,7 +531,7 @@ def _kept_rows(ids: list[str], titles: list[str], texts: list[str],
     """The rows of a chunk that no ``leave_out`` id names."""
     if not any(of_named):
         return ids, titles, texts
-    return tuple([v for v, out in zip(values, of_named, strict=True) if not out] for values in (ids, titles, texts))
+    return _rows_where([not out for out in of_named], ids, titles, texts)
 
 
 def _closing(chunks: Iterator, source: Iterator) -> Iterator:
@@ -547,7 +551,7 @@ def _without_copies(chunks: Iterator[tuple[list[str], list[str], list[str], list
         for ids, titles, texts, of_named in chunks:
             first = [copies.first(settings.readable(text), True) is None and not out
                      for text, out in zip(texts, of_named, strict=True)]
-            yield tuple([v for v, keep in zip(values, first, strict=True) if keep] for values in (ids, titles, texts))
+            yield _rows_where(first, ids, titles, texts)
     finally:
         _close(chunks)
 

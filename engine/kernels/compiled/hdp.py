@@ -447,11 +447,10 @@ def _fit_all(batch, topic_term, settings, out_zeta, out_phi, out_gamma, out_iter
         if n == 0:  # zeta_di ∝ exp E[log sigma(V)], gamma_di = (1, alpha)
             for i in range(T):
                 copy_vector(empty_zeta, out_zeta[d, i])
+                out_use[d, i] = 0.0  # no word: no atom holds one
             for i in range(T - 1):
                 out_gamma[d, i, 0] = 1.0
                 out_gamma[d, i, 1] = alpha
-            for i in range(T):
-                out_use[d, i] = 0.0
             out_iter[d] = 0
             continue
         dtype = elog_beta_t.dtype
