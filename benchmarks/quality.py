@@ -394,7 +394,9 @@ def warm_up(collection: Collection, cell, variants: list[str]) -> None:
         if system == "engine-lda":
             model = engine.LDA(**{"n_topics": 2, "n_words": few.shape[1], **options})
         else:
-            model = engine.HDP(**{"n_topics": 4, "doc_truncation": 2, "n_words": few.shape[1], **options})
+            births = options.get("births") or 0  # at most half the truncation: a small model, yet room for them
+            model = engine.HDP(**{"n_topics": max(4, 2 * births), "doc_truncation": 2, "n_words": few.shape[1],
+                                  **options})
         engine.SVI(model, corpus=few, batch_size=4, **svi_options).step()
 
 

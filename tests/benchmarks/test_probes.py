@@ -110,3 +110,13 @@ def test_the_birth_speed_script_times_a_round_on_any_collection(tmp_path):
     missing = subprocess.run([sys.executable, str(script), "--corpus", str(tmp_path / "none")],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode != 0 and "train.npz is missing" in missing.stderr
+
+
+def test_the_quality_warm_up_takes_any_valid_hdp_births(sample):
+    """quality.py's warm-up builds a small HDP with the variant's options: 40 births (valid at the benchmark's
+    truncation of 150) must not be checked against the small model's size."""
+    quality = pytest.importorskip("quality")
+    cell = quality.Cell(epochs=1, threads=1, engine_options={"births": 40}, svi_options={})
+    quality.warm_up(sample, cell, ["engine-hdp"])  # raised "births must be in [0, 2]" before
+    with pytest.raises(ValueError, match="births must be"):  # an invalid number is still refused
+        quality.warm_up(sample, quality.Cell(1, 1, {"births": -1}, {}), ["engine-hdp"])
