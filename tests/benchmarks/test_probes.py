@@ -120,3 +120,5 @@ def test_the_quality_warm_up_takes_any_valid_hdp_births(sample):
     quality.warm_up(sample, cell, ["engine-hdp"])  # raised "births must be in [0, 2]" before
     with pytest.raises(ValueError, match="births must be"):  # an invalid number is still refused
         quality.warm_up(sample, quality.Cell(1, 1, {"births": -1}, {}), ["engine-hdp"])
+    with pytest.raises(ValueError, match="births must be"):  # as is a number that is not whole
+        quality.warm_up(sample, quality.Cell(1, 1, {"births": 2.5}, {}), ["engine-hdp"])
