@@ -66,7 +66,8 @@ def resplit(source: Path, output: Path, seed: int) -> dict:
         sp.save_npz(work / "test_ho.npz", split.heldout)
         shutil.copyfile(source / "vocab.txt", work / "vocab.txt")
         (work / "split.json").write_text(json.dumps({
-            "source": f"{source} split again by benchmarks/resplit.py", "split_seed": seed,
+            "source": f"{source} split again by benchmarks/resplit.py; the indices count its training and test "
+                      "documents together in their original order, not the entries of its source", "split_seed": seed,
             "heldout_fraction": HELDOUT_FRACTION, "train_idx": split.train_indices.tolist(),
             "test_idx": split.test_indices.tolist()}), encoding="utf-8")
         work.rename(output)
