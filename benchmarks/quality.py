@@ -394,9 +394,9 @@ def warm_up(collection: Collection, cell, variants: list[str]) -> None:
         if system == "engine-lda":
             model = engine.LDA(**{"n_topics": 2, "n_words": few.shape[1], **options})
         else:
-            births = options.get("births")  # at most half the truncation: a small model, yet room for them
-            room = 2 * births if isinstance(births, int) and not isinstance(births, bool) else 0  # else: the HDP says
-            model = engine.HDP(**{"n_topics": max(4, room), "doc_truncation": 2, "n_words": few.shape[1], **options})
+            # the benchmark's own truncations, so that any option valid in training (births, a doc_truncation) is here
+            model = engine.HDP(**{"n_topics": HDP_TRUNCATION, "doc_truncation": HDP_DOC_TRUNCATION,
+                                  "n_words": few.shape[1], **options})
         engine.SVI(model, corpus=few, batch_size=4, **svi_options).step()
 
 

@@ -113,11 +113,12 @@ def test_the_birth_speed_script_times_a_round_on_any_collection(tmp_path):
 
 
 def test_the_quality_warm_up_takes_any_valid_hdp_births(sample):
-    """quality.py's warm-up builds a small HDP with the variant's options: 40 births (valid at the benchmark's
-    truncation of 150) must not be checked against the small model's size."""
+    """quality.py's warm-up builds an HDP with the variant's options: 40 births or a document truncation of 30
+    (valid at the benchmark's truncation of 150) must not be checked against a smaller model's size."""
     quality = pytest.importorskip("quality")
     cell = quality.Cell(epochs=1, threads=1, engine_options={"births": 40}, svi_options={})
     quality.warm_up(sample, cell, ["engine-hdp"])  # raised "births must be in [0, 2]" before
+    quality.warm_up(sample, quality.Cell(1, 1, {"doc_truncation": 30}, {}), ["engine-hdp"])  # as did this
     with pytest.raises(ValueError, match="births must be"):  # an invalid number is still refused
         quality.warm_up(sample, quality.Cell(1, 1, {"births": -1}, {}), ["engine-hdp"])
     with pytest.raises(ValueError, match="births must be"):  # as is a number that is not whole
