@@ -38,8 +38,8 @@ except ImportError:  # a plain checkout: the project root is the parent of this 
 HELDOUT_FRACTION = 0.2  # each test document's word types held out, as in the shared corpora's split.json
 
 
-def documents(source: Path) -> sp.csr_matrix:
-    """The source's training and test documents together, in their original order."""
+def documents(source: Path) -> tuple[sp.csr_matrix, int]:
+    """The source's training and test documents together, in their original order, and how many it tests."""
     train, test = sp.load_npz(source / "train.npz").tocsr(), sp.load_npz(source / "test.npz").tocsr()
     split = json.loads((source / "split.json").read_text(encoding="utf-8"))
     train_idx, test_idx = np.asarray(split["train_idx"]), np.asarray(split["test_idx"])
@@ -47,15 +47,14 @@ def documents(source: Path) -> sp.csr_matrix:
         raise ValueError(f"{source}: split.json names {len(train_idx)} training and {len(test_idx)} test documents; "
                          f"train.npz and test.npz hold {train.shape[0]} and {test.shape[0]}")
     order = np.argsort(np.concatenate([train_idx, test_idx]), kind="stable")
-    return sp.vstack([train, test], format="csr")[order]
+    return sp.vstack([train, test], format="csr")[order], test.shape[0]
 
 
 def resplit(source: Path, output: Path, seed: int) -> dict:
     """Write ``source``'s documents split again with ``seed`` into ``output``; the new split's sizes."""
     if output.exists():
         raise FileExistsError(f"{output} exists: name a new folder")
-    counts = documents(source)
-    n_test = len(json.loads((source / "split.json").read_text(encoding="utf-8"))["test_idx"])
+    counts, n_test = documents(source)
     split = engine.heldout_split(counts, n_test=n_test, seed=seed, heldout_fraction=HELDOUT_FRACTION)
     output.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{output.name}-", dir=output.parent))

@@ -49,7 +49,9 @@ def _rows(matrix) -> list[tuple]:
 
 def test_the_documents_come_back_in_their_original_order(shared):
     folder, counts = shared
-    assert (resplit.documents(folder) != counts).nnz == 0
+    documents, n_test = resplit.documents(folder)
+    assert (documents != counts).nnz == 0
+    assert n_test == 5
 
 
 def test_a_new_split_keeps_every_document_and_holds_out_disjoint_word_types(shared, tmp_path):
