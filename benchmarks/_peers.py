@@ -107,7 +107,8 @@ class _EngineSystem:
     ``fit_prepared`` makes the calls of ``engine.SVI.step`` on a minibatch already sliced
     from the training matrix: the model's ``prepare_step`` if it has one (the HDP's births,
     which read a sample of the training documents inside the timed step, as in SVI,
-    drawn from SVI's stream), then its ``local_step`` (random
+    drawn from SVI's stream), its ``begin_update`` if it has one (the HDP's warm-up), then its
+    ``local_step`` (random
     local starts, if any, from ``default_rng([seed, t])``, not SVI's stream, so a
     ``gamma_init="random"`` run draws other starts than ``SVI.step``), the same check for
     non-finite statistics, and its ``global_step`` with rho_t = (tau + t) ** -kappa
@@ -137,6 +138,9 @@ class _EngineSystem:
             prepare(self._draw_documents)
         self.t += 1
         rho = scheduled_rho(self.model, self.t, self.kappa, self.tau)  # SVI.step's, the step floor included
+        begin = getattr(self.model, "begin_update", None)  # the HDP's warm-up, as minibatch_update calls it
+        if begin is not None:
+            begin()
         stats = self.model.local_step(batch, rng=np.random.default_rng([self.seed, self.t]))
         if not np.isfinite(stats.topic_word.sum()):  # what SVI.step checks before the update
             raise engine.DivergedError(f"{self.name}: non-finite statistics at step {self.t}")

@@ -34,6 +34,13 @@ def check_positive(name: str, value) -> float:
     return float(value)
 
 
+def check_non_negative(name: str, value) -> float:
+    """Return ``value`` as float if it is a finite number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
 def check_fraction(name: str, value) -> float:
     """Return ``value`` as float if it is a number in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= value <= 1.0:

@@ -472,7 +472,7 @@ def _build_model(meta: dict, name: str, limits: Limits) -> tuple[Any, dict]:
     # files from before these options were saved were fitted with the paper's updates
     params = {"local_update": "mean_field",
               **({"revive_topics": False, "local_acceleration": "none", "local_max_iter": 100, "first_pass_steps": 0}
-                 if class_name == "LDA" else {"stick_atoms": "all", "first_step_min": 0.0}),
+                 if class_name == "LDA" else {"stick_atoms": "all", "first_step_min": 0.0, "warmup_epochs": 0.0}),
               "step_floor": "none", **params}
     if class_name == "HDP" and "gamma" in params and "omega" not in params:  # files before the rename
         params["omega"] = params.pop("gamma")

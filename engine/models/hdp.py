@@ -38,7 +38,7 @@ from engine.models._sticks import sticks_from_counts as _sticks_from_counts
 from engine.models.expectations import dirichlet_elbo_term, dirichlet_expectation, stick_expectation
 from engine.models.lazy_topics import LazyTopics, TopicColumns
 from engine.models.lda import LDALocalJob, combine_topic_word, restrict_columns, used_columns
-from engine.validation import as_counts, check_choice, check_fraction, check_int, check_positive
+from engine.validation import as_counts, check_choice, check_fraction, check_int, check_non_negative, check_positive
 
 __all__ = ["DEFAULT_DOC_TRUNCATION", "DEFAULT_HDP_TOPICS", "HDP", "HDPStats"]
 
@@ -59,9 +59,10 @@ PRESETS = ("default", "paper")
 _PRESET_SETTINGS = {
     "default": {"local_update": "zero_order", "stick_init": "uniform", "local_tol": 1e-1, "dtype": "float32",
                 "fold_in": "dirichlet", "births": 20, "stick_atoms": "used", "first_step_min": 0.5,
-                "step_floor": "running"},
+                "step_floor": "running", "warmup_epochs": 3.0},
     "paper": {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64",
-              "fold_in": "sticks", "births": 0, "stick_atoms": "all", "first_step_min": 0.0, "step_floor": "none"},
+              "fold_in": "sticks", "births": 0, "stick_atoms": "all", "first_step_min": 0.0, "step_floor": "none",
+              "warmup_epochs": 0.0},
 }
 # the "dirichlet" fold-in stops at min(local_tol, this): LDA's default tolerance, as its mean change
 # of gamma_d over K topics is smaller than the sticks' (at 1e-1 it stops after an iteration or two)
@@ -314,11 +315,12 @@ class HDP(TopicModel):
         "auto": "compiled" if numba imports.
     preset : {"default", "paper"}
         Fills in ``local_update``, ``stick_init``, ``local_tol``, ``dtype``, ``fold_in``,
-        ``births``, ``stick_atoms``, ``first_step_min`` and ``step_floor`` when unset: "paper"
-        is the algorithm box (mean field, prior sticks, 1e-2, float64, the training local step,
-        no births, all atoms, the schedule's steps); "default" is zero order, uniform sticks,
-        1e-1, float32, the Dirichlet fold-in, 20 births a round, used atoms, a first step of at
-        least 0.5 and the step floor, what measured best on a panel of collections.
+        ``births``, ``stick_atoms``, ``first_step_min``, ``step_floor`` and ``warmup_epochs``
+        when unset: "paper" is the algorithm box (mean field, prior sticks, 1e-2, float64, the
+        training local step, no births, all atoms, the schedule's steps, no warm-up); "default"
+        is zero order, uniform sticks, 1e-1, float32, the Dirichlet fold-in, 20 births a round,
+        used atoms, a first step of at least 0.5, the step floor and a warm-up of 3 epochs,
+        what measured best on a panel of collections.
         Explicit arguments win.
     n_epochs : int
         Passes over the documents that :meth:`fit` makes (SVI with the engine's default schedule).
@@ -381,6 +383,16 @@ class HDP(TopicModel):
         never below it, so it only raises the first steps of a schedule with a large tau,
         where the random start would otherwise outlast the data (benchmarks/RESULTS.md,
         run 37).  Models whose topics were set or loaded without the count follow the schedule.
+    warmup_epochs : float, optional
+        Epochs of training documents at the start of SVI training (:class:`engine.SVI`,
+        :meth:`partial_fit`) whose local steps leave the corpus stick terms E[log sigma_k] out
+        of the pointers' update, so a document's atoms choose topics by their words alone, not
+        also by the topics' weight in the corpus (``warmup_iter`` does this for each document's
+        leading iterations).  The corpus sticks still learn from the pointers.  Unset: from
+        ``preset`` (3 by default, 0 for "paper").  Batch VI never warms up; a model file written
+        before the option existed loads with 0.  A long warm-up spreads the words over most of
+        the truncation's topics: the rich-get-richer pull of the corpus sticks is what
+        concentrates them (benchmarks/RESULTS.md, run 88).
     gamma : float, optional
         Deprecated name of ``omega`` (keyword only; warns; not one of ``get_params``).
 
@@ -428,6 +440,7 @@ class HDP(TopicModel):
     stick_atoms = Param()
     first_step_min = Param()
     step_floor = Param()
+    warmup_epochs = Param()
 
     def __init__(
         self,
@@ -459,6 +472,7 @@ class HDP(TopicModel):
         stick_atoms: str | None = None,
         first_step_min: float | None = None,
         step_floor: str | None = None,
+        warmup_epochs: float | None = None,
         *,
         gamma: float | None = None,
     ):
@@ -493,6 +507,7 @@ class HDP(TopicModel):
         self.stick_atoms = stick_atoms
         self.first_step_min = first_step_min
         self.step_floor = step_floor
+        self.warmup_epochs = warmup_epochs
         self._reset_state()
 
     def _resolve_arguments(self) -> dict:
@@ -547,6 +562,8 @@ class HDP(TopicModel):
             "first_step_min": check_fraction("first_step_min", first_step_min),
             "step_floor": check_choice("step_floor", filled["step_floor"] if given["step_floor"] is None
                                        else given["step_floor"], STEP_FLOORS),
+            "warmup_epochs": check_non_negative("warmup_epochs", filled["warmup_epochs"]
+                                                if given["warmup_epochs"] is None else given["warmup_epochs"]),
         }
 
     def _reset_state(self) -> None:
@@ -555,6 +572,7 @@ class HDP(TopicModel):
         self._epochs_seen = 0.0  # epochs of documents SVI's global steps have blended in
         self._birth_rounds = 0  # birth rounds made (one after each of the first BIRTH_ROUNDS epochs)
         self._pairs: list[tuple[int, int, int]] = []  # (round, donor, new topic) of births not yet judged
+        self._warming = False  # between begin_update and global_step of an SVI update in the warm-up (warmup_epochs)
 
     # ----------------------------------------------------------------- state
     def set_params(self, **params) -> HDP:
@@ -623,8 +641,13 @@ class HDP(TopicModel):
         step on the same documents) restarts the loop from its phi, as
         classical coordinate ascent does.  The statistics keep zeta, n_docs x
         T x K values, for batch VI's warm starts and the ELBO; use
-        :meth:`transform` for many documents.
+        :meth:`transform` for many documents.  In the local step of an SVI update
+        within the first ``warmup_epochs``, the pointers leave out the corpus stick terms.
         """
+        return self._fit_documents(X, warm_start, stick_terms=not self._warming)
+
+    def _fit_documents(self, X, warm_start: HDPStats | None = None, stick_terms: bool = True) -> HDPStats:
+        """:meth:`local_step`, with the corpus stick terms in the pointers' update or without them."""
         topics = self._require_topics()
         counts, columns = restrict_columns(as_counts(X, self.n_words, name="documents"))
         start = None
@@ -635,12 +658,15 @@ class HDP(TopicModel):
                     f"warm_start holds phi of shape {start.shape} but these documents need "
                     f"{(counts.nnz, self.doc_truncation)}; pass the statistics of the same documents"
                 )
-        return self._local_job(topics, columns, columns).run(counts, start)
+        return self._local_job(topics, columns, columns, stick_terms).run(counts, start)
 
-    def _local_job(self, topics, positions: np.ndarray, columns: np.ndarray) -> HDPLocalJob:
+    def _local_job(self, topics, positions: np.ndarray, columns: np.ndarray,
+                   stick_terms: bool = True) -> HDPLocalJob:
         beta_mean, sticks_mean, local_mean = self._zero_order_terms()
-        # E[log sigma_k(V)] (or log E[.])
-        if sticks_mean:  # floored at the smallest normal number, so tiny gamma cannot give log 0
+        # E[log sigma_k(V)] (or log E[.]); zero while warming up (the pointers weigh the corpus sticks alike)
+        if not stick_terms:
+            elog_sticks = np.zeros(self.n_topics, dtype=self.dtype)
+        elif sticks_mean:  # floored at the smallest normal number, so tiny gamma cannot give log 0
             weights = stick_weights(self._sticks)
             elog_sticks = np.log(np.maximum(weights, np.finfo(weights.dtype).tiny))
         else:
@@ -665,12 +691,13 @@ class HDP(TopicModel):
         """
         topics = self._require_topics()
         counts = as_counts(X, self.n_words, name="documents")
+        stick_terms = not self._warming  # see warmup_epochs
         batch_columns = used_columns(counts)
         anchors = batch_columns[np.argmin(topics.rows(batch_columns), axis=0)] if batch_columns.size else batch_columns
         jobs = []
         for low, high in pairwise(bounds):
             columns = np.union1d(counts.indices[counts.indptr[low]:counts.indptr[high]], anchors)
-            jobs.append(self._local_job(topics.take(columns), np.arange(columns.size), columns))
+            jobs.append(self._local_job(topics.take(columns), np.arange(columns.size), columns, stick_terms))
         return jobs
 
     def _zero_order_terms(self) -> tuple[bool, bool, bool]:
@@ -717,6 +744,12 @@ class HDP(TopicModel):
         """Blend the intermediate globals in with step size rho; then reorder if asked."""
         self._update(stats, scale, rho, reorder=self.reorder_topics)
         self._epochs_seen += 1.0 / scale  # the minibatch is 1/scale of the corpus
+        self._warming = False  # only the local step of the update begin_update announced warms up
+
+    def begin_update(self) -> None:
+        """Mark the coming SVI update's local step as one of the warm-up while fewer than ``warmup_epochs`` epochs
+        were blended in (:func:`engine.inference.svi.minibatch_update` calls this; its global step ends the mark)."""
+        self._warming = self._epochs_seen < self.warmup_epochs - EPOCH_SLACK
 
     def prepare_step(self, draw_documents) -> None:
         """Topic births and their undoing, when due before the next SVI step (:class:`engine.SVI` calls this).
@@ -832,7 +865,8 @@ class HDP(TopicModel):
         if self.fold_in == "dirichlet":
             return self._dirichlet_proportions(counts)
         chunk = max(1, _TRANSFORM_ELEMENTS // (self.doc_truncation * self.n_topics))
-        parts = [self.local_step(counts[start:start + chunk]).doc_topic for start in range(0, counts.shape[0], chunk)]
+        parts = [self._fit_documents(counts[start:start + chunk]).doc_topic
+                 for start in range(0, counts.shape[0], chunk)]
         return np.concatenate(parts, axis=0)
 
     def _dirichlet_proportions(self, counts: sp.csr_matrix) -> np.ndarray:
@@ -893,7 +927,7 @@ class HDP(TopicModel):
         lambda_ = self._require_fitted().astype(np.float64)
         sticks = self._sticks.astype(np.float64)
         if stats is None:
-            stats = self.local_step(counts)
+            stats = self._fit_documents(counts)
         zeta = stats.atom_topic.astype(np.float64)
         phi = stats.word_atom.astype(np.float64)
         gamma = stats.doc_sticks.astype(np.float64)

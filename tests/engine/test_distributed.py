@@ -47,8 +47,10 @@ def _models():
 
 
 # the statistics are summed in another order on the cluster: float64 rounding stays below 1e-10 relative
-# after 20 steps, float32's (the HDP's default) below 1e-4 (measured: 7e-6)
-_RTOL = {"float64": 1e-10, "float32": 1e-4}
+# after 20 steps, float32's (the HDP's default) below 2e-3 (measured: 7e-6 without the HDP's warm-up,
+# 6.8e-4 with it: in the warm-up every topic enters every pointer's update, and the steps amplify the
+# two orders' rounding; the float64 case shows the updates themselves are the same)
+_RTOL = {"float64": 1e-10, "float32": 2e-3}
 
 
 def _run(make, corpus, n_steps=N_STEPS, **options):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -38,7 +40,7 @@ def _small_corpus(seed=0, n_docs=30, n_words=25):
 # the algorithm box's updates and start of the sticks (Hoffman et al. 2013) with the local tolerance
 # and precision the HDP had by default before issue 13, for tests that pin that behaviour
 _PAPER = {"local_update": "mean_field", "stick_init": "prior", "local_tol": 1e-2, "dtype": "float64",
-          "fold_in": "sticks", "births": 0, "stick_atoms": "all"}
+          "fold_in": "sticks", "births": 0, "stick_atoms": "all", "warmup_epochs": 0.0}
 
 
 def _fitted_model(n_topics=6, n_atoms=4, n_words=25, seed=0, **options):
@@ -75,10 +77,13 @@ def _stick_log_means(sticks):
     return out
 
 
-def _reference_local(tokens, elog_beta, sticks, alpha, T, tol, max_iter, warmup, init, zero_order=False):
+def _reference_local(tokens, elog_beta, sticks, alpha, T, tol, max_iter, warmup, init, zero_order=False,
+                     corpus_sticks=True):
     """The algorithm box's local loop for one document, token by token, with plain loops.
 
     ``zero_order``: log E[.] for every expectation (pass log E[beta] as ``elog_beta``).
+    ``corpus_sticks=False``: the pointers' update without the corpus stick terms (the HDP's
+    ``warmup_epochs``); the "lda" start keeps its prior alpha E[sigma].
     """
     K = elog_beta.shape[0]
     N = len(tokens)
@@ -118,7 +123,8 @@ def _reference_local(tokens, elog_beta, sticks, alpha, T, tol, max_iter, warmup,
             elog_pi = _stick_log_means(gamma)
         zeta = np.zeros((T, K))
         for i in range(T):
-            logits = np.array([(elog_sticks[k] if prior else 0.0) + phi[:, i] @ eb[k] for k in range(K)])
+            logits = np.array([(elog_sticks[k] if prior and corpus_sticks else 0.0) + phi[:, i] @ eb[k]
+                               for k in range(K)])
             zeta[i] = _softmax(logits)
         for n in range(N):
             logits = np.array([(elog_pi[i] if prior else 0.0) + zeta[i] @ eb[:, n] for i in range(T)])
@@ -255,6 +261,92 @@ def test_warmup_with_the_lda_start_changes_the_fit():
     plain = _fitted_model(local_tol=1e-6).local_step(X)
     warmed = _fitted_model(local_tol=1e-6, warmup_iter=3).local_step(X)
     assert not np.allclose(warmed.atom_topic, plain.atom_topic)
+
+
+def _log_mean_topics(model):
+    return np.log(model.lambda_) - np.log(model.lambda_.sum(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize(("init", "update"), [("lda", "zero_order"), ("paper", "zero_order"), ("lda", "mean_field")])
+def test_an_svi_update_in_the_warm_up_leaves_the_corpus_sticks_out_of_the_pointers(init, update):
+    """warmup_epochs: begin_update marks the update; its local step is the reference loop without E[log sigma]."""
+    X = _small_corpus()
+    options = {"local_init": init, "local_tol": 1e-6, "local_max_iter": 60, "local_update": update}
+    model = _fitted_model(kernel="numpy", warmup_epochs=1.0, **options)
+    plain = model.local_step(X)  # outside an SVI update: the sticks weigh as always
+    model.begin_update()  # an SVI update within the first epoch
+    warm = model.local_step(X)
+    if update == "mean_field":
+        elog_beta = digamma(model.lambda_) - digamma(model.lambda_.sum(axis=1, keepdims=True))
+    else:
+        elog_beta = _log_mean_topics(model)
+    for d in range(X.shape[0]):
+        row = X[d]
+        tokens = np.repeat(row.indices, row.data)
+        zeta, phi, gamma, n_iter = _reference_local(tokens, elog_beta, model.sticks_, model.alpha, 4, 1e-6, 60, 0,
+                                                    init, corpus_sticks=False)
+        first = np.searchsorted(tokens, row.indices)
+        np.testing.assert_allclose(warm.atom_topic[d], zeta, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(warm.word_atom[X.indptr[d]:X.indptr[d + 1]], phi[first], rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(warm.doc_sticks[d], gamma, rtol=1e-8)
+        assert warm.n_iter[d] == n_iter
+    assert not np.allclose(warm.atom_topic, plain.atom_topic)
+    # the compiled kernel (whose head skips topics of small stick terms) fits the warm-up alike
+    compiled = _fitted_model(kernel="compiled", warmup_epochs=1.0, **options)
+    compiled.begin_update()
+    fast = compiled.local_step(X)
+    np.testing.assert_allclose(fast.atom_topic, warm.atom_topic, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(fast.word_atom, warm.word_atom, rtol=1e-6, atol=1e-9)
+    # transform (here the "sticks" fold-in, the training step's) always weighs the sticks
+    np.testing.assert_array_equal(model.transform(X), _fitted_model(kernel="numpy", **options).transform(X))
+    # the global step ends the mark: the next local step outside an update weighs them again
+    model.global_step(warm, scale=1.0, rho=0.5)
+    after = model.local_step(X)
+    np.testing.assert_array_equal(after.atom_topic, model._fit_documents(X, stick_terms=True).atom_topic)
+    assert not np.allclose(after.atom_topic, model._fit_documents(X, stick_terms=False).atom_topic)
+
+
+def test_the_warm_up_lasts_warmup_epochs_of_svi_updates_and_never_touches_batch_vi():
+    X = _small_corpus(seed=5, n_docs=60)
+
+    def trainer(warmup):
+        return SVI(HDP(6, 4, X.shape[1], seed=1, births=0, warmup_epochs=warmup), X, batch_size=20, seed=3)
+
+    warm, cold = trainer(1.0), trainer(0.0)
+    for _ in range(3):  # the first epoch: three minibatches of 20
+        warm.step()
+        cold.step()
+    assert not np.allclose(warm.model.lambda_, cold.model.lambda_)
+    # from the second epoch on, an update is the same whether the model was made with a warm-up or not
+    after = copy.deepcopy(warm)
+    after.model.set_params(warmup_epochs=0.0)
+    for run in (warm, after):
+        run.step()
+    np.testing.assert_array_equal(warm.model.lambda_, after.model.lambda_)
+    np.testing.assert_array_equal(warm.model.sticks_, after.model.sticks_)
+    # ... and within the first epoch it is not
+    early, early_cold = trainer(1.0), trainer(1.0)
+    early.step()
+    early_cold.step()
+    early_cold.model.set_params(warmup_epochs=0.0)
+    early.step()
+    early_cold.step()
+    assert not np.allclose(early.model.lambda_, early_cold.model.lambda_)
+    assert np.isfinite(early.model.lambda_).all() and np.isfinite(early.model.sticks_).all()
+
+    # batch VI never warms up; partial_fit does, as SVI (tests/engine/test_estimator.py pins the two equal)
+    runs = []
+    for warmup in (0.0, 5.0):
+        model = HDP(6, 4, X.shape[1], seed=1, births=0, warmup_epochs=warmup)
+        batch = BatchVI(model, X)
+        batch.step()
+        batch.step()
+        streamed = HDP(6, 4, X.shape[1], seed=1, births=0, warmup_epochs=warmup, total_samples=60)
+        streamed.partial_fit(X[:20])
+        streamed.partial_fit(X[20:40])
+        runs.append((model.lambda_, streamed.lambda_))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    assert not np.allclose(runs[0][1], runs[1][1])
 
 
 def test_transform_in_chunks_equals_one_local_step(monkeypatch):
@@ -427,8 +519,8 @@ def test_batch_elbo_never_decreases():
 @pytest.mark.parametrize("reorder", [False, True])
 def test_svi_with_whole_corpus_and_unit_step_equals_one_batch_sweep(reorder):
     X = _small_corpus(seed=2, n_docs=40)
-    svi_model = HDP(6, 4, X.shape[1], seed=1, reorder_topics=reorder, dtype="float64")
-    batch_model = HDP(6, 4, X.shape[1], seed=1, reorder_topics=reorder, dtype="float64")
+    svi_model = HDP(6, 4, X.shape[1], seed=1, reorder_topics=reorder, dtype="float64", warmup_epochs=0.0)
+    batch_model = HDP(6, 4, X.shape[1], seed=1, reorder_topics=reorder, dtype="float64", warmup_epochs=0.0)
     trainer = SVI(svi_model, X, batch_size=X.shape[0], kappa=0.9, tau=0.0)
     assert trainer.rho == 1.0
     trainer.step()
@@ -577,6 +669,10 @@ def test_same_seed_same_result_and_different_seeds_differ():
         ({"dtype": "int32"}, "dtype"),
         ({"fold_in": "lda"}, r"fold_in must be one of \('dirichlet', 'sticks'\), got 'lda'"),
         ({"stick_atoms": "some"}, r"stick_atoms must be one of \('used', 'all'\), got 'some'"),
+        ({"warmup_epochs": -1}, r"warmup_epochs must be a finite number >= 0, got -1"),
+        ({"warmup_epochs": float("nan")}, "warmup_epochs"),
+        ({"warmup_epochs": True}, "warmup_epochs"),
+        ({"warmup_epochs": "2"}, "warmup_epochs"),
     ],
 )
 def test_validation_names_the_parameter(kwargs, match):

@@ -230,14 +230,16 @@ def test_left_out_topics_are_exercised_and_a_looser_threshold_is_caught(monkeypa
 # rho_t, rho_1 = 0.32 (first_step_min=0, step_floor="none"): raised to 0.5, this trajectory amplified
 # float32 rounding past the tolerance in a process that had compiled the kernels itself (its code and
 # the cached code differ by 1e-13 in float64; every process now loads them from the cache,
-# engine/kernels/cache.py)
-@pytest.mark.parametrize(("dtype", "rtol", "stick_atoms"),
-                         [("float64", 1e-6, "used"), ("float64", 1e-6, "all"), ("float32", 2e-3, "all")])
+# engine/kernels/cache.py).  The warm-up (warmup_epochs) is off here, as it amplifies float32 rounding
+# further; it is compared in float64 (the last case) and in one local step (tests/engine/test_hdp.py)
+@pytest.mark.parametrize(("dtype", "rtol", "stick_atoms", "warmup_epochs"),
+                         [("float64", 1e-6, "used", 0.0), ("float64", 1e-6, "all", 0.0), ("float32", 2e-3, "all", 0.0),
+                          ("float64", 1e-6, "used", 1.0)])
 @pytest.mark.parametrize("local_update", ["mean_field", "zero_order", "zero_order_all"])
-def test_several_svi_steps_give_the_same_lambda_and_sticks(local_update, dtype, rtol, stick_atoms):
+def test_several_svi_steps_give_the_same_lambda_and_sticks(local_update, dtype, rtol, stick_atoms, warmup_epochs):
     X = _corpus(n_docs=200, seed=4)
     models = [HDP(20, 6, X.shape[1], seed=3, kernel=kernel, local_update=local_update, dtype=dtype,
-                  stick_atoms=stick_atoms, first_step_min=0.0, step_floor="none")
+                  stick_atoms=stick_atoms, first_step_min=0.0, step_floor="none", warmup_epochs=warmup_epochs)
               for kernel in ("numpy", "compiled")]
     for model in models:
         SVI(model, X, batch_size=40, kappa=0.7, tau=4.0, seed=1).run(n_steps=10)
@@ -250,7 +252,8 @@ def test_several_svi_steps_give_the_same_lambda_and_sticks(local_update, dtype, 
 def test_each_float32_step_with_used_atoms_matches_the_reference_from_the_same_state(local_update):
     X = _corpus(n_docs=200, seed=4)
     reference, fast = (HDP(20, 6, X.shape[1], seed=3, kernel=kernel, local_update=local_update, dtype="float32",
-                           stick_atoms="used", reorder_topics=False, first_step_min=0.0, step_floor="none")
+                           stick_atoms="used", reorder_topics=False, first_step_min=0.0, step_floor="none",
+                           warmup_epochs=0.0)
                        for kernel in ("numpy", "compiled"))
     trainers = [SVI(model, X, batch_size=40, kappa=0.7, tau=4.0, seed=1) for model in (reference, fast)]
     for _ in range(10):
