@@ -793,9 +793,10 @@ def test_presets_fill_only_what_is_unset():
     default = HDP(10, 3, 20)
     paper = HDP(10, 3, 20, preset="paper")
     assert (default.local_update, default.stick_init, default.local_tol, default.dtype, default.fold_in,
-            default.stick_atoms) == ("zero_order", "uniform", 0.1, "float32", "dirichlet", "used")
+            default.stick_atoms, default.warmup_epochs) == ("zero_order", "uniform", 0.1, "float32", "dirichlet",
+                                                            "used", 3.0)
     assert (paper.local_update, paper.stick_init, paper.local_tol, paper.dtype, paper.fold_in,
-            paper.stick_atoms) == ("mean_field", "prior", 0.01, "float64", "sticks", "all")
+            paper.stick_atoms, paper.warmup_epochs) == ("mean_field", "prior", 0.01, "float64", "sticks", "all", 0.0)
     assert default.get_params()["dtype"] is None  # filled in, not stored: a clone follows the preset
     mixed = HDP(10, 3, 20, preset="paper", local_tol=0.5)
     assert (mixed.local_update, mixed.local_tol) == ("mean_field", 0.5)

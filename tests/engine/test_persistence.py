@@ -328,19 +328,21 @@ def test_an_hdp_file_saved_with_gamma_loads_as_omega(tmp_path, planted_corpus):
 
 
 def test_an_hdp_file_from_before_stick_atoms_keeps_counting_all_atoms(tmp_path, planted_corpus):
-    """Files from before the used-atoms default (and the first step's floor) keep the settings they trained with."""
+    """Files from before the used-atoms default (the first step's floor, the warm-up) keep the settings they had."""
     hdp = pytest.importorskip("engine.models.hdp")
     model = hdp.HDP(n_topics=6, doc_truncation=3, n_words=planted_corpus.n_words, seed=1)
     SVI(model, planted_corpus.counts, batch_size=20).run(n_steps=1)
     path = save_model(tmp_path / "hdp.npz", model)
-    assert (load_model(path).model.stick_atoms, load_model(path).model.first_step_min) == ("used", 0.5)
+    loaded = load_model(path).model
+    assert (loaded.stick_atoms, loaded.first_step_min, loaded.warmup_epochs) == ("used", 0.5, 3.0)
     with np.load(path, allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
     meta = json.loads(metadata_text(arrays.pop("metadata")))
-    del meta["params"]["stick_atoms"], meta["params"]["first_step_min"]
+    del meta["params"]["stick_atoms"], meta["params"]["first_step_min"], meta["params"]["warmup_epochs"]
     old = tmp_path / "old.npz"
     np.savez(old, allow_pickle=False, **arrays, metadata=np.array(json.dumps(meta)))
-    assert (load_model(old).model.stick_atoms, load_model(old).model.first_step_min) == ("all", 0.0)
+    loaded = load_model(old).model
+    assert (loaded.stick_atoms, loaded.first_step_min, loaded.warmup_epochs) == ("all", 0.0, 0.0)
 
 
 # ------------------------------------------------------------ format version 2
