@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -107,8 +108,8 @@ class _EngineSystem:
     ``fit_prepared`` makes the calls of ``engine.SVI.step`` on a minibatch already sliced
     from the training matrix: the model's ``prepare_step`` if it has one (the HDP's births,
     which read a sample of the training documents inside the timed step, as in SVI,
-    drawn from SVI's stream), its ``begin_update`` if it has one (the HDP's warm-up), then its
-    ``local_step`` (random
+    drawn from SVI's stream), then, inside its ``updating()`` if it has one (the HDP's
+    warm-up), its ``local_step`` (random
     local starts, if any, from ``default_rng([seed, t])``, not SVI's stream, so a
     ``gamma_init="random"`` run draws other starts than ``SVI.step``), the same check for
     non-finite statistics, and its ``global_step`` with rho_t = (tau + t) ** -kappa
@@ -138,13 +139,12 @@ class _EngineSystem:
             prepare(self._draw_documents)
         self.t += 1
         rho = scheduled_rho(self.model, self.t, self.kappa, self.tau)  # SVI.step's, the step floor included
-        begin = getattr(self.model, "begin_update", None)  # the HDP's warm-up, as minibatch_update calls it
-        if begin is not None:
-            begin()
-        stats = self.model.local_step(batch, rng=np.random.default_rng([self.seed, self.t]))
-        if not np.isfinite(stats.topic_word.sum()):  # what SVI.step checks before the update
-            raise engine.DivergedError(f"{self.name}: non-finite statistics at step {self.t}")
-        self.model.global_step(stats, scale=self.n_docs / batch.shape[0], rho=rho)
+        updating = getattr(self.model, "updating", None)  # the HDP's warm-up, as minibatch_update enters it
+        with nullcontext() if updating is None else updating():
+            stats = self.model.local_step(batch, rng=np.random.default_rng([self.seed, self.t]))
+            if not np.isfinite(stats.topic_word.sum()):  # what SVI.step checks before the update
+                raise engine.DivergedError(f"{self.name}: non-finite statistics at step {self.t}")
+            self.model.global_step(stats, scale=self.n_docs / batch.shape[0], rho=rho)
         self.local_iterations.append(float(np.mean(stats.n_iter)))
 
     def partial_fit(self, rows: np.ndarray) -> None:

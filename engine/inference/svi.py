@@ -4,8 +4,8 @@ A model plugs in through four methods: ``initialize(n_docs, n_words=..., documen
 ``local_step(X, rng, warm_start) -> stats``, ``global_step(stats, scale, rho)``
 and ``batch_update(stats)``; SVI also calls ``prepare_step(draw_documents)`` before each
 step when the model has it (the HDP's topic births read a sample of training documents), and
-every SVI update (``SVI.step``, ``partial_fit``) calls ``begin_update()`` before its local
-step when the model has it (the HDP's warm-up).
+every SVI update (``SVI.step``, ``partial_fit``) runs its local and global steps inside
+``with model.updating():`` when the model has it (the HDP's warm-up).
 The loop, the minibatch sampling and the step-size schedule live here and only here.
 """
 
@@ -142,10 +142,8 @@ def minibatch_update(model, counts, t: int, n_docs: int, rho: float | Callable, 
     two steps (the adaptive step size needs the minibatch's statistics).
     """
     rng = np.random.default_rng([seed, _STREAM_LOCAL, t])
-    begin = getattr(model, "begin_update", None)
-    if begin is not None:
-        begin()
-    with _blas_limit(blas_threads):
+    updating = getattr(model, "updating", None)
+    with _blas_limit(blas_threads), (nullcontext() if updating is None else updating()):
         stats = (model.local_step if local_step is None else local_step)(counts, rng=rng)
         _check_finite(stats)  # before the update, so a failed step leaves the model as it was
         scale = n_docs / counts.shape[0]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
@@ -572,7 +574,7 @@ class HDP(TopicModel):
         self._epochs_seen = 0.0  # epochs of documents SVI's global steps have blended in
         self._birth_rounds = 0  # birth rounds made (one after each of the first BIRTH_ROUNDS epochs)
         self._pairs: list[tuple[int, int, int]] = []  # (round, donor, new topic) of births not yet judged
-        self._warming = False  # between begin_update and global_step of an SVI update in the warm-up (warmup_epochs)
+        self._warming = False  # within updating() of an SVI update in the warm-up (warmup_epochs)
 
     # ----------------------------------------------------------------- state
     def set_params(self, **params) -> HDP:
@@ -744,12 +746,20 @@ class HDP(TopicModel):
         """Blend the intermediate globals in with step size rho; then reorder if asked."""
         self._update(stats, scale, rho, reorder=self.reorder_topics)
         self._epochs_seen += 1.0 / scale  # the minibatch is 1/scale of the corpus
-        self._warming = False  # only the local step of the update begin_update announced warms up
 
-    def begin_update(self) -> None:
-        """Mark the coming SVI update's local step as one of the warm-up while fewer than ``warmup_epochs`` epochs
-        were blended in (:func:`engine.inference.svi.minibatch_update` calls this; its global step ends the mark)."""
+    @contextmanager
+    def updating(self) -> Iterator[None]:
+        """The span of one SVI update (:func:`engine.inference.svi.minibatch_update` runs its steps inside it).
+
+        While fewer than ``warmup_epochs`` epochs were blended in, the update's local steps are
+        the warm-up's (no corpus stick terms in the pointers' update); on leaving, whether the
+        update succeeded or failed, :meth:`local_step` weighs the sticks again.
+        """
         self._warming = self._epochs_seen < self.warmup_epochs - EPOCH_SLACK
+        try:
+            yield
+        finally:
+            self._warming = False
 
     def prepare_step(self, draw_documents) -> None:
         """Topic births and their undoing, when due before the next SVI step (:class:`engine.SVI` calls this).

@@ -269,13 +269,15 @@ def _log_mean_topics(model):
 
 @pytest.mark.parametrize(("init", "update"), [("lda", "zero_order"), ("paper", "zero_order"), ("lda", "mean_field")])
 def test_an_svi_update_in_the_warm_up_leaves_the_corpus_sticks_out_of_the_pointers(init, update):
-    """warmup_epochs: begin_update marks the update; its local step is the reference loop without E[log sigma]."""
+    """warmup_epochs: in an SVI update's span (updating), the local step is the reference loop without E[log sigma]."""
     X = _small_corpus()
     options = {"local_init": init, "local_tol": 1e-6, "local_max_iter": 60, "local_update": update}
     model = _fitted_model(kernel="numpy", warmup_epochs=1.0, **options)
     plain = model.local_step(X)  # outside an SVI update: the sticks weigh as always
-    model.begin_update()  # an SVI update within the first epoch
-    warm = model.local_step(X)
+    with model.updating():  # an SVI update within the first epoch
+        warm = model.local_step(X)
+        # transform (here the "sticks" fold-in, the training step's) always weighs the sticks
+        np.testing.assert_array_equal(model.transform(X), _fitted_model(kernel="numpy", **options).transform(X))
     if update == "mean_field":
         elog_beta = digamma(model.lambda_) - digamma(model.lambda_.sum(axis=1, keepdims=True))
     else:
@@ -293,14 +295,16 @@ def test_an_svi_update_in_the_warm_up_leaves_the_corpus_sticks_out_of_the_pointe
     assert not np.allclose(warm.atom_topic, plain.atom_topic)
     # the compiled kernel (whose head skips topics of small stick terms) fits the warm-up alike
     compiled = _fitted_model(kernel="compiled", warmup_epochs=1.0, **options)
-    compiled.begin_update()
-    fast = compiled.local_step(X)
+    with compiled.updating():
+        fast = compiled.local_step(X)
     np.testing.assert_allclose(fast.atom_topic, warm.atom_topic, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(fast.word_atom, warm.word_atom, rtol=1e-6, atol=1e-9)
-    # transform (here the "sticks" fold-in, the training step's) always weighs the sticks
-    np.testing.assert_array_equal(model.transform(X), _fitted_model(kernel="numpy", **options).transform(X))
-    # the global step ends the mark: the next local step outside an update weighs them again
-    model.global_step(warm, scale=1.0, rho=0.5)
+    # leaving the update's span, failed or not, the local step weighs the sticks again
+    with pytest.raises(RuntimeError, match="a failed step"), model.updating():
+        raise RuntimeError("a failed step")
+    np.testing.assert_array_equal(model.local_step(X).atom_topic, plain.atom_topic)
+    with model.updating():
+        model.global_step(warm, scale=1.0, rho=0.5)
     after = model.local_step(X)
     np.testing.assert_array_equal(after.atom_topic, model._fit_documents(X, stick_terms=True).atom_topic)
     assert not np.allclose(after.atom_topic, model._fit_documents(X, stick_terms=False).atom_topic)
