@@ -77,6 +77,13 @@ def _stick_log_means(sticks):
     return out
 
 
+def _topic_terms(model, update):
+    """The topic term of the reference loop: E[log beta_kw] for mean field, log E[beta_kw] otherwise."""
+    if update == "mean_field":
+        return digamma(model.lambda_) - digamma(model.lambda_.sum(axis=1, keepdims=True))
+    return np.log(model.lambda_) - np.log(model.lambda_.sum(axis=1, keepdims=True))
+
+
 def _reference_local(tokens, elog_beta, sticks, alpha, T, tol, max_iter, warmup, init, zero_order=False,
                      corpus_sticks=True):
     """The algorithm box's local loop for one document, token by token, with plain loops.
@@ -149,10 +156,7 @@ def test_vectorised_local_step_equals_per_document_reference(init, warmup, n_ato
                           local_update=update, kernel="numpy")
     stats = model.local_step(X)
     zero_order = update == "zero_order_all"  # log E[.] for the sticks too
-    if update != "mean_field":  # log E[beta_kw]
-        elog_beta = np.log(model.lambda_) - np.log(model.lambda_.sum(axis=1, keepdims=True))
-    else:
-        elog_beta = digamma(model.lambda_) - digamma(model.lambda_.sum(axis=1, keepdims=True))
+    elog_beta = _topic_terms(model, update)
     for d in range(X.shape[0]):
         row = X[d]
         words = row.indices
@@ -263,10 +267,6 @@ def test_warmup_with_the_lda_start_changes_the_fit():
     assert not np.allclose(warmed.atom_topic, plain.atom_topic)
 
 
-def _log_mean_topics(model):
-    return np.log(model.lambda_) - np.log(model.lambda_.sum(axis=1, keepdims=True))
-
-
 @pytest.mark.parametrize(("init", "update"), [("lda", "zero_order"), ("paper", "zero_order"), ("lda", "mean_field")])
 def test_an_svi_update_in_the_warm_up_leaves_the_corpus_sticks_out_of_the_pointers(init, update):
     """warmup_epochs: in an SVI update's span (updating), the local step is the reference loop without E[log sigma]."""
@@ -278,10 +278,7 @@ def test_an_svi_update_in_the_warm_up_leaves_the_corpus_sticks_out_of_the_pointe
         warm = model.local_step(X)
         # transform (here the "sticks" fold-in, the training step's) always weighs the sticks
         np.testing.assert_array_equal(model.transform(X), _fitted_model(kernel="numpy", **options).transform(X))
-    if update == "mean_field":
-        elog_beta = digamma(model.lambda_) - digamma(model.lambda_.sum(axis=1, keepdims=True))
-    else:
-        elog_beta = _log_mean_topics(model)
+    elog_beta = _topic_terms(model, update)
     for d in range(X.shape[0]):
         row = X[d]
         tokens = np.repeat(row.indices, row.data)
