@@ -12,7 +12,7 @@ SHARED_CORPORA = ("ap", "foldoc", "sotu", "jargon")
 PANEL = (*SHARED_CORPORA, "bible", "synthetic")
 # built at run time too; no default was chosen on them (--corpora ...)
 CHECK_COLLECTIONS = ("fortunes", "manpages", "verses", "packages", "docstrings", "manpages-de", "manpages-fr",
-                     "manpages-zh", "manpages-ja")
+                     "manpages-zh", "manpages-ja", "dictionary", "devil", "changelog-entries")
 SYSTEMS = ("engine-lda", "engine-hdp", "tomotopy-lda", "tomotopy-hdp", "gensim-lda", "gensim-hdp", "sklearn-lda")
 HDP_SYSTEMS = ("engine-hdp", "tomotopy-hdp", "gensim-hdp")
 HDP_TRUNCATION, HDP_DOC_TRUNCATION = 150, 20  # engine.HDP(n_topics=150, doc_truncation=20), the defaults

@@ -1,6 +1,7 @@
 """The quality benchmark's panel (the shared corpora, the KJV Bible built at run time, a synthetic corpus) and the
-check collections (quotations, man pages in English, German and French, Bible verses, package titles, the Python
-standard library's docstrings), built at run time, on which no default was tuned."""
+check collections (quotations, man pages in English, German, French, Chinese and Japanese, Bible verses, package
+titles, the Python standard library's docstrings, a dictionary of 1913, the Devil's Dictionary, Debian changelog
+entries), built at run time, on which no default was tuned."""
 
 from __future__ import annotations
 
@@ -253,6 +254,7 @@ def fortunes_texts() -> tuple[list[str], str]:
 
 
 CHANGELOGS = "/usr/share/doc/*/changelog.Debian.gz"
+DICTIONARY_SAMPLE = 20_000  # GCIDE's entries drawn for "dictionary": a collection of FOLDOC's size
 # an entry starts at a line "package (version) distribution; urgency=..." at the start of a line
 _CHANGELOG_ENTRY = re.compile(r"\n(?=\S+ \([^)]*\) [^;\n]*; urgency=)")
 
@@ -269,6 +271,60 @@ def changelog_entries(pattern: str = CHANGELOGS) -> tuple[list[str], str]:
         with gzip.open(path, "rt", encoding="utf-8", errors="replace") as file:
             texts.extend(entry.strip() for entry in _CHANGELOG_ENTRY.split("\n" + file.read()) if entry.strip())
     return texts, f"{len(paths)} files {pattern}"
+
+
+def distinct_changelog_entries(pattern: str = CHANGELOGS) -> tuple[list[str], str]:
+    """The entries of :func:`changelog_entries`, each distinct one once (``engine.find_text_copies``: the same words in
+    the same order), as the app and the command line read a collection by default."""
+    texts, where = changelog_entries(pattern)
+    first = engine.find_text_copies(texts)
+    return [text for d, text in enumerate(texts) if first[d] == d], f"{where}, {len(texts)} entries"
+
+
+DICTD = Path("/usr/share/dictd")
+_DICTD_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"  # dictd's base-64, big-endian
+_SOURCE_TAG = re.compile(r"^[ \t]*\[[^\]\n]*\][ \t]*$", re.MULTILINE)  # "[1913 Webster]", "[WordNet 1.5]"
+
+
+def _dictd_number(digits: str) -> int:
+    value = 0
+    for digit in digits:
+        value = value * 64 + _DICTD_DIGITS.index(digit)
+    return value
+
+
+def dictd_entries(name: str, folder: Path = DICTD, sample: int | None = None) -> tuple[list[str], str]:
+    """The entries of the dictd dictionary ``name`` (``folder/name.index`` and ``folder/name.dict.dz``), one text
+    each in the index's order, every entry once (several headwords can point at one entry) and the database's own
+    entries ("00-database-info", "00-gcide-short") left out; the lines that only name an entry's source
+    ("[1913 Webster]") are dropped.
+    An entry not in UTF-8 is read as Windows-1252 (a few of GCIDE's are).  ``sample``: that many entries drawn
+    without replacement with seed 0, kept in the index's order."""
+    index, data = folder / f"{name}.index", folder / f"{name}.dict.dz"
+    if not index.is_file() or not data.is_file():
+        raise FileNotFoundError(f"{index} or {data} is missing")
+    with gzip.open(data, "rb") as file:  # dictzip is gzip with an index of its own
+        contents = file.read()
+    seen: set[tuple[int, int]] = set()
+    texts = []
+    for line in index.read_text(encoding="utf-8", errors="replace").splitlines():
+        headword, offset, length = [*line.split("\t"), "", ""][:3]
+        if headword.startswith(("00-", "00database")) or not length:  # the database's own entries
+            continue
+        where = (_dictd_number(offset), _dictd_number(length))
+        if where in seen:
+            continue
+        seen.add(where)
+        entry = contents[where[0]:where[0] + where[1]]
+        try:
+            text = entry.decode("utf-8")
+        except UnicodeDecodeError:
+            text = entry.decode("cp1252", errors="replace")
+        texts.append(_SOURCE_TAG.sub("", text).strip())
+    if sample is not None and sample < len(texts):
+        keep = np.sort(np.random.default_rng(0).choice(len(texts), size=sample, replace=False))
+        texts = [texts[i] for i in keep]
+    return texts, f"{index} and {data.name}" + (f", {sample} entries drawn with seed 0" if sample else "")
 
 
 MANPAGE_PACKAGES = ("manpages", "manpages-dev")  # the Linux man-pages project: sections 2-5 and 7
@@ -451,6 +507,32 @@ BUILT = {
         "The docstrings of the Python standard library's modules, classes and functions ({program}), read by ast, "
         "each distinct docstring once; one document per docstring ({n_docs})",
         "Python standard library docstrings",
+    ),
+    # ... the definitions of a dictionary of 1913, short entries over a large vocabulary (a sample of GCIDE's) ...
+    "dictionary": BuiltCollection(
+        lambda: dictd_entries("gcide", sample=DICTIONARY_SAMPLE),
+        "`sudo apt-get install dict-gcide` installs GCIDE, the GNU Collaborative International Dictionary of "
+        "English (Webster's 1913 with additions; GPL 3 or later, see /usr/share/doc/dict-gcide/copyright)",
+        "Entries of GCIDE (Webster's Revised Unabridged Dictionary of 1913 with additions), Debian's dict-gcide "
+        "({program}), the lines naming an entry's source dropped; one document per entry ({n_docs})",
+        "GCIDE dictionary entries, a sample (Debian dict-gcide)",
+    ),
+    # ... a small collection: the Devil's Dictionary's 999 satirical definitions ...
+    "devil": BuiltCollection(
+        lambda: dictd_entries("devil"),
+        "`sudo apt-get install dict-devil` installs Ambrose Bierce's The Devil's Dictionary (public domain, "
+        "Debian's dict-devil)",
+        "Ambrose Bierce's The Devil's Dictionary (1881-1906, public domain), Debian's dict-devil ({program}); "
+        "one document per entry ({n_docs})",
+        "The Devil's Dictionary (Debian dict-devil)",
+    ),
+    # ... the changelog entries below, each distinct one once, as the app reads a collection ...
+    "changelog-entries": BuiltCollection(
+        distinct_changelog_entries,
+        "Debian packages install their changelogs in /usr/share/doc/<package>/changelog.Debian.gz (each under "
+        "its package's licence, see the copyright file beside it)",
+        "The distinct entries of this machine's Debian changelogs ({program}); one document per entry ({n_docs})",
+        "Debian changelog entries of the installed packages, each distinct one once",
     ),
     # ... and the entries of the changelogs of the packages installed on the machine, many repeated (not a
     # fixed collection: it changes with what is installed)

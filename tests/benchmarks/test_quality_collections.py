@@ -76,3 +76,60 @@ def test_another_languages_stop_words_are_read_as_the_text_is():
     assert {"par", "devant", "qu", "apres", "derriere", "le"} <= set(french.stop_words)
     assert all(word == word.lower() and "é" not in word for word in french.stop_words)
     assert _quality_panel.collection_vectorizer().stop_words == "english"
+
+
+def _dictd_digits(value: int) -> str:
+    """``value`` in dictd's base 64 (A-Za-z0-9+/ digits, big-endian), written independently of the reader."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    digits = ""
+    while True:
+        value, digit = divmod(value, 64)
+        digits = alphabet[digit] + digits
+        if value == 0:
+            return digits
+
+
+def test_a_dictd_dictionary_is_read_one_entry_each_without_its_own_entries_or_source_lines(tmp_path):
+    import gzip
+
+    entries = [("00-database-info", b"This database was built for a test.\n"),
+               ("cat", b"Cat \\Cat\\, n.\n   A small feline animal.\n   [1913 Webster]\n"),
+               ("caf\u00e9", "Caf\u00e9 \\Caf`\u00e9\\, n.\n   A coffee house.\n   [Webster 1913 Suppl.]\n".encode()),
+               ("dog", "Dog, n.  A  \u201cloyal\u201d animal [of old].\n".encode("cp1252"))]
+    data, index = b"", []
+    for headword, entry in entries:
+        index.append(f"{headword}\t{_dictd_digits(len(data))}\t{_dictd_digits(len(entry))}")
+        data += entry
+    offset, length = index[1].split("\t")[1:]
+    index.insert(2, f"kitty\t{offset}\t{length}")  # a second headword for the cat's entry
+    index.append(f"00-test-short\t{_dictd_digits(0)}\t{_dictd_digits(10)}")
+    (tmp_path / "test.index").write_text("\n".join(index) + "\n", encoding="utf-8")
+    with gzip.open(tmp_path / "test.dict.dz", "wb") as file:
+        file.write(data)
+
+    texts, where = _quality_panel.dictd_entries("test", folder=tmp_path)
+    assert texts == ["Cat \\Cat\\, n.\n   A small feline animal.", "Caf\u00e9 \\Caf`\u00e9\\, n.\n   A coffee house.",
+                     "Dog, n.  A  \u201cloyal\u201d animal [of old]."]
+    assert "test.index" in where
+    sample, _ = _quality_panel.dictd_entries("test", folder=tmp_path, sample=2)
+    assert len(sample) == 2 and set(sample) <= set(texts)
+    assert sample == [text for text in texts if text in sample]  # the index's order kept
+    with pytest.raises(FileNotFoundError):
+        _quality_panel.dictd_entries("absent", folder=tmp_path)
+
+
+def test_distinct_changelog_entries_keep_each_entry_once(tmp_path):
+    import gzip
+
+    entry = ("{pkg} ({version}) unstable; urgency=medium\n\n  * {change}\n\n"
+             " -- A Maintainer <a@example.org>  Mon, 01 Jan 2024 10:00:00 +0000\n")
+    releases = (("alpha", ("New upstream release.", "Fix the build.")), ("alpha-doc", ("New upstream release.",)))
+    for pkg, changes in releases:
+        (tmp_path / pkg).mkdir()
+        with gzip.open(tmp_path / pkg / "changelog.Debian.gz", "wt", encoding="utf-8") as file:
+            file.write("\n".join(entry.format(pkg="alpha", version=f"1.{i}", change=change)
+                                 for i, change in enumerate(changes)))
+    texts, where = _quality_panel.distinct_changelog_entries(str(tmp_path / "*" / "changelog.Debian.gz"))
+    assert [text.split("\n")[0] for text in texts] == ["alpha (1.0) unstable; urgency=medium",
+                                                        "alpha (1.1) unstable; urgency=medium"]
+    assert where.endswith("3 entries")
