@@ -7,6 +7,7 @@ passed with a leading underscore and identified by the key arguments.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,7 +29,7 @@ from explorer.engine_api import (
     most_likely_topics,
     start_warm_up,
 )
-from explorer.runs import RunRecord, ThreadLimiter, warm_up_workloads
+from explorer.runs import RunRecord, RunSettings, ThreadLimiter, warm_up_workloads
 from explorer.storage import Collection
 
 __all__ = [
@@ -176,6 +177,13 @@ def coherence_reference(collection_key: str, n_test: int, seed: int, _collection
     too, and no session ever gets a reference built from other documents.  Read-only.
     """
     return quality.coherence_reference(_collection, n_test, seed)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def training_words(collection_key: str, n_test: int, seed: int, _collection: Collection) -> int:
+    """The words (tokens) of a run's training documents, once per collection (its content key) and split."""
+    settings = dataclasses.replace(RunSettings(), n_test=n_test, seed=seed)
+    return int(quality.training_documents(_collection, settings).sum())
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)

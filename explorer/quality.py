@@ -41,7 +41,7 @@ __all__ = [
     "flags",
     "general_among_live",
     "general_note",
-    "hdp_few_documents_note",
+    "hdp_small_collection_note",
     "live_text",
     "main_documents_of",
     "mergeable",
@@ -56,8 +56,12 @@ __all__ = [
 GENERAL_NOTE_SHARE = 0.25
 # The Train page warns before an HDP run on fewer training documents than this: at 10 passes the HDP put
 # 43-99 % of the words in such topics on 4 of 5 collections at 200 documents and on 3 of 5 at 400, and at
-# most 16 % on 1 of 5 at 800 (benchmarks/RESULTS.md, run 22).
+# most 16 % on 1 of 5 at 800 (benchmarks/RESULTS.md, run 22) ...
 HDP_FEW_DOCUMENTS = 500
+# ... or whose training documents hold fewer words (tokens, stop words left out) than this: on samples of 500 or
+# more short documents it put a third or more of the words in such topics on 8 of 14 with fewer words and on
+# none with more (benchmarks/RESULTS.md, run 89)
+HDP_FEW_WORDS = 20_000
 
 COHERENCE_HELP = (f"Coherence (NPMI) measures how much more often the topic's {N_TOP} top words appear together "
                   "in the same training documents than unrelated words would, from −1 (never together) through "
@@ -186,14 +190,21 @@ def general_among_live(quality: TopicQuality | None) -> int:
     return int((quality.general & quality.live).sum())
 
 
-def hdp_few_documents_note(n_train: int) -> str | None:
-    """What the Train page says before an HDP run on a small collection (None from HDP_FEW_DOCUMENTS documents on)."""
-    if n_train >= HDP_FEW_DOCUMENTS:
+def hdp_small_collection_note(n_train: int, n_words: int) -> str | None:
+    """What the Train page says before an HDP run on a small collection: ``n_train`` training documents holding
+    ``n_words`` words (None from HDP_FEW_DOCUMENTS documents and HDP_FEW_WORDS words on)."""
+    if n_train < HDP_FEW_DOCUMENTS:
+        size, measured = (f"{formatting.count(n_train)} training documents",
+                          "it did on 3 of 5 test collections of 400 documents")
+    elif n_words < HDP_FEW_WORDS:
+        size, measured = (f"{formatting.count(n_words)} words in the training documents",
+                          f"it left a third of the words or more in them on 8 of 14 test collections of fewer "
+                          f"than {formatting.count(HDP_FEW_WORDS)} words")
+    else:
         return None
-    return (f"With {formatting.count(n_train)} training documents, the HDP may leave most words in many "
-            "near-identical topics that repeat the collection's commonest words (it did on 3 of 5 test collections "
-            "of 400 documents). If it does, the Topics page offers to merge them into one; LDA with about 20 "
-            "topics often fits such collections better.")
+    return (f"With {size}, the HDP may leave most words in many near-identical topics that repeat the "
+            f"collection's commonest words ({measured}). If it does, the Topics page offers to merge them into "
+            "one; LDA with about 20 topics often fits such collections better.")
 
 
 def mergeable(quality: TopicQuality | None) -> int:

@@ -14,7 +14,8 @@ from explorer.runs import CapReachedError, RunRecord, RunSettings, create_run, r
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
 
-__all__ = ["live_panel", "n_training_documents", "schedule_controls", "start_new_run", "where_control"]
+__all__ = ["live_panel", "n_training_documents", "n_training_words", "schedule_controls", "start_new_run",
+           "where_control"]
 
 SCHEDULE_KEYS = {Keys.kappa: "kappa", Keys.tau: "tau", Keys.batch_size: "batch_size"}
 STEP_SIZE_CHOICES = {"schedule": "The paper's schedule κ/τ", "adaptive": "Adaptive (Ranganath et al. 2013)"}
@@ -41,6 +42,16 @@ def _apply_to_current(key: str) -> None:
 def n_training_documents(collection: Collection) -> int:
     """The training documents the Train page's held-out count leaves (at least 1)."""
     return max(1, collection.corpus.n_docs - int(state.get(Keys.n_test, 1)))
+
+
+def n_training_words(collection: Collection) -> int:
+    """The words (tokens) of the training documents the Train page's held-out count and seed leave; all the
+    collection's words while that count cannot be split off (starting a run then says why)."""
+    try:
+        return cached.training_words(collection.key, int(state.get(Keys.n_test, 1)), int(state.get(Keys.seed, 0)),
+                                     collection)
+    except ValueError:
+        return collection.corpus.n_tokens
 
 
 def _first_pass(model, n_train: int, batch_size: int) -> tuple[int, int] | None:

@@ -37,7 +37,8 @@ with settings_column:
                        "documents that use them, and four passes later merges back any pair that stayed alike; the "
                        "curve marks each split and may step there. Pairs still waiting when the run ends are judged "
                        "then.")
-        few = quality.hdp_few_documents_note(training.n_training_documents(collection))
+        few = quality.hdp_small_collection_note(training.n_training_documents(collection),
+                                                training.n_training_words(collection))
         if few:
             st.caption(few)
     else:

@@ -15,7 +15,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import engine
-from explorer import formatting, porting
+from explorer import formatting, porting, quality
 from explorer.engine_api import LDA
 from explorer.state import Keys
 from tests.engine._fake_warm_up import FakeWarmUp
@@ -897,6 +897,30 @@ def test_the_train_page_warns_before_an_hdp_run_on_few_documents(app_path):
     assert note.startswith("With 300 training documents, the HDP may leave most words in many near-identical topics")
     at.segmented_control(key=Keys.model).set_value("LDA").run()
     assert not notes()
+
+
+def test_the_train_page_warns_before_an_hdp_run_on_few_words(app_path):
+    """700 notes of eight words: enough documents, too few words; the note counts the training documents' words."""
+    import numpy as np
+
+    from explorer.engine_api import heldout_split
+
+    rng = np.random.default_rng(0)
+    vocabulary = [a + b + c for a in ("bra", "cle", "dro", "fen", "gal") for b in ("mi", "ro", "tu", "va", "ze")
+                  for c in ("nd", "rk", "st")]
+    rows = "".join(f"{' '.join(rng.choice(vocabulary, 8))}\n" for _ in range(700))
+    at = _app(app_path)
+    _upload(at, [("notes.csv", ("text\n" + rows).encode())])
+    assert not at.exception, at.exception
+    corpus = _collection(at).corpus
+    _page(at, "train")
+    at.segmented_control(key=Keys.model).set_value("HDP").run()
+    n_test, seed = at.number_input(key=Keys.n_test).value, at.number_input(key=Keys.seed).value
+    assert corpus.n_docs - n_test >= quality.HDP_FEW_DOCUMENTS
+    words = int(heldout_split(corpus.counts, n_test=n_test, seed=seed)[0].sum())
+    assert words < quality.HDP_FEW_WORDS
+    [note] = [c.value for c in at.caption if "near-identical topics" in c.value]
+    assert note.startswith(f"With {words:,} words in the training documents, the HDP may leave most words")
 
 
 def test_lda_trains_with_the_engines_default_local_step(app_path):

@@ -181,11 +181,19 @@ def test_general_topics_are_flagged_and_noted_past_a_quarter_of_the_words():
     assert quality.general_note(one) is not None and quality.mergeable(one) == 0
 
 
-def test_the_hdp_few_documents_note_starts_below_the_line():
-    assert quality.hdp_few_documents_note(quality.HDP_FEW_DOCUMENTS) is None
-    assert quality.hdp_few_documents_note(10_000) is None
-    note = quality.hdp_few_documents_note(quality.HDP_FEW_DOCUMENTS - 1)
+def test_the_hdp_small_collection_note_starts_below_either_line():
+    enough = quality.HDP_FEW_WORDS
+    assert quality.hdp_small_collection_note(quality.HDP_FEW_DOCUMENTS, enough) is None
+    assert quality.hdp_small_collection_note(10_000, 10**6) is None
+    note = quality.hdp_small_collection_note(quality.HDP_FEW_DOCUMENTS - 1, enough)
     assert note.startswith("With 499 training documents, the HDP may leave most words in many near-identical topics")
+    assert "of 400 documents" in note
+    assert quality.hdp_small_collection_note(quality.HDP_FEW_DOCUMENTS - 1, 10) == quality.hdp_small_collection_note(
+        quality.HDP_FEW_DOCUMENTS - 1, enough)  # few documents: their count is the reason given
+    words = quality.hdp_small_collection_note(900, enough - 1)
+    assert words.startswith("With 19,999 words in the training documents, the HDP may leave most words in many "
+                            "near-identical topics")
+    assert "8 of 14 test collections of fewer than 20,000 words" in words and "LDA with about 20 topics" in words
     assert "the Topics page offers to merge them" in note
 
 
