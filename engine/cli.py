@@ -784,9 +784,10 @@ def _fit(args: argparse.Namespace) -> int:
     if n_test:
         print(f"training on {train.shape[0]} documents, {n_test} held out for evaluation", file=sys.stderr)
     documents = topics_command.TrainingDocuments.of(corpus, rows, passages=bool(record.get(PASSAGE_WORDS_KEY)))
-    warning = topics_command.long_documents_hint(run.model, train, documents)
-    if warning:
-        print(warning, file=sys.stderr)
+    for warning in (topics_command.hdp_small_collection_hint(run.model, train),
+                    topics_command.long_documents_hint(run.model, train, documents)):
+        if warning:
+            print(warning, file=sys.stderr)
     completed = _follow(run, args.no_progress)
     if getattr(run.trainer, "cluster", None) is not None:
         run.trainer.cluster.close()  # the client made for --dask (and its LocalCluster)

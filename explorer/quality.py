@@ -17,10 +17,13 @@ import numpy as np
 from explorer import formatting, safe_text, uploads
 from explorer.engine_api import (
     COHERENCE_TOP_WORDS,
+    HDP_FEW_DOCUMENTS,
+    HDP_FEW_WORDS,
     ONE_DOCUMENT_MIN_DOCUMENTS,
     CoherenceReference,
     Corpus,
     TopicQuality,
+    hdp_small_collection,
     main_documents,
 )
 from explorer.engine_api import topic_quality as engine_topic_quality
@@ -31,6 +34,8 @@ N_TOP = COHERENCE_TOP_WORDS  # coherence is scored on each topic's 10 most proba
 
 __all__ = [
     "COHERENCE_HELP",
+    "HDP_FEW_DOCUMENTS",
+    "HDP_FEW_WORDS",
     "LIVE_HELP",
     "N_TOP",
     "MainDocuments",
@@ -54,14 +59,6 @@ __all__ = [
 # overall word use repeats the most common words instead of singling out a theme (model.general_topics()).
 # the Topics page says so when topics like that hold at least this share of the words
 GENERAL_NOTE_SHARE = 0.25
-# The Train page warns before an HDP run on fewer training documents than this: at 10 passes the HDP put
-# 43-99 % of the words in such topics on 4 of 5 collections at 200 documents and on 3 of 5 at 400, and at
-# most 16 % on 1 of 5 at 800 (benchmarks/RESULTS.md, run 22) ...
-HDP_FEW_DOCUMENTS = 500
-# ... or whose training documents hold fewer words (tokens, stop words left out) than this: on samples of 500 or
-# more short documents it put a third or more of the words in such topics on 8 of 14 with fewer words and on
-# none with more (benchmarks/RESULTS.md, run 89)
-HDP_FEW_WORDS = 20_000
 
 COHERENCE_HELP = (f"Coherence (NPMI) measures how much more often the topic's {N_TOP} top words appear together "
                   "in the same training documents than unrelated words would, from −1 (never together) through "
@@ -191,12 +188,13 @@ def general_among_live(quality: TopicQuality | None) -> int:
 
 
 def hdp_small_collection_note(n_train: int, n_words: int) -> str | None:
-    """What the Train page says before an HDP run on a small collection: ``n_train`` training documents holding
-    ``n_words`` words (None from HDP_FEW_DOCUMENTS documents and HDP_FEW_WORDS words on)."""
-    if n_train < HDP_FEW_DOCUMENTS:
+    """What the Train page says before an HDP run on a small collection (``engine.hdp_small_collection``):
+    ``n_train`` training documents holding ``n_words`` words; None on a collection large enough."""
+    why = hdp_small_collection(n_train, n_words)
+    if why == "documents":
         size, measured = (f"{formatting.count(n_train)} training documents",
                           "it did on 3 of 5 test collections of 400 documents")
-    elif n_words < HDP_FEW_WORDS:
+    elif why == "words":
         size, measured = (f"{formatting.count(n_words)} words in the training documents",
                           f"it left a third of the words or more in them on 8 of 14 test collections of fewer "
                           f"than {formatting.count(HDP_FEW_WORDS)} words")

@@ -23,12 +23,15 @@ from engine.data.passages import passage_documents
 from engine.inference.coherence import CoherenceReference
 from engine.inference.quality import (
     COHERENCE_TOP_WORDS,
+    HDP_FEW_DOCUMENTS,
+    HDP_FEW_WORDS,
     INCOHERENT_NPMI,
     ONE_DOCUMENT_MIN_DOCUMENTS,
     ONE_DOCUMENT_SHARE,
     SHORT_DOCUMENT_WORDS,
     TopicQuality,
     hdp_rule_topics,
+    hdp_small_collection,
     long_documents,
     main_documents,
     topic_quality,
@@ -120,6 +123,20 @@ def long_documents_hint(model, train, documents: TrainingDocuments) -> str | Non
             f"{ONE_DOCUMENT_SHARE / k:.1%} of the words, {average}: {named}{more}; {'it' if one else 'each'} may "
             f"fill topics of its own; {_leave_out_flags([documents.ids[d] for d in found])} trains without "
             f"{'it' if one else 'them'}")
+
+
+def hdp_small_collection_hint(model, train) -> str | None:
+    """Before an HDP run on few training documents, or documents holding few words (``engine.hdp_small_collection``):
+    a line saying what the HDP may do there and what to try, else None (and None for LDA)."""
+    if isinstance(model, LDA):
+        return None
+    n_documents, n_words = train.shape[0], int(train.sum())
+    if hdp_small_collection(n_documents, n_words) is None:
+        return None
+    return (f"warning: the HDP trains on {n_documents:,} documents holding {n_words:,} words; on fewer than "
+            f"{HDP_FEW_DOCUMENTS:,} documents or {HDP_FEW_WORDS:,} words it may leave most words in many "
+            "near-identical topics that repeat the collection's commonest words (`svi-topics topics` flags them); "
+            "LDA with about 20 topics (--model lda --topics 20) often fits such collections better")
 
 
 def with_main_documents(quality: TopicQuality, model, train, documents: TrainingDocuments) -> TopicQuality:

@@ -315,6 +315,22 @@ def test_the_rule_reads_one_hdp_topic_for_every_ten_documents_at_most_fifty():
         with pytest.raises(ValueError, match="n_documents"):
             engine.hdp_rule_topics(bad)
 
+
+def test_a_collection_is_small_for_the_hdp_below_either_line():
+    few_docs, few_words = engine.HDP_FEW_DOCUMENTS, engine.HDP_FEW_WORDS
+    assert (few_docs, few_words) == (500, 20_000)
+    assert engine.hdp_small_collection(few_docs - 1, 10**6) == "documents"
+    assert engine.hdp_small_collection(few_docs - 1, 0) == "documents"  # too few documents is the first reason
+    assert engine.hdp_small_collection(few_docs, few_words - 1) == "words"
+    assert engine.hdp_small_collection(np.int64(10**6), np.int64(few_words - 1)) == "words"
+    assert engine.hdp_small_collection(few_docs, few_words) is None
+    for bad in (-1, 2.5, True, "9", None):
+        with pytest.raises(ValueError, match="n_documents"):
+            engine.hdp_small_collection(bad, few_words)
+        with pytest.raises(ValueError, match="n_words"):
+            engine.hdp_small_collection(few_docs, bad)
+
+
 def test_the_long_document_found_before_training_is_the_one_its_topic_comes_from(planted_corpus):
     """The planted corpus plus one document of 3,000 words (23 % of them): named by long_documents before training,
     and the document the one flagged topic takes its words from after it; no planted document is named."""
