@@ -196,13 +196,14 @@ def hdp_small_collection_note(n_train: int, n_words: int) -> str | None:
                           "it did on 3 of 5 test collections of 400 documents")
     elif why == "words":
         size, measured = (f"{formatting.count(n_words)} words in the training documents",
-                          f"it left a third of the words or more in them on 8 of 14 test collections of fewer "
+                          f"it left a third of the words or more in them on 7 of 14 test collections of fewer "
                           f"than {formatting.count(HDP_FEW_WORDS)} words")
     else:
         return None
     return (f"With {size}, the HDP may leave most words in many near-identical topics that repeat the "
             f"collection's commonest words ({measured}). If it does, the Topics page offers to merge them into "
-            "one; LDA with about 20 topics often fits such collections better.")
+            "one; LDA with about 20 topics may fit such collections better: train both and compare them in the run "
+            "list.")
 
 
 def mergeable(quality: TopicQuality | None) -> int:

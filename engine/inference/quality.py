@@ -280,11 +280,9 @@ def hdp_small_collection(n_documents: int, n_words: int) -> str | None:
     """Why training documents are too few for the default HDP to tell its topics apart: "documents" (fewer than
     :data:`HDP_FEW_DOCUMENTS`, 500), "words" (holding fewer than :data:`HDP_FEW_WORDS`, 20,000), or None.
 
-    On such collections ten passes leave the HDP's unused topics near-identical copies of the overall word use
-    (``model.general_topics()``), which can hold most of the words: a third or more of them on 3 of 5
-    collections of 400 documents and on 8 of 14 samples of 500 or more short documents holding fewer than
-    20,000 words, and on none of the samples above both lines (benchmarks/RESULTS.md runs 22 and 89).  The
-    explorer and ``svi-topics fit`` say so before an HDP run.
+    On such collections ten passes can leave the HDP's unused topics as near-identical copies of the overall word
+    use (``model.general_topics()``) holding most of the words; benchmarks/RESULTS.md runs 22 (documents) and 89
+    (words) measured where, and drew the two lines.  The explorer and ``svi-topics fit`` say so before an HDP run.
 
     Examples
     --------

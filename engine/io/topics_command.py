@@ -136,7 +136,7 @@ def hdp_small_collection_hint(model, train) -> str | None:
     return (f"warning: the HDP trains on {n_documents:,} documents holding {n_words:,} words; on fewer than "
             f"{HDP_FEW_DOCUMENTS:,} documents or {HDP_FEW_WORDS:,} words it may leave most words in many "
             "near-identical topics that repeat the collection's commonest words (`svi-topics topics` flags them); "
-            "LDA with about 20 topics (--model lda --topics 20) often fits such collections better")
+            "LDA with about 20 topics (--model lda --topics 20) may fit such collections better")
 
 
 def with_main_documents(quality: TopicQuality, model, train, documents: TrainingDocuments) -> TopicQuality:

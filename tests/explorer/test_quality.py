@@ -193,7 +193,7 @@ def test_the_hdp_small_collection_note_starts_below_either_line():
     words = quality.hdp_small_collection_note(900, enough - 1)
     assert words.startswith("With 19,999 words in the training documents, the HDP may leave most words in many "
                             "near-identical topics")
-    assert "8 of 14 test collections of fewer than 20,000 words" in words and "LDA with about 20 topics" in words
+    assert "7 of 14 test collections of fewer than 20,000 words" in words and "LDA with about 20 topics" in words
     assert "the Topics page offers to merge them" in note
 
 
