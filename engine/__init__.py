@@ -122,6 +122,7 @@ from engine.inference.quality import (
     hdp_small_collection,
     long_documents,
     main_documents,
+    recurring_words,
     topic_quality,
 )
 from engine.inference.run import Snapshot, TrainingRun, default_target_docs
@@ -314,6 +315,7 @@ __all__ = [
     "read_uci",
     "read_vocabulary",
     "read_zip",
+    "recurring_words",
     "relevance",
     "remove_boilerplate",
     "rst_text",

@@ -27,6 +27,7 @@ from explorer.engine_api import (
     match_topics,
     messages_report,
     most_likely_topics,
+    recurring_words,
     start_warm_up,
 )
 from explorer.runs import RunRecord, RunSettings, ThreadLimiter, warm_up_workloads
@@ -180,10 +181,11 @@ def coherence_reference(collection_key: str, n_test: int, seed: int, _collection
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def training_words(collection_key: str, n_test: int, seed: int, _collection: Collection) -> int:
-    """The words (tokens) of a run's training documents, once per collection (its content key) and split."""
+def recurring_training_words(collection_key: str, n_test: int, seed: int, _collection: Collection) -> int:
+    """The words (tokens) of a run's training documents whose word is in two or more of them
+    (``engine.recurring_words``), once per collection (its content key) and split."""
     settings = dataclasses.replace(RunSettings(), n_test=n_test, seed=seed)
-    return int(quality.training_documents(_collection, settings).sum())
+    return recurring_words(quality.training_documents(_collection, settings))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)

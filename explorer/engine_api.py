@@ -84,6 +84,7 @@ from engine import (
     read_txt_files,
     read_uci,
     read_zip,
+    recurring_words,
     save_model,
     settings,  # the SVI_TOPICS_* environment settings, read only there
     splittable_documents,
@@ -210,6 +211,7 @@ __all__ = [
     "read_txt_files",
     "read_uci",
     "read_zip",
+    "recurring_words",
     "save_model",
     "settings",
     "splittable_documents",

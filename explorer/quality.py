@@ -189,13 +189,15 @@ def general_among_live(quality: TopicQuality | None) -> int:
 
 def hdp_small_collection_note(n_train: int, n_words: int) -> str | None:
     """What the Train page says before an HDP run on a small collection (``engine.hdp_small_collection``):
-    ``n_train`` training documents holding ``n_words`` words; None on a collection large enough."""
+    ``n_train`` training documents, ``n_words`` of their words in two or more of them (``engine.recurring_words``);
+    None on a collection large enough."""
     why = hdp_small_collection(n_train, n_words)
     if why == "documents":
         size, measured = (f"{formatting.count(n_train)} training documents",
                           "it did on 3 of 5 test collections of 400 documents")
     elif why == "words":
-        size, measured = (f"{formatting.count(n_words)} words in the training documents",
+        size, measured = (f"only {formatting.count(n_words)} words that recur across the training documents (a word "
+                          "found in one document only cannot tie documents together)",
                           f"it left a third of the words or more in them on 7 of 14 test collections of fewer "
                           f"than {formatting.count(HDP_FEW_WORDS)} words")
     else:

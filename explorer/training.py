@@ -9,7 +9,14 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cached, charts, clusters, formatting, icons, quality, safe_text, session, state, tables, ui
-from explorer.engine_api import HDP, LDA, Workload, first_pass_batch_size, splittable_documents
+from explorer.engine_api import (
+    HDP,
+    LDA,
+    Workload,
+    first_pass_batch_size,
+    recurring_words,
+    splittable_documents,
+)
 from explorer.runs import CapReachedError, RunRecord, RunSettings, create_run, resume_checkpoint
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
@@ -45,13 +52,14 @@ def n_training_documents(collection: Collection) -> int:
 
 
 def n_training_words(collection: Collection) -> int:
-    """The words (tokens) of the training documents the Train page's held-out count and seed leave; all the
-    collection's words while that count cannot be split off (starting a run then says why)."""
+    """The words (tokens) of the training documents the Train page's held-out count and seed leave whose word is
+    in two or more of them (``engine.recurring_words``); those of all the documents while that count cannot be split
+    off (starting a run then says why)."""
     try:
-        return cached.training_words(collection.key, int(state.get(Keys.n_test, 1)), int(state.get(Keys.seed, 0)),
-                                     collection)
+        return cached.recurring_training_words(collection.key, int(state.get(Keys.n_test, 1)),
+                                               int(state.get(Keys.seed, 0)), collection)
     except ValueError:
-        return collection.corpus.n_tokens
+        return recurring_words(collection.corpus.counts)
 
 
 def _first_pass(model, n_train: int, batch_size: int) -> tuple[int, int] | None:

@@ -31,10 +31,11 @@ import numpy as np
 
 from engine.models.hdp import HDP
 from engine.models.inspection import GENERAL_DIVERGENCE
+from engine.validation import as_counts
 
 __all__ = ["COHERENCE_TOP_WORDS", "HDP_FEW_DOCUMENTS", "HDP_FEW_WORDS", "HDP_RULE_TOPICS", "ONE_DOCUMENT_MIN_DOCUMENTS",
            "ONE_DOCUMENT_SHARE", "SHORT_DOCUMENT_WORDS", "TopicQuality", "hdp_rule_topics", "hdp_small_collection",
-           "long_documents", "main_documents", "topic_quality"]
+           "long_documents", "main_documents", "recurring_words", "topic_quality"]
 
 COHERENCE_TOP_WORDS = 10  # NPMI of each topic's 10 most probable words, the usual choice (Röder et al. 2015)
 LIVE_SHARE = 0.25  # LDA: a topic explaining less than a quarter of an even share (1 / K) of the words is hardly used
@@ -57,8 +58,9 @@ ONE_DOCUMENT_MIN_DOCUMENTS = 20
 # before an HDP run, which finds its number of topics itself, long_documents reads K as one topic for every
 # HDP_DOCUMENTS_PER_TOPIC documents, at most HDP_RULE_TOPICS (hdp_rule_topics; benchmarks/RESULTS.md run 79)
 HDP_RULE_TOPICS, HDP_DOCUMENTS_PER_TOPIC = 50, 10
-# an HDP trained on fewer documents than this, or on documents holding fewer words (tokens) than HDP_FEW_WORDS, may
-# leave most words in many copies of the collection's overall word use (hdp_small_collection)
+# an HDP trained on fewer documents than this, or on documents holding fewer words (tokens) of words found in two or
+# more of them (recurring_words) than HDP_FEW_WORDS, may leave most words in many copies of the collection's overall
+# word use (hdp_small_collection)
 HDP_FEW_DOCUMENTS = 500
 HDP_FEW_WORDS = 20_000
 
@@ -276,9 +278,33 @@ def hdp_rule_topics(n_documents: int) -> int:
     return int(min(HDP_RULE_TOPICS, max(1, n_documents // HDP_DOCUMENTS_PER_TOPIC)))
 
 
+def recurring_words(counts) -> int:
+    """The words (tokens) of a documents x words count matrix whose word is found in two or more of its documents.
+
+    A word found in one document only cannot tie documents together, so it tells a topic model nothing about
+    which words go together; this count is what :func:`hdp_small_collection` reads, and it barely depends on how
+    rare words were pruned (keeping every word or only those of five documents or more, benchmarks/RESULTS.md
+    run 89).
+
+    Examples
+    --------
+    >>> from engine import recurring_words
+    >>> recurring_words([[2, 1, 0], [1, 0, 0], [0, 0, 4]])  # word 0 is in two documents; words 1 and 2 in one
+    3
+    """
+    matrix = as_counts(counts, name="counts").copy()
+    matrix.sum_duplicates()
+    matrix.eliminate_zeros()
+    columns = matrix.shape[1]
+    documents = np.bincount(matrix.indices, minlength=columns)
+    words = np.bincount(matrix.indices, weights=matrix.data, minlength=columns)
+    return round(float(words[documents >= 2].sum()))
+
+
 def hdp_small_collection(n_documents: int, n_words: int) -> str | None:
     """Why training documents are too few for the default HDP to tell its topics apart: "documents" (fewer than
-    :data:`HDP_FEW_DOCUMENTS`, 500), "words" (holding fewer than :data:`HDP_FEW_WORDS`, 20,000), or None.
+    :data:`HDP_FEW_DOCUMENTS`, 500), "words" (``n_words``, their :func:`recurring_words`, fewer than
+    :data:`HDP_FEW_WORDS`, 20,000), or None.
 
     On such collections ten passes can leave the HDP's unused topics as near-identical copies of the overall word
     use (``model.general_topics()``) holding most of the words; benchmarks/RESULTS.md runs 22 (documents) and 89

@@ -34,6 +34,7 @@ from engine.inference.quality import (
     hdp_small_collection,
     long_documents,
     main_documents,
+    recurring_words,
     topic_quality,
 )
 from engine.io.model_files import load_model
@@ -126,17 +127,19 @@ def long_documents_hint(model, train, documents: TrainingDocuments) -> str | Non
 
 
 def hdp_small_collection_hint(model, train) -> str | None:
-    """Before an HDP run on few training documents, or documents holding few words (``engine.hdp_small_collection``):
+    """Before an HDP run on few training documents, or documents sharing few words (``engine.hdp_small_collection``,
+    ``engine.recurring_words``):
     a line saying what the HDP may do there and what to try, else None (and None for LDA)."""
     if isinstance(model, LDA):
         return None
-    n_documents, n_words = train.shape[0], int(train.sum())
+    n_documents, n_words = train.shape[0], recurring_words(train)
     if hdp_small_collection(n_documents, n_words) is None:
         return None
-    return (f"warning: the HDP trains on {n_documents:,} documents holding {n_words:,} words; on fewer than "
-            f"{HDP_FEW_DOCUMENTS:,} documents or {HDP_FEW_WORDS:,} words it may leave most words in many "
-            "near-identical topics that repeat the collection's commonest words (`svi-topics topics` flags them); "
-            "LDA with about 20 topics (--model lda --topics 20) may fit such collections better")
+    return (f"warning: the HDP trains on {n_documents:,} documents sharing {n_words:,} words (those of words found "
+            f"in two or more of them); on fewer than {HDP_FEW_DOCUMENTS:,} documents or {HDP_FEW_WORDS:,} such words "
+            "it may leave most words in many near-identical topics that repeat the collection's commonest words "
+            "(`svi-topics topics` flags them); LDA with about 20 topics (--model lda --topics 20) may fit such "
+            "collections better")
 
 
 def with_main_documents(quality: TopicQuality, model, train, documents: TrainingDocuments) -> TopicQuality:

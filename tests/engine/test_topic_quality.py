@@ -331,6 +331,24 @@ def test_a_collection_is_small_for_the_hdp_below_either_line():
             engine.hdp_small_collection(few_docs, bad)
 
 
+def test_recurring_words_are_those_of_words_in_two_or_more_documents():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        dense = rng.poisson(0.3, size=(rng.integers(1, 30), rng.integers(1, 40)))
+        expected = sum(int(dense[:, w].sum()) for w in range(dense.shape[1]) if np.count_nonzero(dense[:, w]) >= 2)
+        assert engine.recurring_words(dense) == expected
+        assert engine.recurring_words(sp.csr_matrix(dense)) == expected
+    # a CSR matrix holding a word's count in two entries of one row, and a stored zero, counts its documents right
+    split_entry = sp.csr_matrix((np.array([1, 2, 0, 5]), np.array([0, 0, 1, 1]), np.array([0, 2, 4])), shape=(2, 2))
+    assert engine.recurring_words(split_entry) == 0  # word 0 is in one document, word 1's other entry is a zero
+    assert engine.recurring_words(sp.csr_matrix([[1, 0], [0, 1]])) == 0
+    assert engine.recurring_words(engine.Corpus.from_texts(["a cat sat", "a cat ran", "dogs bark"])) == 2
+    with pytest.raises(ValueError, match="non-negative"):
+        engine.recurring_words([[1, -1], [1, 1]])
+    with pytest.raises(ValueError, match="2-D"):
+        engine.recurring_words([1, 2, 3])
+
+
 def test_the_long_document_found_before_training_is_the_one_its_topic_comes_from(planted_corpus):
     """The planted corpus plus one document of 3,000 words (23 % of them): named by long_documents before training,
     and the document the one flagged topic takes its words from after it; no planted document is named."""

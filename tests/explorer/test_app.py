@@ -900,7 +900,8 @@ def test_the_train_page_warns_before_an_hdp_run_on_few_documents(app_path):
 
 
 def test_the_train_page_warns_before_an_hdp_run_on_few_words(app_path):
-    """700 notes of eight words: enough documents, too few words; the note counts the training documents' words."""
+    """700 notes of eight common words and one of their own: enough documents, too few words; the note counts the
+    training documents' words that recur across them, not the ones of a single note."""
     import numpy as np
 
     from explorer.engine_api import heldout_split
@@ -908,19 +909,23 @@ def test_the_train_page_warns_before_an_hdp_run_on_few_words(app_path):
     rng = np.random.default_rng(0)
     vocabulary = [a + b + c for a in ("bra", "cle", "dro", "fen", "gal") for b in ("mi", "ro", "tu", "va", "ze")
                   for c in ("nd", "rk", "st")]
-    rows = "".join(f"{' '.join(rng.choice(vocabulary, 8))}\n" for _ in range(700))
+    own = ["zz" + "".join(chr(97 + int(digit)) for digit in f"{i:03d}") for i in range(700)]  # "zzaaa", "zzaab", ...
+    rows = "".join(f"{' '.join(rng.choice(vocabulary, 8))} {own[i]}\n" for i in range(700))
     at = _app(app_path)
     _upload(at, [("notes.csv", ("text\n" + rows).encode())])
+    at.number_input(key=Keys.min_df).set_value(1).run()  # keep the words of one note (suggested: 5 documents)
     assert not at.exception, at.exception
     corpus = _collection(at).corpus
+    assert corpus.n_words == 75 + 700
     _page(at, "train")
     at.segmented_control(key=Keys.model).set_value("HDP").run()
     n_test, seed = at.number_input(key=Keys.n_test).value, at.number_input(key=Keys.seed).value
     assert corpus.n_docs - n_test >= quality.HDP_FEW_DOCUMENTS
-    words = int(heldout_split(corpus.counts, n_test=n_test, seed=seed)[0].sum())
-    assert words < quality.HDP_FEW_WORDS
+    train = heldout_split(corpus.counts, n_test=n_test, seed=seed)[0].toarray()
+    words = int(train[:, (train > 0).sum(axis=0) >= 2].sum())  # those of words in two or more training documents
+    assert 0 < words < quality.HDP_FEW_WORDS and words < train.sum() - 500  # the notes' own words left out
     [note] = [c.value for c in at.caption if "near-identical topics" in c.value]
-    assert note.startswith(f"With {words:,} words in the training documents, the HDP may leave most words")
+    assert note.startswith(f"With only {words:,} words that recur across the training documents")
 
 
 def test_lda_trains_with_the_engines_default_local_step(app_path):

@@ -191,7 +191,8 @@ def test_the_hdp_small_collection_note_starts_below_either_line():
     assert quality.hdp_small_collection_note(quality.HDP_FEW_DOCUMENTS - 1, 10) == quality.hdp_small_collection_note(
         quality.HDP_FEW_DOCUMENTS - 1, enough)  # few documents: their count is the reason given
     words = quality.hdp_small_collection_note(900, enough - 1)
-    assert words.startswith("With 19,999 words in the training documents, the HDP may leave most words in many "
+    assert words.startswith("With only 19,999 words that recur across the training documents (a word found in one "
+                            "document only cannot tie documents together), the HDP may leave most words in many "
                             "near-identical topics")
     assert "7 of 14 test collections of fewer than 20,000 words" in words and "LDA with about 20 topics" in words
     assert "the Topics page offers to merge them" in note
