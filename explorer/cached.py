@@ -180,7 +180,7 @@ def coherence_reference(collection_key: str, n_test: int, seed: int, _collection
     return quality.coherence_reference(_collection, n_test, seed)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner="Counting the words the training documents share…", max_entries=16)
 def recurring_training_words(collection_key: str, n_test: int, seed: int, _collection: Collection) -> int:
     """The words (tokens) of a run's training documents whose word is in two or more of them
     (``engine.recurring_words``), once per collection (its content key) and split."""

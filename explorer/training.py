@@ -21,8 +21,8 @@ from explorer.runs import CapReachedError, RunRecord, RunSettings, create_run, r
 from explorer.state import Keys
 from explorer.storage import Collection, checkpoint_path
 
-__all__ = ["live_panel", "n_training_documents", "n_training_words", "schedule_controls", "start_new_run",
-           "where_control"]
+__all__ = ["hdp_small_collection_note", "live_panel", "n_training_documents", "n_training_words", "schedule_controls",
+           "start_new_run", "where_control"]
 
 SCHEDULE_KEYS = {Keys.kappa: "kappa", Keys.tau: "tau", Keys.batch_size: "batch_size"}
 STEP_SIZE_CHOICES = {"schedule": "The paper's schedule κ/τ", "adaptive": "Adaptive (Ranganath et al. 2013)"}
@@ -49,6 +49,15 @@ def _apply_to_current(key: str) -> None:
 def n_training_documents(collection: Collection) -> int:
     """The training documents the Train page's held-out count leaves (at least 1)."""
     return max(1, collection.corpus.n_docs - int(state.get(Keys.n_test, 1)))
+
+
+def hdp_small_collection_note(collection: Collection) -> str | None:
+    """The Train page's caution before an HDP run on the collection's training documents, if they are few or share
+    few words (``quality.hdp_small_collection_note``); their words are counted only when the documents are enough."""
+    n_train = n_training_documents(collection)
+    if n_train < quality.HDP_FEW_DOCUMENTS:
+        return quality.hdp_small_collection_note(n_train, quality.HDP_FEW_WORDS)
+    return quality.hdp_small_collection_note(n_train, n_training_words(collection))
 
 
 def n_training_words(collection: Collection) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import icons, quality, safe_text, session, state, training, ui
+from explorer import icons, safe_text, session, state, training, ui
 from explorer.engine_api import DEFAULT_PASSES, MAX_DEFAULT_TARGET_DOCS, MIN_DEFAULT_TARGET_DOCS
 from explorer.state import Keys
 
@@ -37,8 +37,7 @@ with settings_column:
                        "documents that use them, and four passes later merges back any pair that stayed alike; the "
                        "curve marks each split and may step there. Pairs still waiting when the run ends are judged "
                        "then.")
-        few = quality.hdp_small_collection_note(training.n_training_documents(collection),
-                                                training.n_training_words(collection))
+        few = training.hdp_small_collection_note(collection)
         if few:
             st.caption(few)
     else:
