@@ -68,6 +68,7 @@ from engine.data.text import (
     read_table,
     read_txt_files,
     read_zip,
+    sphinx_sources,
     table_format,
 )
 from engine.data.vectorizer import (
@@ -320,6 +321,7 @@ __all__ = [
     "remove_boilerplate",
     "rst_text",
     "save_model",
+    "sphinx_sources",
     "split_passages",
     "splittable_documents",
     "step_size",

@@ -43,9 +43,11 @@ from engine.data.text import (
     _expands_past_declared,
     _is_text_file,
     _read_entry,
+    _sphinx_skipped,
     _title,
     _zip_text_entries,
     read_texts,
+    sphinx_sources,
     table_format,
 )
 from engine.errors import (
@@ -89,19 +91,26 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
     name them; with ``spread``, of at most that many files spread evenly over them, the others not read; PDF, Word,
     OpenDocument, EPUB and presentation files are taken from ``cache`` when it holds them, and kept there when read."""
     if source.is_dir():
+        # the folder is listed once more first, for the sources Sphinx copied beside its pages (read_folder's rule)
+        sources = sphinx_sources(path.relative_to(source).as_posix() for path in _walk(source))
+
+        def readable(path: Path) -> bool:
+            name = path.relative_to(source).as_posix()
+            return _is_text_file(name) and name not in sources
+
         paths = _walk(source)
-        if spread is not None:  # the folder is listed twice, so that memory holds only the files picked
-            n_texts = sum(1 for path in _walk(source) if _is_text_file(path.relative_to(source).as_posix()))
+        if spread is not None:  # the folder is listed again, so that memory holds only the files picked
+            n_texts = sum(1 for path in _walk(source) if readable(path))
             picked = set(evenly_spread(n_texts, spread))
-            paths = (path for i, path in enumerate(path for path in _walk(source)
-                                                   if _is_text_file(path.relative_to(source).as_posix()))
-                     if i in picked)
+            paths = (path for i, path in enumerate(path for path in _walk(source) if readable(path)) if i in picked)
         unread: list[SkippedFile] = []
 
         def files() -> Iterator[tuple[str, bytes]]:
             for path in paths:
                 name = path.relative_to(source).as_posix()
-                if _is_text_file(name):  # a document read on an earlier pass is not read again
+                if name in sources:
+                    unread.append(_sphinx_skipped(name, sources[name]))
+                elif _is_text_file(name):  # a document read on an earlier pass is not read again
                     yield name, b"" if cache is not None and name in cache else path.read_bytes()
                 else:
                     unread.append(SkippedFile(name, NOT_TEXT))

@@ -51,6 +51,7 @@ __all__ = [
     "read_table",
     "read_txt_files",
     "read_zip",
+    "sphinx_sources",
     "table_format",
 ]
 
@@ -160,6 +161,65 @@ def _is_text_file(name: str) -> bool:
     return name.lower().endswith(TEXT_SUFFIXES)
 
 
+# Sphinx's HTML builders copy each page's source into this folder of the site (html_copy_source, on by default), as
+# the source's name plus ".txt": the page usage/intro.html has _sources/usage/intro.rst.txt
+SPHINX_SOURCES = "_sources"
+_SPHINX_SOURCE_SUFFIXES = (*RST_SUFFIXES, *MARKDOWN_SUFFIXES, ".txt", ".ipynb")
+
+
+def sphinx_sources(names: Iterable[str]) -> dict[str, str]:
+    """The files among ``names`` that are Sphinx's copies of a page's source, each with its page (also in ``names``).
+
+    A site built by Sphinx (a Read the Docs download, a ``_build/html`` folder) holds each page
+    twice: ``usage/intro.html`` and its source ``_sources/usage/intro.rst.txt`` (``intro.txt``
+    before Sphinx 1.5; the page is ``usage/intro/index.html`` from the ``dirhtml`` builder).  The
+    readers read the page and list its source in ``skipped``: the page shows what the source
+    pulls in (an ``autoclass`` directive's docstrings) and read twice, every page would weigh
+    double in the topics.  A source whose page is not among ``names`` is not listed here: it is
+    read, a ``.rst.txt`` or ``.md.txt`` file as rendered.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Paths with ``/`` separators, as the readers name documents.
+
+    Returns
+    -------
+    dict of str to str
+        Each copied source's name -> the name of its page.
+
+    Examples
+    --------
+    >>> from engine import sphinx_sources
+    >>> sphinx_sources(["index.html", "usage/intro.html", "_sources/index.rst.txt", "_sources/usage/intro.rst.txt",
+    ...                 "_sources/draft.rst.txt", "notes.txt"])
+    {'_sources/index.rst.txt': 'index.html', '_sources/usage/intro.rst.txt': 'usage/intro.html'}
+    """
+    names = [str(name) for name in names]
+    pages = {name for name in names if name.lower().endswith((".html", ".htm"))}
+    found = {}
+    for name in names:
+        parts = name.split("/")
+        if SPHINX_SOURCES not in parts[:-1] or not name.lower().endswith(".txt"):
+            continue
+        at = parts.index(SPHINX_SOURCES)
+        page = "/".join(parts[at + 1:])[:-len(".txt")]
+        for suffix in _SPHINX_SOURCE_SUFFIXES:
+            if page.lower().endswith(suffix):
+                page = page[:-len(suffix)]
+                break
+        prefix = "".join(f"{part}/" for part in parts[:at])
+        for candidate in (f"{prefix}{page}.html", f"{prefix}{page}/index.html", f"{prefix}{page}.htm"):
+            if candidate in pages:
+                found[name] = candidate
+                break
+    return found
+
+
+def _sphinx_skipped(source: str, page: str) -> SkippedFile:
+    return SkippedFile(source, f"Sphinx's copy of the source of the page {page}, which is read")
+
+
 def read_texts(files: Iterable[tuple[str, bytes]], encoding: str | None, skipped: list[SkippedFile],
                encodings: dict[str, str] | None = None, cache: _DocumentCache | None = None,
                ) -> Iterator[tuple[str, str]]:
@@ -191,8 +251,11 @@ def read_texts(files: Iterable[tuple[str, bytes]], encoding: str | None, skipped
 
 
 def _rendered(name: str, text: str) -> str:
-    """A Markdown or reStructuredText file's text as rendered (by its name's suffix); other text as it is."""
+    """A Markdown or reStructuredText file's text as rendered (by its name's suffix, also as Sphinx copies it:
+    ``intro.rst.txt``); other text as it is."""
     lowered = name.lower()
+    if lowered.endswith(".txt") and lowered[:-len(".txt")].endswith((*MARKDOWN_SUFFIXES, *RST_SUFFIXES)):
+        lowered = lowered[:-len(".txt")]
     if lowered.endswith(MARKDOWN_SUFFIXES):
         return markdown_text(text)
     return rst_text(text) if lowered.endswith(RST_SUFFIXES) else text
@@ -227,12 +290,22 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
         With ``encodings``, the encoding each file was decoded with.
     """
     _check_encoding(encoding)
+    if isinstance(files, (list, tuple)):  # a generator is read as it comes (read_folder names its sources itself)
+        return _read_files(files, encoding, sphinx_sources(name for name, _ in files))
+    return _read_files(files, encoding, {})
+
+
+def _read_files(files: Iterable[tuple[str, bytes]], encoding: str | None, sources: Mapping[str, str]) -> RawDocuments:
+    """read_txt_files' work; ``sources``: the files that are Sphinx's copies of a page's source
+    (:func:`sphinx_sources`), listed in ``skipped`` unread."""
     skipped: list[SkippedFile] = []
     encodings: dict[str, str] = {}
 
     def readable() -> Iterator[tuple[str, bytes]]:  # one file's bytes at a time (read_folder reads them lazily)
         for name, data in files:
-            if _is_text_file(name):
+            if name in sources:
+                skipped.append(_sphinx_skipped(name, sources[name]))
+            elif _is_text_file(name):
                 yield name, data
             else:
                 skipped.append(SkippedFile(name, NOT_TEXT))
@@ -262,10 +335,14 @@ def read_folder(path: str | os.PathLike, encoding: str | None = None) -> RawDocu
     if not root.is_dir():
         raise NotADirectoryError(f"path must be a folder of text files (.txt, .html, .eml, .pdf, .docx, .odt or "
                                  f".epub), got {str(root)!r}")
+    _check_encoding(encoding)
     files = sorted(p for p in root.rglob("*") if p.is_file())
-    # only the files of TEXT_SUFFIXES are read; the others are named in `skipped`
-    return read_txt_files(((f.relative_to(root).as_posix(), f.read_bytes() if _is_text_file(f.name) else b"")
-                           for f in files), encoding)
+    names = [f.relative_to(root).as_posix() for f in files]
+    sources = sphinx_sources(names)
+    # only the files of TEXT_SUFFIXES are read; the others (and Sphinx's copies of its pages' sources) are named in
+    # `skipped`
+    return _read_files(((name, f.read_bytes() if _is_text_file(f.name) and name not in sources else b"")
+                        for name, f in zip(names, files, strict=True)), encoding, sources)
 
 
 def _check_entry_name(name: str) -> None:
@@ -280,8 +357,8 @@ def _check_entry_name(name: str) -> None:
 def _zip_text_entries(infos, label: str) -> tuple[list[zipfile.ZipInfo], list[SkippedFile]]:
     """The entries of an archive's ``infos`` named in TEXT_SUFFIXES, and the other files with why they are skipped.
 
-    Folders are ignored; macOS ``__MACOSX``/``._`` metadata and other files
-    are skipped.  Raises UnsafeArchiveError for an absolute or ``..`` path and
+    Folders are ignored; macOS ``__MACOSX``/``._`` metadata, Sphinx's copies of its pages' sources
+    (:func:`sphinx_sources`) and other files are skipped.  Raises UnsafeArchiveError for an absolute or ``..`` path and
     CorpusFormatError for a repeated entry name, before anything is read.
     """
     to_read, skipped, seen = [], [], set()
@@ -299,7 +376,10 @@ def _zip_text_entries(infos, label: str) -> tuple[list[zipfile.ZipInfo], list[Sk
             to_read.append(info)
         else:
             skipped.append(SkippedFile(info.filename, NOT_TEXT))
-    return to_read, skipped
+    sources = sphinx_sources(info.filename for info in to_read)
+    skipped.extend(_sphinx_skipped(info.filename, sources[info.filename]) for info in to_read
+                   if info.filename in sources)
+    return [info for info in to_read if info.filename not in sources], skipped
 
 
 def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, label: str) -> bytes:

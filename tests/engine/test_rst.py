@@ -8,6 +8,7 @@ constructs both know, the words of ``rst_text`` are the words of docutils' docum
 from __future__ import annotations
 
 import re
+import zipfile
 from collections import Counter
 
 from docutils import nodes
@@ -211,3 +212,58 @@ _MARKUP = st.sampled_from([" ", "\t", "\n", ".", "_", ":", "`", "|", "<", ">", "
 @given(st.lists(_MARKUP, max_size=60).map("".join))
 def test_any_run_of_markup_reads_without_error_and_adds_nothing(text):
     assert len(rst_text(text)) <= len(text) + 1
+
+
+# ---------------------------------------------------------------- a site built by Sphinx
+_SITE = {
+    "index.html": "<html><body><h1>Welcome</h1><p>Topic models for documents.</p></body></html>",
+    "usage/intro.html": "<html><body><h1>Introduction</h1><p>Training a model step by step.</p></body></html>",
+    "usage/guide/index.html": "<html><body><h1>Guide</h1><p>Priors, sizes and samples.</p></body></html>",
+    "_sources/index.rst.txt": "Welcome\n=======\n\nTopic models for :doc:`documents <usage/intro>`.\n",
+    "_sources/usage/intro.rst.txt": "Introduction\n============\n\n.. toctree::\n   :maxdepth: 2\n\nTraining.\n",
+    "_sources/usage/guide.txt": "Guide\n=====\n\nPriors, :term:`sizes` and samples.\n",  # before Sphinx 1.5, dirhtml
+    "_sources/draft.rst.txt": "Draft\n=====\n\nSee :func:`fit_model` now.\n",  # a source without its page
+    "_sources/notes.md.txt": "# Notes\n\nA [linked](https://example.com/page) word.\n",
+    "_static/basic.css": "body { margin: 0 }",
+}
+_COPIED = {"_sources/index.rst.txt": "index.html", "_sources/usage/intro.rst.txt": "usage/intro.html",
+           "_sources/usage/guide.txt": "usage/guide/index.html"}
+
+
+def test_sphinx_sources_pairs_each_copied_source_with_its_page():
+    assert engine.sphinx_sources(_SITE) == _COPIED
+    assert engine.sphinx_sources(f"site/html/{name}" for name in _SITE) == {  # a site inside a folder
+        f"site/html/{name}": f"site/html/{page}" for name, page in _COPIED.items()}
+    assert engine.sphinx_sources(["_sources/a.rst.txt"]) == {}  # no page: read
+    assert engine.sphinx_sources(["a.html", "_sources.rst.txt", "other/a.rst.txt", "_sources/a.rst"]) == {}
+    assert engine.sphinx_sources(["b/a.html", "_sources/b/a.ipynb.txt", "_sources/c.rst.txt", "c.htm"]) == {
+        "_sources/b/a.ipynb.txt": "b/a.html", "_sources/c.rst.txt": "c.htm"}
+
+
+def test_a_sphinx_site_is_read_page_by_page_by_every_reader(tmp_path):
+    """Each page once, as its HTML; the sources Sphinx copied beside them skipped with their page named; a source
+    without its page read as rendered (.rst.txt as reStructuredText, .md.txt as Markdown)."""
+    files = [(name, text.encode()) for name, text in _SITE.items()]
+    folder = tmp_path / "site"
+    for name, data in files:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    with zipfile.ZipFile(tmp_path / "site.zip", "w") as archive:
+        for name, data in files:
+            archive.writestr(name, data)
+    expected = {"index.html", "usage/intro.html", "usage/guide/index.html", "_sources/draft.rst.txt",
+                "_sources/notes.md.txt"}
+    for documents in (engine.read_txt_files(files), engine.read_folder(folder), engine.read_zip(tmp_path / "site.zip")):
+        assert {d.doc_id for d in documents} == expected
+        texts = {d.doc_id: d.text for d in documents}
+        assert texts["_sources/draft.rst.txt"] == rst_text(_SITE["_sources/draft.rst.txt"])
+        assert "fit_model" in texts["_sources/draft.rst.txt"] and ":func:" not in texts["_sources/draft.rst.txt"]
+        assert "https" not in texts["_sources/notes.md.txt"] and "linked word" in texts["_sources/notes.md.txt"]
+        skipped = {s.name: s.reason for s in documents.skipped}
+        assert {name: skipped[name] for name in _COPIED} == {
+            name: f"Sphinx's copy of the source of the page {page}, which is read" for name, page in _COPIED.items()}
+        assert "_static/basic.css" in skipped
+    memory = engine.load_corpus(folder, min_df=1)
+    disk = engine.DiskCorpus.from_texts(folder, tmp_path / "disk", min_df=1)
+    assert set(memory.doc_ids) == expected and disk.doc_ids == memory.doc_ids
+    assert disk.skipped == memory.skipped and not {"toctree", "maxdepth", "term", "func"} & set(memory.vocabulary)
