@@ -276,7 +276,8 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
     is built (``strip_markup``, ``strip_messages``).  PDF, Word (``.docx``), OpenDocument
     (``.odt``) and EPUB files are read as their text (:mod:`engine.data.documents`); one
     that cannot be read (a scan, a password) is listed in ``skipped`` with the reason, and so
-    are files of other kinds.
+    are files of other kinds.  When ``files`` is a list or tuple, the sources a Sphinx site copies
+    beside its pages are listed there too, their pages read (:func:`sphinx_sources`).
 
     Parameters
     ----------

@@ -282,9 +282,9 @@ def recurring_words(counts) -> int:
     """The words (tokens) of a documents x words count matrix whose word is found in two or more of its documents.
 
     A word found in one document only cannot tie documents together, so it tells a topic model nothing about
-    which words go together; this count is what :func:`hdp_small_collection` reads, and it barely depends on how
-    rare words were pruned (keeping every word or only those of five documents or more, benchmarks/RESULTS.md
-    run 89).
+    which words go together; this count is what :func:`hdp_small_collection` reads, and it hardly changes whether such
+    words were kept or pruned (``min_df=2``).  Pruning more (the app's ``min_df=5, max_df=0.5`` for 200 documents or
+    more, on which the line was drawn) lowers it: benchmarks/RESULTS.md run 89 has a collection read all three ways.
 
     Examples
     --------

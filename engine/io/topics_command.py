@@ -128,8 +128,8 @@ def long_documents_hint(model, train, documents: TrainingDocuments) -> str | Non
 
 def hdp_small_collection_hint(model, train) -> str | None:
     """Before an HDP run on few training documents, or documents sharing few words (``engine.hdp_small_collection``,
-    ``engine.recurring_words``):
-    a line saying what the HDP may do there and what to try, else None (and None for LDA)."""
+    ``engine.recurring_words``): a line saying what the HDP may do there and what to try, else None (and None for
+    LDA)."""
     if isinstance(model, LDA):
         return None
     n_documents, n_words = train.shape[0], recurring_words(train)
