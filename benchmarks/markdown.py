@@ -14,7 +14,7 @@ cut into passages of 300 words as the app cuts few long documents), found at run
 - ``npm``: npm's documentation (``/usr/lib/node_modules/npm/docs/content/**/*.md``).
 
 For each, read two ways with the app's preprocessing (stop words guessed, min_df 5, max_df 0.5,
-passages of 300 words): ``plain`` (the files as ``.txt``) and ``rendered`` (as ``.md``).  Reported:
+passages of 300 words): ``plain`` (the files as ``.txt``: ``page_md.txt``) and ``rendered`` (as ``.md``).  Reported:
 the passages and tokens of each reading; the "syntax words", words of which the rendered files
 hold under a tenth of the plain files' occurrences (counted before the vocabulary's filters: found
 almost only in addresses, HTML comments, fences and front matter), and how many of them each
@@ -79,7 +79,9 @@ def main(collections: dict[str, tuple[str, str]] = COLLECTIONS, kind: str = "Mar
             continue
         files = [(str(path.relative_to(folder)), path.read_bytes()) for path in paths]
         raw = [data.decode("utf-8", "replace") for _, data in files]
-        readings = {"plain": [(f"{n}.txt", d) for n, d in files], "rendered": files}
+        # plain: "page.md" read as "page_md.txt" ("page.md.txt" would be read as Markdown, as Sphinx names its copies)
+        readings = {"plain": [(f"{n[:-len(Path(n).suffix)]}_{Path(n).suffix[1:]}.txt", d) for n, d in files],
+                    "rendered": files}
         print(f"\n{name}: {len(files)} files, {sum(len(t.split()) for t in raw):,} words")
         documents = {reading: engine.read_txt_files(named) for reading, named in readings.items()}
         corpora = {reading: engine.Corpus.from_documents(read, **PREPROCESSING) for reading, read in documents.items()}
