@@ -31,7 +31,7 @@ import numpy as np
 
 from engine.models.hdp import HDP
 from engine.models.inspection import GENERAL_DIVERGENCE
-from engine.validation import as_counts
+from engine.validation import as_counts, check_int
 
 __all__ = ["COHERENCE_TOP_WORDS", "HDP_FEW_DOCUMENTS", "HDP_FEW_WORDS", "HDP_RULE_TOPICS", "ONE_DOCUMENT_MIN_DOCUMENTS",
            "ONE_DOCUMENT_SHARE", "SHORT_DOCUMENT_WORDS", "TopicQuality", "hdp_rule_topics", "hdp_small_collection",
@@ -316,9 +316,7 @@ def hdp_small_collection(n_documents: int, n_words: int) -> str | None:
     >>> [hdp_small_collection(400, 60_000), hdp_small_collection(900, 12_000), hdp_small_collection(900, 30_000)]
     ['documents', 'words', None]
     """
-    for name, value in (("n_documents", n_documents), ("n_words", n_words)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    n_documents, n_words = check_int("n_documents", n_documents, 0), check_int("n_words", n_words, 0)
     if n_documents < HDP_FEW_DOCUMENTS:
         return "documents"
     return "words" if n_words < HDP_FEW_WORDS else None
