@@ -15,6 +15,7 @@ import pytest
 import engine
 from engine import LDA, load_model, save_model
 from engine.cli import main
+from tests.engine._made_up import notes_with_own_words
 
 OLD_FORMAT_FILE = Path(__file__).parent / "data" / "model_format1.npz"  # no preprocessing recorded
 
@@ -521,11 +522,7 @@ def test_fit_names_a_document_long_enough_to_fill_topics_and_leaves_it_out_when_
 
 
 def test_fit_warns_before_an_hdp_run_on_documents_holding_few_words(tmp_path, capsys):
-    rng = np.random.default_rng(0)
-    vocabulary = [a + b + c for a in ("bra", "cle", "dro", "fen", "gal") for b in ("mi", "ro", "tu", "va", "ze")
-                  for c in ("nd", "rk", "st")]
-    own = ["zz" + "".join(chr(97 + int(digit)) for digit in f"{i:03d}") for i in range(600)]  # one word per row
-    rows = pd.DataFrame({"text": [" ".join([*rng.choice(vocabulary, 8), own[i]]) for i in range(600)]})
+    rows = pd.DataFrame({"text": notes_with_own_words(600)})
     rows.to_csv(tmp_path / "notes.csv", index=False)
     common = ["--test-docs", "0", "--no-progress", "--epochs", "1", "--out", str(tmp_path / "m.npz")]
     assert main(["fit", str(tmp_path / "notes.csv"), "--model", "hdp", *common]) == 0

@@ -902,21 +902,16 @@ def test_the_train_page_warns_before_an_hdp_run_on_few_documents(app_path):
 def test_the_train_page_warns_before_an_hdp_run_on_few_words(app_path):
     """700 notes of eight common words and one of their own: enough documents, too few words; the note counts the
     training documents' words that recur across them, not the ones of a single note."""
-    import numpy as np
-
     from explorer.engine_api import heldout_split
+    from tests.engine._made_up import COMMON, notes_with_own_words
 
-    rng = np.random.default_rng(0)
-    vocabulary = [a + b + c for a in ("bra", "cle", "dro", "fen", "gal") for b in ("mi", "ro", "tu", "va", "ze")
-                  for c in ("nd", "rk", "st")]
-    own = ["zz" + "".join(chr(97 + int(digit)) for digit in f"{i:03d}") for i in range(700)]  # "zzaaa", "zzaab", ...
-    rows = "".join(f"{' '.join(rng.choice(vocabulary, 8))} {own[i]}\n" for i in range(700))
+    rows = "".join(f"{note}\n" for note in notes_with_own_words(700))
     at = _app(app_path)
     _upload(at, [("notes.csv", ("text\n" + rows).encode())])
     at.number_input(key=Keys.min_df).set_value(1).run()  # keep the words of one note (suggested: 5 documents)
     assert not at.exception, at.exception
     corpus = _collection(at).corpus
-    assert corpus.n_words == 75 + 700
+    assert corpus.n_words == len(COMMON) + 700
     _page(at, "train")
     at.segmented_control(key=Keys.model).set_value("HDP").run()
     n_test, seed = at.number_input(key=Keys.n_test).value, at.number_input(key=Keys.seed).value
