@@ -1,25 +1,31 @@
 #!/usr/bin/env python
-"""A documentation site built by Sphinx, read page by page against read with the sources Sphinx copies beside them.
+"""A documentation site built by Sphinx, read as the engine reads it against with the files it leaves out.
 
-Sphinx's HTML builders copy the source of every page into the site (``_sources/usage/intro.rst.txt``
-beside ``usage/intro.html``; ``html_copy_source``, on by default), so a site downloaded from Read
-the Docs or zipped from ``_build/html`` holds each page twice.  The engine's readers read the
-page and skip its copied source (``engine.sphinx_sources``).  Before they did, the source was
-read too, as plain text with its markup; this benchmark reads the site both ways:
+A site Sphinx's HTML builders made (a ``_build/html`` folder, a zip of it) holds more than its
+authors' pages: a copy of each page's source (``_sources/usage/intro.rst.txt`` beside
+``usage/intro.html``; ``html_copy_source``, on by default) and pages Sphinx generates: the index of
+terms (``genindex.html``), the index of modules (``py-modindex.html``), the search page and, with
+``sphinx.ext.viewcode``, the highlighted code of every documented module (``_modules/``).  The
+engine's readers read the authors' pages and list the others as skipped (``engine.sphinx_unread``).
+This benchmark reads the site three ways:
 
 - ``pages``: ``engine.read_zip`` / ``engine.read_folder`` as they read it now;
-- ``pages+sources``: the same documents plus each copied source decoded as plain text
-  (``engine.decode_text``), as the readers read them before.
+- ``pages+generated``: the same plus each generated page, as the readers read them before
+  ``engine.sphinx_generated_pages`` (RESULTS.md run 93);
+- ``pages+generated+sources``: the same plus each copied source decoded as plain text
+  (``engine.decode_text``), as the readers read them before ``engine.sphinx_sources`` (run 90).
 
 Each reading is counted by ``engine.Corpus.from_documents`` with min_df 5 and max_df 0.5 (the
 app's preprocessing for 200 documents or more) and trained by the default LDA
 (``engine.LDA(n_topics=K, n_words=V, seed=s)`` and ``engine.SVI`` for 10 passes, one thread).
-"Source words" are the words of the second reading of which the copied sources hold at least 90 %
-of the occurrences (and that occur at least 5 times): the markup's (``confval``, ``automethod``)
-and what only a source shows.  Printed: documents, words (tokens), the share of the words from
-the copied sources, and per seed the topics with a source word among their 10 top words.
+A reading's "generated words" and "source words" are the words of the last reading of which the
+generated pages (or the copied sources) hold at least 90 % of the occurrences (and that occur at
+least 5 times): the code's names and keywords (``def``, ``self``), the sources' markup
+(``confval``, ``automethod``).  Printed: documents, words (tokens), the shares of the words from
+the generated pages and from the copied sources, and per seed the topics with such a word among
+their 10 top words.
 
-The site is not shipped; to build the one of RESULTS.md run 90 (Sphinx's own documentation):
+The site is not shipped; to build the one of RESULTS.md runs 90 and 93 (Sphinx's own documentation):
 
     python -m venv /tmp/sphx && /tmp/sphx/bin/pip install sphinx
     /tmp/sphx/bin/pip download --no-deps --no-binary :all: sphinx==9.0.4 -d /tmp/sdist
@@ -39,7 +45,7 @@ import numpy as np
 
 import engine
 
-SOURCE_SHARE, SOURCE_MIN_COUNT = 0.9, 5  # a "source word": >= 90 % of its >= 5 occurrences in the copied sources
+HELD_SHARE, HELD_MIN_COUNT = 0.9, 5  # a "generated" or "source" word: >= 90 % of its >= 5 occurrences there
 
 
 def _files(site: Path) -> dict[str, bytes]:
@@ -52,20 +58,28 @@ def _files(site: Path) -> dict[str, bytes]:
 
 
 def readings(site: Path) -> dict[str, engine.RawDocuments]:
-    """The two readings of the site: its pages as the engine reads it, and the same plus the copied sources as text."""
+    """The three readings of the site: as the engine reads it, plus its generated pages, plus its copied sources."""
     pages = engine.read_folder(site) if site.is_dir() else engine.read_zip(site)
     files = _files(site)
-    sources = [engine.RawDocument(name, Path(name).stem, engine.decode_text(files[name], name))
-               for name in engine.sphinx_sources(files)]
-    return {"pages": pages, "pages+sources": engine.RawDocuments([*pages, *sources])}
+
+    def read(names) -> list[engine.RawDocument]:
+        return [engine.RawDocument(name, Path(name).stem, engine.decode_text(files[name], name)) for name in names]
+
+    generated = read(engine.sphinx_generated_pages(files))
+    sources = read(engine.sphinx_sources(files))
+    return {"pages": pages, "pages+generated": engine.RawDocuments([*pages, *generated]),
+            "pages+generated+sources": engine.RawDocuments([*pages, *generated, *sources])}
 
 
-def source_words(corpus: engine.Corpus) -> np.ndarray:
-    """The vocabulary indices of the words the copied sources hold at least SOURCE_SHARE of."""
-    rows = [d for d, doc_id in enumerate(corpus.doc_ids) if "_sources/" in f"/{doc_id}"]
+def _rows(corpus: engine.Corpus, names: set[str]) -> list[int]:
+    return [d for d, doc_id in enumerate(corpus.doc_ids) if doc_id in names]
+
+
+def held_words(corpus: engine.Corpus, rows: list[int]) -> np.ndarray:
+    """The vocabulary indices of the words the documents ``rows`` hold at least HELD_SHARE of."""
     total = np.asarray(corpus.counts.sum(axis=0)).ravel()
     held = np.asarray(corpus.counts[rows].sum(axis=0)).ravel() if rows else np.zeros_like(total)
-    return np.flatnonzero((held >= SOURCE_SHARE * total) & (total >= SOURCE_MIN_COUNT))
+    return np.flatnonzero((held >= HELD_SHARE * total) & (total >= HELD_MIN_COUNT))
 
 
 def main(argv=None) -> int:
@@ -78,22 +92,28 @@ def main(argv=None) -> int:
     if not args.site.exists():
         parser.error(f"no such folder or zip: {args.site} (the module docstring says how to build one)")
     read = readings(args.site)
-    both = engine.Corpus.from_documents(read["pages+sources"], min_df=5, max_df=0.5)
-    words = {both.vocabulary[w] for w in source_words(both)}
+    files = _files(args.site)
+    kinds = {"generated": set(engine.sphinx_generated_pages(files)), "source": set(engine.sphinx_sources(files))}
+    every = engine.Corpus.from_documents(read["pages+generated+sources"], min_df=5, max_df=0.5)
+    words = {kind: {every.vocabulary[w] for w in held_words(every, _rows(every, names))}
+             for kind, names in kinds.items()}
     print(f"engine {engine.__version__}; default LDA, K = {args.k}, {args.epochs} passes, seeds {args.seeds}")
     for name, documents in read.items():
         corpus = engine.Corpus.from_documents(documents, min_df=5, max_df=0.5)
-        rows = [d for d, doc_id in enumerate(corpus.doc_ids) if "_sources/" in f"/{doc_id}"]
-        from_sources = corpus.counts[rows].sum() / corpus.n_tokens if rows else 0.0
-        counts = []
+        shares = {kind: corpus.counts[_rows(corpus, names)].sum() / corpus.n_tokens for kind, names in kinds.items()}
+        counts = {kind: [] for kind in kinds}
         for seed in args.seeds:
             model = engine.LDA(n_topics=args.k, n_words=corpus.n_words, seed=seed)
             engine.SVI(model, corpus=corpus, seed=seed).run(n_docs=args.epochs * corpus.n_docs)
             top = np.argsort(-model.lambda_, axis=1)[:, :10]
-            counts.append(sum(any(corpus.vocabulary[w] in words for w in topic) for topic in top))
-        print(f"{name:14s} documents {corpus.n_docs:5d}  words {corpus.n_tokens:7,d}  from the copied sources "
-              f"{from_sources:.0%}  topics with a source word per seed {counts} (mean {np.mean(counts):.1f})")
-    print(f"source words: {len(words)}, e.g. {', '.join(sorted(words)[:12])}")
+            for kind in kinds:
+                counts[kind].append(sum(any(corpus.vocabulary[w] in words[kind] for w in topic) for topic in top))
+        print(f"{name:24s} documents {corpus.n_docs:5d}  words {corpus.n_tokens:7,d}  from generated pages "
+              f"{shares['generated']:.0%}, copied sources {shares['source']:.0%}")
+        for kind in kinds:
+            print(f"{'':24s} topics with a {kind} word per seed {counts[kind]} (mean {np.mean(counts[kind]):.1f})")
+    for kind in kinds:
+        print(f"{kind} words: {len(words[kind])}, e.g. {', '.join(sorted(words[kind])[:12])}")
     return 0
 
 

@@ -55,6 +55,7 @@ from engine.data.passages import PASSAGE_WORDS, passage_documents, passage_spans
 from engine.data.phrases import Phrase, find_phrases
 from engine.data.rst import RST_SUFFIXES, rst_text
 from engine.data.semisynthetic import SemiSyntheticGenerator
+from engine.data.sphinx import sphinx_generated_pages, sphinx_sources, sphinx_unread
 from engine.data.spreadsheets import SHEET_CELLS, SHEET_TITLE_ROWS, SPREADSHEET_SUFFIXES, Sheet, read_sheet
 from engine.data.synthetic import SyntheticCorpus, make_synthetic_corpus, synthetic_themes
 from engine.data.text import (
@@ -68,7 +69,6 @@ from engine.data.text import (
     read_table,
     read_txt_files,
     read_zip,
-    sphinx_sources,
     table_format,
 )
 from engine.data.vectorizer import (
@@ -321,7 +321,9 @@ __all__ = [
     "remove_boilerplate",
     "rst_text",
     "save_model",
+    "sphinx_generated_pages",
     "sphinx_sources",
+    "sphinx_unread",
     "split_passages",
     "splittable_documents",
     "step_size",

@@ -33,6 +33,7 @@ from engine.data.documents import _DocumentCache
 from engine.data.markup import evenly_spread
 from engine.data.mbox import COLUMNS as MBOX_COLUMNS
 from engine.data.mbox import mbox_rows
+from engine.data.sphinx import sphinx_unread
 from engine.data.spreadsheets import read_sheet
 from engine.data.text import (
     DEFAULT_MAX_TOTAL_BYTES,
@@ -43,11 +44,9 @@ from engine.data.text import (
     _expands_past_declared,
     _is_text_file,
     _read_entry,
-    _sphinx_skipped,
     _title,
     _zip_text_entries,
     read_texts,
-    sphinx_sources,
     table_format,
 )
 from engine.errors import (
@@ -91,12 +90,12 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
     name them; with ``spread``, of at most that many files spread evenly over them, the others not read; PDF, Word,
     OpenDocument, EPUB and presentation files are taken from ``cache`` when it holds them, and kept there when read."""
     if source.is_dir():
-        # the folder is listed once more first, for the sources Sphinx copied beside its pages (read_folder's rule)
-        sources = sphinx_sources(path.relative_to(source).as_posix() for path in _walk(source))
+        # the folder is listed once more first, for the files of a Sphinx site that are not read (read_folder's rule)
+        sphinx_files = sphinx_unread(path.relative_to(source).as_posix() for path in _walk(source))
 
         def readable(path: Path) -> bool:
             name = path.relative_to(source).as_posix()
-            return _is_text_file(name) and name not in sources
+            return _is_text_file(name) and name not in sphinx_files
 
         paths = _walk(source)
         if spread is not None:  # the folder is listed again, so that memory holds only the files picked
@@ -108,8 +107,8 @@ def _text_documents(source: Path, skipped: list | None, encoding: str | None = N
         def files() -> Iterator[tuple[str, bytes]]:
             for path in paths:
                 name = path.relative_to(source).as_posix()
-                if name in sources:
-                    unread.append(_sphinx_skipped(name, sources[name]))
+                if name in sphinx_files:
+                    unread.append(SkippedFile(name, sphinx_files[name]))
                 elif _is_text_file(name):  # a document read on an earlier pass is not read again
                     yield name, b"" if cache is not None and name in cache else path.read_bytes()
                 else:

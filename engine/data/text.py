@@ -32,6 +32,7 @@ from engine.data.documents import DOCUMENT_SUFFIXES, DocumentReader, _DocumentCa
 from engine.data.markdown import MARKDOWN_SUFFIXES, markdown_text
 from engine.data.mbox import mbox_frame
 from engine.data.rst import RST_SUFFIXES, rst_text
+from engine.data.sphinx import sphinx_unread
 from engine.data.spreadsheets import read_sheet
 from engine.errors import (
     CorpusFormatError,
@@ -51,7 +52,6 @@ __all__ = [
     "read_table",
     "read_txt_files",
     "read_zip",
-    "sphinx_sources",
     "table_format",
 ]
 
@@ -161,65 +161,6 @@ def _is_text_file(name: str) -> bool:
     return name.lower().endswith(TEXT_SUFFIXES)
 
 
-# Sphinx's HTML builders copy each page's source into this folder of the site (html_copy_source, on by default), as
-# the source's name plus ".txt": the page usage/intro.html has _sources/usage/intro.rst.txt
-SPHINX_SOURCES = "_sources"
-_SPHINX_SOURCE_SUFFIXES = (*RST_SUFFIXES, *MARKDOWN_SUFFIXES, ".txt", ".ipynb")
-
-
-def sphinx_sources(names: Iterable[str]) -> dict[str, str]:
-    """The files among ``names`` that are Sphinx's copies of a page's source, each with its page (also in ``names``).
-
-    A site built by Sphinx (a Read the Docs download, a ``_build/html`` folder) holds each page
-    twice: ``usage/intro.html`` and its source ``_sources/usage/intro.rst.txt`` (``intro.txt``
-    before Sphinx 1.5; the page is ``usage/intro/index.html`` from the ``dirhtml`` builder).  The
-    readers read the page and list its source in ``skipped``: the page shows what the source
-    pulls in (an ``autoclass`` directive's docstrings) and read twice, every page would weigh
-    double in the topics.  A source whose page is not among ``names`` is not listed here: it is
-    read, a ``.rst.txt`` or ``.md.txt`` file as rendered.
-
-    Parameters
-    ----------
-    names : iterable of str
-        Paths with ``/`` separators, as the readers name documents.
-
-    Returns
-    -------
-    dict of str to str
-        Each copied source's name -> the name of its page.
-
-    Examples
-    --------
-    >>> from engine import sphinx_sources
-    >>> sphinx_sources(["index.html", "usage/intro.html", "_sources/index.rst.txt", "_sources/usage/intro.rst.txt",
-    ...                 "_sources/draft.rst.txt", "notes.txt"])
-    {'_sources/index.rst.txt': 'index.html', '_sources/usage/intro.rst.txt': 'usage/intro.html'}
-    """
-    names = [str(name) for name in names]
-    pages = {name for name in names if name.lower().endswith((".html", ".htm"))}
-    found = {}
-    for name in names:
-        parts = name.split("/")
-        if SPHINX_SOURCES not in parts[:-1] or not name.lower().endswith(".txt"):
-            continue
-        at = parts.index(SPHINX_SOURCES)
-        page = "/".join(parts[at + 1:])[:-len(".txt")]
-        for suffix in _SPHINX_SOURCE_SUFFIXES:
-            if page.lower().endswith(suffix):
-                page = page[:-len(suffix)]
-                break
-        prefix = "".join(f"{part}/" for part in parts[:at])
-        for candidate in (f"{prefix}{page}.html", f"{prefix}{page}/index.html", f"{prefix}{page}.htm"):
-            if candidate in pages:
-                found[name] = candidate
-                break
-    return found
-
-
-def _sphinx_skipped(source: str, page: str) -> SkippedFile:
-    return SkippedFile(source, f"Sphinx's copy of the source of the page {page}, which is read")
-
-
 def read_texts(files: Iterable[tuple[str, bytes]], encoding: str | None, skipped: list[SkippedFile],
                encodings: dict[str, str] | None = None, cache: _DocumentCache | None = None,
                ) -> Iterator[tuple[str, str]]:
@@ -277,7 +218,7 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
     (``.odt``) and EPUB files are read as their text (:mod:`engine.data.documents`); one
     that cannot be read (a scan, a password) is listed in ``skipped`` with the reason, and so
     are files of other kinds.  When ``files`` is a list or tuple, the sources a Sphinx site copies
-    beside its pages are listed there too, their pages read (:func:`sphinx_sources`).
+    beside its pages and the pages it generates are listed there too (:func:`engine.sphinx_unread`).
 
     Parameters
     ----------
@@ -292,20 +233,20 @@ def read_txt_files(files: Iterable[tuple[str, bytes]], encoding: str | None = No
     """
     _check_encoding(encoding)
     if isinstance(files, (list, tuple)):  # a generator is read as it comes (read_folder names its sources itself)
-        return _read_files(files, encoding, sphinx_sources(name for name, _ in files))
+        return _read_files(files, encoding, sphinx_unread(name for name, _ in files))
     return _read_files(files, encoding, {})
 
 
-def _read_files(files: Iterable[tuple[str, bytes]], encoding: str | None, sources: Mapping[str, str]) -> RawDocuments:
-    """read_txt_files' work; ``sources``: the files that are Sphinx's copies of a page's source
-    (:func:`sphinx_sources`), listed in ``skipped`` unread."""
+def _read_files(files: Iterable[tuple[str, bytes]], encoding: str | None, unread: Mapping[str, str]) -> RawDocuments:
+    """read_txt_files' work; ``unread``: the files of a site built by Sphinx that are not read, each with why
+    (:func:`engine.sphinx_unread`), listed in ``skipped``."""
     skipped: list[SkippedFile] = []
     encodings: dict[str, str] = {}
 
     def readable() -> Iterator[tuple[str, bytes]]:  # one file's bytes at a time (read_folder reads them lazily)
         for name, data in files:
-            if name in sources:
-                skipped.append(_sphinx_skipped(name, sources[name]))
+            if name in unread:
+                skipped.append(SkippedFile(name, unread[name]))
             elif _is_text_file(name):
                 yield name, data
             else:
@@ -339,11 +280,11 @@ def read_folder(path: str | os.PathLike, encoding: str | None = None) -> RawDocu
     _check_encoding(encoding)
     files = sorted(p for p in root.rglob("*") if p.is_file())
     names = [f.relative_to(root).as_posix() for f in files]
-    sources = sphinx_sources(names)
-    # only the files of TEXT_SUFFIXES are read; the others (and Sphinx's copies of its pages' sources) are named in
-    # `skipped`
-    return _read_files(((name, f.read_bytes() if _is_text_file(f.name) and name not in sources else b"")
-                        for name, f in zip(names, files, strict=True)), encoding, sources)
+    unread = sphinx_unread(names)
+    # only the files of TEXT_SUFFIXES are read; the others (and the files of a Sphinx site that are not its authors'
+    # pages) are named in `skipped`
+    return _read_files(((name, f.read_bytes() if _is_text_file(f.name) and name not in unread else b"")
+                        for name, f in zip(names, files, strict=True)), encoding, unread)
 
 
 def _check_entry_name(name: str) -> None:
@@ -358,11 +299,11 @@ def _check_entry_name(name: str) -> None:
 def _zip_text_entries(infos, label: str) -> tuple[list[zipfile.ZipInfo], list[SkippedFile]]:
     """The entries of an archive's ``infos`` named in TEXT_SUFFIXES, and the other files with why they are skipped.
 
-    Folders are ignored; macOS ``__MACOSX``/``._`` metadata, Sphinx's copies of its pages' sources
-    (:func:`sphinx_sources`) and other files are skipped.  Raises UnsafeArchiveError for an absolute or ``..`` path and
-    CorpusFormatError for a repeated entry name, before anything is read.
+    Folders are ignored; macOS ``__MACOSX``/``._`` metadata, the files of a site built by Sphinx that are not its
+    authors' pages (:func:`engine.sphinx_unread`) and other files are skipped.  Raises UnsafeArchiveError for an
+    absolute or ``..`` path and CorpusFormatError for a repeated entry name, before anything is read.
     """
-    to_read, skipped, seen = [], [], set()
+    to_read, skipped, seen, files = [], [], set(), []
     for info in infos:
         _check_entry_name(info.filename)
         if info.filename in seen:
@@ -373,14 +314,15 @@ def _zip_text_entries(infos, label: str) -> tuple[list[zipfile.ZipInfo], list[Sk
             continue
         if "__MACOSX" in parts or parts[-1].startswith("._"):
             skipped.append(SkippedFile(info.filename, "macOS metadata"))
-        elif _is_text_file(info.filename):
+            continue
+        files.append(info.filename)
+        if _is_text_file(info.filename):
             to_read.append(info)
         else:
             skipped.append(SkippedFile(info.filename, NOT_TEXT))
-    sources = sphinx_sources(info.filename for info in to_read)
-    skipped.extend(_sphinx_skipped(info.filename, sources[info.filename]) for info in to_read
-                   if info.filename in sources)
-    return [info for info in to_read if info.filename not in sources], skipped
+    unread = sphinx_unread(files)  # the other files too: a Sphinx site is known by its objects.inv, searchindex.js
+    skipped.extend(SkippedFile(info.filename, unread[info.filename]) for info in to_read if info.filename in unread)
+    return [info for info in to_read if info.filename not in unread], skipped
 
 
 def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, label: str) -> bytes:

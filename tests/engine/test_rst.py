@@ -225,6 +225,21 @@ _SITE = {
     "_sources/draft.rst.txt": "Draft\n=====\n\nSee :func:`fit_model` now.\n",  # a source without its page
     "_sources/notes.md.txt": "# Notes\n\nA [linked](https://example.com/page) word.\n",
     "_static/basic.css": "body { margin: 0 }",
+    # the pages Sphinx generates: indexes, the search page, sphinx.ext.viewcode's highlighted code
+    "genindex.html": "<html><body><h1>Index</h1><p>fit_model() priors samples sizes step training</p></body></html>",
+    "py-modindex.html": "<html><body><h1>Python Module Index</h1><p>engine.core</p></body></html>",
+    "search.html": "<html><body><h1>Search</h1><p>Please activate JavaScript.</p></body></html>",
+    "_modules/index.html": "<html><body><h1>All modules for which code is available</h1></body></html>",
+    "_modules/engine/core.html": "<html><body><pre>def fit_model(self):\n    return self</pre></body></html>",
+    "objects.inv": "# Sphinx inventory version 2\n",
+}
+_GENERATED = {
+    "genindex.html": "Sphinx's index of the site's terms, generated from its pages, which are read",
+    "py-modindex.html": "Sphinx's index of the site's modules, generated from its pages, which are read",
+    "search.html": "Sphinx's search page, which holds no text of the site",
+    "_modules/index.html": "Sphinx's list of the Python modules whose code the site shows (sphinx.ext.viewcode)",
+    "_modules/engine/core.html": "Sphinx's highlighted copy of the code of the Python module engine.core "
+                                 "(sphinx.ext.viewcode), not documentation",
 }
 _COPIED = {"_sources/index.rst.txt": "index.html", "_sources/usage/intro.rst.txt": "usage/intro.html",
            "_sources/usage/guide.txt": "usage/guide/index.html"}
@@ -262,8 +277,35 @@ def test_a_sphinx_site_is_read_page_by_page_by_every_reader(tmp_path):
         skipped = {s.name: s.reason for s in documents.skipped}
         assert {name: skipped[name] for name in _COPIED} == {
             name: f"Sphinx's copy of the source of the page {page}, which is read" for name, page in _COPIED.items()}
+        assert {name: skipped[name] for name in _GENERATED} == _GENERATED
         assert "_static/basic.css" in skipped
     memory = engine.load_corpus(folder, min_df=1)
     disk = engine.DiskCorpus.from_texts(folder, tmp_path / "disk", min_df=1)
     assert set(memory.doc_ids) == expected and disk.doc_ids == memory.doc_ids
     assert disk.skipped == memory.skipped and not {"toctree", "maxdepth", "term", "func"} & set(memory.vocabulary)
+    assert not {"def", "self", "javascript"} & set(memory.vocabulary)  # the generated pages' words are not read
+
+
+def test_sphinx_generated_pages_are_known_only_at_the_root_of_a_site_sphinx_built():
+    assert engine.sphinx_generated_pages(_SITE) == _GENERATED
+    assert engine.sphinx_unread(_SITE) == _GENERATED | {
+        name: f"Sphinx's copy of the source of the page {page}, which is read" for name, page in _COPIED.items()}
+    inside = {f"docs/html/{name}": reason for name, reason in _GENERATED.items()}
+    assert engine.sphinx_generated_pages(f"docs/html/{name}" for name in _SITE) == inside
+    pages = ["genindex.html", "search.html", "py-modindex.html", "_modules/a.html", "guide/search.html"]
+    assert engine.sphinx_generated_pages(pages) == {}  # no sign of Sphinx: every page is read
+    for marker in ("objects.inv", "searchindex.js", "_static/documentation_options.js"):
+        assert set(engine.sphinx_generated_pages([marker, *pages])) == set(pages) - {"guide/search.html"}
+    # a copied source whose page is there marks the site too; a source without its page does not
+    assert set(engine.sphinx_generated_pages(["a.html", "_sources/a.rst.txt", "search.html"])) == {"search.html"}
+    assert engine.sphinx_generated_pages(["_sources/a.rst.txt", "search.html"]) == {}
+    # the dirhtml builder's forms, the index split by letter, another domain's index; authors' pages named alike
+    dirhtml = ["searchindex.js", "genindex/index.html", "genindex-A/index.html", "search/index.html",
+               "js-modindex.html", "_modules/pkg/mod/index.html", "searching.html", "genindex.txt",
+               "usage/genindex.html", "modindex.html", "_modules.html"]
+    assert engine.sphinx_generated_pages(dirhtml) == {
+        "genindex/index.html": _GENERATED["genindex.html"], "genindex-A/index.html": _GENERATED["genindex.html"],
+        "search/index.html": _GENERATED["search.html"],
+        "js-modindex.html": _GENERATED["py-modindex.html"],
+        "_modules/pkg/mod/index.html": "Sphinx's highlighted copy of the code of the Python module pkg.mod "
+                                       "(sphinx.ext.viewcode), not documentation"}
