@@ -273,9 +273,8 @@ def hdp_rule_topics(n_documents: int) -> int:
     >>> [hdp_rule_topics(n) for n in (5, 358, 10_000)]
     [1, 35, 50]
     """
-    if isinstance(n_documents, bool) or not isinstance(n_documents, (int, np.integer)) or n_documents < 0:
-        raise ValueError(f"n_documents must be an integer >= 0, got {n_documents!r}")
-    return int(min(HDP_RULE_TOPICS, max(1, n_documents // HDP_DOCUMENTS_PER_TOPIC)))
+    n_documents = check_int("n_documents", n_documents, 0)
+    return min(HDP_RULE_TOPICS, max(1, n_documents // HDP_DOCUMENTS_PER_TOPIC))
 
 
 def recurring_words(counts) -> int:

@@ -29,12 +29,12 @@ import numpy as np
 from engine.errors import ModelFileError
 from engine.inference import warmup
 from engine.inference.evaluation import predictive_log_likelihood
-from engine.inference.svi import SVI, BatchVI
+from engine.inference.svi import SVI, BatchVI, _kappa_value
 from engine.io.atomic import probe_writable
 from engine.io.model_files import LoadedModel, load_model, save_model
 from engine.io.records import EvalPoint, SettingChange
 from engine.kernels import effective_kernel
-from engine.validation import as_counts, check_int
+from engine.validation import as_counts, check_int, check_non_negative
 
 __all__ = ["EvalPoint", "SettingChange", "Snapshot", "TrainingRun", "default_target_docs"]
 
@@ -495,13 +495,9 @@ class TrainingRun:
             raise TypeError(f"a {type(self.trainer).__name__} run has no step-size schedule to change")
         requested = []
         if kappa is not None:
-            if isinstance(kappa, bool) or not isinstance(kappa, numbers.Real) or not 0.0 <= kappa <= 1.0:
-                raise ValueError(f"kappa must be in [0, 1], got {kappa!r}")
-            requested.append(("kappa", float(kappa)))
+            requested.append(("kappa", _kappa_value(kappa)))
         if tau is not None:
-            if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not math.isfinite(tau) or tau < 0:
-                raise ValueError(f"tau must be a finite number >= 0, got {tau!r}")
-            requested.append(("tau", float(tau)))
+            requested.append(("tau", check_non_negative("tau", tau)))
         if batch_size is not None:
             requested.append(("batch_size", check_int("batch_size", batch_size, 1, self.trainer.n_docs)))
         with self._control:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import numbers
 import time
 import warnings
 from collections.abc import Callable
@@ -34,7 +35,7 @@ from engine.inference.schedule import (
     AdaptiveStepSize,
     step_size,
 )
-from engine.validation import as_counts, check_choice, check_int
+from engine.validation import as_counts, check_choice, check_int, check_non_negative
 
 __all__ = ["SVI", "BatchVI", "StepReport"]
 
@@ -74,9 +75,16 @@ class StepReport:
     seconds: float
 
 
-def _check_kappa(kappa) -> float:
-    if isinstance(kappa, bool) or not isinstance(kappa, (int, float, np.floating)) or not 0.0 <= kappa <= 1.0:
+def _kappa_value(kappa) -> float:
+    """``kappa`` as float if it is a number in [0, 1] (outside (0.5, 1] the schedule is allowed, for teaching)."""
+    if isinstance(kappa, bool) or not isinstance(kappa, numbers.Real) or not 0.0 <= kappa <= 1.0:
         raise ValueError(f"kappa must be in [0, 1], got {kappa!r}")
+    return float(kappa)
+
+
+def _check_kappa(kappa) -> float:
+    """``_kappa_value``, with a warning outside (0.5, 1], where convergence is not guaranteed."""
+    kappa = _kappa_value(kappa)
     if not 0.5 < kappa <= 1.0:
         warnings.warn(
             f"kappa={kappa} is outside (0.5, 1]: the step sizes no longer satisfy the Robbins-Monro "
@@ -85,12 +93,6 @@ def _check_kappa(kappa) -> float:
             stacklevel=3,
         )
     return float(kappa)
-
-
-def _check_tau(tau) -> float:
-    if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not np.isfinite(tau) or tau < 0:
-        raise ValueError(f"tau must be a finite number >= 0, got {tau!r}")
-    return float(tau)
 
 
 _controller: ThreadpoolController | None = None
@@ -263,7 +265,7 @@ class SVI:
             batch_size = min(DEFAULT_BATCH_SIZE, self.n_docs)
         self.batch_size = check_int("batch_size", batch_size, 1, self.n_docs)
         self.kappa = _check_kappa(kappa)
-        self.tau = _check_tau(tau)
+        self.tau = check_non_negative("tau", tau)
         self.seed = check_int("seed", seed, 0)
         self.sampling = check_choice("sampling", sampling, _SAMPLINGS)
         self.blas_threads = blas_threads
@@ -322,7 +324,7 @@ class SVI:
         drops them and continues rho_t = (t + tau) ** -kappa at the current t.
         """
         new_kappa = self.kappa if kappa is None else _check_kappa(kappa)
-        new_tau = self.tau if tau is None else _check_tau(tau)
+        new_tau = self.tau if tau is None else check_non_negative("tau", tau)
         new_size = self.batch_size if batch_size is None else check_int("batch_size", batch_size, 1, self.n_docs)
         new_rule = self.step_size if step_size is None else _check_step_size(step_size, self.model)
         if new_rule != self.step_size:
