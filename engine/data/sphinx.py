@@ -8,7 +8,8 @@ mirror of a Read the Docs site) holds, beside the pages its authors wrote:
 - pages Sphinx generates from the others: the index of terms (``genindex.html``), the index of
   Python modules (``py-modindex.html``), the search page (``search.html``) and, with
   ``sphinx.ext.viewcode``, a highlighted copy of each documented module's code
-  (``_modules/pkg/mod.html``) and their list (``_modules/index.html``).
+  (``_modules/pkg/mod.html``) and their list (``_modules/index.html``); on many sites also the
+  page shown for a missing address (``404.html``, from ``sphinx-notfound-page``).
 
 The readers read the authors' pages and list these files as skipped, each with the reason
 :func:`sphinx_unread` gives.  Generated pages are recognised only at the root of a site Sphinx
@@ -36,16 +37,19 @@ _SOURCE_SUFFIXES = (*RST_SUFFIXES, *MARKDOWN_SUFFIXES, ".txt", ".ipynb")
 _SITE_MARKERS = ("objects.inv", "searchindex.js", "_static/documentation_options.js")
 _MODULE_CODE = "_modules"  # sphinx.ext.viewcode's pages
 # a generated page's name at the site's root, without ".html" or "/index.html" (the dirhtml builder's form):
-# the index of terms (split by letter with html_split_index), a domain's index of modules, the search page
+# the index of terms (split by letter with html_split_index), a domain's index of modules, the search page, the page
+# for a missing address (sphinx-notfound-page's, which Read the Docs serves)
 _GENERATED = {
     "index": re.compile(r"genindex(-[^/]+)?"),
     "modules": re.compile(r"[a-z]+-modindex"),
     "search": re.compile(r"search"),
+    "not found": re.compile(r"404"),
 }
 _REASONS = {
     "index": "Sphinx's index of the site's terms, generated from its pages, which are read",
     "modules": "Sphinx's index of the site's modules, generated from its pages, which are read",
     "search": "Sphinx's search page, which holds no text of the site",
+    "not found": "the page a site Sphinx built shows for an address it does not have",
     "code list": "Sphinx's list of the Python modules whose code the site shows (sphinx.ext.viewcode)",
 }
 
@@ -147,10 +151,11 @@ def sphinx_generated_pages(names: Iterable[str]) -> dict[str, str]:
 
     At the root of a site Sphinx built (see the module docstring): the index of terms
     (``genindex.html``, ``genindex-A.html``), a domain's index of modules (``py-modindex.html``),
-    the search page (``search.html``), and ``sphinx.ext.viewcode``'s pages under ``_modules/``: the
-    highlighted code of each documented Python module and their list.  Read as documents, an index
-    repeats every term of the site in one document, and the code pages bring the code's names and
-    keywords, which the pages documenting the modules do not hold, in pages as long as a module.
+    the search page (``search.html``), the page for a missing address (``404.html``), and
+    ``sphinx.ext.viewcode``'s pages under ``_modules/``: the highlighted code of each documented
+    Python module and their list.  Read as documents, an index repeats every term of the site in
+    one document, and the code pages bring the code's names and keywords, which the pages
+    documenting the modules do not hold, in pages as long as a module.
     The dirhtml builder's forms (``genindex/index.html``) are recognised too.
 
     Parameters

@@ -1,4 +1,4 @@
-"""benchmarks/sphinx_site.py: the three readings of a site built by Sphinx, and the words only the files left out hold."""
+"""benchmarks/sphinx_site.py: three readings of a site built by Sphinx, and the words only the files left out hold."""
 
 from __future__ import annotations
 

@@ -302,10 +302,11 @@ def test_sphinx_generated_pages_are_known_only_at_the_root_of_a_site_sphinx_buil
     # the dirhtml builder's forms, the index split by letter, another domain's index; authors' pages named alike
     dirhtml = ["searchindex.js", "genindex/index.html", "genindex-A/index.html", "search/index.html",
                "js-modindex.html", "_modules/pkg/mod/index.html", "searching.html", "genindex.txt",
-               "usage/genindex.html", "modindex.html", "_modules.html"]
+               "usage/genindex.html", "modindex.html", "_modules.html", "404/index.html", "usage/404.html"]
     assert engine.sphinx_generated_pages(dirhtml) == {
         "genindex/index.html": _GENERATED["genindex.html"], "genindex-A/index.html": _GENERATED["genindex.html"],
         "search/index.html": _GENERATED["search.html"],
         "js-modindex.html": _GENERATED["py-modindex.html"],
+        "404/index.html": "the page a site Sphinx built shows for an address it does not have",
         "_modules/pkg/mod/index.html": "Sphinx's highlighted copy of the code of the Python module pkg.mod "
                                        "(sphinx.ext.viewcode), not documentation"}
