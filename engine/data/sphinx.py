@@ -107,37 +107,46 @@ def sphinx_sources(names: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def _site_roots(names: list[str], sources: dict[str, str]) -> set[str]:
-    """The prefixes ("" or "a/b/") of ``names`` at which Sphinx built a site."""
-    roots = set()
+def _site_roots(names: list[str], sources: dict[str, str]) -> dict:
+    """The folders of ``names`` at which Sphinx built a site, as a tree: each folder's name -> its subtree, and the
+    key None in the subtree of a site's root (the top one for a site at the top)."""
+    roots: dict = {}
+
+    def add(parts: list[str]) -> None:
+        node = roots
+        for part in parts:
+            node = node.setdefault(part, {})
+        node[None] = True
+
     for name in names:
         for marker in _SITE_MARKERS:
             if name == marker or name.endswith(f"/{marker}"):
-                roots.add(name[:-len(marker)])
+                add(name[:-len(marker)].split("/")[:-1])
     for source in sources:
         parts = source.split("/")
-        roots.add("".join(f"{part}/" for part in parts[:parts.index(SPHINX_SOURCES)]))
+        add(parts[:parts.index(SPHINX_SOURCES)])
     return roots
 
 
-def _generated_reason(rest: str) -> str | None:
-    """Why the page ``rest`` (its name below a Sphinx site's root) is not read; None for an authors' page."""
-    parts = rest.split("/")
-    if parts[0] == _MODULE_CODE and len(parts) > 1:
-        module = "/".join(parts[1:])
-        for ending in ("/index.html", ".html", ".htm"):
-            if module.lower().endswith(ending):
-                module = module[:-len(ending)]
-                break
-        if module in ("index", ""):
+def _generated_reason(parts: list[str], root: int) -> str | None:
+    """Why the page ``parts`` (its name split at "/") is not read, if a Sphinx site's root is the folder of its
+    first ``root`` parts; None for an authors' page.  Takes time linear in the name's length."""
+    rest = len(parts) - root
+    if rest >= 2 and parts[root] == _MODULE_CODE:
+        module = parts[root + 1:]
+        last = module[-1].lower()
+        if last == "index.html" and len(module) > 1:
+            module = module[:-1]
+        else:
+            module = [*module[:-1], module[-1][:-len(".htm" if last.endswith(".htm") else ".html")]]
+        if module == ["index"]:
             return _REASONS["code list"]
-        return (f"Sphinx's highlighted copy of the code of the Python module {module.replace('/', '.')} "
+        return (f"Sphinx's highlighted copy of the code of the Python module {'.'.join(module)} "
                 "(sphinx.ext.viewcode), not documentation")
-    stem = rest
-    for ending in ("/index.html", ".html"):
-        if stem.lower().endswith(ending):
-            stem = stem[:-len(ending)]
-            break
+    if rest == 1 and parts[-1].lower().endswith(".html"):
+        stem = parts[-1][:-len(".html")]
+    elif rest == 2 and parts[-1].lower() == "index.html":
+        stem = parts[-2]
     else:
         return None
     for kind, pattern in _GENERATED.items():
@@ -187,12 +196,17 @@ def _generated(names: list[str], sources: dict[str, str]) -> dict[str, str]:
     for name in names:
         if not _is_page(name):
             continue
-        for root in roots:
-            if name.startswith(root):
-                reason = _generated_reason(name[len(root):])
+        parts = name.split("/")
+        node = roots
+        for depth in range(len(parts)):  # the site roots above the page, the outermost first: one walk down the tree
+            if None in node:
+                reason = _generated_reason(parts, depth)
                 if reason is not None:
                     found[name] = reason
                     break
+            node = node.get(parts[depth])
+            if node is None:
+                break
     return found
 
 

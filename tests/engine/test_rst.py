@@ -296,6 +296,13 @@ def test_sphinx_generated_pages_are_known_only_at_the_root_of_a_site_sphinx_buil
     assert engine.sphinx_generated_pages(pages) == {}  # no sign of Sphinx: every page is read
     for marker in ("objects.inv", "searchindex.js", "_static/documentation_options.js"):
         assert set(engine.sphinx_generated_pages([marker, *pages])) == set(pages) - {"guide/search.html"}
+    # sites inside sites, and as many sites as an upload may hold files (each page looked up along its own folders)
+    nested = engine.sphinx_generated_pages(["objects.inv", "docs/objects.inv", "docs/search.html", "docs/guide.html",
+                                            "docs/_modules/m.html", "other/search.html"])
+    assert set(nested) == {"docs/search.html", "docs/_modules/m.html"}
+    many = engine.sphinx_generated_pages([f"site{i}/{name}" for i in range(10_000)
+                                          for name in ("objects.inv", "search.html", "guide.html")])
+    assert len(many) == 10_000 and all(name.endswith("/search.html") for name in many)
     # a copied source whose page is there marks the site too; a source without its page does not
     assert set(engine.sphinx_generated_pages(["a.html", "_sources/a.rst.txt", "search.html"])) == {"search.html"}
     assert engine.sphinx_generated_pages(["_sources/a.rst.txt", "search.html"]) == {}
