@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""A documentation site built by Sphinx, read as the engine reads it against with the files it leaves out.
+"""A documentation site built by Sphinx, read as the engine reads it and with the files it leaves out read too.
 
 A site Sphinx's HTML builders made (a ``_build/html`` folder, a zip of it) holds more than its
 authors' pages: a copy of each page's source (``_sources/usage/intro.rst.txt`` beside
