@@ -187,10 +187,10 @@ def general_among_live(quality: TopicQuality | None) -> int:
     return int((quality.general & quality.live).sum())
 
 
-def hdp_small_collection_note(n_train: int, n_words: int) -> str | None:
+def hdp_small_collection_note(n_train: int, n_words: int | None) -> str | None:
     """What the Train page says before an HDP run on a small collection (``engine.hdp_small_collection``):
-    ``n_train`` training documents, ``n_words`` of their words in two or more of them (``engine.recurring_words``);
-    None on a collection large enough."""
+    ``n_train`` training documents, ``n_words`` of their words in two or more of them (``engine.recurring_words``;
+    None, not counted, below ``HDP_FEW_DOCUMENTS`` documents); None on a collection large enough."""
     why = hdp_small_collection(n_train, n_words)
     if why == "documents":
         size, measured = (f"{formatting.count(n_train)} training documents",

@@ -55,9 +55,8 @@ def hdp_small_collection_note(collection: Collection) -> str | None:
     """The Train page's caution before an HDP run on the collection's training documents, if they are few or share
     few words (``quality.hdp_small_collection_note``); their words are counted only when the documents are enough."""
     n_train = n_training_documents(collection)
-    if n_train < quality.HDP_FEW_DOCUMENTS:
-        return quality.hdp_small_collection_note(n_train, quality.HDP_FEW_WORDS)
-    return quality.hdp_small_collection_note(n_train, n_training_words(collection))
+    counted = n_train >= quality.HDP_FEW_DOCUMENTS  # fewer documents are the reason whatever their words
+    return quality.hdp_small_collection_note(n_train, n_training_words(collection) if counted else None)
 
 
 def n_training_words(collection: Collection) -> int:

@@ -300,10 +300,13 @@ def recurring_words(counts) -> int:
     return round(float(words[documents >= 2].sum()))
 
 
-def hdp_small_collection(n_documents: int, n_words: int) -> str | None:
+def hdp_small_collection(n_documents: int, n_words: int | None) -> str | None:
     """Why training documents are too few for the default HDP to tell its topics apart: "documents" (fewer than
     :data:`HDP_FEW_DOCUMENTS`, 500), "words" (``n_words``, their :func:`recurring_words`, fewer than
     :data:`HDP_FEW_WORDS`, 20,000), or None.
+
+    The documents are the first reason: ``n_words`` may be None (not counted) when they are fewer than
+    :data:`HDP_FEW_DOCUMENTS`, and must be a count otherwise.
 
     On such collections ten passes can leave the HDP's unused topics as near-identical copies of the overall word
     use (``model.general_topics()``) holding most of the words; benchmarks/RESULTS.md runs 22 (documents) and 89
@@ -312,12 +315,18 @@ def hdp_small_collection(n_documents: int, n_words: int) -> str | None:
     Examples
     --------
     >>> from engine import hdp_small_collection
-    >>> [hdp_small_collection(400, 60_000), hdp_small_collection(900, 12_000), hdp_small_collection(900, 30_000)]
+    >>> [hdp_small_collection(400, None), hdp_small_collection(900, 12_000), hdp_small_collection(900, 30_000)]
     ['documents', 'words', None]
     """
-    n_documents, n_words = check_int("n_documents", n_documents, 0), check_int("n_words", n_words, 0)
+    n_documents = check_int("n_documents", n_documents, 0)
+    if n_words is not None:
+        n_words = check_int("n_words", n_words, 0)
     if n_documents < HDP_FEW_DOCUMENTS:
         return "documents"
+    if n_words is None:
+        raise ValueError(f"n_words: give the recurring words of the {n_documents:,} documents "
+                         f"(engine.recurring_words); None is only for fewer than {HDP_FEW_DOCUMENTS:,} documents, "
+                         "where they do not decide")
     return "words" if n_words < HDP_FEW_WORDS else None
 
 

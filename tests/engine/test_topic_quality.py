@@ -324,11 +324,17 @@ def test_a_collection_is_small_for_the_hdp_below_either_line():
     assert engine.hdp_small_collection(few_docs, few_words - 1) == "words"
     assert engine.hdp_small_collection(np.int64(10**6), np.int64(few_words - 1)) == "words"
     assert engine.hdp_small_collection(few_docs, few_words) is None
+    assert engine.hdp_small_collection(few_docs - 1, None) == "documents"  # words need not be counted there...
+    with pytest.raises(ValueError, match="n_words: give the recurring words of the 500 documents"):
+        engine.hdp_small_collection(few_docs, None)  # ... but decide from 500 documents on
     for bad in (-1, 2.5, True, "9", None):
         with pytest.raises(ValueError, match="n_documents"):
             engine.hdp_small_collection(bad, few_words)
+    for bad in (-1, 2.5, True, "9"):
         with pytest.raises(ValueError, match="n_words"):
             engine.hdp_small_collection(few_docs, bad)
+        with pytest.raises(ValueError, match="n_words"):  # a bad count is an error even where it does not decide
+            engine.hdp_small_collection(few_docs - 1, bad)
 
 
 def test_recurring_words_are_those_of_words_in_two_or_more_documents():

@@ -188,8 +188,8 @@ def test_the_hdp_small_collection_note_starts_below_either_line():
     note = quality.hdp_small_collection_note(quality.HDP_FEW_DOCUMENTS - 1, enough)
     assert note.startswith("With 499 training documents, the HDP may leave most words in many near-identical topics")
     assert "of 400 documents" in note
-    assert quality.hdp_small_collection_note(quality.HDP_FEW_DOCUMENTS - 1, 10) == quality.hdp_small_collection_note(
-        quality.HDP_FEW_DOCUMENTS - 1, enough)  # few documents: their count is the reason given
+    for n_words in (10, None):  # few documents: their count is the reason given, the words counted or not
+        assert quality.hdp_small_collection_note(quality.HDP_FEW_DOCUMENTS - 1, n_words) == note
     words = quality.hdp_small_collection_note(900, enough - 1)
     assert words.startswith("With only 19,999 words that recur across the training documents (a word found in one "
                             "document only cannot tie documents together), the HDP may leave most words in many "
