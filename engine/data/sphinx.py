@@ -51,6 +51,8 @@ _REASONS = {
     "search": "Sphinx's search page, which holds no text of the site",
     "not found": "the page a site Sphinx built shows for an address it does not have",
     "code list": "Sphinx's list of the Python modules whose code the site shows (sphinx.ext.viewcode)",
+    "code": "Sphinx's highlighted copy of a Python module's code (sphinx.ext.viewcode), not documentation",
+    "source": "Sphinx's copy of a page's source; the page is read",
 }
 
 
@@ -139,10 +141,7 @@ def _generated_reason(parts: list[str], root: int) -> str | None:
             module = module[:-1]
         else:
             module = [*module[:-1], module[-1][:-len(".htm" if last.endswith(".htm") else ".html")]]
-        if module == ["index"]:
-            return _REASONS["code list"]
-        return (f"Sphinx's highlighted copy of the code of the Python module {'.'.join(module)} "
-                "(sphinx.ext.viewcode), not documentation")
+        return _REASONS["code list" if module == ["index"] else "code"]
     if rest == 1 and parts[-1].lower().endswith(".html"):
         stem = parts[-1][:-len(".html")]
     elif rest == 2 and parts[-1].lower() == "index.html":
@@ -211,14 +210,14 @@ def _generated(names: list[str], sources: dict[str, str]) -> dict[str, str]:
 
 
 def sphinx_unread(names: Iterable[str]) -> dict[str, str]:
-    """The files among ``names`` the readers skip as parts of a site Sphinx built, each with why.
+    """The files among ``names`` the readers skip as parts of a site Sphinx built, each with why: one reason for
+    all the files of a kind (their names say which page or module each is), so that a list of them groups by it.
 
     The copied sources of pages that are read (:func:`sphinx_sources`) and the generated pages
     (:func:`sphinx_generated_pages`).
     """
     names = [str(name) for name in names]
     sources = sphinx_sources(names)
-    unread = {source: f"Sphinx's copy of the source of the page {page}, which is read"
-              for source, page in sources.items()}
+    unread = dict.fromkeys(sources, _REASONS["source"])
     unread.update(_generated(names, sources))
     return unread

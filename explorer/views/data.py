@@ -372,7 +372,10 @@ with right:
         if len(corpus.skipped) <= SKIPPED_LISTED:  # a few reasons in full: each says what to do
             st.markdown("\n".join(f"- {safe_text.markdown(s.name)}: {safe_text.markdown(s.reason)}"
                                    for s in corpus.skipped))
-        else:
-            st.dataframe(pd.DataFrame([(s.name, s.reason) for s in corpus.skipped], columns=["File", "Why"]),
-                         hide_index=True, height=160)
+        else:  # grouped by why, a site's hundreds of style sheets and scripts in one line; every file below
+            groups = uploads.skipped_groups(corpus.skipped)
+            st.dataframe(groups, hide_index=True, height=min(160, 35 * (len(groups) + 1) + 3))
+            with st.expander(f"Every skipped file ({formatting.count(len(corpus.skipped))})"):
+                st.dataframe(pd.DataFrame([(s.name, s.reason) for s in corpus.skipped], columns=["File", "Why"]),
+                             hide_index=True, height=240)
 st.page_link("views/train.py", label="Train a topic model on this collection", icon=icons.TRAIN)

@@ -238,9 +238,10 @@ _GENERATED = {
     "py-modindex.html": "Sphinx's index of the site's modules, generated from its pages, which are read",
     "search.html": "Sphinx's search page, which holds no text of the site",
     "_modules/index.html": "Sphinx's list of the Python modules whose code the site shows (sphinx.ext.viewcode)",
-    "_modules/engine/core.html": "Sphinx's highlighted copy of the code of the Python module engine.core "
-                                 "(sphinx.ext.viewcode), not documentation",
+    "_modules/engine/core.html": "Sphinx's highlighted copy of a Python module's code (sphinx.ext.viewcode), "
+                                 "not documentation",
 }
+_SOURCE_REASON = "Sphinx's copy of a page's source; the page is read"  # one reason for every file of a kind
 _COPIED = {"_sources/index.rst.txt": "index.html", "_sources/usage/intro.rst.txt": "usage/intro.html",
            "_sources/usage/guide.txt": "usage/guide/index.html"}
 
@@ -256,7 +257,7 @@ def test_sphinx_sources_pairs_each_copied_source_with_its_page():
 
 
 def test_a_sphinx_site_is_read_page_by_page_by_every_reader(tmp_path):
-    """Each page once, as its HTML; the sources Sphinx copied beside them skipped with their page named; a source
+    """Each page once, as its HTML; the sources Sphinx copied beside them skipped; a source
     without its page read as rendered (.rst.txt as reStructuredText, .md.txt as Markdown)."""
     files = [(name, text.encode()) for name, text in _SITE.items()]
     folder = tmp_path / "site"
@@ -275,8 +276,7 @@ def test_a_sphinx_site_is_read_page_by_page_by_every_reader(tmp_path):
         assert "fit_model" in texts["_sources/draft.rst.txt"] and ":func:" not in texts["_sources/draft.rst.txt"]
         assert "https" not in texts["_sources/notes.md.txt"] and "linked word" in texts["_sources/notes.md.txt"]
         skipped = {s.name: s.reason for s in documents.skipped}
-        assert {name: skipped[name] for name in _COPIED} == {
-            name: f"Sphinx's copy of the source of the page {page}, which is read" for name, page in _COPIED.items()}
+        assert {name: skipped[name] for name in _COPIED} == dict.fromkeys(_COPIED, _SOURCE_REASON)
         assert {name: skipped[name] for name in _GENERATED} == _GENERATED
         assert "_static/basic.css" in skipped
     memory = engine.load_corpus(folder, min_df=1)
@@ -288,8 +288,7 @@ def test_a_sphinx_site_is_read_page_by_page_by_every_reader(tmp_path):
 
 def test_sphinx_generated_pages_are_known_only_at_the_root_of_a_site_sphinx_built():
     assert engine.sphinx_generated_pages(_SITE) == _GENERATED
-    assert engine.sphinx_unread(_SITE) == _GENERATED | {
-        name: f"Sphinx's copy of the source of the page {page}, which is read" for name, page in _COPIED.items()}
+    assert engine.sphinx_unread(_SITE) == _GENERATED | dict.fromkeys(_COPIED, _SOURCE_REASON)
     inside = {f"docs/html/{name}": reason for name, reason in _GENERATED.items()}
     assert engine.sphinx_generated_pages(f"docs/html/{name}" for name in _SITE) == inside
     pages = ["genindex.html", "search.html", "py-modindex.html", "_modules/a.html", "guide/search.html"]
@@ -309,11 +308,12 @@ def test_sphinx_generated_pages_are_known_only_at_the_root_of_a_site_sphinx_buil
     # the dirhtml builder's forms, the index split by letter, another domain's index; authors' pages named alike
     dirhtml = ["searchindex.js", "genindex/index.html", "genindex-A/index.html", "search/index.html",
                "js-modindex.html", "_modules/pkg/mod/index.html", "searching.html", "genindex.txt",
-               "usage/genindex.html", "modindex.html", "_modules.html", "404/index.html", "usage/404.html"]
+               "usage/genindex.html", "modindex.html", "_modules.html", "404/index.html", "usage/404.html",
+               "_modules/index/index.html"]
     assert engine.sphinx_generated_pages(dirhtml) == {
         "genindex/index.html": _GENERATED["genindex.html"], "genindex-A/index.html": _GENERATED["genindex.html"],
         "search/index.html": _GENERATED["search.html"],
         "js-modindex.html": _GENERATED["py-modindex.html"],
         "404/index.html": "the page a site Sphinx built shows for an address it does not have",
-        "_modules/pkg/mod/index.html": "Sphinx's highlighted copy of the code of the Python module pkg.mod "
-                                       "(sphinx.ext.viewcode), not documentation"}
+        "_modules/pkg/mod/index.html": _GENERATED["_modules/engine/core.html"],
+        "_modules/index/index.html": _GENERATED["_modules/index.html"]}

@@ -15,7 +15,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import engine
-from explorer import formatting, porting, quality
+from explorer import formatting, porting, quality, uploads
 from explorer.engine_api import LDA
 from explorer.state import Keys
 from tests.engine._fake_warm_up import FakeWarmUp
@@ -340,6 +340,27 @@ def test_copies_of_a_document_are_read_once_and_listed_unless_asked(app_path):
     assert not any("copies" in c.value for c in at.caption)
     assert not any("Repeats" in frame.value.columns for frame in at.dataframe)
     assert at.checkbox(key=Keys.near_copies).disabled  # near-copies go only with the copies
+
+
+def test_the_data_page_groups_many_skipped_files_by_why_and_lists_every_one_below(app_path):
+    at = _app(app_path)
+    _upload(at, data.sphinx_site_zip())
+    assert not at.exception, at.exception
+    corpus = _collection(at).corpus
+    assert corpus.n_docs == 6 and len(corpus.skipped) == 14
+    assert any(m.value == "**14 files skipped**" for m in at.markdown)
+    groups = next(frame.value for frame in at.dataframe if "For example" in frame.value.columns)
+    assert groups.equals(uploads.skipped_groups(corpus.skipped)) and groups["Files"].tolist() == [6, 5, 1, 1, 1]
+    every = [e for e in at.expander if e.label == "Every skipped file (14)"]
+    assert len(every) == 1
+    assert every[0].dataframe[0].value.to_dict("list") == {"File": [s.name for s in corpus.skipped],
+                                                           "Why": [s.reason for s in corpus.skipped]}
+    _upload(at, data.zip_of_texts())  # one skipped file: its reason in full, no table
+    assert not at.exception, at.exception
+    assert [s.name for s in _collection(at).corpus.skipped] == ["docs/readme.pdf"]
+    assert not any("For example" in frame.value.columns for frame in at.dataframe)
+    assert not any(e.label.startswith("Every skipped file") for e in at.expander)
+    assert any(m.value.startswith("- docs/readme.pdf: ") for m in at.markdown)
 
 
 def test_near_copies_are_left_out_when_asked_and_listed_with_how_nearly(app_path):

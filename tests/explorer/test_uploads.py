@@ -42,6 +42,27 @@ def test_web_pages_are_uploaded_as_text_files_and_found_to_hold_markup():
         uploads.read_upload([("style.css", b"p {}")])
 
 
+def test_skipped_files_are_grouped_by_why_the_largest_group_first():
+    corpus = uploads.build_corpus(uploads.read_upload(data.sphinx_site_zip()), PLAIN)
+    assert corpus.n_docs == 6 and len(corpus.skipped) == 14
+    groups = uploads.skipped_groups(corpus.skipped)
+    assert list(groups.columns) == ["Why", "Files", "For example"]
+    assert groups["Files"].tolist() == [6, 5, 1, 1, 1] and groups["Files"].sum() == len(corpus.skipped)
+    sources, not_text = groups.iloc[0], groups.iloc[1]
+    assert sources["Why"] == "Sphinx's copy of a page's source; the page is read"
+    assert sources["For example"] == "site/_sources/page0.rst.txt, site/_sources/page1.rst.txt, " \
+                                     "site/_sources/page2.rst.txt, …"
+    assert not_text["Why"].startswith("not a .txt, .md, .rst, .html") and not_text["For example"].endswith(", …")
+    singles = groups.iloc[2:]  # groups of one file each, in the order first met, named without "…"
+    reasons = [s.reason for s in corpus.skipped]
+    assert singles["Why"].tolist() == sorted(set(singles["Why"]), key=reasons.index)
+    assert singles["For example"].tolist() == [next(s.name for s in corpus.skipped if s.reason == why)
+                                              for why in singles["Why"]]
+    three = uploads.skipped_groups(corpus.skipped[-3:])  # a group of exactly SKIPPED_EXAMPLES names has no "…"
+    assert uploads.SKIPPED_EXAMPLES == 3 and not any(three["For example"].str.endswith("…"))
+    assert uploads.skipped_groups(()).empty
+
+
 def test_a_few_long_texts_are_cut_into_passages_by_default():
     source = uploads.read_upload([("book.txt", data.book().encode())])
     count = uploads.passages_suggested(source)
