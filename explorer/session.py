@@ -158,11 +158,12 @@ def _sample_of(current: Collection) -> samples.Sample | None:
 
 # ---------------------------------------------------------------- collection
 def use_collection(new: Collection, n_topics: int | None = None) -> bool:
-    """Use ``new`` for the next runs; resets the collection-dependent settings. Returns True if changed."""
+    """Use ``new`` for the next runs; True if it changed (other documents, or the same under another name).
+    Other documents reset the collection-dependent settings; the same ones read again keep them."""
     old = state.collection()
+    state.set_collection(new)  # the same documents too: the new reading's name and skipped files
     if old is not None and old.key == new.key:
-        return False
-    state.set_collection(new)
+        return old.name != new.name
     defaults = default_settings(new.corpus.n_docs, n_topics or 10)
     values = {Keys.batch_size: defaults.batch_size, Keys.n_test: defaults.n_test,
               Keys.target_docs: defaults.target_docs}

@@ -568,15 +568,15 @@ SKIPPED_EXAMPLES = 3  # file names each group of skipped files shows
 
 def skipped_groups(skipped: Sequence) -> pd.DataFrame:
     """Skipped files (``SkippedFile``s) grouped by why, the largest group first and groups of one size in the order
-    first met: columns "Why", "Files" (how many) and "For example" (the first :data:`SKIPPED_EXAMPLES` names, then
+    first met: columns "Files" (how many), "Why" and "For example" (the first :data:`SKIPPED_EXAMPLES` names, then
     "…" when there are more).  A site's hundreds of style sheets, scripts and generated pages read as a few lines."""
     groups: dict[str, list[str]] = {}
     for file in skipped:
         groups.setdefault(file.reason, []).append(file.name)
     rows = sorted(groups.items(), key=lambda group: -len(group[1]))  # a stable sort: ties keep the order first met
-    return pd.DataFrame([(reason, len(names), ", ".join(names[:SKIPPED_EXAMPLES])
+    return pd.DataFrame([(len(names), reason, ", ".join(names[:SKIPPED_EXAMPLES])
                           + (", …" if len(names) > SKIPPED_EXAMPLES else "")) for reason, names in rows],
-                        columns=["Why", "Files", "For example"])
+                        columns=["Files", "Why", "For example"])
 
 
 

@@ -20,7 +20,7 @@ from explorer.engine_api import (
 from explorer.state import Keys
 
 BOILERPLATE_SHOWN = 200  # blocks listed at most
-SKIPPED_LISTED = 5  # skipped files listed with their reasons in full; more go to a table
+SKIPPED_LISTED = 5  # skipped files, or groups of them by why, listed in full; more go to a table
 
 st.title("Data")
 st.caption("Pick the documents to find topics in. Runs you already started keep the collection they began with.")
@@ -374,7 +374,12 @@ with right:
                                    for s in corpus.skipped))
         else:  # grouped by why, a site's hundreds of style sheets and scripts in one line; every file below
             groups = uploads.skipped_groups(corpus.skipped)
-            st.dataframe(groups, hide_index=True, height=min(160, 35 * (len(groups) + 1) + 3))
+            if len(groups) <= SKIPPED_LISTED:  # a few reasons, in full: how many files, why, a few of their names
+                st.markdown("\n".join(f"- {formatting.plural(int(n), 'file')}: {safe_text.markdown(why)} "
+                                       f"({safe_text.markdown(names)})" for n, why, names in groups.to_numpy()))
+            else:
+                st.dataframe(groups, hide_index=True, height=min(160, 35 * (len(groups) + 1) + 3),
+                             column_config={"Files": st.column_config.NumberColumn(width="small")})
             with st.expander(f"Every skipped file ({formatting.count(len(corpus.skipped))})"):
                 st.dataframe(pd.DataFrame([(s.name, s.reason) for s in corpus.skipped], columns=["File", "Why"]),
                              hide_index=True, height=240)

@@ -349,12 +349,39 @@ def test_the_data_page_groups_many_skipped_files_by_why_and_lists_every_one_belo
     corpus = _collection(at).corpus
     assert corpus.n_docs == 6 and len(corpus.skipped) == 14
     assert any(m.value == "**14 files skipped**" for m in at.markdown)
-    groups = next(frame.value for frame in at.dataframe if "For example" in frame.value.columns)
-    assert groups.equals(uploads.skipped_groups(corpus.skipped)) and groups["Files"].tolist() == [6, 5, 1, 1, 1]
+    # five reasons: each in full, with how many files and a few of their names (escaped: names are the uploader's)
+    listed = next(m.value for m in at.markdown if m.value.startswith("- 6 files: "))
+    assert listed.split("\n") == [
+        "- 6 files: Sphinx's copy of a page's source; the page is read (site/\\_sources/page0.rst.txt, "
+        "site/\\_sources/page1.rst.txt, site/\\_sources/page2.rst.txt, …)",
+        "- 5 files: not a .txt, .md, .rst, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file "
+        "(site/objects.inv, site/\\_static/basic.css, site/\\_static/doctools.js, …)",
+        "- 1 file: macOS metadata (\\_\\_MACOSX/site/.\\_page0.html)",
+        "- 1 file: Sphinx's index of the site's terms, generated from its pages, which are read (site/genindex.html)",
+        "- 1 file: Sphinx's search page, which holds no text of the site (site/search.html)"]
+    assert not any("For example" in frame.value.columns for frame in at.dataframe)
     every = [e for e in at.expander if e.label == "Every skipped file (14)"]
     assert len(every) == 1
     assert every[0].dataframe[0].value.to_dict("list") == {"File": [s.name for s in corpus.skipped],
                                                            "Why": [s.reason for s in corpus.skipped]}
+    # more reasons than that: a table of the groups.  The same documents under another name: the collection kept is
+    # the new reading (its name and skipped files), and the settings chosen for the documents stay
+    _page(at, "train")
+    at.number_input(key=Keys.batch_size).set_value(3).run()
+    generated = {"site/py-modindex.html": b"<p>m</p>", "site/404.html": b"<p>x</p>",
+                 "site/_modules/index.html": b"<p>l</p>", "site/_modules/pkg/core.html": b"<pre>def f(): pass</pre>"}
+    key = _collection(at).key
+    _upload(at, [("site-v2.zip", data.sphinx_site_zip(generated)[0][1])])
+    assert not at.exception, at.exception
+    corpus = _collection(at).corpus
+    assert _collection(at).key == key and _collection(at).name == "site-v2.zip" and len(corpus.skipped) == 18
+    assert any(c.value.startswith("**Collection:** site-v2.zip") for c in at.sidebar.caption)
+    _page(at, "train")
+    assert at.number_input(key=Keys.batch_size).value == 3
+    _page(at, "data")
+    groups = next(frame.value for frame in at.dataframe if "For example" in frame.value.columns)
+    assert groups.equals(uploads.skipped_groups(corpus.skipped)) and groups["Files"].tolist() == [6, 5] + [1] * 7
+    assert any(e.label == "Every skipped file (18)" for e in at.expander)
     _upload(at, data.zip_of_texts())  # one skipped file: its reason in full, no table
     assert not at.exception, at.exception
     assert [s.name for s in _collection(at).corpus.skipped] == ["docs/readme.pdf"]

@@ -46,7 +46,7 @@ def test_skipped_files_are_grouped_by_why_the_largest_group_first():
     corpus = uploads.build_corpus(uploads.read_upload(data.sphinx_site_zip()), PLAIN)
     assert corpus.n_docs == 6 and len(corpus.skipped) == 14
     groups = uploads.skipped_groups(corpus.skipped)
-    assert list(groups.columns) == ["Why", "Files", "For example"]
+    assert list(groups.columns) == ["Files", "Why", "For example"]
     assert groups["Files"].tolist() == [6, 5, 1, 1, 1] and groups["Files"].sum() == len(corpus.skipped)
     sources, not_text = groups.iloc[0], groups.iloc[1]
     assert sources["Why"] == "Sphinx's copy of a page's source; the page is read"

@@ -180,15 +180,16 @@ def zip_of_texts() -> list[tuple[str, bytes]]:
                                    "docs/readme.pdf": b"%PDF-1.4"})
 
 
-def sphinx_site_zip() -> list[tuple[str, bytes]]:
+def sphinx_site_zip(more: dict[str, bytes] | None = None) -> list[tuple[str, bytes]]:
     """A site Sphinx built, zipped: :data:`TEXTS` as six pages with their copied sources, its generated pages, four
-    style sheets and scripts, and a zip's own file of macOS metadata (14 skipped files, for five reasons)."""
+    style sheets and scripts, and a zip's own file of macOS metadata (14 skipped files, for five reasons); ``more``
+    files in the zip too."""
     pages = {f"site/page{i}.html": f"<html><body><p>{text}</p></body></html>".encode() for i, text in enumerate(TEXTS)}
     sources = {f"site/_sources/page{i}.rst.txt": text.encode() for i, text in enumerate(TEXTS)}
     other = {"site/objects.inv": b"# Sphinx inventory version 2\n", "site/genindex.html": b"<p>Index</p>",
              "site/search.html": b"<p>Search</p>", "site/_static/basic.css": b"p {}", "site/_static/doctools.js": b"",
              "site/_static/pygments.css": b"", "site/_static/searchtools.js": b"", "__MACOSX/site/._page0.html": b""}
-    return zip_upload("site.zip", pages | sources | other)
+    return zip_upload("site.zip", pages | sources | other | (more or {}))
 
 
 def csv_table() -> list[tuple[str, bytes]]:
