@@ -378,7 +378,7 @@ with right:
                 st.markdown("\n".join(f"- {formatting.plural(int(n), 'file')}: {safe_text.markdown(why)} "
                                        f"({safe_text.markdown(names)})" for n, why, names in groups.to_numpy()))
             else:
-                st.dataframe(groups, hide_index=True, height=min(160, 35 * (len(groups) + 1) + 3),
+                st.dataframe(groups, hide_index=True, height=min(240, 35 * (len(groups) + 1) + 3),
                              column_config={"Files": st.column_config.NumberColumn(width="small")})
             with st.expander(f"Every skipped file ({formatting.count(len(corpus.skipped))})"):
                 st.dataframe(pd.DataFrame([(s.name, s.reason) for s in corpus.skipped], columns=["File", "Why"]),
