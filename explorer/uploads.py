@@ -579,7 +579,6 @@ def skipped_groups(skipped: Sequence) -> pd.DataFrame:
                         columns=["Files", "Why", "For example"])
 
 
-
 def phrases_found(corpus: Corpus) -> pd.DataFrame:
     """The phrases the corpus reads as one word (those its vocabulary kept), most frequent first: their text, times
     and documents."""
