@@ -69,6 +69,7 @@ from engine.data.text import (
     read_table,
     read_txt_files,
     read_zip,
+    skipped_by_reason,
     table_format,
 )
 from engine.data.vectorizer import (
@@ -321,6 +322,7 @@ __all__ = [
     "remove_boilerplate",
     "rst_text",
     "save_model",
+    "skipped_by_reason",
     "sphinx_generated_pages",
     "sphinx_sources",
     "sphinx_unread",

@@ -38,6 +38,7 @@ from engine.data.documents import is_document_file
 from engine.data.language import AUTO_LANGUAGE
 from engine.data.messages import messages_report
 from engine.data.passages import PASSAGE_WORDS
+from engine.data.text import skipped_by_reason
 from engine.data.vectorizer import STOP_WORD_LANGUAGES, UNICODE_TOKEN_PATTERN, stop_word_list
 from engine.data.word_forms import has_word_forms
 from engine.errors import EngineError
@@ -66,6 +67,8 @@ __all__ = ["app_command", "build_parser", "main"]
 _USER_ERRORS = (EngineError, ValueError, TypeError, KeyError, OSError)
 _POLL_SECONDS = 0.1
 SKIPPED_SHOWN = 10  # unreadable PDF, Word, OpenDocument, EPUB or presentation files named with their reasons
+SKIPPED_GROUPS_SHOWN = 5  # the other skipped files: reasons shown, each with how many and ...
+SKIPPED_EXAMPLES = 3  # ... this many of their names
 
 
 class _UsageError(Exception):
@@ -541,6 +544,15 @@ def _load_corpus(args: argparse.Namespace, resumed: dict | None = None) -> Any:
     if len(unreadable) > SKIPPED_SHOWN:
         print(f"... and {len(unreadable) - SKIPPED_SHOWN} more PDF, Word, OpenDocument, EPUB or presentation files "
               "that could not be read", file=sys.stderr)
+    others = skipped_by_reason(entry for entry in skipped if not is_document_file(entry.name))
+    for reason, names in others[:SKIPPED_GROUPS_SHOWN]:  # the rest grouped by why, with a few of their names
+        examples = ", ".join(names[:SKIPPED_EXAMPLES]) + (", ..." if len(names) > SKIPPED_EXAMPLES else "")
+        print(_printable(f"skipped {len(names)} file{'s' if len(names) != 1 else ''}: {reason} ({examples})"),
+              file=sys.stderr)
+    if len(others) > SKIPPED_GROUPS_SHOWN:
+        rest = others[SKIPPED_GROUPS_SHOWN:]
+        print(f"... and {sum(len(names) for _, names in rest)} more files skipped for {len(rest)} other reasons",
+              file=sys.stderr)
     return corpus
 
 

@@ -87,6 +87,7 @@ from engine import (
     recurring_words,
     save_model,
     settings,  # the SVI_TOPICS_* environment settings, read only there
+    skipped_by_reason,
     splittable_documents,
     step_size,
     text_segments,
@@ -214,6 +215,7 @@ __all__ = [
     "recurring_words",
     "save_model",
     "settings",
+    "skipped_by_reason",
     "splittable_documents",
     "start_warm_up",
     "step_size",

@@ -61,6 +61,7 @@ from explorer.engine_api import (
     read_uci,
     read_zip,
     settings,
+    skipped_by_reason,
     top_corpus_words,
 )
 
@@ -567,16 +568,12 @@ SKIPPED_EXAMPLES = 3  # file names each group of skipped files shows
 
 
 def skipped_groups(skipped: Sequence) -> pd.DataFrame:
-    """Skipped files (``SkippedFile``s) grouped by why, the largest group first and groups of one size in the order
-    first met: columns "Files" (how many), "Why" and "For example" (the first :data:`SKIPPED_EXAMPLES` names, then
-    "…" when there are more).  A site's hundreds of style sheets, scripts and generated pages read as a few lines."""
-    groups: dict[str, list[str]] = {}
-    for file in skipped:
-        groups.setdefault(file.reason, []).append(file.name)
-    rows = sorted(groups.items(), key=lambda group: -len(group[1]))  # a stable sort: ties keep the order first met
+    """Skipped files (``SkippedFile``s) grouped by why (``engine.skipped_by_reason``: the largest group first):
+    columns "Files" (how many), "Why" and "For example" (the first :data:`SKIPPED_EXAMPLES` names, then "…" when
+    there are more)."""
     return pd.DataFrame([(len(names), reason, ", ".join(names[:SKIPPED_EXAMPLES])
-                          + (", …" if len(names) > SKIPPED_EXAMPLES else "")) for reason, names in rows],
-                        columns=["Files", "Why", "For example"])
+                          + (", …" if len(names) > SKIPPED_EXAMPLES else ""))
+                         for reason, names in skipped_by_reason(skipped)], columns=["Files", "Why", "For example"])
 
 
 def phrases_found(corpus: Corpus) -> pd.DataFrame:

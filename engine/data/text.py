@@ -52,6 +52,7 @@ __all__ = [
     "read_table",
     "read_txt_files",
     "read_zip",
+    "skipped_by_reason",
     "table_format",
 ]
 
@@ -76,6 +77,27 @@ class SkippedFile(NamedTuple):
 
     name: str
     reason: str
+
+
+def skipped_by_reason(skipped: Iterable[SkippedFile]) -> list[tuple[str, tuple[str, ...]]]:
+    """Skipped files grouped by why: ``(reason, names)`` pairs, the largest group first and groups of one size in the
+    order their first file came, each group's names in the order they came.
+
+    A site's hundreds of style sheets, scripts and copied sources read as a few lines (the app's Data page and
+    ``svi-topics fit`` list them so).
+
+    Examples
+    --------
+    >>> from engine import SkippedFile, skipped_by_reason
+    >>> skipped_by_reason([SkippedFile("a.css", "not text"), SkippedFile("._a.txt", "macOS metadata"),
+    ...                    SkippedFile("b.js", "not text")])
+    [('not text', ('a.css', 'b.js')), ('macOS metadata', ('._a.txt',))]
+    """
+    groups: dict[str, list[str]] = {}
+    for file in skipped:
+        groups.setdefault(file.reason, []).append(file.name)
+    ordered = sorted(groups.items(), key=lambda group: -len(group[1]))  # a stable sort: ties keep the first-met order
+    return [(reason, tuple(names)) for reason, names in ordered]
 
 
 class RawDocuments(list[RawDocument]):

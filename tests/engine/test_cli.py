@@ -356,6 +356,34 @@ def test_fit_with_the_clusters_start_keeps_it_in_the_model_file(tmp_path, corpus
     assert model.topic_init == "clusters" and np.all(np.isfinite(model.lambda_))
 
 
+def test_fit_lists_the_other_skipped_files_grouped_by_why(tmp_path, capsys):
+    site = tmp_path / "site"
+    themes = ["rivers dams floods water", "wheat farms harvest grain", "stars planets orbits comets"]
+    files = {f"page{i}.html": f"<p>{themes[i % 3]} {themes[i % 3].split()[i % 4]} page {i}</p>" for i in range(30)}
+    files |= {f"_sources/page{i}.rst.txt": themes[i % 3] for i in range(4)}  # 4 copied sources, the largest group
+    files |= {"objects.inv": "# Sphinx inventory", "_static/a.css": "p {}", "_static/b.js": "",  # 3 not text
+              "genindex.html": "<p>i</p>", "py-modindex.html": "<p>m</p>", "search.html": "<p>s</p>",
+              "404.html": "<p>n</p>", "_modules/index.html": "<p>l</p>", "_modules/pkg/core.html": "<pre>x</pre>"}
+    for name, text in files.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    assert main(["fit", str(site), "--topics", "3", "--epochs", "1", "--test-docs", "3", "--out",
+                 str(tmp_path / "m.npz"), "--no-progress"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert "; 13 files skipped" in lines[0]
+    assert lines[1:7] == [
+        "skipped 4 files: Sphinx's copy of a page's source; the page is read (_sources/page0.rst.txt, "
+        "_sources/page1.rst.txt, _sources/page2.rst.txt, ...)",
+        "skipped 3 files: not a .txt, .md, .rst, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file "
+        "(_static/a.css, _static/b.js, objects.inv)",
+        "skipped 1 file: the page a site Sphinx built shows for an address it does not have (404.html)",
+        "skipped 1 file: Sphinx's list of the Python modules whose code the site shows (sphinx.ext.viewcode) "
+        "(_modules/index.html)",
+        "skipped 1 file: Sphinx's highlighted copy of a Python module's code (sphinx.ext.viewcode), not "
+        "documentation (_modules/pkg/core.html)",
+        "... and 3 more files skipped for 3 other reasons"]
+
+
 def test_fit_reads_a_folder_of_pdf_and_word_files_and_names_those_it_cannot_read(tmp_path, capsys):
     from tests.engine._documents import make_docx, make_pdf, word_paragraph
 
@@ -374,5 +402,6 @@ def test_fit_reads_a_folder_of_pdf_and_word_files_and_names_those_it_cannot_read
     err = capsys.readouterr().err
     assert "corpus: 30 documents" in err and "; 2 files skipped" in err
     assert "skipped scan.pdf: this PDF holds no text on its 1 page" in err
-    assert "photo.jpg" not in err  # not a document: counted, not explained
+    assert "skipped 1 file: not a .txt, .md, .rst, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file " \
+           "(photo.jpg)" in err  # not a document: grouped by why
     assert load_model(out).model.n_topics == 3

@@ -88,6 +88,20 @@ def test_read_txt_files_reports_non_txt_files():
     assert NOT_TEXT == "not a .txt, .md, .rst, .html, .eml, .pdf, .docx, .odt, .epub, .pptx or .odp file"
 
 
+def test_skipped_files_group_by_reason_the_largest_group_first():
+    files = [SkippedFile("a.css", "not text"), SkippedFile("._a.txt", "macOS metadata"),
+             SkippedFile("b.js", "not text"), SkippedFile("search.html", "search page"),
+             SkippedFile("c.png", "not text"), SkippedFile("._b.txt", "macOS metadata")]
+    assert engine.skipped_by_reason(files) == [("not text", ("a.css", "b.js", "c.png")),
+                                               ("macOS metadata", ("._a.txt", "._b.txt")),
+                                               ("search page", ("search.html",))]
+    ties = [SkippedFile("x", "second"), SkippedFile("y", "first"), SkippedFile("z", "second"),
+            SkippedFile("w", "first")]
+    assert engine.skipped_by_reason(ties) == [("second", ("x", "z")), ("first", ("y", "w"))]  # ties: first met first
+    assert engine.skipped_by_reason(iter(files[:1])) == [("not text", ("a.css",))]
+    assert engine.skipped_by_reason([]) == []
+
+
 def test_web_pages_are_read_as_documents_and_other_files_skipped(tmp_path):
     page = "<html><head><title>Caf\u00e9</title></head><body><p>Un caf\u00e9</p></body></html>"
     documents = read_txt_files([("a.html", page.encode("utf-8")), ("b.HTM", b"<p>x</p>"), ("c.xhtml", b"<p>y</p>"),
