@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -563,9 +564,9 @@ def cached_collection(cache: Path, name: str, read_texts, install: str, provenan
         split = engine.heldout_split(
             counts, n_test=round(TEST_FRACTION * counts.shape[0]), seed=SPLIT_SEED, heldout_fraction=HELDOUT_FRACTION
         )
-        staging = cache / f"{name}.partial"
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
+        cache.mkdir(parents=True, exist_ok=True)
+        # this process's own staging folder: two runs building the same collection at once do not collide
+        staging = Path(tempfile.mkdtemp(prefix=f"{name}.partial.", dir=cache))
         for part, matrix in zip(("train", "test_obs", "test_ho"), split, strict=True):
             sp.save_npz(staging / f"{part}.npz", matrix)
         (staging / "vocab.txt").write_text("\n".join(vectorizer.get_feature_names_out()) + "\n", encoding="utf-8")
@@ -579,8 +580,14 @@ def cached_collection(cache: Path, name: str, read_texts, install: str, provenan
             "benchmarks/quality.py.\n",
             encoding="utf-8",
         )
-        shutil.rmtree(folder, ignore_errors=True)
-        staging.rename(folder)  # the cache is complete or absent
+        if (folder / "test_ho.npz").is_file():  # another run finished the same build first
+            shutil.rmtree(staging, ignore_errors=True)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)  # an incomplete folder, from before the staging
+            try:
+                staging.rename(folder)  # the cache is complete or absent
+            except OSError:  # another run renamed its build there in between
+                shutil.rmtree(staging, ignore_errors=True)
     return load_split(folder, name, f"{source}, cached in {folder}"), ""
 
 

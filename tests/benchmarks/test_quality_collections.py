@@ -133,3 +133,40 @@ def test_distinct_changelog_entries_keep_each_entry_once(tmp_path):
     assert [text.split("\n")[0] for text in texts] == ["alpha (1.0) unstable; urgency=medium",
                                                         "alpha (1.1) unstable; urgency=medium"]
     assert where.endswith("3 entries")
+
+
+def test_runs_building_one_collection_at_once_each_get_it_whole(tmp_path):
+    """Two quality.py runs building the same collection's cache at once (run 95's screen lost one to a shared
+    staging folder): each builds in its own, one complete folder lands, and every run loads it."""
+    import threading
+    import time
+
+    themes = ["rivers dams floods water banks", "wheat farms harvest grain fields", "stars planets orbits comets sky"]
+    texts = [f"{themes[i % 3]} {themes[(i + 1) % 3].split()[i % 5]} note {i}" for i in range(60)]
+    started = threading.Barrier(4)
+
+    def read_texts():
+        started.wait()  # all four read before any writes: every one of them builds
+        time.sleep(0.05)
+        return texts, "the test's notes"
+
+    results, errors = [], []
+
+    def build():
+        try:
+            results.append(_quality_panel.cached_collection(tmp_path / "cache", "notes", read_texts, "install",
+                                                            "{program}: {n_docs} notes", "made up"))
+        except Exception as exc:  # the test reports whatever a run raised
+            errors.append(exc)
+
+    threads = [threading.Thread(target=build) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and len(results) == 4 and all(message == "" for _, message in results)
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["notes"]  # no staging folder left behind
+    assert {"train.npz", "test_obs.npz", "test_ho.npz", "vocab.txt", "PROVENANCE.md"} <= {
+        p.name for p in (tmp_path / "cache" / "notes").iterdir()}
+    sizes = {collection.train.shape for collection, _ in results}
+    assert len(sizes) == 1 and sum(sizes.pop()) > 0
