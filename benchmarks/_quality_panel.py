@@ -567,19 +567,23 @@ def cached_collection(cache: Path, name: str, read_texts, install: str, provenan
         cache.mkdir(parents=True, exist_ok=True)
         # this process's own staging folder: two runs building the same collection at once do not collide
         staging = Path(tempfile.mkdtemp(prefix=f"{name}.partial.", dir=cache))
-        for part, matrix in zip(("train", "test_obs", "test_ho"), split, strict=True):
-            sp.save_npz(staging / f"{part}.npz", matrix)
-        (staging / "vocab.txt").write_text("\n".join(vectorizer.get_feature_names_out()) + "\n", encoding="utf-8")
-        (staging / "PROVENANCE.md").write_text(
-            provenance.format(program=program, n_docs=counts.shape[0])
-            + (f"; CountVectorizer(stop_words={language!r}, words of 2+ letters" if language not in CJK_LANGUAGES
-               else "; CountVectorizer(stop_words='english', engine.UNICODE_TOKEN_PATTERN: pairs of Han characters, "
-                    "katakana words, words of 2+ letters")
-            + ", min_df=5, max_df=0.5, accents "
-            "stripped); engine.heldout_split(n_test=10 %, seed=0, heldout_fraction=0.2). Built by "
-            "benchmarks/quality.py.\n",
-            encoding="utf-8",
-        )
+        try:
+            for part, matrix in zip(("train", "test_obs", "test_ho"), split, strict=True):
+                sp.save_npz(staging / f"{part}.npz", matrix)
+            (staging / "vocab.txt").write_text("\n".join(vectorizer.get_feature_names_out()) + "\n", encoding="utf-8")
+            (staging / "PROVENANCE.md").write_text(
+                provenance.format(program=program, n_docs=counts.shape[0])
+                + (f"; CountVectorizer(stop_words={language!r}, words of 2+ letters" if language not in CJK_LANGUAGES
+                   else "; CountVectorizer(stop_words='english', engine.UNICODE_TOKEN_PATTERN: pairs of Han "
+                        "characters, katakana words, words of 2+ letters")
+                + ", min_df=5, max_df=0.5, accents "
+                "stripped); engine.heldout_split(n_test=10 %, seed=0, heldout_fraction=0.2). Built by "
+                "benchmarks/quality.py.\n",
+                encoding="utf-8",
+            )
+        except BaseException:  # a run stopped half-way leaves no staging folder behind
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         if (folder / "test_ho.npz").is_file():  # another run finished the same build first
             shutil.rmtree(staging, ignore_errors=True)
         else:
