@@ -135,13 +135,10 @@ def _generated_reason(parts: list[str], root: int) -> str | None:
     first ``root`` parts; None for an authors' page.  Takes time linear in the name's length."""
     rest = len(parts) - root
     if rest >= 2 and parts[root] == _MODULE_CODE:
-        module = parts[root + 1:]
-        last = module[-1].lower()
-        if last == "index.html" and len(module) > 1:
-            module = module[:-1]
-        else:
-            module = [*module[:-1], module[-1][:-len(".htm" if last.endswith(".htm") else ".html")]]
-        return _REASONS["code list" if module == ["index"] else "code"]
+        page = parts[root + 1:]  # below _modules/
+        if len(page) == 2 and page[1].lower() == "index.html":  # the dirhtml builder's form of page[0].html
+            page = [f"{page[0]}.html"]
+        return _REASONS["code list" if len(page) == 1 and page[0].rpartition(".")[0] == "index" else "code"]
     if rest == 1 and parts[-1].lower().endswith(".html"):
         stem = parts[-1][:-len(".html")]
     elif rest == 2 and parts[-1].lower() == "index.html":
